@@ -1,0 +1,137 @@
+"""Jobs, array tasks and what they used.
+
+Plain dataclasses so the pure core needs nothing beyond the standard library; the
+protocol layer encodes them as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Task states as qstat prints them; "done" tasks are gone from qstat but kept until accounted.
+PENDING = "qw"
+HELD = "hqw"
+TRANSFERRING = "t"
+RUNNING = "r"
+DELETING = "dr"
+ERROR = "Eqw"
+DONE = "done"
+
+
+@dataclass
+class JobSpec:
+    """Everything a submitter asks for; fixed at submission except what qalter changes."""
+
+    name: str = ""
+    owner: str = ""
+    uid: int = 0
+    group: str = ""
+    gid: int = 0
+    submit_host: str = ""
+    o_home: str = ""
+    o_path: str = ""
+    o_shell: str = ""
+    o_workdir: str = ""
+    o_mail: str = ""
+    o_logname: str = ""
+    o_tz: str = ""
+    account: str = "sge"
+    project: str = ""
+    department: str = "defaultdepartment"
+    binary: bool = False
+    command: list[str] = field(default_factory=list)  # binary: argv; script: [path] + args
+    script: str = ""  # script text for non-binary jobs, copied at submission
+    script_name: str = ""  # what qstat shows as script_file
+    args: list[str] = field(default_factory=list)
+    cwd: str = ""  # working directory chosen with -cwd or -wd; "" means $HOME
+    stdout_path: list[str] = field(default_factory=list)  # -o entries ([host:]path)
+    stderr_path: list[str] = field(default_factory=list)
+    stdin_path: str = "/dev/null"
+    merge: bool = False
+    shell: str = ""  # -S
+    env: dict[str, str] = field(default_factory=dict)  # -v/-V
+    hard_resources: dict[str, str] = field(default_factory=dict)  # -l name=value (text as given)
+    soft_resources: dict[str, str] = field(default_factory=dict)
+    hard_queues: list[str] = field(default_factory=list)  # -q
+    pe_name: str = ""
+    pe_min: int = 0
+    pe_max: int = 0
+    priority: int = 0  # -p, -1023..1024
+    hold: bool = False  # -h
+    hold_jid: list[str] = field(default_factory=list)  # names or ids as given
+    array: tuple[int, int, int] | None = None  # (first, last, step) of -t
+    immediate: bool = False  # -now y
+    reserve: bool = False  # -R y
+    notify: bool = False
+    mail_options: str = ""
+    mail_list: list[str] = field(default_factory=list)
+    sync: bool = False
+    verify: str = ""  # -w e|v|w|n|p
+    ar: int = 0
+
+    def slots(self) -> int:
+        """Slots one task needs: the lower end of the PE range, else 1."""
+        return self.pe_min if self.pe_name else 1
+
+
+@dataclass
+class Usage:
+    """What one task used, as execd measured it (seconds, bytes)."""
+
+    wallclock: float = 0.0
+    utime: float = 0.0
+    stime: float = 0.0
+    maxrss: float = 0.0  # kilobytes, like getrusage
+    minflt: int = 0
+    majflt: int = 0
+    inblock: int = 0
+    oublock: int = 0
+    nvcsw: int = 0
+    nivcsw: int = 0
+    maxvmem: float = 0.0  # bytes
+    io: float = 0.0
+
+
+@dataclass
+class Task:
+    """One array task (task 0 stands for the only task of a non-array job)."""
+
+    task_id: int
+    state: str = PENDING
+    start_time: float = 0.0
+    end_time: float = 0.0
+    queue: str = ""  # queue instance of the master task, e.g. all.q@node1
+    host: str = ""
+    granted: list[tuple[str, int]] = field(default_factory=list)  # (queue instance, slots)
+    exit_status: int = 0
+    failed: int = 0
+    failed_reason: str = ""
+    signal: str = ""
+    usage: Usage = field(default_factory=Usage)
+    delete_requested: bool = False
+
+
+@dataclass
+class Job:
+    job_id: int
+    spec: JobSpec
+    submit_time: float
+    tasks: dict[int, Task] = field(default_factory=dict)
+
+    @property
+    def is_array(self) -> bool:
+        return self.spec.array is not None
+
+    def task_ids(self) -> list[int]:
+        if self.spec.array is None:
+            return [0]
+        first, last, step = self.spec.array
+        return list(range(first, last + 1, step))
+
+
+def new_job(job_id: int, spec: JobSpec, now: float) -> Job:
+    state = HELD if spec.hold else PENDING
+    job = Job(job_id=job_id, spec=spec, submit_time=now)
+    for tid in job.task_ids():
+        job.tasks[tid] = Task(task_id=tid, state=state)
+    return job

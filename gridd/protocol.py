@@ -1,0 +1,267 @@
+"""Every message that crosses a socket, with its version.
+
+A message is one msgpack frame holding a tagged struct; ``decode`` turns anything that
+is not a known message of this version into ``ProtocolError`` so that no actor ever
+sees a malformed value.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from gridd.model.cluster import ExecHost, Queue
+from gridd.model.job import Job, JobSpec, Task, Usage
+
+VERSION = 1
+MAX_MESSAGE = 16 * 1024 * 1024  # bytes; larger frames are refused before decoding
+
+
+class ProtocolError(Exception):
+    """A frame that is not a well-formed message of this version."""
+
+
+class Msg(msgspec.Struct, tag_field="t", kw_only=True):
+    v: int = VERSION
+    rid: int = 0  # request id: a reply carries the id of the request it answers
+
+
+# ---- generic replies -------------------------------------------------------------
+
+class Error(Msg, tag="error"):
+    """A refused request: text as the client prints it, exit code as Grid Engine's."""
+
+    text: str
+    code: int = 1
+
+
+class Ok(Msg, tag="ok"):
+    lines: list[str] = []
+    code: int = 0
+
+
+# ---- client -> master --------------------------------------------------------------
+
+class Ping(Msg, tag="ping"):
+    pass
+
+
+class Submit(Msg, tag="submit"):
+    spec: JobSpec
+
+
+class Submitted(Msg, tag="submitted"):
+    job_id: int
+    name: str
+    array: tuple[int, int, int] | None = None
+
+
+class WaitJob(Msg, tag="wait_job"):
+    """Answered when every task of the job has finished (qsub -sync y)."""
+
+    job_id: int
+
+
+class JobExited(Msg, tag="job_exited"):
+    job_id: int
+    exit_status: int
+    signal: str = ""
+    failed: int = 0
+    deleted: bool = False
+
+
+class WaitScheduled(Msg, tag="wait_scheduled"):
+    """Answered once an immediate job (qsub -now y) has started or was found unschedulable."""
+
+    job_id: int
+
+
+class Scheduled(Msg, tag="scheduled"):
+    job_id: int
+    started: bool
+
+
+class Delete(Msg, tag="delete"):
+    targets: list[str]  # ids, id.task, names
+    user: str
+    users: list[str] = []  # qdel -u
+    force: bool = False
+
+
+class QueryJobs(Msg, tag="query_jobs"):
+    """Fetch jobs (all when ids is empty) with the queues and hosts that qstat shows."""
+
+    ids: list[str] = []
+    finished: bool = False
+
+
+class JobsReply(Msg, tag="jobs"):
+    jobs: list[Job]
+    queues: list[Queue]
+    hosts: list[ExecHost]
+    now: float
+    reasons: dict[int, list[str]] = {}
+
+
+class QueryHosts(Msg, tag="query_hosts"):
+    pass
+
+
+class Shutdown(Msg, tag="shutdown"):
+    pass
+
+
+# ---- execd <-> master --------------------------------------------------------------
+
+class TaskReport(msgspec.Struct, kw_only=True):
+    """How a task ended; execd keeps it until the master acknowledges it."""
+
+    job_id: int
+    task_id: int
+    host: str
+    start_time: float
+    end_time: float
+    exit_status: int
+    failed: int = 0
+    failed_reason: str = ""
+    signal: str = ""
+    usage: Usage = msgspec.field(default_factory=Usage)
+
+
+class Register(Msg, tag="register"):
+    host: str
+    load: dict[str, str]
+    running: list[tuple[int, int]] = []  # (job, task) still running here
+    finished: list[TaskReport] = []  # reports not yet acknowledged
+    load_report_time: float = 40.0
+
+
+class LoadReport(Msg, tag="load"):
+    host: str
+    load: dict[str, str]
+    running: list[tuple[int, int]] = []
+
+
+class TaskStarted(Msg, tag="task_started"):
+    host: str
+    job_id: int
+    task_id: int
+    start_time: float
+
+
+class TaskFinished(Msg, tag="task_finished"):
+    report: TaskReport
+
+
+class Ack(Msg, tag="ack"):
+    """The master has made a task report durable: execd may forget it."""
+
+    job_id: int
+    task_id: int
+
+
+class StartTask(Msg, tag="start_task"):
+    job: Job  # with only the task to start in tasks
+    task_id: int
+    queue: str  # master queue instance
+    granted: list[tuple[str, int]]  # (queue instance, slots) over all hosts
+    tmpdir: str = "/tmp"
+    h_rt: float = 0.0  # 0 = unlimited
+    s_rt: float = 0.0
+
+
+class KillTask(Msg, tag="kill_task"):
+    job_id: int
+    task_id: int
+    reason: str = ""
+
+
+# ---- master <-> scheduler (inproc) -------------------------------------------------
+
+class SchedJob(msgspec.Struct, kw_only=True):
+    """What the scheduler needs to know of a pending job."""
+
+    job_id: int
+    pending: list[int]
+    slots: int
+    h_rt: float
+    queues: list[str]
+    priority: int
+    submit_time: float
+    immediate: bool = False
+
+
+class SchedState(Msg, tag="sched_state"):
+    """The master's whole view, sent when the scheduler starts or asks to resync."""
+
+    jobs: list[SchedJob]
+    capacity: dict[str, int]  # queue instance -> slots
+    used: dict[str, int]
+    hosts_up: list[str]
+    seq: int
+
+
+class SchedEvent(Msg, tag="sched_event"):
+    """Changes since the last state or event; seq lets the scheduler spot a gap."""
+
+    seq: int
+    jobs: list[SchedJob] = []  # added or changed
+    removed: list[tuple[int, int]] = []  # (job, task) no longer pending
+    used_delta: dict[str, int] = {}
+    hosts_up: list[str] | None = None
+    capacity: dict[str, int] | None = None
+
+
+class SchedHello(Msg, tag="sched_hello"):
+    pass
+
+
+class Order(msgspec.Struct, array_like=True):
+    job_id: int
+    task_id: int
+    granted: list[tuple[str, int]]
+
+
+class Dispatch(Msg, tag="dispatch"):
+    orders: list[Order] = []
+    unschedulable: list[int] = []  # immediate jobs that cannot start now
+
+
+# ---- master <-> accounting (inproc) ------------------------------------------------
+
+class AccountTask(Msg, tag="account"):
+    """One finished task to account; seq is the master's durable outbox key."""
+
+    seq: int
+    job: Job
+    task: Task
+
+
+class Accounted(Msg, tag="accounted"):
+    seqs: list[int]
+
+
+Message = (
+    Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
+    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Register | LoadReport
+    | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SchedState | SchedEvent
+    | SchedHello | Dispatch | AccountTask | Accounted
+)
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Message)
+
+
+def encode(msg: Msg) -> bytes:
+    return _encoder.encode(msg)
+
+
+def decode(frame: bytes) -> Msg:
+    if len(frame) > MAX_MESSAGE:
+        raise ProtocolError(f"message of {len(frame)} bytes exceeds {MAX_MESSAGE}")
+    try:
+        msg = _decoder.decode(frame)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ProtocolError(f"malformed message: {exc}") from None
+    if msg.v != VERSION:
+        raise ProtocolError(f"protocol version {msg.v} not supported (want {VERSION})")
+    return msg

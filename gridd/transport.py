@@ -1,0 +1,104 @@
+"""Await pyzmq sockets from trio tasks.
+
+ZeroMQ signals readiness through one edge-triggered file descriptor per socket: it
+becomes readable only when the socket's event state changes, and any send or receive
+may consume a change another task is waiting for. So every operation is tried without
+blocking first, only one task at a time sleeps on the descriptor, and whoever touches
+the socket wakes the others so they look at ``zmq.EVENTS`` again.
+"""
+
+from __future__ import annotations
+
+import trio
+import zmq
+
+
+class TrioSocket:
+    """A zmq socket that many trio tasks may send and receive on concurrently."""
+
+    def __init__(self, sock: zmq.Socket) -> None:
+        self.zsock = sock
+        self._fd = sock.getsockopt(zmq.FD)
+        self._fd_waiter = False  # one task sleeps on the fd; the rest sleep on _changed
+        self._changed = trio.Event()
+        self._closed = False
+
+    @classmethod
+    def create(cls, ctx: zmq.Context, kind: int, **opts: int | bytes) -> TrioSocket:
+        sock = ctx.socket(kind)
+        sock.setsockopt(zmq.LINGER, 0)
+        for name, value in opts.items():
+            sock.setsockopt(getattr(zmq, name), value)
+        return cls(sock)
+
+    def bind(self, endpoint: str) -> str:
+        self.zsock.bind(endpoint)
+        return self.zsock.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def connect(self, endpoint: str) -> None:
+        self.zsock.connect(endpoint)
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _wait(self) -> None:
+        """Sleep until the socket's event state may have changed."""
+        if self._fd_waiter:
+            await self._changed.wait()
+            return
+        self._fd_waiter = True
+        try:
+            await trio.lowlevel.wait_readable(self._fd)
+        finally:
+            self._fd_waiter = False
+            self._wake()
+
+    async def _ready(self, flag: int) -> None:
+        while not self._closed and not (self.zsock.getsockopt(zmq.EVENTS) & flag):
+            await self._wait()
+        if self._closed:
+            raise trio.ClosedResourceError("socket closed")
+
+    async def send(self, parts: list[bytes]) -> None:
+        while True:
+            if self._closed:
+                raise trio.ClosedResourceError("socket closed")
+            try:
+                self.zsock.send_multipart(parts, zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                await self._ready(zmq.POLLOUT)
+                continue
+            self._wake()
+            await trio.lowlevel.checkpoint()
+            return
+
+    async def recv(self) -> list[bytes]:
+        while True:
+            if self._closed:
+                raise trio.ClosedResourceError("socket closed")
+            try:
+                parts = self.zsock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                await self._ready(zmq.POLLIN)
+                continue
+            self._wake()
+            await trio.lowlevel.checkpoint()
+            return parts
+
+    def recv_nowait(self) -> list[bytes] | None:
+        """A message if one is queued, else None: lets a server drain a burst in one go."""
+        try:
+            parts = self.zsock.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        self._wake()
+        return parts
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        trio.lowlevel.notify_closing(self._fd)
+        self._wake()
+        self.zsock.close(linger=0)
