@@ -167,6 +167,7 @@ class StartTask(Msg, tag="start_task"):
     tmpdir: str = "/tmp"
     h_rt: float = 0.0  # 0 = unlimited
     s_rt: float = 0.0
+    shell: str = "/bin/sh"
 
 
 class KillTask(Msg, tag="kill_task"):
@@ -188,6 +189,7 @@ class SchedJob(msgspec.Struct, kw_only=True):
     priority: int
     submit_time: float
     immediate: bool = False
+    pe: str = ""
 
 
 class SchedState(Msg, tag="sched_state"):
@@ -197,6 +199,8 @@ class SchedState(Msg, tag="sched_state"):
     capacity: dict[str, int]  # queue instance -> slots
     used: dict[str, int]
     hosts_up: list[str]
+    pes: dict[str, tuple[int, str]]  # name -> (slots, allocation rule)
+    queue_h_rt: dict[str, float]  # cluster queue -> h_rt limit in seconds (0: none)
     seq: int
 
 
@@ -209,6 +213,7 @@ class SchedEvent(Msg, tag="sched_event"):
     used_delta: dict[str, int] = {}
     hosts_up: list[str] | None = None
     capacity: dict[str, int] | None = None
+    answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
 
 
 class SchedHello(Msg, tag="sched_hello"):

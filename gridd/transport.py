@@ -19,8 +19,8 @@ class TrioSocket:
     def __init__(self, sock: zmq.Socket) -> None:
         self.zsock = sock
         self._fd = sock.getsockopt(zmq.FD)
-        self._fd_waiter = False  # one task sleeps on the fd; the rest sleep on _changed
-        self._changed = trio.Event()
+        self._fd_scope: trio.CancelScope | None = None  # set while a task sleeps on the fd
+        self._changed = trio.Event()  # the other waiters sleep on this
         self._closed = False
 
     @classmethod
@@ -39,20 +39,24 @@ class TrioSocket:
         self.zsock.connect(endpoint)
 
     def _wake(self) -> None:
+        """Make every waiter look at zmq.EVENTS again: our operation may have eaten its edge."""
+        if self._fd_scope is not None:
+            self._fd_scope.cancel()
         self._changed.set()
         self._changed = trio.Event()
 
     async def _wait(self) -> None:
         """Sleep until the socket's event state may have changed."""
-        if self._fd_waiter:
+        if self._fd_scope is not None:
             await self._changed.wait()
             return
-        self._fd_waiter = True
-        try:
-            await trio.lowlevel.wait_readable(self._fd)
-        finally:
-            self._fd_waiter = False
-            self._wake()
+        with trio.CancelScope() as scope:
+            self._fd_scope = scope
+            try:
+                await trio.lowlevel.wait_readable(self._fd)
+            finally:
+                self._fd_scope = None
+                self._wake()
 
     async def _ready(self, flag: int) -> None:
         while not self._closed and not (self.zsock.getsockopt(zmq.EVENTS) & flag):
@@ -61,6 +65,7 @@ class TrioSocket:
             raise trio.ClosedResourceError("socket closed")
 
     async def send(self, parts: list[bytes]) -> None:
+        await trio.lowlevel.checkpoint_if_cancelled()
         while True:
             if self._closed:
                 raise trio.ClosedResourceError("socket closed")
@@ -70,10 +75,11 @@ class TrioSocket:
                 await self._ready(zmq.POLLOUT)
                 continue
             self._wake()
-            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.cancel_shielded_checkpoint()  # sent: cancelling now would lie
             return
 
     async def recv(self) -> list[bytes]:
+        await trio.lowlevel.checkpoint_if_cancelled()
         while True:
             if self._closed:
                 raise trio.ClosedResourceError("socket closed")
@@ -83,7 +89,7 @@ class TrioSocket:
                 await self._ready(zmq.POLLIN)
                 continue
             self._wake()
-            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.cancel_shielded_checkpoint()  # received: must not be dropped
             return parts
 
     def recv_nowait(self) -> list[bytes] | None:

@@ -53,6 +53,7 @@ class JobSpec:
     hard_resources: dict[str, str] = field(default_factory=dict)  # -l name=value (text as given)
     soft_resources: dict[str, str] = field(default_factory=dict)
     hard_queues: list[str] = field(default_factory=list)  # -q
+    soft_queues: list[str] = field(default_factory=list)  # -q after -soft
     pe_name: str = ""
     pe_min: int = 0
     pe_max: int = 0

@@ -1,0 +1,31 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_ROOT ?= $(CURDIR)/gridd-root
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff check gridd tests bench
+	$(BIN)/python -m pytest tests
+
+demo: $(STAMP)
+	GRIDD_ROOT=$(DEMO_ROOT) BIN=$(BIN) bash contrib/demo.sh
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check gridd tests bench
+
+clean:
+	-GRIDD_ROOT=$(DEMO_ROOT) $(BIN)/gridd down
+	rm -rf $(VENV) $(DEMO_ROOT) build *.egg-info

@@ -1,0 +1,110 @@
+"""The `accounting` file on disk: durable appends, reading, and crash recovery help.
+
+The accounting actor is the only writer. A crash can leave a torn last line, so an append
+first cuts the file back to its last complete line; `tail_keys` then tells the restarted
+actor which records already made it to disk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from gridd.accounting.record import FILE_HEADER, AccountingRecord, parse_line, to_line
+
+_CHUNK = 64 * 1024
+
+RecordKey = tuple[int, int, int, int]
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a newly created file's directory entry survive a power loss too."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _complete_length(fd: int, size: int) -> int:
+    """Length of the file up to and including its last newline."""
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        chunk = os.pread(fd, end - start, start)
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        end = start
+    return 0
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> None:
+    """Append records and return only once they are on disk (the master's outbox relies on it)."""
+    path = Path(path)
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        keep = _complete_length(fd, size)
+        if keep != size:
+            os.ftruncate(fd, keep)
+        lines = [*(FILE_HEADER if keep == 0 else ()), *map(to_line, records)]
+        os.lseek(fd, keep, os.SEEK_SET)
+        _write_all(fd, "".join(f"{line}\n" for line in lines).encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        _fsync_dir(path.parent)
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[AccountingRecord]:
+    """Yield the file's records in order; a malformed line raises ValueError naming it."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
+        for number, line in enumerate(stream, 1):
+            try:
+                record = parse_line(line)
+            except ValueError as err:
+                raise ValueError(f"{path}:{number}: {err}") from None
+            if record is not None:
+                yield record
+
+
+def _last_lines(path: Path, n: int) -> list[bytes]:
+    """The last n complete lines, read backwards so a huge file costs only its tail."""
+    with open(path, "rb") as stream:
+        end = _complete_length(stream.fileno(), os.fstat(stream.fileno()).st_size)
+        data = b""
+        start = end
+        while start > 0 and data.count(b"\n") <= n:
+            start = max(0, start - _CHUNK)
+            data = os.pread(stream.fileno(), end - start, start)
+    return data.splitlines()[-n:] if n > 0 else []
+
+
+def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:
+    """(job_number, task_number, start_time, end_time) of the last n records on disk.
+
+    Header lines and lines that do not parse count against n but give no key: recovery only
+    needs to know what certainly was written.
+    """
+    path = Path(path)
+    if not path.exists():
+        return set()
+    keys: set[RecordKey] = set()
+    for raw in _last_lines(path, n):
+        try:
+            rec = parse_line(raw.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            continue
+        if rec is not None:
+            keys.add((rec.job_number, rec.task_number, rec.start_time, rec.end_time))
+    return keys

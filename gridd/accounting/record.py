@@ -1,0 +1,250 @@
+"""The accounting(5) record: one line per finished job or array task.
+
+The field order and the textual form of every number follow what Grid Engine 8.1.9 writes,
+so that existing accounting tools (and GE's own qacct) read gridd's file unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+
+from gridd.model.job import Job, Task
+
+# The first lines of every accounting file; readers skip lines starting with '#'.
+FILE_HEADER = ("# Version: 8.1.9", "# ", "# DO NOT MODIFY THIS FILE MANUALLY!", "# ")
+
+# Complexes of type TIME in the default complex list: the category shows them in seconds.
+_TIME_COMPLEXES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
+
+_GIB = 1024.0**3
+
+
+@dataclass(frozen=True)
+class AccountingRecord:
+    """One accounting line; attribute order is the file's field order."""
+
+    qname: str
+    hostname: str
+    group: str
+    owner: str
+    job_name: str
+    job_number: int
+    account: str
+    priority: int
+    submission_time: int
+    start_time: int
+    end_time: int
+    failed: int
+    exit_status: int
+    ru_wallclock: int
+    ru_utime: float
+    ru_stime: float
+    ru_maxrss: float
+    ru_ixrss: int
+    ru_ismrss: int
+    ru_idrss: int
+    ru_isrss: int
+    ru_minflt: int
+    ru_majflt: int
+    ru_nswap: int
+    ru_inblock: float
+    ru_oublock: int
+    ru_msgsnd: int
+    ru_msgrcv: int
+    ru_nsignals: int
+    ru_nvcsw: int
+    ru_nivcsw: int
+    project: str
+    department: str
+    granted_pe: str
+    slots: int
+    task_number: int
+    cpu: float
+    mem: float
+    io: float
+    category: str
+    iow: float
+    pe_taskid: str
+    maxvmem: float
+    arid: int
+    ar_submission_time: int
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AccountingRecord))
+_TYPES: tuple[type, ...] = tuple(
+    {"str": str, "int": int, "float": float}[str(f.type)] for f in fields(AccountingRecord)
+)
+# Lines written before GE 6.2 end at maxvmem: no advance reservations then.
+_PRE_62_COUNT = len(FIELDS) - 2
+_CATEGORY = FIELDS.index("category")
+
+
+def _time_seconds(text: str) -> str:
+    """Rewrite a `[[h:]m:]s` time as seconds, as GE's category shows h_rt=0:1:0 as 60."""
+    parts = text.split(":")
+    if len(parts) > 3 or not all(re.fullmatch(r"\d*", p) for p in parts):
+        return text
+    seconds = 0
+    for part in parts:
+        seconds = seconds * 60 + int(part or 0)
+    return str(seconds)
+
+
+def _resource_list(requests: dict[str, str]) -> str:
+    return ",".join(
+        f"{name}={_time_seconds(value) if name in _TIME_COMPLEXES else value}"
+        for name, value in requests.items()
+    )
+
+
+def _pe_range(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def category(job: Job, *, user_in_category: bool = False) -> str:
+    """The scheduler category text GE records: jobs alike in it are scheduled alike.
+
+    `user_in_category` is set by the caller once resource quotas filter by user, because
+    from then on GE makes the owner part of every category.
+    """
+    spec = job.spec
+    parts: list[str] = []
+    if user_in_category:
+        parts.append(f"-u {spec.owner}")
+    if spec.hard_resources:
+        parts.append(f"-l {_resource_list(spec.hard_resources)}")
+    if spec.hard_queues:
+        parts.append(f"-q {','.join(spec.hard_queues)}")
+    if spec.pe_name:
+        parts.append(f"-pe {spec.pe_name} {_pe_range(spec.pe_min, spec.pe_max)}")
+    if spec.project:
+        parts.append(f"-P {spec.project}")
+    if spec.ar:
+        parts.append(f"-ar {spec.ar}")
+    if spec.immediate:
+        parts.append("-I y")
+    return " ".join(parts) or "NONE"
+
+
+def record_for(
+    job: Job, task: Task, *, ar_submission_time: int = 0, user_in_category: bool = False
+) -> AccountingRecord:
+    """Build the line for a finished task; the AR's submission time is not part of the job."""
+    spec, usage = job.spec, task.usage
+    slots = sum(n for _, n in task.granted) or spec.slots()
+    return AccountingRecord(
+        qname=task.queue.partition("@")[0],
+        hostname=task.host or task.queue.partition("@")[2],
+        group=spec.group,
+        owner=spec.owner,
+        job_name=spec.name,
+        job_number=job.job_id,
+        account=spec.account or "sge",
+        priority=spec.priority,
+        submission_time=int(job.submit_time),
+        start_time=int(task.start_time),
+        end_time=int(task.end_time),
+        failed=task.failed,
+        exit_status=task.exit_status,
+        ru_wallclock=int(usage.wallclock),
+        ru_utime=usage.utime,
+        ru_stime=usage.stime,
+        ru_maxrss=usage.maxrss,
+        ru_ixrss=0,
+        ru_ismrss=0,
+        ru_idrss=0,
+        ru_isrss=0,
+        ru_minflt=usage.minflt,
+        ru_majflt=usage.majflt,
+        ru_nswap=0,
+        ru_inblock=float(usage.inblock),
+        ru_oublock=usage.oublock,
+        ru_msgsnd=0,
+        ru_msgrcv=0,
+        ru_nsignals=0,
+        ru_nvcsw=usage.nvcsw,
+        ru_nivcsw=usage.nivcsw,
+        project=spec.project or "NONE",
+        department=spec.department or "defaultdepartment",
+        granted_pe=spec.pe_name or "NONE",
+        slots=slots,
+        task_number=task.task_id,
+        cpu=usage.utime + usage.stime,
+        mem=0.0,
+        io=usage.io / _GIB,  # Usage counts bytes, the file counts GiB
+        category=category(job, user_in_category=user_in_category),
+        iow=0.0,
+        pe_taskid="NONE",
+        maxvmem=usage.maxvmem,
+        arid=spec.ar,
+        ar_submission_time=ar_submission_time if spec.ar else 0,
+    )
+
+
+def _format(value: str | int | float) -> str:
+    return f"{value:.6f}" if isinstance(value, float) else str(value)
+
+
+def to_line(rec: AccountingRecord) -> str:
+    """The file form; only the category may contain ':' (parse_line copes with that)."""
+    return ":".join(_format(getattr(rec, name)) for name in FIELDS)
+
+
+def _convert(name: str, kind: type, text: str) -> str | int | float:
+    if kind is str:
+        return text
+    try:
+        return float(text) if kind is float else int(text)
+    except ValueError:
+        pass
+    try:  # some writers print integer counters as floats ("24.000000")
+        number = float(text)
+    except ValueError:
+        raise ValueError(f"accounting field {name}: {text!r} is not a number") from None
+    if kind is int and number.is_integer():
+        return int(number)
+    raise ValueError(f"accounting field {name}: {text!r} is not an integer")
+
+
+def _tail_fits(tail: list[str], kinds: tuple[type, ...]) -> bool:
+    try:
+        for kind, text in zip(kinds, tail, strict=True):
+            _convert("", kind, text)
+    except ValueError:
+        return False
+    return True
+
+
+def _split(line: str) -> tuple[list[str], int]:
+    """Cut a line into fields and say how many of the current layout it fills.
+
+    A category holding ':' adds fields in the middle; the fixed types of the fields after
+    it show where it ends. Pre-6.2 lines are taken only at their exact length, so a
+    truncated current line is not mistaken for one.
+    """
+    parts = line.split(":")
+    if len(parts) == _PRE_62_COUNT:
+        return parts, _PRE_62_COUNT
+    extra = len(parts) - len(FIELDS)
+    tail = parts[_CATEGORY + 1 + extra :]
+    if extra < 0 or not _tail_fits(tail, _TYPES[_CATEGORY + 1 :]):
+        raise ValueError(
+            f"accounting line has {len(parts)} fields, expected {len(FIELDS)} "
+            f"(or {_PRE_62_COUNT} before GE 6.2)"
+        )
+    category_text = ":".join(parts[_CATEGORY : _CATEGORY + extra + 1])
+    return [*parts[:_CATEGORY], category_text, *tail], len(FIELDS)
+
+
+def parse_line(line: str) -> AccountingRecord | None:
+    """Read one line; comments and blank lines give None, malformed ones raise ValueError."""
+    line = line.rstrip("\r\n")
+    if not line.strip() or line.startswith("#"):
+        return None
+    parts, count = _split(line)
+    values = [
+        _convert(n, k, t) for n, k, t in zip(FIELDS[:count], _TYPES[:count], parts, strict=True)
+    ]
+    values += [0] * (len(FIELDS) - count)
+    return AccountingRecord(*values)

@@ -1,0 +1,277 @@
+"""The master process: the Master actor with the Scheduler and Accounting actors beside it.
+
+Every inbound message, from clients, execds, the scheduler or the accounting actor, goes
+through one channel into one task, which applies a whole burst to the state machine,
+commits the burst to the spool in one transaction and only then sends what it caused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+
+import msgspec
+import trio
+import zmq
+
+from gridd import paths
+from gridd import protocol as p
+from gridd.actors import accounting, scheduler
+from gridd.master.bootstrap import CellConfig, initial_config
+from gridd.master.core import Effects, Master, MasterState
+from gridd.spool.sqlite_store import SqliteSpool
+from gridd.transport import TrioSocket
+
+log = logging.getLogger("gridd.master")
+
+SCHED_ENDPOINT = "inproc://gridd-scheduler"
+ACCT_ENDPOINT = "inproc://gridd-accounting"
+BATCH = 2000  # messages applied per spool commit at most
+HOST_CHECK = 5.0
+
+CLIENT, SCHED, ACCT = "client", "sched", "acct"
+
+
+class MasterActor:
+    def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
+        self.base = base
+        self.endpoint = endpoint
+        self.schedule_interval = schedule_interval
+        self.spool = SqliteSpool(paths.master_spool(base) / "spool.db")
+        state = self.spool.load()
+        if not state.queues:
+            self._bootstrap(state)
+        self.master = Master(state)
+        self.ctx = zmq.Context()
+        self.stopping = trio.Event()
+
+    def _bootstrap(self, state: MasterState) -> None:
+        """A new cell: create all.q and the PEs from the bootstrap file gridd up wrote."""
+        conf = paths.common(self.base) / "bootstrap.json"
+        if not conf.exists():
+            return
+        cell = msgspec.json.decode(conf.read_bytes(), type=CellConfig)
+        initial_config(state, cell)
+        self.spool.commit(
+            [("queue", q.name, q) for q in state.queues.values()]
+            + [("pe", pe.name, pe) for pe in state.pes.values()]
+            + [("host", h.name, h) for h in state.hosts.values()],
+            [],
+        )
+
+    async def run(self) -> None:
+        front = TrioSocket.create(self.ctx, zmq.ROUTER, ROUTER_HANDOVER=1,
+                                  MAXMSGSIZE=p.MAX_MESSAGE, SNDHWM=0, RCVHWM=0)
+        front.bind(self.endpoint)
+        sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
+        sched.bind(SCHED_ENDPOINT)
+        acct = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
+        acct.bind(ACCT_ENDPOINT)
+        self.front, self.sched, self.acct = front, sched, acct
+        send, inbox = trio.open_memory_channel(10_000)
+        log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._pump, front, CLIENT, send.clone())
+                nursery.start_soon(self._pump, sched, SCHED, send.clone())
+                nursery.start_soon(self._pump, acct, ACCT, send.clone())
+                nursery.start_soon(self._apply_loop, inbox)
+                nursery.start_soon(self._host_timer, send.clone())
+                nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
+                                   self.schedule_interval)
+                nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
+                await self._resend_outbox()
+                await self.stopping.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            for sock in (front, sched, acct):
+                sock.close()
+            self.spool.close()
+            self.ctx.term()
+            log.info("master stopped")
+
+    async def _pump(self, sock: TrioSocket, source: str, send: trio.MemorySendChannel) -> None:
+        async with send:
+            while True:
+                parts = await sock.recv()
+                await send.send((source, parts))
+
+    async def _host_timer(self, send: trio.MemorySendChannel) -> None:
+        async with send:
+            while True:
+                await trio.sleep(HOST_CHECK)
+                await send.send(("timer", []))
+
+    async def _apply_loop(self, inbox: trio.MemoryReceiveChannel) -> None:
+        while True:
+            batch = [await inbox.receive()]
+            while len(batch) < BATCH:
+                try:
+                    batch.append(inbox.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            fx = Effects()
+            now = time.time()
+            answered_dispatch = False
+            for source, parts in batch:
+                answered_dispatch |= self._handle(source, parts, now, fx)
+            await self._flush(fx, answered_dispatch)
+
+    def _handle(self, source: str, parts: list[bytes], now: float, fx: Effects) -> bool:
+        """Apply one message; True when it was the scheduler's Dispatch."""
+        if source == "timer":
+            self.master.check_hosts(now, fx)
+            return False
+        ident = parts[0] if source == CLIENT else b""
+        frame = parts[-1]
+        if source == CLIENT and len(parts) != 2:
+            log.warning("dropped a message of %d frames from %r", len(parts), ident)
+            return False
+        try:
+            msg = p.decode(frame)
+        except p.ProtocolError as exc:
+            log.warning("bad message from %s %r: %s", source, ident, exc)
+            if source == CLIENT:
+                fx.replies.append((ident, p.Error(text=f"error: {exc}")))
+            return False
+        try:
+            return self._dispatch(source, ident, msg, now, fx)
+        except Exception:  # a bug must not take the master down: log it and answer
+            log.exception("failed to handle %s from %s", type(msg).__name__, source)
+            if source == CLIENT:
+                fx.replies.append((ident, p.Error(text="error: internal error in master",
+                                                  rid=msg.rid)))
+            return False
+
+    def _dispatch(self, source: str, ident: bytes, msg: p.Msg, now: float,
+                  fx: Effects) -> bool:
+        m = self.master
+        reply: p.Msg | None = None
+        match msg:
+            case p.Dispatch() if source == SCHED:
+                m.dispatch(msg, now, fx)
+                return True
+            case p.SchedHello() if source == SCHED:
+                fx.sched_resync = True
+            case p.Accounted() if source == ACCT:
+                m.accounted(msg.seqs, fx)
+            case p.Submit():
+                reply = m.submit(msg.spec, now, fx)
+            case p.Delete():
+                reply = m.delete(msg, now, fx)
+            case p.QueryJobs():
+                reply = m.query_jobs(msg, now)
+            case p.WaitJob():
+                reply = m.wait_job(ident, msg)
+            case p.WaitScheduled():
+                reply = m.wait_scheduled(ident, msg)
+            case p.Ping():
+                reply = p.Ok()
+            case p.Shutdown():
+                reply = p.Ok(lines=["master shutting down"])
+                self.stopping.set()
+            case p.Register():
+                m.register(msg, now, fx)
+            case p.LoadReport():
+                m.load_report(msg, now, fx)
+            case p.TaskStarted():
+                m.task_started(msg, now, fx)
+            case p.TaskFinished():
+                m.task_finished(msg.report, now, fx)
+            case _:
+                log.warning("unexpected %s from %s", type(msg).__name__, source)
+                reply = p.Error(text=f"error: unexpected request {type(msg).__name__}")
+        if reply is not None and source == CLIENT:
+            reply.rid = msg.rid
+            fx.replies.append((ident, reply))
+        return False
+
+    def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
+        """Queue on an unbounded inproc socket: never blocks, keeps message order."""
+        sock.zsock.send(p.encode(msg), zmq.NOBLOCK)
+
+    async def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
+        s = self.master.s
+        puts: list[tuple[str, str, object]] = [
+            ("job", str(j), s.jobs[j]) for j in fx.dirty_jobs if j in s.jobs
+        ]
+        puts += [("host", h, s.hosts[h]) for h in fx.dirty_hosts]
+        puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
+        deletes = [("job", str(j)) for j in fx.gone_jobs]
+        deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
+        counters = (
+            {"next_job_id": s.next_job_id, "next_seq": s.next_seq}
+            if fx.counters_changed else None
+        )
+        if puts or deletes or counters:
+            await trio.to_thread.run_sync(self.spool.commit, puts, deletes, counters)
+        for ident, reply in fx.replies:
+            self.front.zsock.send_multipart([ident, p.encode(reply)], zmq.NOBLOCK)
+        for host, msg in fx.to_execd:
+            self._to_execd(host, msg)
+        self._sched_event(fx, answered_dispatch)
+        for seq, job_id, task_id in fx.outbox:
+            job = s.jobs.get(job_id)
+            if job is not None:
+                self._send_now(self.acct, p.AccountTask(seq=seq, job=job,
+                                                        task=job.tasks[task_id]))
+
+    def _to_execd(self, host: str, msg: p.Msg) -> None:
+        try:
+            self.front.zsock.send_multipart([execd_identity(host), p.encode(msg)], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:  # host not connected: reconciliation resends later
+            log.info("cannot reach execd %s: %s", host, exc)
+
+    def _sched_event(self, fx: Effects, answered_dispatch: bool) -> None:
+        if fx.sched_resync:
+            self.master.sched_seq += 1
+            self._send_now(self.sched, self.master.sched_state())
+            return
+        if not (fx.sched or fx.sched_removed or fx.sched_used or fx.hosts_changed
+                or answered_dispatch):
+            return
+        self.master.sched_seq += 1
+        self._send_now(self.sched, p.SchedEvent(
+            seq=self.master.sched_seq, jobs=fx.sched, removed=fx.sched_removed,
+            used_delta=fx.sched_used,
+            hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
+            answers_dispatch=answered_dispatch,
+        ))
+
+    async def _resend_outbox(self) -> None:
+        """After a restart, hand the accounting actor what it had not confirmed."""
+        for msg in self.master.pending_accounting():
+            self._send_now(self.acct, msg)
+
+
+def execd_identity(host: str) -> bytes:
+    return b"execd:" + host.encode()
+
+
+def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
+    """Run the master until SIGTERM/SIGINT or a Shutdown request."""
+    pidfile = paths.master_spool(base) / "qmaster.pid"
+    pidfile.parent.mkdir(parents=True, exist_ok=True)
+    pidfile.write_text(f"{os.getpid()}\n")
+    actor = MasterActor(base, endpoint, schedule_interval)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_on_signal, actor)
+            await actor.run()
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+    finally:
+        pidfile.unlink(missing_ok=True)
+
+
+async def _stop_on_signal(actor: MasterActor) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            actor.stopping.set()
+            return

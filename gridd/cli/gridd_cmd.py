@@ -1,0 +1,203 @@
+"""`gridd`: start, stop and inspect a local cell, and run its daemons.
+
+    gridd up [--hosts N] [--slots S]   a master and N execds (node1..nodeN) in the background
+    gridd down                         stop them
+    gridd status                       say what runs
+    gridd master                       the master process in the foreground
+    gridd execd --name NAME --master ENDPOINT
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gridd import paths
+
+START_TIMEOUT = 30.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gridd", description="a Grid Engine-style batch system")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start a local cell under $GRIDD_ROOT")
+    up.add_argument("--hosts", type=int, default=1)
+    up.add_argument("--slots", type=int, default=0, help="slots per host (default: CPUs)")
+    up.add_argument("--load-report-time", type=float, default=10.0)
+    sub.add_parser("down", help="stop the local cell")
+    sub.add_parser("status", help="show what runs")
+    master = sub.add_parser("master", help="run the master in the foreground")
+    master.add_argument("--endpoint", help="default: the cell's common/master_endpoint")
+    master.add_argument("--schedule-interval", type=float, default=2.0)
+    execd = sub.add_parser("execd", help="run an execution daemon in the foreground")
+    execd.add_argument("--name", required=True)
+    execd.add_argument("--master", required=True, dest="master_endpoint")
+    execd.add_argument("--load-report-time", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    base = paths.root()
+    try:
+        return COMMANDS[args.cmd](base, args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_master(base: Path, args: argparse.Namespace) -> int:
+    from gridd.actors.master import serve
+
+    _log_to(paths.master_spool(base) / "messages")
+    endpoint = args.endpoint or paths.endpoint_file(base).read_text().strip()
+    serve(base, endpoint, args.schedule_interval)
+    return 0
+
+
+def cmd_execd(base: Path, args: argparse.Namespace) -> int:
+    from gridd.actors.execd import serve
+
+    _log_to(paths.execd_spool(args.name, base) / "messages")
+    serve(base, args.name, args.master_endpoint, args.load_report_time)
+    return 0
+
+
+def cmd_up(base: Path, args: argparse.Namespace) -> int:
+    import msgspec
+
+    from gridd.master.bootstrap import CellConfig
+
+    if _alive(_pid(paths.master_spool(base) / "qmaster.pid")):
+        print(f"gridd: a cell is already running under {base}", file=sys.stderr)
+        return 1
+    paths.common(base).mkdir(parents=True, exist_ok=True)
+    conf_file = paths.common(base) / "bootstrap.json"
+    if conf_file.exists():
+        cell = msgspec.json.decode(conf_file.read_bytes(), type=CellConfig)
+    else:
+        cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts) + 1)],
+                          slots=args.slots or os.cpu_count() or 1)
+        conf_file.write_bytes(msgspec.json.encode(cell))
+    endpoint_file = paths.endpoint_file(base)
+    if not endpoint_file.exists():
+        endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
+    endpoint = endpoint_file.read_text().strip()
+    _spawn(base, ["master"], paths.master_spool(base))
+    for host in cell.hosts:
+        _spawn(base, ["execd", "--name", host, "--master", endpoint,
+                      "--load-report-time", str(args.load_report_time)],
+               paths.execd_spool(host, base))
+    try:
+        _wait_ready(base, cell.hosts)
+    except TimeoutError as exc:
+        print(f"gridd: {exc}; see {paths.master_spool(base) / 'messages'}", file=sys.stderr)
+        return 1
+    print(f"gridd: cell up under {base}: master at {endpoint}, "
+          f"{len(cell.hosts)} host(s) x {cell.slots} slots in all.q")
+    return 0
+
+
+def cmd_down(base: Path, args: argparse.Namespace) -> int:
+    pids = [_pid(paths.master_spool(base) / "qmaster.pid")]
+    pids += [_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
+    pids = [pid for pid in pids if _alive(pid)]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in pids:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    print(f"gridd: cell under {base} stopped ({len(pids)} process(es))")
+    return 0
+
+
+def cmd_status(base: Path, args: argparse.Namespace) -> int:
+    master_pid = _pid(paths.master_spool(base) / "qmaster.pid")
+    endpoint = paths.endpoint_file(base)
+    where = endpoint.read_text().strip() if endpoint.exists() else "-"
+    running = _alive(master_pid)
+    print(f"master  {'running' if running else 'stopped':8} pid {master_pid or '-':<8} {where}")
+    for pidfile in sorted((base / "spool").glob("*/execd.pid")):
+        pid = _pid(pidfile)
+        state = "running" if _alive(pid) else "stopped"
+        print(f"execd   {state:8} pid {pid or '-':<8} {pidfile.parent.name}")
+    return 0 if running else 1
+
+
+COMMANDS = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "master": cmd_master,
+            "execd": cmd_execd}
+
+
+def _spawn(base: Path, args: list[str], logdir: Path) -> None:
+    logdir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, GRIDD_ROOT=str(base))
+    with open(logdir / "daemon.out", "ab") as out:
+        subprocess.Popen([sys.executable, "-m", "gridd.cli.gridd_cmd", *args], env=env,
+                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                         start_new_session=True, close_fds=True)
+
+
+def _wait_ready(base: Path, hosts: list[str]) -> None:
+    from gridd.client import Client, GriddError
+
+    deadline = time.monotonic() + START_TIMEOUT
+    missing = set(hosts)
+    with Client(base) as client:
+        while time.monotonic() < deadline:
+            try:
+                reply = client.jobs()
+            except GriddError:
+                time.sleep(0.05)
+                continue
+            missing = set(hosts) - {h.name for h in reply.hosts if h.last_report > 0}
+            if not missing:
+                return
+            time.sleep(0.05)
+    raise TimeoutError(f"the cell did not come up within {START_TIMEOUT:g} s "
+                       f"(hosts not reporting: {', '.join(sorted(missing)) or 'master'})")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pid(pidfile: Path) -> int:
+    try:
+        return int(pidfile.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of ours counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _log_to(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=path, level=logging.INFO,
+        format="%(asctime)s|%(process)d|%(name)s|%(levelname).1s|%(message)s",
+        datefmt="%m/%d/%Y %H:%M:%S")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""qdel: delete jobs by id, id.task range, name, or owner (-u)."""
+
+from __future__ import annotations
+
+import sys
+
+from gridd.cli.common import current_user, run_command
+from gridd.client import Client
+
+USAGE = "usage: qdel [-f] [-u user_list] [job_task_list | -u user_list]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    force = False
+    users: list[str] = []
+    targets: list[str] = []
+    while args:
+        arg = args.pop(0)
+        if arg == "-f":
+            force = True
+        elif arg == "-u":
+            if not args:
+                print("qdel: option -u needs an argument\n" + USAGE, file=sys.stderr)
+                return 1
+            users += [u for u in args.pop(0).split(",") if u]
+        elif arg in ("-help", "--help"):
+            print(USAGE)
+            return 0
+        elif arg.startswith("-"):
+            print(f"error: ERROR! invalid option argument \"{arg}\"\n{USAGE}", file=sys.stderr)
+            return 1
+        else:
+            targets += [t for t in arg.split(",") if t]
+    if not targets and not users:
+        print(USAGE, file=sys.stderr)
+        return 1
+
+    def body() -> int:
+        with Client() as client:
+            reply = client.delete(targets, current_user(), users, force)
+        for line in reply.lines:
+            print(line)
+        return reply.code
+
+    return run_command(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,546 @@
+"""What `qsub` was asked to do, worked out before talking to the master.
+
+Options come from four places, read in this order so that later ones win: the cluster,
+user and directory `sge_request` files, the `#$` lines of the script, and the command
+line. `-l`, `-v`, `-hold_jid` and `-M` accumulate across all of them; everything else,
+`-q` included, is replaced by a later source. All I/O is passed in, so this module can
+be tested without files, environment or a terminal, and it stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import os.path
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridd.formats import requests
+from gridd.model.job import JobSpec
+
+DEFAULT_PREFIX = "#$"
+PRIORITY_RANGE = range(-1023, 1025)
+_MAX_OPTION_FILE_DEPTH = 8
+
+# Exit codes Grid Engine's qsub uses for failures found on the client.
+EXIT_USAGE = 2
+EXIT_BAD_ARGUMENT = 7
+EXIT_NO_INPUT = 4
+EXIT_NO_SCRIPT = 14
+EXIT_REJECTED = 1
+
+_SCRIPT_ERROR = "Unable to read script file because of error: "
+
+_FLAGS = frozenset(
+    {"-cwd", "-V", "-terse", "-h", "-notify", "-hard", "-soft", "-help", "-verify"}
+)
+_ONE_ARG = frozenset(
+    {"-N", "-o", "-e", "-j", "-wd", "-v", "-S", "-l", "-q", "-p", "-sync", "-now",
+     "-hold_jid", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar", "-C", "-@"}
+)
+_TWO_ARGS = frozenset({"-pe"})
+_VERIFY_MODES = frozenset("ewnvp")
+_YES = frozenset({"y", "yes"})
+_NO = frozenset({"n", "no"})
+
+# Settings that add up over every source instead of being replaced by a later one.
+_CUMULATIVE = frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list"})
+# Lists that add up within one source only: `-q a -q b` is a,b but a script's `-q`
+# replaces the one from sge_request.
+_PER_SOURCE_LISTS = frozenset({"hard_queues", "soft_queues"})
+
+USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
+   [-@ file]                                read more options from file
+   [-A account_string]                      account name written to accounting
+   [-ar ar_id]                              run inside advance reservation ar_id
+   [-b y[es]|n[o]]                          the command is a binary, not a script
+   [-C directive_prefix]                    prefix of option lines in the script
+   [-cwd]                                   run in the submission directory
+   [-e path_list]                           where standard error goes
+   [-h]                                     submit with a user hold
+   [-hard]                                  following -l/-q requests are required
+   [-help]                                  show this text
+   [-hold_jid job_identifier_list]          start after these jobs have finished
+   [-j y[es]|n[o]]                          write standard error into standard output
+   [-l resource_list]                       request resources
+   [-M mail_list]                           mail addresses for notifications
+   [-m mail_options]                        when to send mail (a, b, e, s or n)
+   [-N name]                                job name
+   [-notify]                                warn the job before suspending or killing it
+   [-now y[es]|n[o]]                        start at once or not at all
+   [-o path_list]                           where standard output goes
+   [-P project_name]                        project of the job
+   [-p priority]                            priority from -1023 to 1024
+   [-pe pe_name slot_range]                 parallel environment and slot range
+   [-q queue_list]                          queues the job may run in
+   [-R y[es]|n[o]]                          reserve resources for this job
+   [-S path_list]                           shell that runs the script
+   [-soft]                                  following -l/-q requests are preferences
+   [-sync y[es]|n[o]]                       wait for the job and exit with its status
+   [-t task_id_range]                       array job with tasks n[-m[:s]]
+   [-terse]                                 print only the job id
+   [-V]                                     pass the whole environment to the job
+   [-v variable_list]                       pass these variables to the job
+   [-verify]                                show the job without submitting it
+   [-w e|w|n|v|p]                           how strictly to validate the job
+   [-wd working_directory]                  run in working_directory
+"""
+
+
+class QsubError(Exception):
+    """A submission refused before reaching the master: print `message`, exit `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+@dataclass
+class QsubRequest:
+    """The job to submit plus what the qsub process itself has to do around submitting."""
+
+    spec: JobSpec
+    terse: bool = False
+    sync: bool = False
+    now: bool = False
+    verify: str = ""  # -w letter as given; "" is Grid Engine's default (n)
+    verify_only: bool = False  # -verify: print the job, submit nothing
+    help: bool = False
+
+
+@dataclass
+class _Context:
+    """What option handlers may consult; `soft` follows -hard/-soft within one source."""
+
+    environ: Mapping[str, str]
+    cwd: str
+    read_file: Callable[[str], str | None]
+    soft: bool = False
+
+
+@dataclass
+class _Scanned:
+    """Options found in one token list and where they stopped."""
+
+    options: list[tuple[str, list[str]]] = field(default_factory=list)
+    positional: list[str] = field(default_factory=list)
+    after_dashdash: bool = False
+
+
+def valid_object_name(name: str) -> str | None:
+    """The master's refusal for an unusable job name, or None if the name is fine.
+
+    Kept here so the master and client agree on one rule; qsub itself only refuses `/`.
+    """
+    if not name:
+        return 'denied: "" is not a valid object name (it is empty)'
+    if name[0].isdigit():
+        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
+    if any(c.isspace() for c in name):
+        return f'denied: "{name}" is not a valid object name (contains whitespace)'
+    bad = next((c for c in name if c in "/:'\\[]{}|()@%,\""), None)
+    if bad is not None:
+        return f'denied: "{name}" is not a valid object name (contains "{bad}")'
+    return None
+
+
+def _rejected(text: str) -> QsubError:
+    """Errors Grid Engine reports from the master; we find them earlier but say the same."""
+    return QsubError(f"Unable to run job: {text}\nExiting.", EXIT_REJECTED)
+
+
+def _yes_no(option: str, value: str) -> bool:
+    word = value.lower()
+    if word in _YES:
+        return True
+    if word in _NO:
+        return False
+    raise QsubError(f'invalid option argument "{option} {value}"', EXIT_BAD_ARGUMENT)
+
+
+def _bad(error: ValueError) -> QsubError:
+    if isinstance(error, requests.MissingValueError):
+        return _rejected(f"denied: {error}")
+    if isinstance(error, requests.TaskIdError):
+        return _rejected(f"job rejected: {error}")
+    return QsubError(str(error), EXIT_BAD_ARGUMENT)
+
+
+def _parsed(parse: Callable[[str], Any], text: str) -> Any:
+    """Run a list parser, turning its ValueError into the matching qsub refusal."""
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise _bad(error) from None
+
+
+def _name(value: str) -> dict[str, Any]:
+    if "/" in value:
+        raise QsubError("argument to -N option must not contain / ", EXIT_USAGE)
+    return {"name": value}
+
+
+def _priority(value: str) -> dict[str, Any]:
+    try:
+        priority = int(value)
+    except ValueError:
+        priority = None
+    if priority not in PRIORITY_RANGE:
+        raise QsubError(
+            f'invalid priority "{value}".  Must be an integer from -1023 to 1024',
+            EXIT_BAD_ARGUMENT,
+        )
+    return {"priority": priority}
+
+
+def _ar(value: str) -> dict[str, Any]:
+    if not value.isdigit():
+        raise QsubError(
+            "invalid advance reservation id, must be an unsigned integer", EXIT_USAGE
+        )
+    return {"ar": int(value)}
+
+
+def _verify(value: str) -> dict[str, Any]:
+    if len(value) != 1 or value not in _VERIFY_MODES:
+        raise QsubError(f'invalid option argument "-w {value}"', EXIT_BAD_ARGUMENT)
+    return {"verify": value}
+
+
+def _pe(name: str, slots: str) -> dict[str, Any]:
+    low, high = _parsed(requests.parse_pe_range, slots)
+    return {"pe_name": name, "pe_min": low, "pe_max": high}
+
+
+def _resources(value: str, ctx: _Context) -> dict[str, Any]:
+    key = "soft_resources" if ctx.soft else "hard_resources"
+    return {key: _parsed(requests.parse_resource_list, value)}
+
+
+def _queues(value: str, ctx: _Context) -> dict[str, Any]:
+    key = "soft_queues" if ctx.soft else "hard_queues"
+    return {key: requests.parse_name_list(value)}
+
+
+def _variables(value: str, ctx: _Context) -> dict[str, Any]:
+    return {"env": _parsed(lambda text: requests.parse_variable_list(text, ctx.environ), value)}
+
+
+_SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
+    "-N": _name,
+    "-o": lambda v: {"stdout_path": requests.parse_name_list(v)},
+    "-e": lambda v: {"stderr_path": requests.parse_name_list(v)},
+    "-j": lambda v: {"merge": _yes_no("-j", v)},
+    "-wd": lambda v: {"cwd": v},
+    "-S": lambda v: {"shell": v},
+    "-p": _priority,
+    "-sync": lambda v: {"sync": _yes_no("-sync", v)},
+    "-now": lambda v: {"immediate": _yes_no("-now", v)},
+    "-hold_jid": lambda v: {"hold_jid": requests.parse_hold_list(v)},
+    "-t": lambda v: {"array": _parsed(requests.parse_task_range, v)},
+    "-b": lambda v: {"binary": _yes_no("-b", v)},
+    "-R": lambda v: {"reserve": _yes_no("-R", v)},
+    "-A": lambda v: {"account": v},
+    "-P": lambda v: {"project": v},
+    "-M": lambda v: {"mail_list": requests.parse_name_list(v)},
+    "-m": lambda v: {"mail_options": _parsed(requests.parse_mail_options, v)},
+    "-w": _verify,
+    "-ar": _ar,
+    "-C": lambda v: {"prefix": v},
+}
+_WITH_CONTEXT: dict[str, Callable[[str, _Context], dict[str, Any]]] = {
+    "-l": _resources,
+    "-q": _queues,
+    "-v": _variables,
+}
+_FLAG_SETTINGS: dict[str, dict[str, Any]] = {
+    "-V": {"env_all": True},
+    "-terse": {"terse": True},
+    "-h": {"hold": True},
+    "-notify": {"notify": True},
+    "-help": {"help": True},
+    "-verify": {"verify_only": True},
+}
+
+
+def _option_settings(option: str, args: list[str], ctx: _Context) -> dict[str, Any]:
+    """The settings one option stands for; -hard/-soft only switch the context."""
+    if option in ("-hard", "-soft"):
+        ctx.soft = option == "-soft"
+        return {}
+    if option == "-cwd":
+        return {"cwd": ctx.cwd}
+    if option == "-pe":
+        return _pe(args[0], args[1])
+    if option in _FLAG_SETTINGS:
+        return dict(_FLAG_SETTINGS[option])
+    if option in _WITH_CONTEXT:
+        return _WITH_CONTEXT[option](args[0], ctx)
+    return _SIMPLE[option](args[0])
+
+
+def _add(settings: dict[str, Any], key: str, value: Any, *, same_source: bool) -> None:
+    """Store a setting, accumulating where Grid Engine accumulates."""
+    old = settings.get(key)
+    if old is None or not (key in _CUMULATIVE or (same_source and key in _PER_SOURCE_LISTS)):
+        settings[key] = value
+    elif isinstance(old, dict):
+        settings[key] = requests.merge_resources(old, value)
+    else:
+        settings[key] = [*old, *value]
+
+
+def _collect(scanned: _Scanned, ctx: _Context) -> dict[str, Any]:
+    """Fold one source's options into settings; -hard/-soft reset at each source."""
+    ctx.soft = False
+    settings: dict[str, Any] = {}
+    for option, args in scanned.options:
+        for key, value in _option_settings(option, args, ctx).items():
+            _add(settings, key, value, same_source=True)
+    return settings
+
+
+def _tokens(text: str) -> list[str]:
+    """Shell-like words; `#` starts a comment even inside a word, as Grid Engine reads it."""
+    try:
+        return shlex.split(text, comments=True)
+    except ValueError as error:
+        raise QsubError(f'cannot parse "{text.strip()}": {error}', EXIT_BAD_ARGUMENT) from None
+
+
+def _read_option_file(path: str, ctx: _Context) -> list[str]:
+    text = ctx.read_file(os.path.join(ctx.cwd, path))
+    if text is None:
+        raise QsubError(
+            f"cannot read option file {path}: No such file or directory", EXIT_NO_INPUT
+        )
+    return _tokens(text)
+
+
+def _arity(option: str) -> int:
+    if option in _FLAGS:
+        return 0
+    if option in _ONE_ARG:
+        return 1
+    if option in _TWO_ARGS:
+        return 2
+    raise QsubError(f'invalid option argument "{option}"', EXIT_USAGE)
+
+
+def _scan(tokens: list[str], ctx: _Context, into: _Scanned, depth: int = 0) -> _Scanned:
+    """Split tokens into options and the script/command part; -@ files are read in place."""
+    if depth > _MAX_OPTION_FILE_DEPTH:
+        raise QsubError("option files nested too deeply (-@)", EXIT_USAGE)
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token == "--":
+            into.positional, into.after_dashdash = tokens[index + 1 :], True
+            return into
+        if not token.startswith("-"):
+            into.positional = tokens[index:]
+            return into
+        count = _arity(token)
+        args = tokens[index + 1 : index + 1 + count]
+        if len(args) < count:
+            raise QsubError(f"{token} option must have argument", EXIT_USAGE)
+        if token == "-@":
+            _scan(_read_option_file(args[0], ctx), ctx, into, depth + 1)
+        else:
+            into.options.append((token, args))
+        index += 1 + count
+    return into
+
+
+def _options_only(tokens: list[str], ctx: _Context) -> _Scanned:
+    """Sources other than the command line hold options only."""
+    scanned = _scan(tokens, ctx, _Scanned())
+    if scanned.positional:
+        raise QsubError(f'invalid option argument "{scanned.positional[0]}"', EXIT_USAGE)
+    return scanned
+
+
+def _prefixed(prefix: str, action: Callable[[], Any]) -> Any:
+    """Run `action`, prefixing its refusals with where the offending option came from.
+
+    Errors the master would report (`Unable to run job: ...`) read the same from anywhere.
+    """
+    try:
+        return action()
+    except QsubError as error:
+        if error.message.startswith("Unable to run job: "):
+            raise
+        raise QsubError(prefix + error.message, error.exit_code) from None
+
+
+def _source_settings(
+    tokens: Callable[[], list[str]], ctx: _Context, prefix: str
+) -> dict[str, Any]:
+    """Settings of a file source: options only, nothing to run."""
+    return _prefixed(prefix, lambda: _collect(_options_only(tokens(), ctx), ctx))
+
+
+def _command_line(argv: list[str], ctx: _Context) -> tuple[_Scanned, dict[str, Any]]:
+    """Options of the command line and the command or script after them."""
+
+    def scan_and_collect() -> tuple[_Scanned, dict[str, Any]]:
+        scanned = _scan(argv, ctx, _Scanned())
+        return scanned, _collect(scanned, ctx)
+
+    return _prefixed("qsub: ", scan_and_collect)
+
+
+def _request_file_settings(paths: list[str], ctx: _Context) -> list[dict[str, Any]]:
+    """Settings from each default request file that exists, in reading order."""
+    texts = [text for text in map(ctx.read_file, paths) if text is not None]
+    return [_source_settings(lambda t=text: _tokens(t), ctx, "") for text in texts]
+
+
+def _directive_tokens(script: str, prefix: str) -> list[str]:
+    """Words of every script line that starts with the directive prefix, anywhere in it."""
+    words: list[str] = []
+    for line in script.splitlines():
+        if line.startswith(prefix):
+            words.extend(_tokens(line[len(prefix) :]))
+    return words
+
+
+def _last(sources: list[dict[str, Any]], key: str, default: Any) -> Any:
+    for settings in reversed(sources):
+        if key in settings:
+            return settings[key]
+    return default
+
+
+def _combine(sources: list[dict[str, Any]]) -> dict[str, Any]:
+    combined: dict[str, Any] = {}
+    for settings in sources:
+        for key, value in settings.items():
+            _add(combined, key, value, same_source=False)
+    return combined
+
+
+@dataclass
+class _JobBody:
+    """What runs: binary command or script text, and the names shown for it."""
+
+    binary: bool
+    command: list[str]
+    args: list[str]
+    script: str
+    script_name: str
+    default_name: str
+
+
+def _binary_body(scanned: _Scanned) -> _JobBody:
+    if scanned.after_dashdash or not scanned.positional:
+        raise QsubError("qsub: command required for a binary job", EXIT_USAGE)
+    command = scanned.positional
+    return _JobBody(True, list(command), command[1:], "", command[0],
+                    os.path.basename(command[0]))
+
+
+def _script_body(scanned: _Scanned, ctx: _Context, stdin_text: Callable[[], str]) -> _JobBody:
+    if scanned.positional and not scanned.after_dashdash:
+        path, args = scanned.positional[0], scanned.positional[1:]
+        script = ctx.read_file(os.path.join(ctx.cwd, path))
+        if script is None:
+            raise QsubError(
+                f"{_SCRIPT_ERROR}error opening {path}: No such file or directory",
+                EXIT_NO_SCRIPT,
+            )
+        return _JobBody(False, [path, *args], args, script, path, os.path.basename(path))
+    script = stdin_text()
+    if not script:
+        raise QsubError(f"{_SCRIPT_ERROR}no input read from stdin", EXIT_NO_INPUT)
+    args = scanned.positional
+    return _JobBody(False, ["STDIN", *args], args, script, "STDIN", "STDIN")
+
+
+_SPEC_KEYS = frozenset(JobSpec.__dataclass_fields__)
+
+
+def _build_spec(
+    settings: dict[str, Any], body: _JobBody, ident: dict[str, Any], environ: Mapping[str, str]
+) -> JobSpec:
+    """The JobSpec: identity and SGE_O_* values, then the job body, then the options."""
+    env = dict(environ) if settings.get("env_all") else {}
+    env.update(settings.get("env", {}))
+    options = {k: v for k, v in settings.items() if k in _SPEC_KEYS and k != "binary"}
+    options.setdefault("name", body.default_name)
+    options.setdefault("mail_list", [f"{ident['owner']}@{ident['submit_host']}"])
+    options["env"] = env
+    return JobSpec(
+        **ident,
+        **options,
+        binary=body.binary,
+        command=body.command,
+        args=body.args,
+        script=body.script,
+        script_name=body.script_name,
+    )
+
+
+def _identity(
+    environ: Mapping[str, str], cwd: str, home: str, user: str, uid: int, group: str,
+    gid: int, host: str,
+) -> dict[str, Any]:
+    """Who submits from where: the SGE_O_* values the job will see."""
+    return {
+        "owner": user, "uid": uid, "group": group, "gid": gid, "submit_host": host,
+        "o_home": environ.get("HOME", home), "o_path": environ.get("PATH", ""),
+        "o_shell": environ.get("SHELL", ""), "o_workdir": cwd,
+        "o_mail": environ.get("MAIL", ""), "o_logname": environ.get("LOGNAME", user),
+        "o_tz": environ.get("TZ", ""),
+    }
+
+
+def parse_qsub(
+    argv: list[str],
+    *,
+    environ: dict[str, str],
+    cwd: str,
+    read_file: Callable[[str], str | None],
+    home: str,
+    root: str,
+    user: str,
+    uid: int,
+    group: str,
+    gid: int,
+    host: str,
+    stdin_text: Callable[[], str],
+) -> QsubRequest:
+    """Turn qsub's arguments, request files and script directives into one request.
+
+    `argv` excludes the program name. Raises QsubError with Grid Engine's text and exit
+    code for anything qsub refuses before contacting the master.
+    """
+    ctx = _Context(environ=environ, cwd=cwd, read_file=read_file)
+    command_line, cli_settings = _command_line(argv, ctx)
+    if cli_settings.get("help"):
+        return QsubRequest(spec=JobSpec(), help=True)
+    paths = [f"{root}/common/sge_request", f"{home}/.sge_request", f"{cwd}/.sge_request"]
+    sources = _request_file_settings(paths, ctx)
+    sources.append(cli_settings)
+    if _last(sources, "binary", False):
+        body = _binary_body(command_line)
+    else:
+        body = _script_body(command_line, ctx, stdin_text)
+        prefix = _last(sources, "prefix", DEFAULT_PREFIX)
+        if prefix:
+            directives = _source_settings(
+                lambda: _directive_tokens(body.script, prefix), ctx, _SCRIPT_ERROR
+            )
+            sources.insert(-1, directives)
+    settings = _combine(sources)
+    ident = _identity(environ, cwd, home, user, uid, group, gid, host)
+    spec = _build_spec(settings, body, ident, environ)
+    return QsubRequest(
+        spec=spec,
+        terse=bool(settings.get("terse")),
+        sync=spec.sync,
+        now=spec.immediate,
+        verify=spec.verify,
+        verify_only=bool(settings.get("verify_only")),
+    )

@@ -1,0 +1,188 @@
+"""qhost's table and XML, laid out as Grid Engine 8.1.9 prints them.
+
+Pure functions of the hosts, queues and jobs a ``JobsReply`` carries.
+
+Load-value convention (what execd puts in ``ExecHost.load``, keyed by GE's names, all
+values strings):
+
+- ``arch``: architecture string, e.g. ``lx-amd64``.
+- ``num_proc``, ``m_socket``, ``m_core``, ``m_thread``: decimal integers, e.g. ``"2"``.
+- ``load_avg``, ``np_load_avg`` (and the other load_* values): decimal floats, e.g.
+  ``"0.463867"``.
+- ``mem_total``, ``mem_free``, ``mem_used``, ``swap_total``, ``swap_free``, ``swap_used``:
+  bytes as plain decimal numbers, e.g. ``"25769803776"``. Values with a GE memory suffix
+  (``K M G T`` = powers of 1024, ``k m g t`` = powers of 1000) are read as well, so a
+  load sensor printing ``24105.558594M`` also works.
+
+A host that has never reported, or that the master considers lost (``last_report`` 0),
+keeps its static values (arch, processor topology, memory and swap totals) and shows
+``-`` for load and usage, since those are stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gridd.cli.render_qstat import (
+    ACTIVE,
+    Row,
+    format_memory,
+    host_up,
+    job_columns,
+    qtype_letters,
+    queue_order,
+    queue_states,
+    used_slots,
+    xml_escape,
+)
+from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.job import Job
+
+HEADER = (
+    "HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE"
+    "  SWAPTO  SWAPUS"
+)
+_JOB_HEADER = (
+    "   job-ID  prior   name       user         state submit/start at     queue"
+    "      master ja-task-ID "
+)
+_XML_HEAD = (
+    "<?xml version='1.0'?>\n"
+    '<qhost xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
+    'resources/schemas/qhost/qhost.xsd">\n'
+)
+_UNITS = {"k": 1000, "m": 1000**2, "g": 1000**3, "t": 1000**4,
+          "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_DYNAMIC = frozenset({"load_avg", "mem_used", "swap_used"})  # stale once a host is lost
+# (XML name, load key, kind) in column order; kind picks the formatting.
+_COLUMNS = (
+    ("arch_string", "arch", "text"), ("num_proc", "num_proc", "count"),
+    ("m_socket", "m_socket", "count"), ("m_core", "m_core", "count"),
+    ("m_thread", "m_thread", "count"), ("load_avg", "load_avg", "load"),
+    ("mem_total", "mem_total", "memory"), ("mem_used", "mem_used", "memory"),
+    ("swap_total", "swap_total", "memory"), ("swap_used", "swap_used", "memory"),
+)
+
+
+def parse_bytes(text: str) -> float | None:
+    """A memory load value in bytes, or None when it is not a number."""
+    factor = _UNITS.get(text[-1:], 1)
+    try:
+        return float(text[:-1] if factor != 1 else text) * factor
+    except ValueError:
+        return None
+
+
+def _format(kind: str, text: str) -> str:
+    """One load value as its column shows it; '-' when unusable."""
+    try:
+        if kind == "count":
+            return str(int(float(text)))
+        if kind == "load":
+            return f"{float(text):.2f}"
+    except ValueError:
+        return "-"
+    if kind == "memory":
+        value = parse_bytes(text)
+        return "-" if value is None else format_memory(value, 1)
+    return text
+
+
+def host_values(host: ExecHost | None) -> list[tuple[str, str]]:
+    """(XML name, shown text) for every column after HOSTNAME; all '-' for global."""
+    values = []
+    for name, key, kind in _COLUMNS:
+        text = host.load.get(key) if host is not None else None
+        if text is None or (key in _DYNAMIC and not host_up(host)):
+            values.append((name, "-"))
+        else:
+            values.append((name, _format(kind, text)))
+    return values
+
+
+def _host_line(name: str, host: ExecHost | None) -> str:
+    v = [text for _, text in host_values(host)]
+    return (
+        f"{name[:23]:<23} {v[0][:13]:<13}{v[1]:>4} {v[2]:>4} {v[3]:>4} {v[4]:>4} "
+        f"{v[5]:>5} {v[6]:>7} {v[7]:>7} {v[8]:>7} {v[9]:>7}\n"
+    )
+
+
+def _host_queues(host: ExecHost, queues: Sequence[Queue],
+                 used: dict[str, int]) -> list[tuple[str, str, int, int, str]]:
+    """(cluster queue, qtype, used, total, states) of every queue instance on the host."""
+    return [
+        (queue.name, qtype_letters(queue), used.get(qi, 0),
+         queue.instance_slots(host.name), queue_states(host))
+        for queue, qi in queue_order(queues)
+        if split_instance(qi)[1] == host.name
+    ]
+
+
+def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
+    """Tasks with slots on the host: MASTER on the master queue instance, SLAVE elsewhere."""
+    lines = []
+    for job in sorted(jobs, key=lambda j: j.job_id):
+        for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
+            if task.state not in ACTIVE:
+                continue
+            tasks = str(task.task_id) if job.is_array else ""
+            for qi, slots in task.granted:
+                if split_instance(qi)[1] != host:
+                    continue
+                row = Row(job, task.state, task.start_time, qi, slots, tasks, task.task_id)
+                role = "MASTER" if qi == task.queue else "SLAVE"
+                lines.append(f"   {job_columns(row)} {qi[:10]:<10} {role:<6} "
+                             f"{tasks or ' ' * 7}\n")
+    return lines
+
+
+def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
+                  jobs: Sequence[Job] = (), *, show_queues: bool = False,
+                  show_jobs: bool = False) -> str:
+    """qhost, with -q (queue instances per host) and -j (jobs per host) when asked."""
+    used = used_slots(jobs)
+    out = [HEADER + "\n", "-" * len(HEADER) + "\n", _host_line("global", None)]
+    for host in sorted(hosts, key=lambda h: h.name):
+        out.append(_host_line(host.name, host))
+        if show_queues:
+            for name, qtype, n, total, states in _host_queues(host, queues, used):
+                out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {states}\n")
+        if show_jobs:
+            lines = _job_lines(host.name, jobs)
+            if lines:
+                out += [_JOB_HEADER + "\n", "   " + "-" * (len(_JOB_HEADER) - 4) + "\n"]
+                out += lines
+    return "".join(out)
+
+
+def _xml_host(name: str, host: ExecHost | None, queue_xml: str) -> str:
+    values = "".join(
+        f"   <hostvalue name='{key}'>{xml_escape(text)}</hostvalue>\n"
+        for key, text in host_values(host)
+    )
+    return f" <host name='{xml_escape(name)}'>\n{values}{queue_xml} </host>\n"
+
+
+def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int]) -> str:
+    out = []
+    for name, qtype, n, total, states in _host_queues(host, queues, used):
+        q = xml_escape(name)
+        fields = (("qtype_string", qtype), ("slots_used", str(n)), ("slots", str(total)),
+                  ("slots_resv", "0"), ("state_string", states))
+        body = "".join(f"   <queuevalue qname='{q}' name='{key}'>{value}</queuevalue>\n"
+                       for key, value in fields)
+        out.append(f" <queue name='{q}'>\n{body} </queue>\n")
+    return "".join(out)
+
+
+def qhost_xml(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
+              jobs: Sequence[Job] = (), *, show_queues: bool = False) -> str:
+    """qhost -xml (and -q -xml): one host element per host, global first."""
+    used = used_slots(jobs)
+    out = [_XML_HEAD, _xml_host("global", None, "")]
+    for host in sorted(hosts, key=lambda h: h.name):
+        queue_xml = _xml_queues(host, queues, used) if show_queues else ""
+        out.append(_xml_host(host.name, host, queue_xml))
+    out.append("</qhost>\n")
+    return "".join(out)

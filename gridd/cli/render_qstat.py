@@ -1,0 +1,643 @@
+"""Text and XML views of jobs and queue instances, laid out as Grid Engine 8.1.9's qstat.
+
+Pure functions of a ``JobsReply``: no sockets, no clock (times come from the jobs and are
+shown in local time through ``time.localtime``), so the layout can be tested byte for byte
+against the reference transcripts. Scripts (Nextflow, snakemake, qstat -xml parsers) read
+these columns, which is why widths, truncation and element order are fixed here.
+
+The reply is expected to hold every job the master knows (filtering by user, state or
+job reference happens here): slot counts of queue instances and the dependency lines of
+``qstat -j`` are computed from it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.job import (
+    DELETING,
+    ERROR,
+    HELD,
+    PENDING,
+    RUNNING,
+    TRANSFERRING,
+    Job,
+    Task,
+)
+
+if TYPE_CHECKING:
+    from gridd.protocol import JobsReply
+
+QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
+ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # tasks holding slots on a queue instance
+WAITING = (PENDING, HELD, ERROR)
+
+# -s letters -> the task states they select ("a" is the union of p, r and s).
+_STATE_CLASSES: dict[str, frozenset[str]] = {
+    "p": frozenset(WAITING),
+    "r": frozenset(ACTIVE),
+    "s": frozenset(),  # gridd has no suspended tasks yet
+    "h": frozenset({HELD}),
+    "z": frozenset(),  # finished jobs are not in a JobsReply
+}
+_STATE_CLASSES["a"] = _STATE_CLASSES["p"] | _STATE_CLASSES["r"] | _STATE_CLASSES["s"]
+
+_JOB_HEADER = (
+    "job-ID  prior   name       user         state submit/start at     queue"
+    + " " * (QUEUE_WIDTH - 5)
+    + " slots ja-task-ID "
+)
+_QUEUE_HEADER = (
+    "queuename" + " " * (QUEUE_WIDTH - 9) + " qtype resv/used/tot. load_avg arch          states"
+)
+_QUEUE_RULE = "-" * len(_QUEUE_HEADER)
+_PENDING_BANNER = (
+    "#" * 76 + "\n" + " - PENDING JOBS" * 5 + "\n" + "#" * 76 + "\n"
+)
+_XML_HEAD = (
+    "<?xml version='1.0'?>\n"
+    '<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
+    'resources/schemas/qstat/qstat.xsd">\n'
+)
+_NO_TASK = " " * 7  # ja-task-ID column of a job that is not an array
+_LABEL = 28  # qstat -j values start in this column
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A command's whole answer: what goes to stdout, what to stderr, and the exit code."""
+
+    stdout: str
+    stderr: str = ""
+    code: int = 0
+
+
+@dataclass(frozen=True)
+class Row:
+    """One job line: a running task, or pending tasks of one job in one state folded."""
+
+    job: Job
+    state: str
+    stamp: float  # start time when running, submission time when pending
+    queue: str  # master queue instance ("" when pending)
+    slots: int
+    tasks: str  # ja-task-ID text; "" for a job that is not an array
+    task_id: int  # the (lowest) task the row stands for; 0 for a job that is not an array
+
+
+def job_priority(job: Job) -> float:
+    """The normalized priority qstat prints.
+
+    gridd's scheduler computes no GE-style priority yet; 0.5 is what GE shows for a job
+    with neither urgency nor ticket differences. Replace this when the model gains one.
+    """
+    return 0.5
+
+
+# ---- selecting and ordering jobs --------------------------------------------------------
+
+def state_filter(states: str | None) -> frozenset[str]:
+    """Task states selected by qstat -s letters; all live states when none are given."""
+    if not states:
+        return _STATE_CLASSES["a"]
+    selected: frozenset[str] = frozenset()
+    for letter in states:
+        if letter not in _STATE_CLASSES:
+            raise ValueError(f'unknown job state "{letter}" for -s')
+        selected |= _STATE_CLASSES[letter]
+    return selected
+
+
+def _user_matches(owner: str, users: list[str] | None) -> bool:
+    """No list, or a list containing a pattern matching the owner ('*' matches all)."""
+    return users is None or any(fnmatch.fnmatchcase(owner, u) for u in users)
+
+
+def queue_order(queues: Iterable[Queue]) -> list[tuple[Queue, str]]:
+    """(cluster queue, instance name) as GE lists them: by seq_no, queue name, host."""
+    ordered = sorted(queues, key=lambda q: (q.seq_no, q.name))
+    return [(q, qi) for q in ordered for qi in sorted(q.instances())]
+
+
+def task_range(ids: list[int]) -> str:
+    """Task ids as GE prints a range list: 'a-b:s' runs joined by commas, 'n' alone."""
+    parts: list[str] = []
+    i = 0
+    while i < len(ids):
+        start = ids[i]
+        if i + 1 == len(ids):
+            parts.append(str(start))
+            break
+        step = ids[i + 1] - start
+        j = i + 1
+        while j + 1 < len(ids) and ids[j + 1] - ids[j] == step:
+            j += 1
+        parts.append(f"{start}-{ids[j]}:{step}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def _array_text(job: Job) -> str:
+    """The job's -t range as submitted (qstat -j, and a fully pending array)."""
+    assert job.spec.array is not None
+    first, last, step = job.spec.array
+    return f"{first}-{last}:{step}"
+
+
+def _pending_rows(job: Job, tasks: list[Task]) -> list[Row]:
+    """Fold the job's waiting tasks into one row per state, as GE folds array tasks."""
+    by_state: dict[str, list[int]] = {}
+    for task in sorted(tasks, key=lambda t: t.task_id):
+        by_state.setdefault(task.state, []).append(task.task_id)
+    rows = []
+    for state, ids in by_state.items():
+        text = ""
+        if job.is_array:
+            text = _array_text(job) if ids == job.task_ids() else task_range(ids)
+        rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0]))
+    return rows
+
+
+def _running_row(job: Job, task: Task) -> Row:
+    slots = sum(n for _, n in task.granted) or job.spec.slots()
+    tasks = str(task.task_id) if job.is_array else ""
+    return Row(job, task.state, task.start_time, task.queue, slots, tasks, task.task_id)
+
+
+def job_rows(reply: JobsReply, users: list[str] | None,
+             states: str | None) -> tuple[list[Row], list[Row]]:
+    """Running rows in queue order then job id, and pending rows by priority then job id."""
+    wanted = state_filter(states)
+    rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
+    running: list[Row] = []
+    pending: list[Row] = []
+    for job in reply.jobs:
+        if not _user_matches(job.spec.owner, users):
+            continue
+        tasks = [t for t in job.tasks.values() if t.state in wanted]
+        running += [_running_row(job, t) for t in tasks if t.state in ACTIVE]
+        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING])
+    running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
+    pending.sort(key=lambda r: (-job_priority(r.job), r.job.job_id, r.task_id))
+    return running, pending
+
+
+# ---- plain text -------------------------------------------------------------------------
+
+def _stamp(ts: float) -> str:
+    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
+
+
+def job_columns(row: Row) -> str:
+    """The columns every job listing starts with, from job-ID to submit/start at."""
+    spec = row.job.spec
+    return (
+        f"{row.job.job_id:7d} {job_priority(row.job):7.5f} {spec.name[:10]:<10} "
+        f"{spec.owner[:12]:<12} {row.state[:5]:<5} {_stamp(row.stamp)}"
+    )
+
+
+def _task_column(row: Row) -> str:
+    return row.tasks if row.job.is_array else _NO_TASK
+
+
+def _short_line(row: Row) -> str:
+    """A job line without the queue column (qstat -f)."""
+    return f"{job_columns(row)} {row.slots:5d} {_task_column(row)}\n"
+
+
+def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
+                  states: str | None = None) -> str:
+    """Plain qstat: two header lines and one line per row; nothing at all without jobs.
+
+    ``users`` are owner patterns (qstat -u; '*' for everybody) and None means no filter:
+    like GE, the command itself passes the caller's name when -u is not given.
+    ``states`` are qstat -s letters.
+    """
+    running, pending = job_rows(reply, users, states)
+    if not running and not pending:
+        return ""
+    out = [_JOB_HEADER + "\n", "-" * (len(_JOB_HEADER) - 1) + "\n"]
+    for row in running + pending:
+        queue = row.queue[:QUEUE_WIDTH]
+        out.append(
+            f"{job_columns(row)} {queue:<{QUEUE_WIDTH}} {row.slots:5d} {_task_column(row)}\n"
+        )
+    return "".join(out)
+
+
+# ---- queue instances --------------------------------------------------------------------
+
+_QTYPE_LETTERS = (("BATCH", "B"), ("INTERACTIVE", "I"), ("CHECKPOINTING", "C"),
+                  ("PARALLEL", "P"), ("TRANSFER", "T"))
+
+
+def qtype_letters(queue: Queue) -> str:
+    """Short queue type, e.g. 'BIP'.
+
+    GE adds P when the queue has a pe_list; gridd queues have none and accept every PE,
+    so they are all parallel. A literal PARALLEL word in qtype gives P as well.
+    """
+    words = queue.qtype.upper().split()
+    parallel = bool(getattr(queue, "pe_list", True)) or "PARALLEL" in words
+    letters = ""
+    for word, letter in _QTYPE_LETTERS:
+        if word in words or (letter == "P" and parallel):
+            letters += letter
+    return letters
+
+
+def host_up(host: ExecHost | None) -> bool:
+    """A host counts as reachable once it has reported and the master has not lost it."""
+    return host is not None and host.last_report > 0
+
+
+def queue_states(host: ExecHost | None) -> str:
+    """State letters of a queue instance: 'au' (alarm, unknown) for a silent host."""
+    return "" if host_up(host) else "au"
+
+
+def used_slots(jobs: Iterable[Job]) -> dict[str, int]:
+    """Slots taken on each queue instance by transferring, running or deleting tasks."""
+    used: dict[str, int] = {}
+    for job in jobs:
+        for task in job.tasks.values():
+            if task.state in ACTIVE:
+                for qi, n in task.granted:
+                    used[qi] = used.get(qi, 0) + n
+    return used
+
+
+def _load_avg(host: ExecHost | None) -> float | None:
+    """The host's load_avg, or None when it is unknown or the host is not reporting."""
+    if not host_up(host):
+        return None
+    assert host is not None
+    try:
+        return float(host.load["load_avg"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _arch(host: ExecHost | None) -> str | None:
+    return host.load.get("arch") if host is not None else None
+
+
+@dataclass(frozen=True)
+class QueueInstance:
+    """What qstat -f shows of one queue instance."""
+
+    name: str
+    qtype: str
+    used: int
+    total: int
+    load: float | None
+    arch: str | None
+    states: str
+
+
+def queue_instances(reply: JobsReply) -> list[QueueInstance]:
+    """Every queue instance in display order with its slot usage and host data."""
+    hosts = {h.name: h for h in reply.hosts}
+    used = used_slots(reply.jobs)
+    out = []
+    for queue, qi in queue_order(reply.queues):
+        host = hosts.get(split_instance(qi)[1])
+        out.append(QueueInstance(
+            name=qi, qtype=qtype_letters(queue), used=used.get(qi, 0),
+            total=queue.instance_slots(split_instance(qi)[1]),
+            load=_load_avg(host), arch=_arch(host), states=queue_states(host),
+        ))
+    return out
+
+
+def _queue_line(qi: QueueInstance) -> str:
+    load = "-NA-" if qi.load is None else f"{qi.load:.2f}"
+    counts = f"0/{qi.used}/{qi.total}"
+    return (
+        f"{qi.name[:QUEUE_WIDTH]:<{QUEUE_WIDTH}} {qi.qtype:<5} {counts:<14} "
+        f"{load:<8} {(qi.arch or '-NA-')[:13]:<13} {qi.states}\n"
+    )
+
+
+def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Row]]:
+    """Running rows under every queue instance they hold slots in, with those slots."""
+    tasks = {(j.job_id, t.task_id): t for j in reply.jobs for t in j.tasks.values()}
+    placed: dict[str, list[Row]] = {}
+    for row in running:
+        granted = tasks[(row.job.job_id, row.task_id)].granted or [(row.queue, row.slots)]
+        for qi, n in granted:
+            placed.setdefault(qi, []).append(
+                Row(row.job, row.state, row.stamp, qi, n, row.tasks, row.task_id)
+            )
+    return placed
+
+
+def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
+               states: str | None = None) -> str:
+    """qstat -f: each queue instance with its jobs, then the pending jobs block."""
+    running, pending = job_rows(reply, users, states)
+    placed = _rows_by_instance(reply, running)
+    out: list[str] = []
+    instances = queue_instances(reply)
+    if instances:
+        out.append(_QUEUE_HEADER + "\n")
+    for qi in instances:
+        out.append(_QUEUE_RULE + "\n")
+        out.append(_queue_line(qi))
+        out += [_short_line(row) for row in placed.get(qi.name, [])]
+    if pending:
+        out.append("\n" + _PENDING_BANNER)
+        out += [_short_line(row) for row in pending]
+    return "".join(out)
+
+
+# ---- XML --------------------------------------------------------------------------------
+
+def xml_escape(text: str) -> str:
+    """Escape the characters XML reserves in text and attribute values."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&apos;"))
+
+
+def _xml_stamp(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
+
+
+def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
+    """One job_list element; running rows carry a start time, pending a submission time."""
+    pad = " " * indent
+    running = row.state in ACTIVE
+    state = "running" if running else "pending"
+    time_tag = "JAT_start_time" if running else "JB_submission_time"
+    fields = [
+        ("JB_job_number", str(row.job.job_id)),
+        ("JAT_prio", f"{job_priority(row.job):.5f}"),
+        ("JB_name", row.job.spec.name),
+        ("JB_owner", row.job.spec.owner),
+        ("state", row.state),
+        (time_tag, _xml_stamp(row.stamp)),
+    ]
+    if with_queue:
+        fields.append(("queue_name", row.queue))
+    fields.append(("slots", str(row.slots)))
+    if row.job.is_array:
+        fields.append(("tasks", row.tasks))
+    body = "".join(f"{pad}  <{tag}>{xml_escape(value)}</{tag}>\n" for tag, value in fields)
+    return f'{pad}<job_list state="{state}">\n{body}{pad}</job_list>\n'
+
+
+def _xml_queue(qi: QueueInstance, rows: list[Row]) -> str:
+    fields = [
+        ("name", qi.name), ("qtype", qi.qtype), ("slots_used", str(qi.used)),
+        ("slots_resv", "0"), ("slots_total", str(qi.total)),
+    ]
+    if qi.load is not None:
+        fields.append(("load_avg", f"{qi.load:.5f}"))
+    if qi.arch is not None:
+        fields.append(("arch", qi.arch))
+    if qi.states:
+        fields.append(("state", qi.states))
+    body = "".join(f"      <{tag}>{xml_escape(value)}</{tag}>\n" for tag, value in fields)
+    jobs = "".join(_xml_job(row, 6, with_queue=False) for row in rows)
+    return f"    <Queue-List>\n{body}{jobs}    </Queue-List>\n"
+
+
+def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
+              states: str | None = None) -> str:
+    """qstat -xml / qstat -f -xml: running jobs (or queue instances) under queue_info,
+    pending jobs under the nested job_info."""
+    running, pending = job_rows(reply, users, states)
+    out = [_XML_HEAD, "  <queue_info>\n"]
+    if full:
+        placed = _rows_by_instance(reply, running)
+        out += [_xml_queue(qi, placed.get(qi.name, [])) for qi in queue_instances(reply)]
+    else:
+        out += [_xml_job(row, 4, with_queue=True) for row in running]
+    out.append("  </queue_info>\n  <job_info>\n")
+    out += [_xml_job(row, 4, with_queue=not full) for row in pending]
+    out.append("  </job_info>\n</job_info>\n")
+    return "".join(out)
+
+
+# ---- qstat -j ---------------------------------------------------------------------------
+
+def _field(label: str, value: object) -> str:
+    return f"{label + ':':<{_LABEL}}{value}\n"
+
+
+def _task_field(label: str, task_id: int, value: str) -> str:
+    """A per-task line such as 'usage         1:' (task 1 for a job that is no array)."""
+    return _field(f"{label}{max(task_id, 1):>{15 - len(label)}}", value)
+
+
+def _seconds(text: str) -> int | None:
+    """'[[h:]m:]s' as seconds, or None when the text is not a GE time."""
+    parts = text.split(":")
+    if len(parts) > 3 or not all(p.isdigit() for p in parts):
+        return None
+    total = 0
+    for part in parts:
+        total = total * 60 + int(part)
+    return total
+
+
+_TIME_RESOURCES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
+
+
+def _resource_list(resources: dict[str, str]) -> str:
+    """-l requests as GE echoes them: time limits in seconds, other values as given."""
+    items = []
+    for name, value in resources.items():
+        secs = _seconds(value) if name in _TIME_RESOURCES else None
+        items.append(f"{name}={value if secs is None else secs}")
+    return ",".join(items)
+
+
+def _path_list(paths: list[str]) -> str:
+    """-o/-e/-i entries as 'host:file_host:path' with NONE for the missing parts."""
+    out = []
+    for entry in paths:
+        host, sep, path = entry.rpartition(":")
+        out.append(f"{host if sep and host else 'NONE'}:NONE:{path}")
+    return ",".join(out)
+
+
+def _env_list(env: dict[str, str]) -> str:
+    return ",".join(f"{k}={v or 'NONE'}" for k, v in env.items())
+
+
+def format_memory(value: float, decimals: int) -> str:
+    """Bytes with a binary K/M/G/T suffix, e.g. 3.492M (no suffix below 1K)."""
+    for suffix, size in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if value >= size:
+            return f"{value / size:.{decimals}f}{suffix}"
+    return f"{value:.{decimals}f}"
+
+
+def _cpu(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def _usage(task: Task) -> str:
+    """The usage summary of a running task (gridd tracks no memory integral: mem is 0)."""
+    u = task.usage
+    vmem = format_memory(u.maxvmem, 3) if u.maxvmem else "N/A"
+    return (
+        f"cpu={_cpu(u.utime + u.stime)}, mem=0.00000 GB s, io={u.io / (1 << 30):.5f} GB, "
+        f"vmem={vmem}, maxvmem={vmem}"
+    )
+
+
+def _refers_to(ref: str, job: Job) -> bool:
+    """A job reference (id, or name pattern) as qstat -j and -hold_jid accept it."""
+    if ref.isdigit():
+        return int(ref) == job.job_id
+    return fnmatch.fnmatchcase(job.spec.name, ref)
+
+
+def _identity_lines(job: Job) -> list[str]:
+    spec = job.spec
+    lines = [
+        _field("job_number", job.job_id),
+        _field("exec_file", f"job_scripts/{job.job_id}"),
+        _field("submission_time", time.asctime(time.localtime(job.submit_time))),
+        _field("owner", spec.owner),
+        _field("uid", spec.uid),
+        _field("group", spec.group),
+        _field("gid", spec.gid),
+    ]
+    origin = [("sge_o_home", spec.o_home), ("sge_o_log_name", spec.o_logname),
+              ("sge_o_path", spec.o_path), ("sge_o_mail", spec.o_mail),
+              ("sge_o_shell", spec.o_shell), ("sge_o_tz", spec.o_tz),
+              ("sge_o_workdir", spec.o_workdir), ("sge_o_host", spec.submit_host)]
+    lines += [_field(label, value) for label, value in origin if value]
+    lines.append(_field("account", spec.account))
+    return lines
+
+
+def _request_lines(job: Job) -> list[str]:
+    """From cwd to job_type: what was asked for, in GE's order, optional keys only if set."""
+    spec = job.spec
+    optional = [
+        ("cwd", spec.cwd),
+        ("stderr_path_list", _path_list(spec.stderr_path)),
+        ("reserve", "y" if spec.reserve else ""),
+        ("merge", "y" if spec.merge else ""),
+        ("hard resource_list", _resource_list(spec.hard_resources)),
+        ("soft resource_list", _resource_list(spec.soft_resources)),
+        ("mail_options", spec.mail_options),
+    ]
+    lines = [_field(label, value) for label, value in optional if value]
+    lines.append(_field("mail_list", ",".join(spec.mail_list)
+                        or f"{spec.owner}@{spec.submit_host}"))
+    lines.append(_field("notify", "TRUE" if spec.notify else "FALSE"))
+    lines.append(_field("job_name", spec.name))
+    if spec.stdout_path:
+        lines.append(_field("stdout_path_list", _path_list(spec.stdout_path)))
+    if spec.stdin_path != "/dev/null":
+        lines.append(_field("stdin_path_list", _path_list([spec.stdin_path])))
+    if spec.priority:
+        lines.append(_field("priority", spec.priority))
+    lines.append(_field("jobshare", 0))
+    if spec.hard_queues:
+        lines.append(_field("hard_queue_list", ",".join(spec.hard_queues)))
+    if spec.shell:
+        lines.append(_field("shell_list", f"NONE:{spec.shell}"))
+    lines.append(_field("env_list", _env_list(spec.env)))
+    args = spec.args or spec.command[1:]
+    if args:
+        lines.append(_field("job_args", ",".join(args)))
+    script = spec.script_name or (spec.command[0] if spec.command else "")
+    if script:
+        lines.append(_field("script_file", script))
+    return lines
+
+
+def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
+    """PE request, job dependencies (both directions) and project."""
+    spec = job.spec
+    lines = []
+    if spec.pe_name:
+        span = (str(spec.pe_min) if spec.pe_min == spec.pe_max
+                else f"{spec.pe_min}-{spec.pe_max}")
+        lines.append(f"parallel environment:  {spec.pe_name} range: {span}\n")
+    if spec.hold_jid:
+        lines.append(_field("jid_predecessor_list (req)", ",".join(spec.hold_jid)))
+        before = [o.job_id for o in jobs if o.job_id != job.job_id
+                  and any(_refers_to(r, o) for r in spec.hold_jid)]
+        if before:
+            lines.append(_field("jid_predecessor_list", ",".join(map(str, sorted(before)))))
+    after = [o.job_id for o in jobs if o.job_id != job.job_id
+             and any(_refers_to(r, job) for r in o.spec.hold_jid)]
+    if after:
+        lines.append(_field("jid_successor_list", ",".join(map(str, sorted(after)))))
+    if spec.project:
+        lines.append(_field("project", spec.project))
+    return lines
+
+
+def _task_lines(job: Job) -> list[str]:
+    """Array range, binding, job type, then per-task error reasons, usage and binding."""
+    lines = []
+    if job.is_array:
+        lines.append(_field("job-array tasks", _array_text(job)))
+    lines.append(_field("binding", "NONE"))
+    if job.spec.binary:
+        lines.append(_field("job_type", "binary"))
+    tasks = sorted(job.tasks.values(), key=lambda t: t.task_id)
+    for task in tasks:
+        if task.state == ERROR and task.failed_reason:
+            label = f"error reason{max(task.task_id, 1):>11}:"
+            lines.append(f"{label}      {task.failed_reason}\n")
+    active = [t for t in tasks if t.state in ACTIVE]
+    lines += [_task_field("usage", t.task_id, _usage(t)) for t in active]
+    lines += [_task_field("binding", t.task_id, "NONE") for t in active]
+    return lines
+
+
+def _reason_lines(reasons: list[str]) -> list[str]:
+    """Scheduler messages: the first after the label, the rest aligned under it."""
+    if not reasons:
+        return []
+    first, *rest = reasons
+    return [_field("scheduling info", first)] + [" " * _LABEL + r + "\n" for r in rest]
+
+
+def job_detail(job: Job, reply: JobsReply) -> str:
+    """One qstat -j block, opened by its line of '=' characters."""
+    return "".join(
+        ["=" * 62 + "\n"]
+        + _identity_lines(job)
+        + _request_lines(job)
+        + _relation_lines(job, reply.jobs)
+        + _task_lines(job)
+        + _reason_lines(reply.reasons.get(job.job_id, []))
+    )
+
+
+def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
+    """qstat -j ref,...: details of jobs named by id (optionally id.task) or name pattern.
+
+    References matching no job are listed on stderr and make the exit code 1.
+    """
+    shown: dict[int, Job] = {}
+    missing: list[str] = []
+    for ref in refs:
+        number = ref.partition(".")[0]  # 552.3 names job 552; a name may contain dots
+        matches = [j for j in reply.jobs if _refers_to(number if number.isdigit() else ref, j)]
+        if not matches:
+            missing.append(ref)
+        for job in matches:
+            shown.setdefault(job.job_id, job)
+    stdout = "".join(job_detail(job, reply) for job in sorted(shown.values(),
+                                                               key=lambda j: j.job_id))
+    if not missing:
+        return Rendered(stdout)
+    return Rendered(stdout, "Following jobs do not exist: \n" + ", ".join(missing) + "\n", 1)

@@ -1,0 +1,85 @@
+"""Grid Engine TIME and MEMORY values.
+
+Limits such as `h_rt` and `h_vmem` arrive as text from `-l`, queue configurations and
+complex defaults; the scheduler and execd compare them as numbers, so every place that
+reads one goes through these two parsers and gets the same answer and the same errors.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+INFINITY = "INFINITY"
+
+# Lower case multiplies by powers of 1000, upper case by powers of 1024, as in Grid Engine.
+_MEMORY_FACTORS = {
+    "k": 1000.0,
+    "K": 1024.0,
+    "m": 1000.0**2,
+    "M": 1024.0**2,
+    "g": 1000.0**3,
+    "G": 1024.0**3,
+}
+
+
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
+_TIME_PART = re.compile(r"[0-9]*")
+
+
+def _is_infinity(text: str) -> bool:
+    return text.strip().upper() == INFINITY
+
+
+def _number(text: str, what: str, original: str) -> float:
+    """A non-negative decimal number; rejects nan/inf spellings float() would accept."""
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f'invalid {what} value "{original}"')
+    return float(text)
+
+
+def parse_time(text: str) -> float:
+    """Seconds in a TIME value `[[h:]m:]s` or `INFINITY`.
+
+    Empty components count as zero (`::5` is five seconds) and components may exceed
+    59 (`0:90:0` is 90 minutes), because configurations written by hand rely on both.
+    """
+    if _is_infinity(text):
+        return math.inf
+    stripped = text.strip()
+    parts = stripped.split(":")
+    if not stripped or len(parts) > 3:
+        raise ValueError(f'invalid time value "{text}"')
+    if len(parts) == 1:
+        return _number(stripped, "time", text)
+    total = 0.0
+    for part in parts:
+        if not _TIME_PART.fullmatch(part):
+            raise ValueError(f'invalid time value "{text}"')
+        total = total * 60 + (int(part) if part else 0)
+    return total
+
+
+def format_time(seconds: float) -> str:
+    """`H:MM:SS` for a duration, `INFINITY` for an unlimited one.
+
+    Rounds to whole seconds: Grid Engine never shows fractions of a second in limits.
+    """
+    if math.isinf(seconds) and seconds > 0:
+        return INFINITY
+    if math.isnan(seconds) or seconds < 0:
+        raise ValueError(f"cannot format {seconds!r} as a time value")
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+def parse_memory(text: str) -> float:
+    """Bytes in a MEMORY value: a number with an optional `kKmMgG` suffix, or `INFINITY`."""
+    if _is_infinity(text):
+        return math.inf
+    stripped = text.strip()
+    factor = _MEMORY_FACTORS.get(stripped[-1:], 1.0)
+    digits = stripped[:-1] if stripped[-1:] in _MEMORY_FACTORS else stripped
+    return _number(digits, "memory", text) * factor

@@ -1,0 +1,568 @@
+"""The master's state machine: requests in, replies and effects out.
+
+No I/O and no clock: every handler takes ``now`` and records what must happen in an
+``Effects`` value (objects to spool, messages to send, records to account). The actor
+spools the effects first and only then sends anything, so nothing is acknowledged that
+a crash could take back.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+
+from gridd import protocol as p
+from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.job import (
+    DELETING,
+    DONE,
+    ERROR,
+    HELD,
+    PENDING,
+    RUNNING,
+    TRANSFERRING,
+    Job,
+    JobSpec,
+    Task,
+    new_job,
+)
+from gridd.model.pe import ParallelEnv
+
+MAX_JOB_ID = 9_999_999
+ACTIVE = (TRANSFERRING, RUNNING, DELETING)
+FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
+
+
+@dataclass
+class Effects:
+    """What one batch of requests changed and must cause."""
+
+    dirty_jobs: set[int] = field(default_factory=set)
+    gone_jobs: set[int] = field(default_factory=set)
+    dirty_hosts: set[str] = field(default_factory=set)
+    outbox: list[tuple[int, int, int]] = field(default_factory=list)  # (seq, job, task)
+    outbox_done: list[int] = field(default_factory=list)
+    to_execd: list[tuple[str, p.Msg]] = field(default_factory=list)
+    replies: list[tuple[bytes, p.Msg]] = field(default_factory=list)
+    sched: list[p.SchedJob] = field(default_factory=list)
+    sched_removed: list[tuple[int, int]] = field(default_factory=list)
+    sched_used: dict[str, int] = field(default_factory=dict)
+    hosts_changed: bool = False
+    counters_changed: bool = False
+    sched_resync: bool = False  # the scheduler asked for the whole state
+
+    def use(self, granted: list[tuple[str, int]], sign: int) -> None:
+        for qi, n in granted:
+            self.sched_used[qi] = self.sched_used.get(qi, 0) + sign * n
+
+
+@dataclass
+class MasterState:
+    queues: dict[str, Queue] = field(default_factory=dict)
+    hosts: dict[str, ExecHost] = field(default_factory=dict)
+    pes: dict[str, ParallelEnv] = field(default_factory=dict)
+    jobs: dict[int, Job] = field(default_factory=dict)
+    next_job_id: int = 1
+    next_seq: int = 1
+    outbox: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> (job, task)
+    finished: dict[int, p.JobExited] = field(default_factory=dict)
+
+
+class Master:
+    """Owns the cluster state; every method is one request or event."""
+
+    def __init__(self, state: MasterState, host_timeout: float = 120.0) -> None:
+        self.s = state
+        self.host_timeout = host_timeout
+        self.sync_waiters: dict[int, list[tuple[bytes, int]]] = {}
+        self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
+        self.host_up: set[str] = set()
+        self.sched_seq = 0
+
+    # ---- derived views ---------------------------------------------------------
+
+    def capacity(self) -> dict[str, int]:
+        return {
+            f"{q.name}@{h}": q.instance_slots(h) for q in self.s.queues.values() for h in q.hostlist
+        }
+
+    def used(self) -> dict[str, int]:
+        used: dict[str, int] = {}
+        for job in self.s.jobs.values():
+            for task in job.tasks.values():
+                if task.state in ACTIVE:
+                    for qi, n in task.granted:
+                        used[qi] = used.get(qi, 0) + n
+        return used
+
+    def sched_job(self, job: Job) -> p.SchedJob | None:
+        pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
+        if not pending or self._held_by_dependency(job):
+            return None
+        spec = job.spec
+        h_rt = spec.hard_resources.get("h_rt")
+        return p.SchedJob(
+            job_id=job.job_id,
+            pending=pending,
+            slots=spec.slots(),
+            h_rt=_seconds(h_rt) if h_rt else 0.0,
+            queues=spec.hard_queues,
+            priority=spec.priority,
+            submit_time=job.submit_time,
+            immediate=spec.immediate,
+            pe=spec.pe_name,
+        )
+
+    def sched_state(self) -> p.SchedState:
+        jobs = [sj for j in self.s.jobs.values() if (sj := self.sched_job(j))]
+        return p.SchedState(
+            jobs=jobs,
+            capacity=self.capacity(),
+            used=self.used(),
+            hosts_up=sorted(self.host_up),
+            pes={n: (pe.slots, pe.allocation_rule) for n, pe in self.s.pes.items()},
+            queue_h_rt={n: _seconds(q.h_rt) or 0.0 for n, q in self.s.queues.items()},
+            seq=self.sched_seq,
+        )
+
+    def _held_by_dependency(self, job: Job) -> bool:
+        return any(self._predecessor_active(ref, job.job_id) for ref in job.spec.hold_jid)
+
+    def _predecessor_active(self, ref: str, own: int) -> bool:
+        for other in self._match_jobs(ref):
+            if other.job_id != own and any(t.state != DONE for t in other.tasks.values()):
+                return True
+        return False
+
+    def _match_jobs(self, ref: str) -> list[Job]:
+        if ref.isdigit():
+            job = self.s.jobs.get(int(ref))
+            return [job] if job else []
+        return [j for j in self.s.jobs.values() if fnmatch.fnmatchcase(j.spec.name, ref)]
+
+    def display_state(self, job: Job, task: Task) -> str:
+        if task.state == PENDING and self._held_by_dependency(job):
+            return HELD
+        return task.state
+
+    # ---- client requests --------------------------------------------------------
+
+    def submit(self, spec: JobSpec, now: float, fx: Effects) -> p.Msg:
+        problem = self._validate(spec)
+        if problem:
+            return p.Error(text=problem)
+        job_id = self.s.next_job_id
+        self.s.next_job_id = job_id + 1 if job_id < MAX_JOB_ID else 1
+        while self.s.next_job_id in self.s.jobs:
+            self.s.next_job_id += 1
+        fx.counters_changed = True
+        job = new_job(job_id, spec, now)
+        self.s.jobs[job_id] = job
+        fx.dirty_jobs.add(job_id)
+        self._announce(job, fx)
+        return p.Submitted(job_id=job_id, name=spec.name, array=spec.array)
+
+    def _validate(self, spec: JobSpec) -> str | None:
+        if not spec.name or any(c.isspace() for c in spec.name):
+            return "Unable to run job: Error reading answer list from qmaster"
+        if spec.name[0].isdigit():
+            return (
+                f'Unable to run job: denied: "{spec.name}" is not a valid object name '
+                "(cannot start with a digit)"
+            )
+        known = {"h_rt", "s_rt", "slots", "arch", "hostname", "qname", "mem_free", "h_vmem"}
+        for name, value in spec.hard_resources.items():
+            if name not in known:
+                return f'Unable to run job: unknown resource "{name}"'
+            if name in ("h_rt", "s_rt") and _seconds(value) is None:
+                return f'Unable to run job: invalid time value "{value}" for resource "{name}"'
+        for qref in spec.hard_queues:
+            if not self._queue_exists(qref):
+                return (
+                    "Unable to run job: Job was rejected because job requests unknown queue "
+                    f'"{qref}"'
+                )
+        if spec.pe_name and not any(
+            fnmatch.fnmatchcase(n, spec.pe_name) for n in self.s.pes
+        ):
+            return (
+                "Unable to run job: job rejected: the requested parallel environment "
+                f'"{spec.pe_name}" does not exist'
+            )
+        return None
+
+    def _queue_exists(self, ref: str) -> bool:
+        qpat, _, hpat = ref.partition("@")
+        for q in self.s.queues.values():
+            if fnmatch.fnmatchcase(q.name, qpat or "*"):
+                if not hpat or any(fnmatch.fnmatchcase(h, hpat) for h in q.hostlist):
+                    return True
+        return False
+
+    def _announce(self, job: Job, fx: Effects) -> None:
+        sj = self.sched_job(job)
+        if sj:
+            fx.sched.append(sj)
+
+    def delete(self, req: p.Delete, now: float, fx: Effects) -> p.Msg:
+        lines: list[str] = []
+        code = 0
+        targets = list(req.targets)
+        if req.users:
+            owners = set(req.users)
+            targets += [
+                str(j.job_id)
+                for j in sorted(self.s.jobs.values(), key=lambda j: j.job_id)
+                if ("*" in owners or j.spec.owner in owners) and _live(j)
+            ]
+        for target in targets:
+            ref, _, task_part = target.partition(".")
+            jobs = [j for j in self._match_jobs(ref) if _live(j)]
+            if not jobs:
+                lines.append(f'denied: job "{ref}" does not exist')
+                code = 1
+                continue
+            for job in jobs:
+                lines.append(self._delete_job(job, task_part, req, now, fx))
+        return p.Ok(lines=lines, code=code)
+
+    def _delete_job(self, job: Job, task_part: str, req: p.Delete, now: float,
+                    fx: Effects) -> str:
+        wanted = _task_selection(task_part, job)
+        running = False
+        for task in job.tasks.values():
+            if task.state == DONE or (wanted is not None and task.task_id not in wanted):
+                continue
+            if task.state in (PENDING, HELD, ERROR):
+                task.state = DONE
+                fx.sched_removed.append((job.job_id, task.task_id))
+            elif req.force:
+                fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
+                                                          task_id=task.task_id)))
+                fx.use(task.granted, -1)
+                task.state = DONE
+                task.exit_status = 0
+                self._finish_bookkeeping(job, task, now, fx, account=True)
+            else:
+                running = True
+                task.state = DELETING
+                task.delete_requested = True
+                fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
+                                                          task_id=task.task_id,
+                                                          reason="deleted")))
+        fx.dirty_jobs.add(job.job_id)
+        self._maybe_forget(job, fx, deleted=True)
+        if req.force:
+            return f"{req.user} forced the deletion of job {job.job_id}"
+        if running:
+            return f"{req.user} has registered the job {job.job_id} for deletion"
+        return f"{req.user} has deleted job {job.job_id}"
+
+    def query_jobs(self, req: p.QueryJobs, now: float) -> p.JobsReply:
+        if req.ids:
+            jobs: dict[int, Job] = {}
+            for ref in req.ids:
+                for job in self._match_jobs(ref):
+                    jobs[job.job_id] = job
+            selected = list(jobs.values())
+        else:
+            selected = list(self.s.jobs.values())
+        shown = [self._shown(j) for j in selected if _live(j)]
+        return p.JobsReply(
+            jobs=shown,
+            queues=list(self.s.queues.values()),
+            hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
+            now=now,
+        )
+
+    def _shown(self, job: Job) -> Job:
+        tasks = {
+            tid: _with_state(t, self.display_state(job, t))
+            for tid, t in job.tasks.items()
+            if t.state != DONE
+        }
+        return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
+
+    def _host_view(self, host: ExecHost, now: float) -> ExecHost:
+        if host.name in self.host_up:
+            return host
+        return ExecHost(name=host.name, load=host.load, last_report=0.0,
+                        load_report_time=host.load_report_time)
+
+    def wait_job(self, ident: bytes, req: p.WaitJob) -> p.Msg | None:
+        done = self.s.finished.get(req.job_id)
+        if done:
+            return p.JobExited(**_fields(done), rid=req.rid)
+        if req.job_id not in self.s.jobs:
+            return p.Error(text=f'denied: job "{req.job_id}" does not exist')
+        self.sync_waiters.setdefault(req.job_id, []).append((ident, req.rid))
+        return None
+
+    def wait_scheduled(self, ident: bytes, req: p.WaitScheduled) -> p.Msg | None:
+        job = self.s.jobs.get(req.job_id)
+        if job is None:
+            return p.Scheduled(job_id=req.job_id, started=req.job_id in self.s.finished,
+                               rid=req.rid)
+        if any(t.state in ACTIVE for t in job.tasks.values()):
+            return p.Scheduled(job_id=req.job_id, started=True, rid=req.rid)
+        self.now_waiters.setdefault(req.job_id, []).append((ident, req.rid))
+        return None
+
+    # ---- scheduler --------------------------------------------------------------
+
+    def dispatch(self, orders: p.Dispatch, now: float, fx: Effects) -> None:
+        capacity = self.capacity()
+        used = self.used()
+        for order in orders.orders:
+            job = self.s.jobs.get(order.job_id)
+            task = job.tasks.get(order.task_id) if job else None
+            if job is None or task is None or task.state != PENDING:
+                continue
+            if not all(
+                split_instance(qi)[1] in self.host_up
+                and used.get(qi, 0) + n <= capacity.get(qi, 0)
+                for qi, n in order.granted
+            ):
+                fx.sched.append(self.sched_job(job) or _nothing(job))
+                continue
+            for qi, n in order.granted:
+                used[qi] = used.get(qi, 0) + n
+            self._start(job, task, order.granted, now, fx)
+        for job_id in orders.unschedulable:
+            job = self.s.jobs.get(job_id)
+            if job and all(t.state == PENDING for t in job.tasks.values()):
+                for task in job.tasks.values():
+                    task.state = DONE
+                    fx.sched_removed.append((job_id, task.task_id))
+                fx.dirty_jobs.add(job_id)
+                self._answer_now(job_id, False, fx)
+                self._maybe_forget(job, fx, deleted=True)
+
+    def _start(self, job: Job, task: Task, granted: list[tuple[str, int]], now: float,
+               fx: Effects) -> None:
+        task.state = TRANSFERRING
+        task.granted = granted
+        task.queue = granted[0][0]
+        task.host = split_instance(task.queue)[1]
+        task.start_time = now
+        fx.dirty_jobs.add(job.job_id)
+        fx.sched_removed.append((job.job_id, task.task_id))
+        fx.use(granted, +1)
+        fx.to_execd.append((task.host, self.start_message(job, task)))
+        self._answer_now(job.job_id, True, fx)
+
+    def start_message(self, job: Job, task: Task) -> p.StartTask:
+        queue = self.s.queues.get(split_instance(task.queue)[0])
+        spec = job.spec
+        h_rt = _seconds(spec.hard_resources.get("h_rt", "")) or 0.0
+        s_rt = _seconds(spec.hard_resources.get("s_rt", "")) or 0.0
+        if queue:
+            h_rt = _min_limit(h_rt, _seconds(queue.h_rt) or 0.0)
+            s_rt = _min_limit(s_rt, _seconds(queue.s_rt) or 0.0)
+        one = Job(job_id=job.job_id, spec=spec, submit_time=job.submit_time,
+                  tasks={task.task_id: task})
+        return p.StartTask(
+            job=one, task_id=task.task_id, queue=task.queue, granted=task.granted,
+            tmpdir=queue.tmpdir if queue else "/tmp", h_rt=h_rt, s_rt=s_rt,
+            shell=queue.shell if queue else "/bin/sh",
+        )
+
+    def _answer_now(self, job_id: int, started: bool, fx: Effects) -> None:
+        for ident, rid in self.now_waiters.pop(job_id, []):
+            fx.replies.append((ident, p.Scheduled(job_id=job_id, started=started, rid=rid)))
+
+    # ---- execd ------------------------------------------------------------------
+
+    def register(self, req: p.Register, now: float, fx: Effects) -> None:
+        self._heard(req.host, req.load, now, fx, req.load_report_time)
+        for report in req.finished:
+            self.task_finished(report, now, fx)
+        self._reconcile(req.host, set(req.running), now, fx, resend_all=True)
+
+    def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
+        self._heard(req.host, req.load, now, fx, None)
+        self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
+
+    def _heard(self, name: str, load: dict[str, str], now: float, fx: Effects,
+               report_time: float | None) -> None:
+        host = self.s.hosts.get(name)
+        if host is None:
+            host = self.s.hosts[name] = ExecHost(name=name)
+            fx.dirty_hosts.add(name)
+        host.load = load
+        host.last_report = now
+        if report_time is not None:
+            host.load_report_time = report_time
+        if name not in self.host_up:
+            self.host_up.add(name)
+            fx.hosts_changed = True
+
+    def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
+                   resend_all: bool) -> None:
+        """Make what the master believes runs on ``host`` agree with what execd says."""
+        for job in self.s.jobs.values():
+            for task in job.tasks.values():
+                if task.host != host or task.state not in ACTIVE:
+                    continue
+                key = (job.job_id, task.task_id)
+                if key in running:
+                    if task.state == TRANSFERRING:
+                        task.state = RUNNING
+                        fx.dirty_jobs.add(job.job_id)
+                    if task.state == DELETING:
+                        fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
+                elif task.state == TRANSFERRING and (resend_all or now - task.start_time > 10):
+                    fx.to_execd.append((host, self.start_message(job, task)))
+                elif task.state in (RUNNING, DELETING) and resend_all:
+                    # execd neither runs it nor has a report: it was lost with the host.
+                    self.task_finished(
+                        p.TaskReport(job_id=key[0], task_id=key[1], host=host,
+                                     start_time=task.start_time, end_time=now,
+                                     exit_status=137, failed=100,
+                                     failed_reason="lost by execution host"),
+                        now, fx)
+
+    def check_hosts(self, now: float, fx: Effects) -> None:
+        for name in list(self.host_up):
+            host = self.s.hosts[name]
+            if now - host.last_report > max(self.host_timeout, 3 * host.load_report_time):
+                self.host_up.discard(name)
+                fx.hosts_changed = True
+
+    def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
+        job = self.s.jobs.get(req.job_id)
+        task = job.tasks.get(req.task_id) if job else None
+        if task is None or task.state != TRANSFERRING:
+            return
+        task.state = RUNNING
+        task.start_time = req.start_time
+        fx.dirty_jobs.add(req.job_id)
+
+    def task_finished(self, report: p.TaskReport, now: float, fx: Effects) -> None:
+        """Record the end of a task once, whatever number of times execd reports it."""
+        fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id)))
+        job = self.s.jobs.get(report.job_id)
+        task = job.tasks.get(report.task_id) if job else None
+        if job is None or task is None or task.state not in ACTIVE:
+            return
+        fx.use(task.granted, -1)
+        task.state = DONE
+        task.start_time = report.start_time or task.start_time
+        task.end_time = report.end_time
+        task.exit_status = report.exit_status
+        task.failed = report.failed
+        task.failed_reason = report.failed_reason
+        task.signal = report.signal
+        task.usage = report.usage
+        if task.delete_requested and report.failed == 0:
+            task.failed = 100
+            task.failed_reason = "assumedly after job"
+        self._finish_bookkeeping(job, task, now, fx, account=True)
+        fx.dirty_jobs.add(job.job_id)
+        self._maybe_forget(job, fx, deleted=False)
+
+    def _finish_bookkeeping(self, job: Job, task: Task, now: float, fx: Effects,
+                            account: bool) -> None:
+        if not task.end_time:
+            task.end_time = now
+        if account:
+            seq = self.s.next_seq
+            self.s.next_seq += 1
+            fx.counters_changed = True
+            self.s.outbox[seq] = (job.job_id, task.task_id)
+            fx.outbox.append((seq, job.job_id, task.task_id))
+        # a finished task may release dependants
+        for other in self.s.jobs.values():
+            if other.spec.hold_jid and other.job_id != job.job_id:
+                sj = self.sched_job(other)
+                if sj:
+                    fx.sched.append(sj)
+
+    def _maybe_forget(self, job: Job, fx: Effects, deleted: bool) -> None:
+        """Once every task is done, answer -sync waiters; the job leaves when accounted."""
+        if any(t.state != DONE for t in job.tasks.values()):
+            return
+        worst = max(job.tasks.values(), key=lambda t: (t.exit_status != 0, t.exit_status))
+        exited = p.JobExited(job_id=job.job_id, exit_status=worst.exit_status,
+                             signal=worst.signal, failed=worst.failed,
+                             deleted=deleted or any(t.delete_requested
+                                                    for t in job.tasks.values()))
+        self.s.finished[job.job_id] = exited
+        while len(self.s.finished) > FINISHED_MEMORY:
+            self.s.finished.pop(next(iter(self.s.finished)))
+        for ident, rid in self.sync_waiters.pop(job.job_id, []):
+            fx.replies.append((ident, p.JobExited(**_fields(exited), rid=rid)))
+        self._answer_now(job.job_id, False, fx)
+        if not any(seq_job == job.job_id for seq_job, _ in self.s.outbox.values()):
+            del self.s.jobs[job.job_id]
+            fx.gone_jobs.add(job.job_id)
+
+    def accounted(self, seqs: list[int], fx: Effects) -> None:
+        for seq in seqs:
+            entry = self.s.outbox.pop(seq, None)
+            if entry is None:
+                continue
+            fx.outbox_done.append(seq)
+            job = self.s.jobs.get(entry[0])
+            if job and all(t.state == DONE for t in job.tasks.values()) and not any(
+                j == job.job_id for j, _ in self.s.outbox.values()
+            ):
+                del self.s.jobs[job.job_id]
+                fx.gone_jobs.add(job.job_id)
+
+    def pending_accounting(self) -> list[p.AccountTask]:
+        out = []
+        for seq, (job_id, task_id) in sorted(self.s.outbox.items()):
+            job = self.s.jobs.get(job_id)
+            if job and task_id in job.tasks:
+                out.append(p.AccountTask(seq=seq, job=job, task=job.tasks[task_id]))
+        return out
+
+
+# ---- helpers -------------------------------------------------------------------------
+
+def _live(job: Job) -> bool:
+    return any(t.state != DONE for t in job.tasks.values())
+
+
+def _with_state(task: Task, state: str) -> Task:
+    if state == task.state:
+        return task
+    copy = Task(**{f: getattr(task, f) for f in task.__dataclass_fields__})
+    copy.state = state
+    return copy
+
+
+def _fields(msg: p.JobExited) -> dict:
+    return {f: getattr(msg, f) for f in ("job_id", "exit_status", "signal", "failed", "deleted")}
+
+
+def _nothing(job: Job) -> p.SchedJob:
+    return p.SchedJob(job_id=job.job_id, pending=[], slots=0, h_rt=0.0, queues=[], priority=0,
+                      submit_time=job.submit_time)
+
+
+def _task_selection(task_part: str, job: Job) -> set[int] | None:
+    if not task_part:
+        return None
+    from gridd.formats.requests import parse_task_range
+
+    first, last, step = parse_task_range(task_part)
+    return set(range(first, last + 1, step))
+
+
+def _min_limit(a: float, b: float) -> float:
+    if a and b:
+        return min(a, b)
+    return a or b
+
+
+def _seconds(text: str) -> float | None:
+    """Seconds of a TIME value, 0.0 for INFINITY and None when it is not a time."""
+    from gridd.formats.values import parse_time
+
+    try:
+        value = parse_time(text)
+    except ValueError:
+        return None
+    return 0.0 if value == float("inf") else value

@@ -1,0 +1,16 @@
+"""Parallel environments: how many slots a PE offers and how they spread over hosts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PE_SLOTS = "$pe_slots"  # all slots on one host
+FILL_UP = "$fill_up"  # fill each host before taking the next
+ROUND_ROBIN = "$round_robin"  # one slot per host in turn
+
+
+@dataclass
+class ParallelEnv:
+    name: str
+    slots: int = 999
+    allocation_rule: str = PE_SLOTS

@@ -1,0 +1,399 @@
+"""The execd task runner against real processes; waits are on conditions, never fixed."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+
+import pytest
+import trio
+
+from gridd.execd.runner import (
+    FAILED_AFTER_JOB,
+    FAILED_LIMIT,
+    FAILED_NO_CWD,
+    FAILED_NO_SHELL,
+    FAILED_OPEN_OUTPUT,
+    TaskRunner,
+    binary_command_line,
+    forget,
+    list_active,
+    load_pending_reports,
+    output_path,
+    parse_vm,
+    task_dir,
+)
+from gridd.model.job import Job, JobSpec, Task
+from gridd.protocol import StartTask
+
+HOST = "node1"
+ROOT = "/opt/gridd"
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "home").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def runner(work: Path) -> TaskRunner:
+    base = {"PATH": os.environ["PATH"], "LANG": "C", "HOME": "/nonexistent"}
+    return TaskRunner(HOST, work / "spool", ROOT, base_env=base, vmem_interval=0.05)
+
+
+def start_of(
+    work: Path,
+    *,
+    job_id: int = 17,
+    task_id: int = 0,
+    granted: list[tuple[str, int]] | None = None,
+    h_rt: float = 0.0,
+    s_rt: float = 0.0,
+    **spec_fields: object,
+) -> StartTask:
+    fields: dict[str, object] = {
+        "name": "job", "owner": getpass.getuser(), "o_home": str(work / "home"),
+        "cwd": str(work / "work"), "o_workdir": str(work / "work"), "submit_host": "subhost",
+        "o_path": "/usr/bin:/bin", "o_shell": "/bin/bash",
+    }
+    fields.update(spec_fields)
+    spec = JobSpec(**fields)  # type: ignore[arg-type]
+    job = Job(job_id=job_id, spec=spec, submit_time=0.0, tasks={task_id: Task(task_id)})
+    return StartTask(job=job, task_id=task_id, queue=f"all.q@{HOST}",
+                     granted=granted or [(f"all.q@{HOST}", 1)], tmpdir=str(work / "tmp"),
+                     h_rt=h_rt, s_rt=s_rt)
+
+
+def binary(work: Path, *argv: str, **kw: object) -> StartTask:
+    kw.setdefault("name", Path(argv[0]).name)
+    return start_of(work, binary=True, command=list(argv), **kw)
+
+
+def script(work: Path, text: str, **kw: object) -> StartTask:
+    return start_of(work, script=text, script_name="job.sh", **kw)
+
+
+def read_env(path: Path) -> dict[str, str]:
+    lines = path.read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+# ---- pure helpers ----------------------------------------------------------------------
+
+
+def test_binary_command_line_quotes_arguments_only() -> None:
+    assert binary_command_line(["sh", "-c", "exit 7"]) == "sh -c 'exit 7'"
+    assert binary_command_line(["exit 7"]) == "exit 7"
+    assert binary_command_line(["echo", "a b", "$HOME"]) == "echo 'a b' '$HOME'"
+
+
+def test_output_path_rules(tmp_path: Path) -> None:
+    pseudo = {"HOME": "/h", "USER": "u", "JOB_ID": "5", "JOB_NAME": "n", "HOSTNAME": HOST,
+              "TASK_ID": "undefined"}
+    wd = str(tmp_path)
+    assert output_path([], HOST, wd, "n.o5", pseudo) == f"{wd}/n.o5"
+    assert output_path(["out"], HOST, wd, "n.o5", pseudo) == f"{wd}/out"
+    assert output_path([wd], HOST, "/", "n.o5", pseudo) == f"{wd}/n.o5"
+    assert output_path(["/x/$JOB_NAME.$JOB_ID.$TASK_ID"], HOST, wd, "d", pseudo) == (
+        "/x/n.5.undefined")
+    assert output_path(["$HOME/$USER@$HOSTNAME"], HOST, wd, "d", pseudo) == "/h/u@node1"
+    entries = ["other:/o", "/plain", f"{HOST}:/mine"]
+    assert output_path(entries, HOST, wd, "d", pseudo) == "/mine"
+    assert output_path(entries[:2], HOST, wd, "d", pseudo) == "/plain"
+    assert output_path(entries[:1], HOST, wd, "d", pseudo) == "/o"
+
+
+def test_parse_vm() -> None:
+    text = "Name:\tsleep\nVmPeak:\t    8000 kB\nVmSize:\t    6000 kB\nVmRSS:\t 100 kB\n"
+    assert parse_vm(text) == (6000 * 1024, 8000 * 1024)
+    assert parse_vm("Name:\tzombie\nState:\tZ (zombie)\n") == (0, 0)
+
+
+# ---- exit codes --------------------------------------------------------------------------
+
+
+async def test_binary_exit_code_propagates(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "sh", "-c", "exit 7"))
+    assert (report.exit_status, report.failed, report.signal) == (7, 0, "")
+    assert report.host == HOST
+    assert report.start_time > 0 and report.end_time >= report.start_time
+
+
+async def test_binary_single_command_string_runs_in_shell(
+    work: Path, runner: TaskRunner
+) -> None:
+    report = await runner.run_task(binary(work, "exit 7", name="ex7"))
+    assert report.exit_status == 7
+
+
+async def test_missing_binary_exits_127(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "/nonexistent/program"))
+    assert (report.exit_status, report.failed) == (127, 0)
+
+
+async def test_death_by_signal_is_128_plus_n(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "kill -TERM $$", name="selfkill"))
+    assert (report.exit_status, report.signal, report.failed) == (143, "SIGTERM", 0)
+
+
+# ---- script jobs, environment, files ----------------------------------------------------
+
+
+SCRIPT = """\
+#!/bin/sh
+#$ -N ignored_name
+#$ -o /nonexistent/never
+echo "args=$*"
+test -d "$TMPDIR" && echo "tmpdir-exists"
+env
+echo "to-stderr" >&2
+exit 3
+"""
+
+
+async def test_script_job_environment_and_default_output(
+    work: Path, runner: TaskRunner
+) -> None:
+    started: list[float] = []
+
+    async def on_started(when: float) -> None:
+        started.append(when)
+
+    start = script(work, SCRIPT, name="scripted", args=["a b", "c"], env={"MYVAR": "x y"})
+    report = await runner.run_task(start, on_started)
+    assert report.exit_status == 3
+    assert started == [report.start_time]
+
+    out = work / "work" / "scripted.o17"
+    err = work / "work" / "scripted.e17"
+    text = out.read_text()
+    assert "args=a b c" in text
+    assert "tmpdir-exists" in text
+    assert err.read_text() == "to-stderr\n"
+    env = read_env(out)
+    spool = work / "spool"
+    tmpdir = work / "tmp" / "17.1.all.q"
+    expected = {
+        "JOB_ID": "17", "JOB_NAME": "scripted", "REQUEST": "scripted",
+        "JOB_SCRIPT": str(spool / "job_scripts" / "17"), "NSLOTS": "1", "NHOSTS": "1",
+        "NQUEUES": "1", "QUEUE": "all.q", "HOSTNAME": HOST, "RESTARTED": "0",
+        "ENVIRONMENT": "BATCH", "HOME": str(work / "home"), "USER": getpass.getuser(),
+        "LOGNAME": getpass.getuser(), "SHELL": "/bin/sh", "LANG": "C", "MYVAR": "x y",
+        "SGE_TASK_ID": "undefined", "SGE_TASK_FIRST": "undefined",
+        "SGE_TASK_LAST": "undefined", "SGE_TASK_STEPSIZE": "undefined",
+        "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": ROOT, "SGE_CELL": "default",
+        "SGE_ACCOUNT": "sge", "SGE_JOB_SPOOL_DIR": str(spool / "active_jobs" / "17.1"),
+        "SGE_O_HOME": str(work / "home"), "SGE_O_HOST": "subhost",
+        "SGE_O_PATH": "/usr/bin:/bin", "SGE_O_SHELL": "/bin/bash",
+        "SGE_O_WORKDIR": str(work / "work"), "SGE_CWD_PATH": str(work / "work"),
+        "SGE_STDOUT_PATH": str(out), "SGE_STDERR_PATH": str(err),
+        "SGE_STDIN_PATH": "/dev/null", "PATH": os.environ["PATH"],
+    }
+    assert {key: env.get(key) for key in expected} == expected
+    assert env["SGE_ARCH"].startswith("lx-")
+    assert "PE" not in env and "PE_HOSTFILE" not in env
+    assert not tmpdir.exists()
+    assert not (spool / "job_scripts" / "17").exists()
+
+
+async def test_output_appends_across_runs(work: Path, runner: TaskRunner) -> None:
+    start = binary(work, "echo", "hello", stdout_path=["log"])
+    await runner.run_task(start)
+    forget(work / "spool", 17, 0)
+    await runner.run_task(start)
+    assert (work / "work" / "log").read_text() == "hello\nhello\n"
+
+
+async def test_workdir_defaults_to_home(work: Path, runner: TaskRunner) -> None:
+    await runner.run_task(binary(work, "pwd", cwd=""))
+    assert (work / "home" / "pwd.o17").read_text() == f"{work / 'home'}\n"
+
+
+async def test_merge_sends_stderr_to_stdout_file(work: Path, runner: TaskRunner) -> None:
+    start = binary(work, "sh", "-c", "echo out; echo err >&2", merge=True)
+    await runner.run_task(start)
+    assert (work / "work" / "sh.o17").read_text() == "out\nerr\n"
+    assert not (work / "work" / "sh.e17").exists()
+
+
+async def test_output_directory_gets_default_name(work: Path, runner: TaskRunner) -> None:
+    logs = work / "logs"
+    logs.mkdir()
+    start = binary(work, "sh", "-c", "echo o; echo e >&2", stdout_path=[f"{HOST}:{logs}"],
+                   stderr_path=[str(logs / "$JOB_NAME.err.$JOB_ID")])
+    await runner.run_task(start)
+    assert (logs / "sh.o17").read_text() == "o\n"
+    assert (logs / "sh.err.17").read_text() == "e\n"
+
+
+async def test_array_task_names_and_variables(work: Path, runner: TaskRunner) -> None:
+    start = binary(work, "env", task_id=3, array=(1, 7, 2))
+    await runner.run_task(start)
+    out = work / "work" / "env.o17.3"
+    env = read_env(out)
+    assert (env["SGE_TASK_ID"], env["SGE_TASK_FIRST"], env["SGE_TASK_LAST"],
+            env["SGE_TASK_STEPSIZE"]) == ("3", "1", "7", "2")
+    assert env["TMPDIR"] == str(work / "tmp" / "17.3.all.q")
+    assert env["SGE_JOB_SPOOL_DIR"].endswith("active_jobs/17.3")
+
+
+async def test_array_tasks_share_the_job_script(work: Path, runner: TaskRunner) -> None:
+    text = "#!/bin/sh\nsleep 0.2\necho $SGE_TASK_ID\n"
+    async with trio.open_nursery() as nursery:
+        for task_id in (1, 2, 3):
+            start = script(work, text, task_id=task_id, array=(1, 3, 1), name="arr")
+            nursery.start_soon(runner.run_task, start)
+    for task_id in (1, 2, 3):
+        assert (work / "work" / f"arr.o17.{task_id}").read_text() == f"{task_id}\n"
+    assert not (work / "spool" / "job_scripts" / "17").exists()
+
+
+async def test_pe_hostfile_and_slot_counts(work: Path, runner: TaskRunner) -> None:
+    granted = [(f"all.q@{HOST}", 2), ("all.q@node2", 1), ("short.q@node2", 1)]
+    start = binary(work, "sh", "-c", 'cat "$PE_HOSTFILE"; env', pe_name="mpi", pe_min=4,
+                   pe_max=4, granted=granted)
+    await runner.run_task(start)
+    out = work / "work" / "sh.o17"
+    lines = out.read_text().splitlines()
+    assert lines[:3] == [f"{HOST} 2 all.q@{HOST} UNDEFINED", "node2 1 all.q@node2 UNDEFINED",
+                         "node2 1 short.q@node2 UNDEFINED"]
+    env = read_env(out)
+    assert (env["PE"], env["NSLOTS"], env["NHOSTS"], env["NQUEUES"]) == ("mpi", "4", "2", "3")
+    assert env["PE_HOSTFILE"] == str(task_dir(work / "spool", 17, 0) / "pe_hostfile")
+
+
+# ---- failures before the job runs -----------------------------------------------------
+
+
+async def test_unwritable_output_fails_26(work: Path, runner: TaskRunner) -> None:
+    started: list[float] = []
+
+    async def on_started(when: float) -> None:
+        started.append(when)
+
+    start = binary(work, "true", stdout_path=["/nonexistent/dir/out"])
+    report = await runner.run_task(start, on_started)
+    assert (report.failed, report.failed_reason) == (FAILED_OPEN_OUTPUT,
+                                                     "opening input/output file")
+    assert (report.start_time, report.exit_status) == (0.0, 0)
+    assert started == []
+    assert load_pending_reports(work / "spool") == [report]
+    assert not (work / "tmp" / "17.1.all.q").exists()
+
+
+async def test_missing_workdir_fails_28(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "true", cwd=str(work / "gone")))
+    assert report.failed == FAILED_NO_CWD
+
+
+async def test_missing_shell_fails_27(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(script(work, "exit 0\n", shell="/nonexistent/sh"))
+    assert report.failed == FAILED_NO_SHELL
+    assert not (work / "spool" / "job_scripts" / "17").exists()
+
+
+# ---- limits and kills ------------------------------------------------------------------
+
+
+async def test_h_rt_kills_the_job(work: Path, runner: TaskRunner) -> None:
+    with trio.fail_after(10):
+        report = await runner.run_task(binary(work, "sleep", "30", h_rt=1.0))
+    assert (report.failed, report.exit_status, report.signal) == (FAILED_LIMIT, 137, "SIGKILL")
+    assert report.failed_reason == "qmaster enforced h_rt, h_cpu, or h_vmem limit"
+    assert 1.0 <= report.usage.wallclock < 5.0
+
+
+async def test_s_rt_sends_a_warning_signal(work: Path, runner: TaskRunner) -> None:
+    text = "trap 'echo warned; exit 5' USR1\nsleep 30 &\nwait\n"
+    with trio.fail_after(10):
+        report = await runner.run_task(script(work, text, s_rt=0.3, h_rt=20.0))
+    assert (report.exit_status, report.failed) == (5, 0)
+    assert (work / "work" / "job.o17").read_text() == "warned\n"
+
+
+def _gone(pid: int) -> bool:
+    """Dead, or a zombie waiting for an init that may never reap it in a container."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+async def test_kill_hits_the_whole_process_group(work: Path, runner: TaskRunner) -> None:
+    pidfile = work / "child.pid"
+    text = f"sleep 300 &\necho $! > {pidfile}\nwait\n"
+    started = trio.Event()
+
+    async def on_started(when: float) -> None:
+        started.set()
+
+    assert runner.kill(17, 0) is False
+    async with trio.open_nursery() as nursery:
+        reports = []
+
+        async def run() -> None:
+            reports.append(await runner.run_task(script(work, text), on_started))
+
+        nursery.start_soon(run)
+        await started.wait()
+        with trio.fail_after(10):
+            while not pidfile.exists() or not pidfile.read_text().strip():
+                await trio.sleep(0.01)
+        assert runner.running() == [(17, 0)]
+        [active] = list_active(work / "spool")
+        assert (active.job_id, active.task_id, active.queue) == (17, 0, f"all.q@{HOST}")
+        assert runner.kill(17, 0) is True
+    [report] = reports
+    assert (report.failed, report.exit_status, report.signal) == (FAILED_AFTER_JOB, 137,
+                                                                 "SIGKILL")
+    assert report.failed_reason == "assumedly after job"
+    assert runner.running() == []
+    assert _gone(int(pidfile.read_text()))
+
+
+async def test_background_leftovers_are_killed_at_exit(work: Path, runner: TaskRunner) -> None:
+    pidfile = work / "child.pid"
+    report = await runner.run_task(script(work, f"sleep 300 &\necho $! > {pidfile}\nexit 0\n"))
+    assert report.exit_status == 0
+    with trio.fail_after(5):
+        while not _gone(int(pidfile.read_text())):
+            await trio.sleep(0.01)
+
+
+# ---- usage and persistence ------------------------------------------------------------
+
+
+async def test_usage_is_measured(work: Path, runner: TaskRunner) -> None:
+    text = "i=0\nwhile [ $i -lt 100000 ]; do i=$((i+1)); done\nsleep 0.3\n"
+    report = await runner.run_task(script(work, text))
+    usage = report.usage
+    assert usage.utime + usage.stime > 0
+    assert usage.maxrss > 0 and usage.minflt > 0
+    assert usage.maxvmem > 1024 * 1024
+    assert usage.wallclock == pytest.approx(report.end_time - report.start_time)
+
+
+async def test_reports_persist_until_forgotten(work: Path, runner: TaskRunner) -> None:
+    spool = work / "spool"
+    first = await runner.run_task(binary(work, "true", job_id=1))
+    second = await runner.run_task(binary(work, "false", job_id=2, task_id=4, array=(4, 4, 1)))
+    assert sorted(load_pending_reports(spool), key=lambda r: r.job_id) == [first, second]
+    assert list_active(spool) == []
+    forget(spool, 1, 0)
+    assert load_pending_reports(spool) == [second]
+    forget(spool, 2, 4)
+    assert load_pending_reports(spool) == []
+    assert not task_dir(spool, 2, 4).exists()
+
+
+async def test_damaged_report_is_skipped(work: Path, runner: TaskRunner) -> None:
+    spool = work / "spool"
+    report = await runner.run_task(binary(work, "true"))
+    broken = task_dir(spool, 99, 0)
+    broken.mkdir(parents=True)
+    (broken / "report.json").write_text("{not json")
+    assert load_pending_reports(spool) == [report]

@@ -1,0 +1,151 @@
+"""The master state machine and the first-fit planner, driven without sockets or clocks."""
+
+from __future__ import annotations
+
+from gridd import protocol as p
+from gridd.master.bootstrap import CellConfig, initial_config
+from gridd.master.core import Effects, Master, MasterState
+from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec
+from gridd.sched.firstfit import SchedView, plan
+
+
+def make_master(hosts: int = 2, slots: int = 2) -> Master:
+    state = MasterState()
+    initial_config(state, CellConfig(hosts=[f"node{i}" for i in range(1, hosts + 1)],
+                                     slots=slots))
+    master = Master(state)
+    fx = Effects()
+    for host in state.hosts:
+        master.register(p.Register(host=host, load={}), 0.0, fx)
+    return master
+
+
+def spec(**kw) -> JobSpec:
+    base = dict(name="sleep", owner="alice", binary=True, command=["sleep", "1"])
+    base.update(kw)
+    return JobSpec(**base)
+
+
+def schedule(master: Master, now: float) -> Effects:
+    view = SchedView()
+    view.reset(master.sched_state())
+    fx = Effects()
+    master.dispatch(plan(view, now), now, fx)
+    return fx
+
+
+def test_submit_assigns_increasing_ids_and_spools_them():
+    master = make_master()
+    fx = Effects()
+    replies = [master.submit(spec(), 10.0, fx) for _ in range(3)]
+    assert [r.job_id for r in replies] == [1, 2, 3]
+    assert fx.dirty_jobs == {1, 2, 3} and fx.counters_changed
+    assert [j.job_id for j in fx.sched] == [1, 2, 3]
+
+
+def test_rejections_change_nothing():
+    master = make_master()
+    fx = Effects()
+    for bad in (spec(name="1abc"), spec(hard_resources={"nosuch": "1"}),
+                spec(hard_queues=["nosuch.q"]), spec(pe_name="nosuch", pe_min=2, pe_max=2)):
+        assert isinstance(master.submit(bad, 1.0, fx), p.Error)
+    assert master.s.jobs == {} and master.s.next_job_id == 1 and not fx.dirty_jobs
+
+
+def test_first_fit_never_overbooks_slots():
+    master = make_master(hosts=2, slots=2)
+    fx = Effects()
+    for _ in range(7):
+        master.submit(spec(), 1.0, fx)
+    fx = schedule(master, 2.0)
+    started = [m for _, m in fx.to_execd if isinstance(m, p.StartTask)]
+    assert len(started) == 4
+    assert all(v <= 2 for v in master.used().values())
+    # a second cycle finds no room
+    assert not [m for _, m in schedule(master, 3.0).to_execd if isinstance(m, p.StartTask)]
+
+
+def test_priority_orders_dispatch():
+    master = make_master(hosts=1, slots=1)
+    fx = Effects()
+    master.submit(spec(name="low", priority=-10), 1.0, fx)
+    master.submit(spec(name="high", priority=10), 2.0, fx)
+    fx = schedule(master, 3.0)
+    (host, start), = [(h, m) for h, m in fx.to_execd if isinstance(m, p.StartTask)]
+    assert start.job.spec.name == "high" and host == "node1"
+
+
+def test_finish_is_accounted_once_and_job_leaves_after_accounting():
+    master = make_master(hosts=1, slots=1)
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    task = master.s.jobs[1].tasks[0]
+    assert task.state == TRANSFERRING
+    master.task_started(p.TaskStarted(host="node1", job_id=1, task_id=0, start_time=2.5),
+                        3.0, Effects())
+    assert task.state == RUNNING
+    report = p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.5, end_time=4.0,
+                          exit_status=0)
+    fx = Effects()
+    master.task_finished(report, 4.0, fx)
+    master.task_finished(report, 4.1, fx)  # execd resends after a reconnect
+    assert len(fx.outbox) == 1 and task.state == DONE
+    assert 1 in master.s.jobs  # kept until the accounting actor confirms
+    fx = Effects()
+    master.accounted([fx_seq for fx_seq in list(master.s.outbox)], fx)
+    assert 1 not in master.s.jobs and fx.gone_jobs == {1}
+    assert master.s.finished[1].exit_status == 0
+
+
+def test_delete_pending_and_running():
+    master = make_master(hosts=1, slots=1)
+    fx = Effects()
+    master.submit(spec(), 1.0, fx)
+    master.submit(spec(), 1.0, fx)
+    schedule(master, 2.0)
+    fx = Effects()
+    reply = master.delete(p.Delete(targets=["1", "2", "9999"], user="alice"), 3.0, fx)
+    assert reply.lines == ["alice has registered the job 1 for deletion",
+                           "alice has deleted job 2", 'denied: job "9999" does not exist']
+    assert reply.code == 1
+    assert any(isinstance(m, p.KillTask) for _, m in fx.to_execd)
+
+
+def test_array_tasks_spread_over_slots():
+    master = make_master(hosts=2, slots=1)
+    master.submit(spec(array=(1, 6, 2)), 1.0, Effects())
+    fx = schedule(master, 2.0)
+    starts = sorted((m.task_id, h) for h, m in fx.to_execd if isinstance(m, p.StartTask))
+    assert starts == [(1, "node1"), (3, "node2")]
+
+
+def test_pe_fill_up_spans_hosts_and_pe_slots_stays_on_one():
+    master = make_master(hosts=2, slots=2)
+    master.submit(spec(pe_name="mpi", pe_min=3, pe_max=3), 1.0, Effects())
+    master.submit(spec(pe_name="smp", pe_min=3, pe_max=3), 1.0, Effects())
+    fx = schedule(master, 2.0)
+    (start,) = [m for _, m in fx.to_execd if isinstance(m, p.StartTask)]
+    assert start.job.job_id == 1
+    assert sum(n for _, n in start.granted) == 3 and len(start.granted) == 2
+
+
+def test_hold_jid_waits_for_predecessor():
+    master = make_master(hosts=1, slots=2)
+    master.submit(spec(name="first"), 1.0, Effects())
+    master.submit(spec(name="after", hold_jid=["first"]), 1.0, Effects())
+    fx = schedule(master, 2.0)
+    assert [m.job.job_id for _, m in fx.to_execd if isinstance(m, p.StartTask)] == [1]
+    assert master.display_state(master.s.jobs[2], master.s.jobs[2].tasks[0]) == "hqw"
+
+
+def test_register_resends_lost_start_and_fails_vanished_task():
+    master = make_master(hosts=1, slots=2)
+    master.submit(spec(), 1.0, Effects())
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    master.task_started(p.TaskStarted(host="node1", job_id=2, task_id=0, start_time=2.0),
+                        2.0, Effects())
+    fx = Effects()
+    master.register(p.Register(host="node1", load={}, running=[]), 5.0, fx)
+    assert [m.job.job_id for _, m in fx.to_execd if isinstance(m, p.StartTask)] == [1]
+    assert master.s.jobs[2].tasks[0].state == DONE and master.s.jobs[2].tasks[0].failed == 100
