@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import time
 from pathlib import Path
 
 import trio
@@ -35,7 +36,8 @@ class ExecdActor:
         self.load_report_time = load_report_time
         self.spool = paths.execd_spool(name, base)
         self.spool.mkdir(parents=True, exist_ok=True)
-        self.running: dict[Key, runner.RunningTask] = {}
+        self.runner = runner.TaskRunner(name, self.spool, str(base))
+        self.active: set[Key] = set()  # started here and not yet reported
         self.unacked: dict[Key, p.TaskReport] = {
             (r.job_id, r.task_id): r for r in runner.load_pending_reports(self.spool)
         }
@@ -56,8 +58,8 @@ class ExecdActor:
                 nursery.start_soon(self._receive)
                 nursery.start_soon(self._report_load)
         finally:
-            for task in self.running.values():
-                task.kill("execd shut down")
+            for job_id, task_id in self.runner.running():
+                self.runner.kill(job_id, task_id)
             monitor.close()
             sock.close()
             self.ctx.term()
@@ -71,7 +73,7 @@ class ExecdActor:
             if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 log.info("connected to master: registering")
                 await self._send(p.Register(
-                    host=self.name, load=read_load(), running=list(self.running),
+                    host=self.name, load=read_load(), running=sorted(self.active),
                     finished=list(self.unacked.values()),
                     load_report_time=self.load_report_time))
 
@@ -79,7 +81,7 @@ class ExecdActor:
         while True:
             await trio.sleep(self.load_report_time)
             await self._send(p.LoadReport(host=self.name, load=read_load(),
-                                          running=list(self.running)))
+                                          running=sorted(self.active)))
             for report in list(self.unacked.values()):
                 await self._send(p.TaskFinished(report=report))
 
@@ -95,9 +97,7 @@ class ExecdActor:
                 case p.StartTask():
                     self._start(msg)
                 case p.KillTask():
-                    task = self.running.get((msg.job_id, msg.task_id))
-                    if task:
-                        task.kill(msg.reason or "killed")
+                    self.runner.kill(msg.job_id, msg.task_id)
                 case p.Ack():
                     key = (msg.job_id, msg.task_id)
                     if self.unacked.pop(key, None) is not None:
@@ -107,25 +107,26 @@ class ExecdActor:
 
     def _start(self, msg: p.StartTask) -> None:
         key = (msg.job.job_id, msg.task_id)
-        if key in self.running or key in self.unacked:
+        if key in self.active or key in self.unacked:
             return  # a resend of something already under way or done
-        task = runner.RunningTask(msg, host=self.name, spool_dir=self.spool,
-                                  root=str(self.base))
-        self.running[key] = task
-        self.nursery.start_soon(self._run, key, task)
+        self.active.add(key)
+        self.nursery.start_soon(self._run, key, msg)
 
-    async def _run(self, key: Key, task: runner.RunningTask) -> None:
+    async def _run(self, key: Key, msg: p.StartTask) -> None:
         async def started(start_time: float) -> None:
             await self._send(p.TaskStarted(host=self.name, job_id=key[0], task_id=key[1],
                                            start_time=start_time))
 
         try:
-            report = await task.run(on_started=started)
-        except Exception:
-            log.exception("task %d.%d failed to run", *key)
-            report = task.failure_report("execd could not run the job")
+            report = await self.runner.run_task(msg, on_started=started)
+        except Exception as exc:  # a bug here must cost one job, not the execd
+            log.exception("task %d.%d could not be run", *key)
+            now = time.time()
+            report = p.TaskReport(job_id=key[0], task_id=key[1], host=self.name,
+                                  start_time=0.0, end_time=now, exit_status=0,
+                                  failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc))
         finally:
-            del self.running[key]
+            self.active.discard(key)
         self.unacked[key] = report
         await self._send(p.TaskFinished(report=report))
 

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
             print(USAGE)
             return 0
         elif arg.startswith("-"):
-            print(f"error: ERROR! invalid option argument \"{arg}\"\n{USAGE}", file=sys.stderr)
+            print(f'{USAGE}error: invalid option argument "{arg}"', file=sys.stderr)
             return 1
         else:
             targets += [t for t in arg.split(",") if t]

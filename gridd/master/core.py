@@ -12,6 +12,7 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from gridd import protocol as p
+from gridd.model import complexes
 from gridd.model.cluster import ExecHost, Queue, split_instance
 from gridd.model.job import (
     DELETING,
@@ -148,9 +149,13 @@ class Master:
     # ---- client requests --------------------------------------------------------
 
     def submit(self, spec: JobSpec, now: float, fx: Effects) -> p.Msg:
+        spec.hard_resources = _full_names(spec.hard_resources)
+        spec.soft_resources = _full_names(spec.soft_resources)
         problem = self._validate(spec)
         if problem:
             return p.Error(text=problem)
+        if spec.verify == "v":
+            return p.Ok(lines=["verification: found suitable queue(s)"])
         job_id = self.s.next_job_id
         self.s.next_job_id = job_id + 1 if job_id < MAX_JOB_ID else 1
         while self.s.next_job_id in self.s.jobs:
@@ -170,11 +175,11 @@ class Master:
                 f'Unable to run job: denied: "{spec.name}" is not a valid object name '
                 "(cannot start with a digit)"
             )
-        known = {"h_rt", "s_rt", "slots", "arch", "hostname", "qname", "mem_free", "h_vmem"}
-        for name, value in spec.hard_resources.items():
-            if name not in known:
+        for name, value in {**spec.hard_resources, **spec.soft_resources}.items():
+            attr = complexes.resolve(name)
+            if attr is None or not attr.requestable:
                 return f'Unable to run job: unknown resource "{name}"'
-            if name in ("h_rt", "s_rt") and _seconds(value) is None:
+            if attr.type == "TIME" and _seconds(value) is None:
                 return f'Unable to run job: invalid time value "{value}" for resource "{name}"'
         for qref in spec.hard_queues:
             if not self._queue_exists(qref):
@@ -520,6 +525,15 @@ class Master:
 
 
 # ---- helpers -------------------------------------------------------------------------
+
+def _full_names(requests: dict[str, str]) -> dict[str, str]:
+    """Requests keyed by full complex name, so that h_rt is found whatever was typed."""
+    out = {}
+    for name, value in requests.items():
+        attr = complexes.resolve(name)
+        out[attr.name if attr else name] = value
+    return out
+
 
 def _live(job: Job) -> bool:
     return any(t.state != DONE for t in job.tasks.values())

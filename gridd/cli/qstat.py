@@ -1,0 +1,100 @@
+"""qstat: show jobs and queues in Grid Engine's layouts (default, -f, -j, -xml)."""
+
+from __future__ import annotations
+
+import sys
+
+from gridd.cli.common import current_user, run_command
+from gridd.client import Client
+
+USAGE = """usage: qstat [options]
+        [-f]                     full output: every queue instance with its jobs
+        [-help]                  print this help
+        [-j job_identifier_list] show the details of jobs
+        [-s {p|r|s|z|h|a}]       show only jobs in these states
+        [-u user_list]           show jobs of these users ('*' for everybody)
+        [-xml]                   print the information as XML
+"""
+
+
+# Options whose extra columns are not shown yet; accepted so that scripts keep working.
+_ACCEPTED_FLAGS = frozenset({"-r", "-ext", "-pri", "-urg", "-ne", "-ncb", "-t"})
+
+
+class _Usage(Exception):
+    pass
+
+
+def _parse(args: list[str]) -> dict:
+    opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None}
+    while args:
+        arg = args.pop(0)
+        if arg in ("-f", "-F"):
+            opts["full"] = True
+        elif arg == "-xml":
+            opts["xml"] = True
+        elif arg in _ACCEPTED_FLAGS:
+            pass
+        elif arg == "-g":
+            _value(args, arg)  # -g d and -g t: every task is shown on a line of its own anyway
+        elif arg == "-j":
+            opts["jobs"] = []
+            if args and not args[0].startswith("-"):
+                opts["jobs"] = [j for j in args.pop(0).split(",") if j]
+        elif arg == "-u":
+            opts["users"] = [u for u in _value(args, arg).split(",") if u]
+        elif arg == "-s":
+            opts["states"] = _value(args, arg)
+        elif arg == "-help":
+            raise _Usage("")
+        else:
+            raise _Usage(f'invalid option argument "{arg}"')
+    return opts
+
+
+def _value(args: list[str], option: str) -> str:
+    if not args:
+        raise _Usage(f"ERROR! {option} option must have argument")
+    return args.pop(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gridd.cli import render_qstat as render
+
+    try:
+        opts = _parse(list(sys.argv[1:] if argv is None else argv))
+        render.state_filter(opts["states"])
+    except _Usage as exc:
+        if not str(exc):
+            print(USAGE, end="")
+            return 0
+        print(f"{USAGE}{exc}", file=sys.stderr)
+        return 1
+    except ValueError:
+        print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
+        return 1
+    users = opts["users"] if opts["users"] is not None else [current_user()]
+
+    def body() -> int:
+        with Client() as client:
+            reply = client.jobs()
+        if opts["jobs"] is not None:
+            shown = render.qstat_job(reply, opts["jobs"] or ["*"])
+            sys.stdout.write(shown.stdout)
+            sys.stderr.write(shown.stderr)
+            return shown.code
+        if opts["xml"]:
+            text = render.qstat_xml(reply, full=opts["full"], users=users,
+                                    states=opts["states"])
+        elif opts["full"]:
+            text = render.qstat_full(reply, users=users, states=opts["states"])
+        else:
+            text = render.qstat_default(reply, users=users, states=opts["states"])
+        sys.stdout.write(text)
+        return 0
+
+    return run_command(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

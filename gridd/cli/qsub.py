@@ -1,0 +1,116 @@
+"""qsub: submit a batch job, print what Grid Engine prints, exit as it exits."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import socket
+import sys
+
+from gridd import paths
+from gridd import protocol as p
+from gridd.cli.common import current_user
+from gridd.cli.qsub_args import USAGE, QsubError, QsubRequest, parse_qsub
+from gridd.client import Client, GriddError
+from gridd.formats.requests import format_task_range
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        req = _parse(args)
+    except QsubError as exc:
+        print(exc.message, file=sys.stderr)
+        return exc.exit_code
+    if req.help:
+        print(USAGE, end="" if USAGE.endswith("\n") else "\n")
+        return 0
+    try:
+        with Client() as client:
+            return _submit(client, req)
+    except GriddError as exc:
+        text = exc.text if exc.text.startswith("Unable to run job") else (
+            f"Unable to run job: {exc.text}")
+        print(f"{text}\nExiting.", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parse(args: list[str]) -> QsubRequest:
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        group = grp.getgrgid(gid).gr_name
+    except KeyError:
+        group = str(gid)
+    try:
+        home = pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        home = os.environ.get("HOME", "/")
+    return parse_qsub(
+        args, environ=dict(os.environ), cwd=os.getcwd(), read_file=_read_file, home=home,
+        root=str(paths.root()), user=current_user(), uid=uid, group=group, gid=gid,
+        host=socket.gethostname(), stdin_text=sys.stdin.read,
+    )
+
+
+def _read_file(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _submit(client: Client, req: QsubRequest) -> int:
+    reply = client.submit(req.spec)
+    if isinstance(reply, p.Ok):  # -w v: verification only
+        for line in reply.lines:
+            print(line)
+        return reply.code
+    job_id = reply.job_id
+    if req.terse:
+        print(f"{job_id}.{format_task_range(reply.array)}" if reply.array else job_id)
+    elif reply.array:
+        print(f'Your job-array {job_id}.{format_task_range(reply.array)} ("{reply.name}") '
+              "has been submitted")
+    else:
+        print(f'Your job {job_id} ("{reply.name}") has been submitted')
+    sys.stdout.flush()
+    code = 0
+    if req.now:
+        code = _wait_immediate(client, job_id)
+        if code:
+            return code
+    if req.sync:
+        code = _wait_sync(client, job_id, quiet=req.terse)
+    return code
+
+
+def _wait_immediate(client: Client, job_id: int) -> int:
+    print("Waiting for immediate job to be scheduled.", file=sys.stderr)
+    if client.wait_scheduled(job_id).started:
+        print(f"\nYour immediate job {job_id} has been successfully scheduled.", file=sys.stderr)
+        return 0
+    print("\nYour qsub request could not be scheduled; try again later.", file=sys.stderr)
+    return 1
+
+
+def _wait_sync(client: Client, job_id: int, quiet: bool) -> int:
+    done = client.wait(job_id)
+    if done.deleted and done.exit_status == 0 and not done.signal:
+        text, stream, code = f"Job {job_id} was deleted.", sys.stderr, 1
+    elif done.signal:
+        text, stream, code = f"Job {job_id} exited because of signal {done.signal}", sys.stderr, 1
+    else:
+        code = done.exit_status
+        text = f"Job {job_id} exited with exit code {code}."
+        stream = sys.stdout if code == 0 else sys.stderr
+    if not quiet:
+        print(text, file=stream)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
