@@ -70,9 +70,6 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
 
     from gridd.master.bootstrap import CellConfig
 
-    if _alive(_pid(paths.master_spool(base) / "qmaster.pid")):
-        print(f"gridd: a cell is already running under {base}", file=sys.stderr)
-        return 1
     paths.common(base).mkdir(parents=True, exist_ok=True)
     conf_file = paths.common(base) / "bootstrap.json"
     if conf_file.exists():
@@ -85,11 +82,19 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     if not endpoint_file.exists():
         endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
     endpoint = endpoint_file.read_text().strip()
-    _spawn(base, ["master"], paths.master_spool(base))
+    started = 0
+    if not _alive(_pid(paths.master_spool(base) / "qmaster.pid")):
+        _spawn(base, ["master"], paths.master_spool(base))
+        started += 1
     for host in cell.hosts:
-        _spawn(base, ["execd", "--name", host, "--master", endpoint,
-                      "--load-report-time", str(args.load_report_time)],
-               paths.execd_spool(host, base))
+        if not _alive(_pid(paths.execd_spool(host, base) / "execd.pid")):
+            _spawn(base, ["execd", "--name", host, "--master", endpoint,
+                          "--load-report-time", str(args.load_report_time)],
+                   paths.execd_spool(host, base))
+            started += 1
+    if not started:
+        print(f"gridd: the cell under {base} is already running", file=sys.stderr)
+        return 0
     try:
         _wait_ready(base, cell.hosts)
     except TimeoutError as exc:

@@ -1,0 +1,117 @@
+"""End-to-end fixtures: a real cell started with `gridd up` in a temporary root.
+
+Commands are the venv's own (next to the running interpreter), never whatever `qsub`
+comes first on PATH. Every process the cell starts is stopped by PID afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class Cell:
+    root: Path
+    env: dict[str, str]
+
+    def run(self, *args: str, input: str | None = None, cwd: Path | None = None,
+            env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+        cmd = [str(BIN / args[0]), *args[1:]]
+        return subprocess.run(cmd, input=input, capture_output=True, text=True,
+                              env=env or self.env, cwd=cwd or self.root, timeout=timeout)
+
+    def ok(self, *args: str, **kw) -> str:
+        res = self.run(*args, **kw)
+        assert res.returncode == 0, f"{args}: rc={res.returncode}\n{res.stdout}\n{res.stderr}"
+        return res.stdout
+
+    def pids(self) -> list[int]:
+        files = [self.root / "spool" / "qmaster" / "qmaster.pid"]
+        files += list((self.root / "spool").glob("*/execd.pid"))
+        out = []
+        for f in files:
+            try:
+                out.append(int(f.read_text().split()[0]))
+            except (OSError, ValueError, IndexError):
+                pass
+        return out
+
+    def master_pid(self) -> int:
+        return int((self.root / "spool" / "qmaster" / "qmaster.pid").read_text().split()[0])
+
+    def start_master(self) -> subprocess.Popen:
+        """`gridd master` again, in the background, as an administrator would."""
+        log = open(self.root / "spool" / "qmaster" / "restart.out", "ab")  # noqa: SIM115
+        return subprocess.Popen([str(BIN / "gridd"), "master"], env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def accounting_lines(self) -> list[str]:
+        path = self.root / "common" / "accounting"
+        if not path.exists():
+            return []
+        return [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str = "") -> object:
+    """Poll a condition until it holds: tests wait on conditions, never on fixed sleeps."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def make_cell(tmp_path: Path, hosts: int, slots: int) -> Iterator[Cell]:
+    root = tmp_path / "cell"
+    root.mkdir()
+    env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="2")
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    cell = Cell(root=root, env=env)
+    started: set[int] = set()
+    try:
+        cell.ok("gridd", "up", "--hosts", str(hosts), "--slots", str(slots),
+                "--load-report-time", "1")
+        started.update(cell.pids())
+        yield cell
+    finally:
+        started.update(cell.pids())
+        cell.run("gridd", "down")
+        for pid in started:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def cell(tmp_path: Path) -> Iterator[Cell]:
+    yield from make_cell(tmp_path, hosts=2, slots=2)
+
+
+@pytest.fixture
+def big_cell(tmp_path: Path) -> Iterator[Cell]:
+    yield from make_cell(tmp_path, hosts=4, slots=4)

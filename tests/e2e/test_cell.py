@@ -1,0 +1,168 @@
+"""A real cell driven through the real commands."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import xml.etree.ElementTree as ET
+
+import zmq
+
+from tests.e2e.conftest import Cell, wait_for
+
+SUBMITTED = re.compile(r'^Your job (\d+) \("(.*)"\) has been submitted$')
+
+
+def submit(cell: Cell, *args: str) -> int:
+    out = cell.ok("qsub", *args)
+    match = SUBMITTED.match(out.strip())
+    assert match, out
+    return int(match.group(1))
+
+
+def finished(cell: Cell, job_id: int) -> bool:
+    return cell.run("qacct", "-j", str(job_id)).returncode == 0
+
+
+def test_binary_job_runs_and_is_accounted(cell: Cell):
+    job = submit(cell, "-b", "y", "sh", "-c", "exit 7")
+    wait_for(lambda: finished(cell, job), what="job accounted")
+    out = cell.ok("qacct", "-j", str(job))
+    assert re.search(r"^exit_status\s+7\s*$", out, re.M)
+    assert re.search(rf"^jobnumber\s+{job}\s*$", out, re.M)
+    assert len(cell.accounting_lines()) == 1
+
+
+def test_script_job_with_directives_environment_and_output(cell: Cell, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    script = work / "job.sh"
+    script.write_text(
+        "#!/bin/sh\n#$ -N scripted\n#$ -cwd\n#$ -j y\n"
+        'echo "id=$JOB_ID name=$JOB_NAME slots=$NSLOTS queue=$QUEUE host=$HOSTNAME"\n'
+        'echo "task=$SGE_TASK_ID workdir=$SGE_O_WORKDIR tmp=$TMPDIR"\n'
+        "test -d \"$TMPDIR\" && echo tmpdir-exists\n"
+        "echo to-stderr >&2\nexit 3\n")
+    out = cell.ok("qsub", str(script), cwd=work)
+    job = int(SUBMITTED.match(out.strip()).group(1))
+    assert SUBMITTED.match(out.strip()).group(2) == "scripted"
+    wait_for(lambda: finished(cell, job), what="script job accounted")
+    text = (work / f"scripted.o{job}").read_text()
+    assert f"id={job} name=scripted slots=1 queue=all.q host=node" in text
+    assert f"task=undefined workdir={work}" in text
+    assert "tmpdir-exists" in text and "to-stderr" in text  # -j y merges stderr
+    assert not (work / f"scripted.e{job}").exists()
+
+
+def test_sync_returns_job_exit_code_and_terse_prints_id(cell: Cell):
+    res = cell.run("qsub", "-sync", "y", "-b", "y", "sh", "-c", "exit 3")
+    assert res.returncode == 3
+    assert re.search(r"Job \d+ exited with exit code 3\.", res.stderr)
+    res = cell.run("qsub", "-terse", "-b", "y", "true")
+    assert re.fullmatch(r"\d+\n", res.stdout)
+    res = cell.run("qsub", "-terse", "-t", "1-4:2", "-b", "y", "true")
+    assert re.fullmatch(r"\d+\.1-4:2\n", res.stdout)
+
+
+def test_h_rt_kills_the_job(cell: Cell):
+    res = cell.run("qsub", "-sync", "y", "-l", "h_rt=1", "-b", "y", "sleep", "30")
+    assert res.returncode == 1
+    assert "exited because of signal SIGKILL" in res.stderr
+
+
+def test_qstat_shows_running_and_pending_and_qdel_removes_them(cell: Cell):
+    ids = [submit(cell, "-b", "y", "sleep", "60") for _ in range(5)]
+    wait_for(lambda: cell.ok("qstat").count(" r ") == 4, what="four running")
+    out = cell.ok("qstat")
+    lines = out.splitlines()
+    assert lines[0].split()[:4] == ["job-ID", "prior", "name", "user"]
+    assert set(lines[1]) == {"-"}
+    states = {int(ln.split()[0]): ln.split()[4] for ln in lines[2:]}
+    assert sorted(states.values()) == ["qw", "r", "r", "r", "r"]
+    root = ET.fromstring(cell.ok("qstat", "-xml"))
+    assert root.tag == "job_info"
+    assert len(root.findall("./queue_info/job_list[@state='running']")) == 4
+    assert len(root.findall("./job_info/job_list[@state='pending']")) == 1
+    full = cell.ok("qstat", "-f")
+    assert "all.q@node1" in full and "0/2/2" in full
+    detail = cell.ok("qstat", "-j", str(ids[0]))
+    assert re.search(rf"^job_number:\s+{ids[0]}$", detail, re.M)
+    res = cell.run("qdel", *map(str, ids))
+    assert res.returncode == 0
+    assert res.stdout.count("has registered the job") == 4
+    assert res.stdout.count("has deleted job") == 1
+    wait_for(lambda: cell.ok("qstat") == "", what="queue empty")
+    wait_for(lambda: len(cell.accounting_lines()) == 4, what="four deleted jobs accounted")
+    res = cell.run("qdel", "99999")
+    assert res.returncode == 1 and res.stdout == 'denied: job "99999" does not exist\n'
+
+
+def test_qhost_lists_hosts_with_load(cell: Cell):
+    out = cell.ok("qhost")
+    lines = out.splitlines()
+    assert lines[0].split()[0] == "HOSTNAME" and lines[2].split()[0] == "global"
+    hosts = {ln.split()[0]: ln.split() for ln in lines[3:]}
+    assert set(hosts) == {"node1", "node2"}
+    assert hosts["node1"][1].startswith("lx-")
+    root = ET.fromstring(cell.ok("qhost", "-xml"))
+    assert {h.get("name") for h in root.findall("host")} == {"global", "node1", "node2"}
+
+
+def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
+    cases = [
+        (("qsub", "-bogus", "-b", "y", "true"), 2, "invalid option"),
+        (("qsub", str(tmp_path / "missing.sh")), 14, "No such file or directory"),
+        (("qsub", "-l", "=5", "-b", "y", "true"), None, "-l"),
+        (("qsub", "-l", "nosuch=1", "-b", "y", "true"), 1, 'unknown resource "nosuch"'),
+        (("qsub", "-p", "2000", "-b", "y", "true"), 7, "invalid priority"),
+        (("qsub", "-b", "y"), 2, "command required"),
+        (("qstat", "-bogus"), 1, "invalid option"),
+        (("qhost", "-bogus"), 1, "invalid option"),
+    ]
+    for args, code, text in cases:
+        res = cell.run(*args)
+        assert res.returncode != 0 and (code is None or res.returncode == code), (args, res)
+        assert text in res.stderr, (args, res.stderr)
+        assert "Traceback" not in res.stderr
+    # garbage on the master's socket: an error answer, and the master keeps serving
+    endpoint = (cell.root / "common" / "master_endpoint").read_text().strip()
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.connect(endpoint)
+    for junk in (b"garbage", b"\x81\xa1t\xa6submit", os.urandom(4096)):
+        sock.send(junk)
+        assert sock.poll(5000), "no answer to garbage"
+        assert b"error" in sock.recv()
+    sock.send_multipart([b"a", b"b", b"c"])
+    sock.close(linger=0)
+    ctx.term()
+    assert cell.ok("qstat") == ""
+    job = submit(cell, "-b", "y", "true")
+    wait_for(lambda: finished(cell, job), what="master still serving")
+    assert len(cell.accounting_lines()) == 1
+
+
+def test_unreachable_master(cell: Cell):
+    env = dict(cell.env, GRIDD_ROOT=str(cell.root / "nowhere"))
+    res = cell.run("qstat", env=env)
+    assert res.returncode == 1 and "gridd up" in res.stderr
+    (cell.root / "nowhere" / "common").mkdir(parents=True)
+    (cell.root / "nowhere" / "common" / "master_endpoint").write_text("tcp://127.0.0.1:9\n")
+    for args in (("qstat",), ("qsub", "-b", "y", "true"), ("qdel", "1")):
+        res = cell.run(*args, env=env)
+        assert res.returncode == 1, res
+        assert "unable to contact qmaster" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_kill_master_while_jobs_run_loses_and_duplicates_nothing(cell: Cell):
+    ids = [submit(cell, "-b", "y", "sleep", "2") for _ in range(6)]
+    wait_for(lambda: cell.ok("qstat").count(" r ") == 4, what="four running")
+    os.kill(cell.master_pid(), signal.SIGKILL)
+    wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
+    cell.start_master()
+    wait_for(lambda: all(finished(cell, j) for j in ids), timeout=60, what="all jobs done")
+    numbers = [int(ln.split(":")[5]) for ln in cell.accounting_lines()]
+    assert sorted(numbers) == ids
+    later = submit(cell, "-b", "y", "true")
+    assert later > max(ids)  # no id reused after the restart
