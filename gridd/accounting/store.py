@@ -7,13 +7,12 @@ batch after a crash, and the primary key turns that into a no-op instead of doub
 
 from __future__ import annotations
 
-import importlib.resources
 import os
-from pathlib import Path
 
 import duckdb
 
 from gridd.accounting.record import FIELDS, AccountingRecord
+from gridd.resources import data_dir
 
 _TIME_FIELDS = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 # Separators that cannot occur in accounting text, so a batch travels as one string.
@@ -21,18 +20,10 @@ _UNIT = "\x1f"
 _ROW = "\x1e"
 
 
-def reports_dir() -> Path:
-    """Where the SQL files live: the source tree now, package data once installed."""
-    source = Path(__file__).resolve().parents[2] / "reports"
-    if source.is_dir():
-        return source
-    return Path(str(importlib.resources.files("gridd") / "reports"))
-
-
 def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """Open (creating if needed) the database with its `accounting` table."""
     con = duckdb.connect(str(path))
-    con.execute((reports_dir() / "accounting.sql").read_text(encoding="utf-8"))
+    con.execute((data_dir("reports") / "accounting.sql").read_text(encoding="utf-8"))
     return con
 
 

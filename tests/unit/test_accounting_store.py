@@ -6,7 +6,8 @@ import datetime
 from dataclasses import replace
 
 from gridd.accounting.record import parse_line
-from gridd.accounting.store import insert_records, max_seq, open_db, reports_dir
+from gridd.accounting.store import insert_records, max_seq, open_db
+from gridd.resources import data_dir
 
 LINE = (
     "all.q:vm:root:root:acctdemo:47:sge:0:1795327375:1795327375:1795327378:0:0:3:0.004999:"
@@ -17,7 +18,7 @@ REC = parse_line(LINE)
 
 
 def test_reports_dir_holds_the_ddl() -> None:
-    assert (reports_dir() / "accounting.sql").is_file()
+    assert (data_dir("reports") / "accounting.sql").is_file()
 
 
 def test_insert_is_idempotent_per_seq(tmp_path) -> None:
