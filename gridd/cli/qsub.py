@@ -5,7 +5,6 @@ from __future__ import annotations
 import grp
 import os
 import pwd
-import socket
 import sys
 
 from gridd import paths
@@ -51,7 +50,7 @@ def _parse(args: list[str]) -> QsubRequest:
     return parse_qsub(
         args, environ=dict(os.environ), cwd=os.getcwd(), read_file=_read_file, home=home,
         root=str(paths.root()), user=current_user(), uid=uid, group=group, gid=gid,
-        host=socket.gethostname(), stdin_text=sys.stdin.read,
+        host=os.uname().nodename, stdin_text=sys.stdin.read,
     )
 
 

@@ -79,6 +79,11 @@ class Master:
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.host_up: set[str] = set()
         self.sched_seq = 0
+        # jobs with -hold_jid: looked at again whenever some task ends
+        self.dependants: set[int] = {j.job_id for j in state.jobs.values() if j.spec.hold_jid}
+        self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
+        for job_id, _ in state.outbox.values():
+            self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
 
     # ---- derived views ---------------------------------------------------------
 
@@ -163,6 +168,8 @@ class Master:
         fx.counters_changed = True
         job = new_job(job_id, spec, now)
         self.s.jobs[job_id] = job
+        if spec.hold_jid:
+            self.dependants.add(job_id)
         fx.dirty_jobs.add(job_id)
         self._announce(job, fx)
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array)
@@ -305,8 +312,9 @@ class Master:
 
     def wait_scheduled(self, ident: bytes, req: p.WaitScheduled) -> p.Msg | None:
         job = self.s.jobs.get(req.job_id)
-        if job is None:
-            return p.Scheduled(job_id=req.job_id, started=req.job_id in self.s.finished,
+        if job is None:  # already over: it started unless it was dropped unscheduled
+            done = self.s.finished.get(req.job_id)
+            return p.Scheduled(job_id=req.job_id, started=bool(done and not done.deleted),
                                rid=req.rid)
         if any(t.state in ACTIVE for t in job.tasks.values()):
             return p.Scheduled(job_id=req.job_id, started=True, rid=req.rid)
@@ -475,13 +483,14 @@ class Master:
             self.s.next_seq += 1
             fx.counters_changed = True
             self.s.outbox[seq] = (job.job_id, task.task_id)
+            self.unaccounted[job.job_id] = self.unaccounted.get(job.job_id, 0) + 1
             fx.outbox.append((seq, job.job_id, task.task_id))
         # a finished task may release dependants
-        for other in self.s.jobs.values():
-            if other.spec.hold_jid and other.job_id != job.job_id:
-                sj = self.sched_job(other)
-                if sj:
-                    fx.sched.append(sj)
+        for other_id in sorted(self.dependants - {job.job_id}):
+            other = self.s.jobs.get(other_id)
+            sj = self.sched_job(other) if other else None
+            if sj:
+                fx.sched.append(sj)
 
     def _maybe_forget(self, job: Job, fx: Effects, deleted: bool) -> None:
         """Once every task is done, answer -sync waiters; the job leaves when accounted."""
@@ -498,9 +507,17 @@ class Master:
         for ident, rid in self.sync_waiters.pop(job.job_id, []):
             fx.replies.append((ident, p.JobExited(**_fields(exited), rid=rid)))
         self._answer_now(job.job_id, False, fx)
-        if not any(seq_job == job.job_id for seq_job, _ in self.s.outbox.values()):
-            del self.s.jobs[job.job_id]
-            fx.gone_jobs.add(job.job_id)
+        self.dependants.discard(job.job_id)
+        self._drop_if_settled(job.job_id, fx)
+
+    def _drop_if_settled(self, job_id: int, fx: Effects) -> None:
+        """A job leaves the state once every task is done and accounted."""
+        job = self.s.jobs.get(job_id)
+        if job is None or self.unaccounted.get(job_id):
+            return
+        if all(t.state == DONE for t in job.tasks.values()):
+            del self.s.jobs[job_id]
+            fx.gone_jobs.add(job_id)
 
     def accounted(self, seqs: list[int], fx: Effects) -> None:
         for seq in seqs:
@@ -508,12 +525,11 @@ class Master:
             if entry is None:
                 continue
             fx.outbox_done.append(seq)
-            job = self.s.jobs.get(entry[0])
-            if job and all(t.state == DONE for t in job.tasks.values()) and not any(
-                j == job.job_id for j, _ in self.s.outbox.values()
-            ):
-                del self.s.jobs[job.job_id]
-                fx.gone_jobs.add(job.job_id)
+            job_id = entry[0]
+            self.unaccounted[job_id] -= 1
+            if not self.unaccounted[job_id]:
+                del self.unaccounted[job_id]
+                self._drop_if_settled(job_id, fx)
 
     def pending_accounting(self) -> list[p.AccountTask]:
         out = []

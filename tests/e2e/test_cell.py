@@ -65,6 +65,17 @@ def test_sync_returns_job_exit_code_and_terse_prints_id(cell: Cell):
     assert re.fullmatch(r"\d+\.1-4:2\n", res.stdout)
 
 
+def test_immediate_job_runs_now_or_not_at_all(cell: Cell):
+    res = cell.run("qsub", "-now", "y", "-b", "y", "true")
+    assert res.returncode == 0 and "successfully scheduled" in res.stderr
+    blockers = [submit(cell, "-b", "y", "sleep", "60") for _ in range(4)]
+    wait_for(lambda: cell.ok("qstat").count(" r ") == 4, what="cell full")
+    res = cell.run("qsub", "-now", "y", "-b", "y", "true")
+    assert res.returncode == 1 and "could not be scheduled; try again later" in res.stderr
+    assert len(cell.ok("qstat").splitlines()) == 2 + 4  # the immediate job is gone
+    cell.ok("qdel", *map(str, blockers))
+
+
 def test_h_rt_kills_the_job(cell: Cell):
     res = cell.run("qsub", "-sync", "y", "-l", "h_rt=1", "-b", "y", "sleep", "30")
     assert res.returncode == 1
