@@ -63,8 +63,10 @@ class MasterActor:
         )
 
     async def run(self) -> None:
+        # Frames up to MAX_MESSAGE are decoded; larger ones, up to 4x, are answered with an
+        # error; a peer sending more than that is cut off by ZeroMQ before we buffer it.
         front = TrioSocket.create(self.ctx, zmq.ROUTER, ROUTER_HANDOVER=1,
-                                  MAXMSGSIZE=p.MAX_MESSAGE, SNDHWM=0, RCVHWM=0)
+                                  MAXMSGSIZE=4 * p.MAX_MESSAGE, SNDHWM=0, RCVHWM=0)
         front.bind(self.endpoint)
         sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
         sched.bind(SCHED_ENDPOINT)

@@ -141,7 +141,9 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
     ctx = zmq.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.connect(endpoint)
-    for junk in (b"garbage", b"\x81\xa1t\xa6submit", os.urandom(4096)):
+    oversized = b"\x81\xa1t\xa4ping" + bytes(17 * 1024 * 1024)
+    unknown = b"\x82\xa1t\xa6nosuch\xa1v\x01"
+    for junk in (b"garbage", b"\x81\xa1t\xa6submit", os.urandom(4096), oversized, unknown):
         sock.send(junk)
         assert sock.poll(5000), "no answer to garbage"
         assert b"error" in sock.recv()
