@@ -70,6 +70,7 @@ def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0) -> Itera
     env = dict(os.environ, GRIDD_ROOT=str(root), HOME=str(root))
     c = Cell(root=root, env=env)
     started: set[int] = set()
+    old_handler = signal.signal(signal.SIGTERM, _terminate)  # so that `finally` runs
     try:
         up = subprocess.run([str(BIN / "gridd"), "up", "--hosts", str(hosts), "--slots",
                              str(slots), "--load-report-time", str(load_report_time)],
@@ -85,6 +86,11 @@ def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0) -> Itera
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
+        signal.signal(signal.SIGTERM, old_handler)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def median_p90(values: list[float]) -> tuple[float, float]:

@@ -92,6 +92,15 @@ class TrioSocket:
             await trio.lowlevel.cancel_shielded_checkpoint()  # received: must not be dropped
             return parts
 
+    def send_nowait(self, parts: list[bytes]) -> None:
+        """Queue a message without waiting; raises zmq.Again when it cannot be queued.
+
+        For sockets with no high-water mark (inproc pairs, a ROUTER answering peers), where
+        a send never has to wait: it keeps message order without a task switch.
+        """
+        self.zsock.send_multipart(parts, zmq.NOBLOCK, copy=False)
+        self._wake()
+
     def recv_nowait(self) -> list[bytes] | None:
         """A message if one is queued, else None: lets a server drain a burst in one go."""
         try:

@@ -193,7 +193,7 @@ class MasterActor:
 
     def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
         """Queue on an unbounded inproc socket: never blocks, keeps message order."""
-        sock.zsock.send(p.encode(msg), zmq.NOBLOCK)
+        sock.send_nowait([p.encode(msg)])
 
     async def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
         s = self.master.s
@@ -211,7 +211,7 @@ class MasterActor:
         if puts or deletes or counters:
             await trio.to_thread.run_sync(self.spool.commit, puts, deletes, counters)
         for ident, reply in fx.replies:
-            self.front.zsock.send_multipart([ident, p.encode(reply)], zmq.NOBLOCK)
+            self.front.send_nowait([ident, p.encode(reply)])
         for host, msg in fx.to_execd:
             self._to_execd(host, msg)
         self._sched_event(fx, answered_dispatch)
@@ -223,7 +223,7 @@ class MasterActor:
 
     def _to_execd(self, host: str, msg: p.Msg) -> None:
         try:
-            self.front.zsock.send_multipart([execd_identity(host), p.encode(msg)], zmq.NOBLOCK)
+            self.front.send_nowait([execd_identity(host), p.encode(msg)])
         except zmq.ZMQError as exc:  # host not connected: reconciliation resends later
             log.info("cannot reach execd %s: %s", host, exc)
 

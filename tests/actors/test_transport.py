@@ -131,3 +131,35 @@ async def test_pub_sub_and_close_wakes_waiters():
             await woke.wait()
     pub.close()
     ctx.term()
+
+
+async def test_send_nowait_wakes_a_receiver_on_the_same_socket():
+    """A direct send may eat the edge a receiver sleeps on: it must wake that receiver."""
+    ctx, a, b = pair(zmq.PAIR, zmq.PAIR, "inproc://nowait")
+    total = 200
+    got: list[bytes] = []
+    all_in = trio.Event()
+
+    async def echo() -> None:
+        while True:
+            await a.send(await a.recv())
+
+    async def receiver() -> None:
+        while True:
+            got.append((await b.recv())[0])
+            if len(got) == total:
+                all_in.set()
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(echo)
+            nursery.start_soon(receiver)
+            for i in range(total):
+                b.send_nowait([str(i).encode()])
+                await trio.sleep(0)
+            await all_in.wait()
+            nursery.cancel_scope.cancel()
+    assert sorted(int(x) for x in got) == list(range(total))
+    a.close()
+    b.close()
+    ctx.term()

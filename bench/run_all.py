@@ -1,0 +1,61 @@
+"""Run every benchmark in turn, then print the figures against the targets."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+import api_submit
+import drain
+import qsub_latency
+import submit_to_running
+
+Figures = dict[str, float | None]
+
+
+def run(name: str, main: Callable[[], Figures]) -> Figures:
+    print(f"\n== {name} ==", flush=True)
+    try:
+        return main()
+    except Exception:  # one broken benchmark must not hide the others' figures
+        traceback.print_exc()
+        return {}
+
+
+def row(what: str, figure: float | None, unit: str, target: str, met: bool | None) -> str:
+    shown = "-" if figure is None else f"{figure:,.1f} {unit}"
+    verdict = {True: "yes", False: "NO", None: "n/a"}[met]
+    return f"{what:<34} {shown:>16}   {target:<26} {verdict}"
+
+
+def main() -> None:
+    q = run("qsub latency", qsub_latency.main)
+    a = run("API submit", api_submit.main)
+    s = run("submit to running", submit_to_running.main)
+    d = run("drain", drain.main)
+
+    ge = q.get("sge_ms")
+    rows = [
+        row("CLI qsub median (gridd)", q.get("gridd_ms"), "ms",
+            f"<= real GE ({ge:.1f} ms)" if ge else "<= real GE (n/a)",
+            q["gridd_ms"] <= ge if ge and "gridd_ms" in q else None),
+        row("API submit_many", a.get("many_per_s"), "jobs/s", ">= 2,000 jobs/s",
+            a["many_per_s"] >= 2000 if a else None),
+        row("API sequential submit", a.get("sequential_per_s"), "jobs/s", "(no target)", None),
+        row("submit -> 'r' seen (median)", s.get("seen_ms"), "ms", "< 50 ms",
+            s["seen_ms"] < 50 if s else None),
+        row("submit -> start_time (median)", s.get("recorded_ms"), "ms", "< 50 ms",
+            s["recorded_ms"] < 50 if s else None),
+        row("drain from first submission", d.get("from_first_per_s"), "jobs/s",
+            ">= 200 jobs/s", d["from_first_per_s"] >= 200 if d else None),
+        row("drain from end of submission", d.get("from_end_per_s"), "jobs/s",
+            ">= 200 jobs/s", d["from_end_per_s"] >= 200 if d else None),
+        row("drain accounting records", d.get("records"), "", "exactly 2,000",
+            d["records"] == 2000 if d else None),
+    ]
+    print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
