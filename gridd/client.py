@@ -8,18 +8,17 @@ together.
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterable
-from pathlib import Path
-
-import zmq
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from gridd import paths
 from gridd import protocol as p
 from gridd.model.job import JobSpec
+from gridd.zmtp import Dealer, ZmtpError
 
 CONNECT_TIMEOUT = float(os.environ.get("GRIDD_CONNECT_TIMEOUT", "3"))
 REPLY_TIMEOUT = float(os.environ.get("GRIDD_TIMEOUT", "60"))
+T = TypeVar("T")
 
 
 class GriddError(Exception):
@@ -32,18 +31,18 @@ class GriddError(Exception):
 
 
 class Client:
-    def __init__(self, base: Path | None = None, endpoint: str | None = None) -> None:
-        self.base = base or paths.root()
-        self.endpoint = endpoint or _read_endpoint(self.base)
-        self.ctx = zmq.Context.instance()
-        self.sock = self.ctx.socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.IMMEDIATE, 1)
-        self.sock.connect(self.endpoint)
+    def __init__(self, base: str | os.PathLike[str] | None = None,
+                 endpoint: str | None = None) -> None:
+        self.endpoint = endpoint or _read_endpoint(base)
+        try:
+            self.conn = Dealer(self.endpoint, CONNECT_TIMEOUT)
+        except (ZmtpError, TimeoutError) as exc:
+            raise GriddError(f"error: unable to contact qmaster at {self.endpoint}: {exc} "
+                             "(is the cell up? try 'gridd status')") from None
         self._rid = 0
 
     def close(self) -> None:
-        self.sock.close(linger=0)
+        self.conn.close()
 
     def __enter__(self) -> Client:
         return self
@@ -53,26 +52,35 @@ class Client:
 
     # ---- plumbing ----------------------------------------------------------------
 
-    def _send(self, msg: p.Msg) -> int:
-        if not self.sock.poll(int(CONNECT_TIMEOUT * 1000), zmq.POLLOUT):
-            raise GriddError(
-                f"error: unable to contact qmaster at {self.endpoint}: no connection "
-                f"within {CONNECT_TIMEOUT:g} s (is the cell up? try 'gridd status')")
+    def _frame(self, msg: p.Msg) -> bytes:
         self._rid += 1
         msg.rid = self._rid
-        self.sock.send(p.encode(msg))
+        return Dealer.encode([p.encode(msg)])
+
+    def _send(self, msg: p.Msg) -> int:
+        self._transfer(self.conn.send_raw, self._frame(msg))
         return self._rid
 
+    def _next(self, timeout: float | None) -> p.Msg:
+        self.conn.settimeout(timeout)
+        (frame,) = self._transfer(self.conn.recv)
+        return p.decode(frame)
+
     def _recv(self, rid: int, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
-        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            wait = -1 if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
-            if not self.sock.poll(wait, zmq.POLLIN):
-                raise GriddError(f"error: no answer from qmaster at {self.endpoint} "
-                                 f"within {timeout:g} s")
-            reply = p.decode(self.sock.recv())
+            reply = self._next(timeout)
             if reply.rid == rid or reply.rid == 0:
                 return reply
+
+    def _transfer(self, op: Callable[..., T], *args: object) -> T:
+        """Run a socket operation, turning its failures into one-line GriddErrors."""
+        try:
+            return op(*args)
+        except TimeoutError:
+            raise GriddError(f"error: no answer from qmaster at {self.endpoint}") from None
+        except (ZmtpError, OSError, ValueError) as exc:
+            raise GriddError(f"error: lost the connection to qmaster at {self.endpoint}: "
+                             f"{exc}") from None
 
     def request(self, msg: p.Msg, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
         reply = self._recv(self._send(msg), timeout)
@@ -92,14 +100,14 @@ class Client:
         """Submit with up to ``window`` requests in flight; answers in submission order."""
         results: dict[int, p.Msg] = {}
         order: list[int] = []
-        in_flight = 0
+        batch: list[bytes] = []
         for spec in specs:
-            order.append(self._send(p.Submit(spec=spec)))
-            in_flight += 1
-            while in_flight >= window:
-                in_flight -= self._collect(results)
-        while in_flight:
-            in_flight -= self._collect(results)
+            batch.append(self._frame(p.Submit(spec=spec)))
+            order.append(self._rid)
+            if len(batch) == window:
+                self._exchange(batch, results)
+                batch = []
+        self._exchange(batch, results)
         out = []
         for rid in order:
             reply = results[rid]
@@ -108,12 +116,13 @@ class Client:
             out.append(reply)
         return out
 
-    def _collect(self, results: dict[int, p.Msg]) -> int:
-        if not self.sock.poll(int(REPLY_TIMEOUT * 1000), zmq.POLLIN):
-            raise GriddError(f"error: no answer from qmaster at {self.endpoint}")
-        reply = p.decode(self.sock.recv())
-        results[reply.rid] = reply
-        return 1
+    def _exchange(self, batch: list[bytes], results: dict[int, p.Msg]) -> None:
+        if not batch:
+            return
+        self._transfer(self.conn.send_raw, b"".join(batch))
+        for _ in batch:
+            reply = self._next(REPLY_TIMEOUT)
+            results[reply.rid] = reply
 
     def wait(self, job_id: int) -> p.JobExited:
         return self.request(p.WaitJob(job_id=job_id), timeout=None)
@@ -133,10 +142,12 @@ class Client:
         self.request(p.Shutdown(), timeout=CONNECT_TIMEOUT)
 
 
-def _read_endpoint(base: Path) -> str:
+def _read_endpoint(base: str | os.PathLike[str] | None) -> str:
+    where = paths.endpoint_location(base)
     try:
-        return paths.endpoint_file(base).read_text().strip()
+        with open(where) as f:
+            return f.read().strip()
     except OSError:
         raise GriddError(
-            f"error: no gridd cell at {base} (missing {paths.endpoint_file(base)}); "
+            f"error: no gridd cell at {base or paths.root_dir()} (missing {where}); "
             "start one with 'gridd up' or set GRIDD_ROOT") from None

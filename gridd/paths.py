@@ -1,17 +1,33 @@
 """Where a cell keeps its files: everything lives under $GRIDD_ROOT.
 
 The default root is ``~/.gridd``, so a user can bring up a private cell without
-configuration; tests and several cells on one machine set GRIDD_ROOT.
+configuration; tests and several cells on one machine set GRIDD_ROOT. The client
+commands need only the endpoint file, which is found with os.path so that they do not
+pay for importing pathlib.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def root_dir() -> str:
+    return os.path.abspath(os.environ.get("GRIDD_ROOT") or os.path.expanduser("~/.gridd"))
+
+
+def endpoint_location(base: str | os.PathLike[str] | None = None) -> str:
+    """Like act_qmaster: the file naming the address clients and execds use."""
+    return os.path.join(base or root_dir(), "common", "master_endpoint")
 
 
 def root() -> Path:
-    return Path(os.environ.get("GRIDD_ROOT") or Path.home() / ".gridd").absolute()
+    from pathlib import Path
+
+    return Path(root_dir())
 
 
 def common(base: Path | None = None) -> Path:
@@ -19,8 +35,9 @@ def common(base: Path | None = None) -> Path:
 
 
 def endpoint_file(base: Path | None = None) -> Path:
-    """Like act_qmaster: the address clients and execds use to reach the master."""
-    return common(base) / "master_endpoint"
+    from pathlib import Path
+
+    return Path(endpoint_location(base))
 
 
 def master_spool(base: Path | None = None) -> Path:

@@ -152,17 +152,17 @@ def _wait_ready(base: Path, hosts: list[str]) -> None:
 
     deadline = time.monotonic() + START_TIMEOUT
     missing = set(hosts)
-    with Client(base) as client:
-        while time.monotonic() < deadline:
-            try:
+    while time.monotonic() < deadline:
+        try:
+            with Client(base) as client:
                 reply = client.jobs()
-            except GriddError:
-                time.sleep(0.05)
-                continue
-            missing = set(hosts) - {h.name for h in reply.hosts if h.last_report > 0}
-            if not missing:
-                return
+        except GriddError:  # the master is not listening yet
             time.sleep(0.05)
+            continue
+        missing = set(hosts) - {h.name for h in reply.hosts if h.last_report > 0}
+        if not missing:
+            return
+        time.sleep(0.05)
     raise TimeoutError(f"the cell did not come up within {START_TIMEOUT:g} s "
                        f"(hosts not reporting: {', '.join(sorted(missing)) or 'master'})")
 

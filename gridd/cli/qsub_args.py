@@ -12,8 +12,9 @@ from __future__ import annotations
 import os.path
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from gridd.formats import requests
 from gridd.model.job import JobSpec
@@ -96,8 +97,7 @@ class QsubError(Exception):
         self.exit_code = exit_code
 
 
-@dataclass
-class QsubRequest:
+class QsubRequest(msgspec.Struct, kw_only=True):
     """The job to submit plus what the qsub process itself has to do around submitting."""
 
     spec: JobSpec
@@ -109,8 +109,7 @@ class QsubRequest:
     help: bool = False
 
 
-@dataclass
-class _Context:
+class _Context(msgspec.Struct, kw_only=True):
     """What option handlers may consult; `soft` follows -hard/-soft within one source."""
 
     environ: Mapping[str, str]
@@ -119,12 +118,11 @@ class _Context:
     soft: bool = False
 
 
-@dataclass
-class _Scanned:
+class _Scanned(msgspec.Struct, kw_only=True):
     """Options found in one token list and where they stopped."""
 
-    options: list[tuple[str, list[str]]] = field(default_factory=list)
-    positional: list[str] = field(default_factory=list)
+    options: list[tuple[str, list[str]]] = msgspec.field(default_factory=list)
+    positional: list[str] = msgspec.field(default_factory=list)
     after_dashdash: bool = False
 
 
@@ -421,8 +419,7 @@ def _combine(sources: list[dict[str, Any]]) -> dict[str, Any]:
     return combined
 
 
-@dataclass
-class _JobBody:
+class _JobBody(msgspec.Struct):
     """What runs: binary command or script text, and the names shown for it."""
 
     binary: bool
@@ -458,7 +455,7 @@ def _script_body(scanned: _Scanned, ctx: _Context, stdin_text: Callable[[], str]
     return _JobBody(False, ["STDIN", *args], args, script, "STDIN", "STDIN")
 
 
-_SPEC_KEYS = frozenset(JobSpec.__dataclass_fields__)
+_SPEC_KEYS = frozenset(JobSpec.__struct_fields__)
 
 
 def _build_spec(

@@ -11,6 +11,8 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 
+import msgspec
+
 from gridd import protocol as p
 from gridd.model import complexes
 from gridd.model.cluster import ExecHost, Queue, split_instance
@@ -558,9 +560,7 @@ def _live(job: Job) -> bool:
 def _with_state(task: Task, state: str) -> Task:
     if state == task.state:
         return task
-    copy = Task(**{f: getattr(task, f) for f in task.__dataclass_fields__})
-    copy.state = state
-    return copy
+    return msgspec.structs.replace(task, state=state)
 
 
 def _fields(msg: p.JobExited) -> dict:

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 
-@dataclass
-class ExecHost:
+class ExecHost(msgspec.Struct):
     name: str
-    load: dict[str, str] = field(default_factory=dict)  # load_avg, np_load_avg, arch, ...
+    load: dict[str, str] = msgspec.field(default_factory=dict)  # load_avg, np_load_avg, arch, ...
     last_report: float = 0.0  # 0 means never heard from (qhost prints "-")
     load_report_time: float = 40.0
 
 
-@dataclass
-class Queue:
+class Queue(msgspec.Struct):
     """A cluster queue: one instance per host in its host list."""
 
     name: str
-    hostlist: list[str] = field(default_factory=list)
+    hostlist: list[str] = msgspec.field(default_factory=list)
     slots: int = 1
-    slots_per_host: dict[str, int] = field(default_factory=dict)  # [host=n] overrides
+    slots_per_host: dict[str, int] = msgspec.field(default_factory=dict)  # [host=n] overrides
     qtype: str = "BATCH INTERACTIVE"
     seq_no: int = 0
     tmpdir: str = "/tmp"

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 PE_SLOTS = "$pe_slots"  # all slots on one host
 FILL_UP = "$fill_up"  # fill each host before taking the next
 ROUND_ROBIN = "$round_robin"  # one slot per host in turn
 
 
-@dataclass
-class ParallelEnv:
+class ParallelEnv(msgspec.Struct):
     name: str
     slots: int = 999
     allocation_rule: str = PE_SLOTS

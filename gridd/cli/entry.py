@@ -1,0 +1,48 @@
+"""Console-script entry points.
+
+Each command's ``main`` returns its exit code; here the process then ends with
+``os._exit`` once the output is flushed, skipping the interpreter's teardown of every
+imported module, which costs a short-lived command like qsub a noticeable share of its
+run time. Daemons (``gridd master``/``execd``) go through the same path only after
+their own clean shutdown has run inside ``main``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+
+def _run(command: str) -> None:
+    code = importlib.import_module(f"gridd.cli.{command}").main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away, e.g. `qstat | head -1`
+        pass
+    os._exit(code)
+
+
+def gridd() -> None:
+    _run("gridd_cmd")
+
+
+def qsub() -> None:
+    _run("qsub")
+
+
+def qstat() -> None:
+    _run("qstat")
+
+
+def qdel() -> None:
+    _run("qdel")
+
+
+def qhost() -> None:
+    _run("qhost")
+
+
+def qacct() -> None:
+    _run("qacct")
