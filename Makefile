@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+	$(BIN)/python -m compileall -q gridd  # bytecode even where PYTHONDONTWRITEBYTECODE is set
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -21,6 +22,7 @@ demo: $(STAMP)
 	GRIDD_ROOT=$(DEMO_ROOT) BIN=$(BIN) bash contrib/demo.sh
 
 bench: $(STAMP)
+	$(BIN)/python -m compileall -q gridd
 	$(BIN)/python bench/run_all.py
 
 lint: $(STAMP)

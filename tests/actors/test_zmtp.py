@@ -1,0 +1,61 @@
+"""The command-line clients' ZMTP peer against a real ZeroMQ ROUTER."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+import zmq
+
+from gridd.zmtp import Dealer, ZmtpError
+
+
+@pytest.mark.parametrize("kind", ["tcp", "ipc"])
+def test_dealer_talks_to_a_zeromq_router(kind, tmp_path):
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.bind("tcp://127.0.0.1:*" if kind == "tcp" else f"ipc://{tmp_path}/r.sock")
+    endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
+    dealer = Dealer(endpoint, timeout=5)
+    big = bytes(range(256)) * 300
+    dealer.send([b"hello", big])
+    assert router.poll(5000)
+    ident, *frames = router.recv_multipart()
+    assert frames == [b"hello", big]
+    router.send_multipart([ident, b"answer", big])
+    router.send_multipart([ident, b""])
+    assert dealer.recv() == [b"answer", big]
+    assert dealer.recv() == [b""]
+    dealer.close()
+    router.close(linger=0)
+    ctx.term()
+
+
+def test_refused_and_non_zmtp_peers_are_clear_errors():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ZmtpError, match="cannot connect"):
+        Dealer(f"tcp://127.0.0.1:{port}", timeout=2)
+    with pytest.raises(ZmtpError, match="unsupported endpoint"):
+        Dealer("udp://127.0.0.1:1", timeout=1)
+
+
+def test_a_peer_speaking_something_else_is_refused():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+
+        def speak_http() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n" + bytes(64))
+
+        thread = threading.Thread(target=speak_http)
+        thread.start()
+        try:
+            with pytest.raises(ZmtpError, match="does not speak ZMTP"):
+                Dealer(f"tcp://127.0.0.1:{server.getsockname()[1]}", timeout=2)
+        finally:
+            thread.join()
