@@ -2,13 +2,16 @@
 
 Each task arrives with the sequence number of the master's durable outbox entry. The
 DuckDB rows carry that number, so a replay after a crash inserts nothing twice; the
-accounting file has no such column, so the tail of the file is checked for the
-task's key before a line is appended. Only then is the master told to drop the entry.
+accounting file has no such column, so the keys of lines already written (found in the
+file's tail at start, then remembered) are checked before a line is appended. Only when
+both sinks hold a batch is the master told to drop its entries; a sink that fails (a
+full disk, a database another process has locked) is retried, and nothing is lost.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from pathlib import Path
 
 import trio
@@ -22,28 +25,43 @@ from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.accounting")
 
-RECENT = 10_000  # accounting lines checked for duplicates after a restart
+RECENT = 10_000  # keys of accounting lines remembered against duplicates
+RETRY = 5.0  # seconds between attempts when a sink fails
+
+Key = tuple[int, int, int, int]
 
 
 class Sinks:
     """The accounting file and the DuckDB table, written from a worker thread."""
 
     def __init__(self, base: Path) -> None:
-        from gridd.accounting import store  # duckdb is heavy: only the master loads it
-
-        self.store = store
+        self.base = base
         self.file = paths.accounting_file(base)
-        self.db = store.open_db(paths.reporting_db(base))
-        self.recent = tail_keys(self.file, RECENT) if self.file.exists() else set()
+        self.recent: OrderedDict[Key, None] = OrderedDict(
+            (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
+        self.db = None
 
     def write(self, batch: list[tuple[int, AccountingRecord]]) -> None:
         fresh = [rec for _, rec in batch if _key(rec) not in self.recent]
         if fresh:
             append_records(self.file, fresh)
-        self.store.insert_records(self.db, batch)
+            for rec in fresh:
+                self.recent[_key(rec)] = None
+            while len(self.recent) > RECENT:
+                self.recent.popitem(last=False)
+        from gridd.accounting import store  # duckdb is heavy: only the master loads it
+
+        if self.db is None:
+            self.db = store.open_db(paths.reporting_db(self.base))
+        try:
+            store.insert_records(self.db, batch)
+        except Exception:
+            self.db.close()
+            self.db = None
+            raise
 
 
-def _key(rec: AccountingRecord) -> tuple[int, int, int, int]:
+def _key(rec: AccountingRecord) -> Key:
     return (rec.job_number, rec.task_number, int(rec.start_time), int(rec.end_time))
 
 
@@ -56,13 +74,27 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
             frames = [await sock.recv()]
             while (more := sock.recv_nowait()) is not None:
                 frames.append(more)
-            batch = []
-            for parts in frames:
-                msg = p.decode(parts[-1])
-                if isinstance(msg, p.AccountTask):
-                    batch.append((msg.seq, record_for(msg.job, msg.task)))
-            if batch:
-                await trio.to_thread.run_sync(sinks.write, batch)
+            batch = _records(frames)
+            while batch:
+                try:
+                    await trio.to_thread.run_sync(sinks.write, batch)
+                except Exception as exc:
+                    log.error("cannot write accounting (retrying in %g s): %s", RETRY, exc)
+                    await trio.sleep(RETRY)
+                    continue
                 await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in batch]))])
+                break
     finally:
         sock.close()
+
+
+def _records(frames: list[list[bytes]]) -> list[tuple[int, AccountingRecord]]:
+    batch = []
+    for parts in frames:
+        try:
+            msg = p.decode(parts[-1])
+            if isinstance(msg, p.AccountTask):
+                batch.append((msg.seq, record_for(msg.job, msg.task)))
+        except Exception:  # one bad record must not stop the others
+            log.exception("cannot account a finished task")
+    return batch

@@ -140,22 +140,21 @@ class MasterActor:
                 fx.replies.append((ident, p.Error(text=f"error: {exc}")))
             return False
         try:
-            return self._dispatch(source, ident, msg, now, fx)
+            self._dispatch(source, ident, msg, now, fx)
         except Exception:  # a bug must not take the master down: log it and answer
             log.exception("failed to handle %s from %s", type(msg).__name__, source)
             if source == CLIENT:
                 fx.replies.append((ident, p.Error(text="error: internal error in master",
                                                   rid=msg.rid)))
-            return False
+        return source == SCHED and isinstance(msg, p.Dispatch)
 
     def _dispatch(self, source: str, ident: bytes, msg: p.Msg, now: float,
-                  fx: Effects) -> bool:
+                  fx: Effects) -> None:
         m = self.master
         reply: p.Msg | None = None
         match msg:
             case p.Dispatch() if source == SCHED:
                 m.dispatch(msg, now, fx)
-                return True
             case p.SchedHello() if source == SCHED:
                 fx.sched_resync = True
             case p.Accounted() if source == ACCT:
@@ -189,7 +188,6 @@ class MasterActor:
         if reply is not None and source == CLIENT:
             reply.rid = msg.rid
             fx.replies.append((ident, reply))
-        return False
 
     def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
         """Queue on an unbounded inproc socket: never blocks, keeps message order."""

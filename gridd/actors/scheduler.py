@@ -20,13 +20,15 @@ from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.scheduler")
 
+ANSWER_TIMEOUT = 30.0  # seconds; the master answers every Dispatch, this is a safety net
+
 
 async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
     view = SchedView()
-    synced = False
-    awaiting = False
+    synced = False  # the view holds a state from the master
+    awaiting = 0.0  # when the last Dispatch went out, while its answer is due
     try:
         await sock.send([p.encode(p.SchedHello())])
         while True:
@@ -34,24 +36,55 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
                 frames = [await sock.recv()]
                 while (more := sock.recv_nowait()) is not None:
                     frames.append(more)
-                for parts in frames:
-                    msg = p.decode(parts[-1])
+                for msg in _decoded(frames):
                     if isinstance(msg, p.SchedState):
                         view.reset(msg)
-                        synced, awaiting = True, False
+                        synced, awaiting = True, 0.0
                     elif isinstance(msg, p.SchedEvent) and synced:
                         if not view.apply(msg):
                             log.warning("missed scheduler events; asking for a resync")
                             synced = False
-                            await sock.send([p.encode(p.SchedHello())])
                             break
-                        awaiting = awaiting and not msg.answers_dispatch
-            if not synced or awaiting:
+                        if msg.answers_dispatch:
+                            awaiting = 0.0
+            now = time.time()
+            if awaiting and now - awaiting > ANSWER_TIMEOUT:
+                log.warning("no answer to the last dispatch; asking for a resync")
+                synced, awaiting = False, 0.0
+            if not synced:
+                await sock.send([p.encode(p.SchedHello())])
+                await _wait_for_state(sock, view)
+                synced = True
                 continue
-            if view.jobs:
-                orders = plan(view, time.time())
-                if orders.orders or orders.unschedulable:
-                    awaiting = True
-                    await sock.send([p.encode(orders)])
+            if awaiting or not view.jobs:
+                continue
+            try:
+                orders = plan(view, now)
+            except Exception:  # a planning bug must not stop scheduling for good
+                log.exception("planning failed; asking the master for a fresh state")
+                synced = False
+                continue
+            if orders.orders or orders.unschedulable:
+                awaiting = now
+                await sock.send([p.encode(orders)])
     finally:
         sock.close()
+
+
+def _decoded(frames: list[list[bytes]]) -> list[p.Msg]:
+    out = []
+    for parts in frames:
+        try:
+            out.append(p.decode(parts[-1]))
+        except p.ProtocolError as exc:
+            log.error("bad message from the master: %s", exc)
+    return out
+
+
+async def _wait_for_state(sock: TrioSocket, view: SchedView) -> None:
+    """After a SchedHello: skip stale events until the master's full state arrives."""
+    while True:
+        for msg in _decoded([await sock.recv()]):
+            if isinstance(msg, p.SchedState):
+                view.reset(msg)
+                return
