@@ -11,7 +11,9 @@ full disk, a database another process has locked) is retried, and nothing is los
 from __future__ import annotations
 
 import logging
+import math
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -27,6 +29,8 @@ log = logging.getLogger("gridd.accounting")
 
 RECENT = 10_000  # keys of accounting lines remembered against duplicates
 RETRY = 5.0  # seconds between attempts when a sink fails
+FLUSH_TIME = 1.0  # seconds a row may wait for its DuckDB batch
+DB_BATCH = 1000  # rows that make a DuckDB batch at once
 
 Key = tuple[int, int, int, int]
 
@@ -41,7 +45,7 @@ class Sinks:
             (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
         self.db = None
 
-    def write(self, batch: list[tuple[int, AccountingRecord]]) -> None:
+    def write_file(self, batch: list[tuple[int, AccountingRecord]]) -> None:
         fresh = [rec for _, rec in batch if _key(rec) not in self.recent]
         if fresh:
             append_records(self.file, fresh)
@@ -49,6 +53,8 @@ class Sinks:
                 self.recent[_key(rec)] = None
             while len(self.recent) > RECENT:
                 self.recent.popitem(last=False)
+
+    def write_db(self, batch: list[tuple[int, AccountingRecord]]) -> None:
         from gridd.accounting import store  # duckdb is heavy: only the master loads it
 
         if self.db is None:
@@ -66,26 +72,53 @@ def _key(rec: AccountingRecord) -> Key:
 
 
 async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
+    """Lines go to the accounting file at once; DuckDB gets them in batches.
+
+    A DuckDB statement costs milliseconds whatever its size, so rows wait up to
+    FLUSH_TIME (or until DB_BATCH of them are waiting); the master's outbox entries are
+    confirmed only once the rows are in the database.
+    """
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
+    sinks = await trio.to_thread.run_sync(Sinks, base)
+    waiting: list[tuple[int, AccountingRecord]] = []
+    deadline = math.inf
     try:
-        sinks = await trio.to_thread.run_sync(Sinks, base)
         while True:
-            frames = [await sock.recv()]
+            frames = []
+            with trio.move_on_at(deadline):
+                frames.append(await sock.recv())
             while (more := sock.recv_nowait()) is not None:
                 frames.append(more)
             batch = _records(frames)
-            while batch:
-                try:
-                    await trio.to_thread.run_sync(sinks.write, batch)
-                except Exception as exc:
-                    log.error("cannot write accounting (retrying in %g s): %s", RETRY, exc)
-                    await trio.sleep(RETRY)
-                    continue
-                await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in batch]))])
-                break
+            if batch:
+                await _persist(sinks.write_file, batch)
+                waiting += batch
+                deadline = min(deadline, trio.current_time() + FLUSH_TIME)
+            if waiting and (len(waiting) >= DB_BATCH or trio.current_time() >= deadline):
+                await _persist(sinks.write_db, waiting)
+                await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in waiting]))])
+                waiting, deadline = [], math.inf
     finally:
+        if waiting:  # shutting down: give DuckDB what it has not got (replays dedupe)
+            with trio.CancelScope(shield=True):
+                try:
+                    await trio.to_thread.run_sync(sinks.write_db, waiting)
+                except Exception as exc:
+                    log.error("rows left for the next start: %s", exc)
         sock.close()
+
+
+async def _persist(write: Callable[[list[tuple[int, AccountingRecord]]], None],
+                   batch: list[tuple[int, AccountingRecord]]) -> None:
+    """Write a batch, retrying until the sink takes it: nothing may be dropped."""
+    while True:
+        try:
+            await trio.to_thread.run_sync(write, batch)
+            return
+        except Exception as exc:
+            log.error("cannot write accounting (retrying in %g s): %s", RETRY, exc)
+            await trio.sleep(RETRY)
 
 
 def _records(frames: list[list[bytes]]) -> list[tuple[int, AccountingRecord]]:

@@ -49,7 +49,7 @@ def _parse(args: list[str]) -> QsubRequest:
         home = os.environ.get("HOME", "/")
     return parse_qsub(
         args, environ=dict(os.environ), cwd=os.getcwd(), read_file=_read_file, home=home,
-        root=str(paths.root()), user=current_user(), uid=uid, group=group, gid=gid,
+        root=paths.root_dir(), user=current_user(), uid=uid, group=group, gid=gid,
         host=os.uname().nodename, stdin_text=sys.stdin.read,
     )
 

@@ -20,12 +20,10 @@ from typing import TYPE_CHECKING
 
 from gridd.model.cluster import ExecHost, Queue, split_instance
 from gridd.model.job import (
-    DELETING,
+    ACTIVE,
     ERROR,
     HELD,
     PENDING,
-    RUNNING,
-    TRANSFERRING,
     Job,
     Task,
 )
@@ -34,7 +32,6 @@ if TYPE_CHECKING:
     from gridd.protocol import JobsReply
 
 QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
-ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # tasks holding slots on a queue instance
 WAITING = (PENDING, HELD, ERROR)
 
 # -s letters -> the task states they select ("a" is the union of p, r and s).

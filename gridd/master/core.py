@@ -17,6 +17,7 @@ from gridd import protocol as p
 from gridd.model import complexes
 from gridd.model.cluster import ExecHost, Queue, split_instance
 from gridd.model.job import (
+    ACTIVE,
     DELETING,
     DONE,
     ERROR,
@@ -32,7 +33,6 @@ from gridd.model.job import (
 from gridd.model.pe import ParallelEnv
 
 MAX_JOB_ID = 9_999_999
-ACTIVE = (TRANSFERRING, RUNNING, DELETING)
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 
 

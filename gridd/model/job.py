@@ -17,6 +17,7 @@ RUNNING = "r"
 DELETING = "dr"
 ERROR = "Eqw"
 DONE = "done"
+ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # states in which a task holds its slots
 
 
 class JobSpec(msgspec.Struct):
