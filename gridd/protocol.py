@@ -5,7 +5,6 @@ is not a known message of this version into ``ProtocolError`` so that no actor e
 sees a malformed value.
 """
 
-from __future__ import annotations
 
 import msgspec
 

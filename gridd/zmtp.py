@@ -3,12 +3,13 @@
 The master speaks ZeroMQ (a ROUTER socket); the q* commands talk to it with this small
 implementation of the wire protocol instead of pyzmq, whose import alone costs a
 command like qsub more than a third of its run time. NULL security only: the daemons
-themselves keep using pyzmq.
+themselves keep using pyzmq. It sits on ``_socket`` directly: the ``socket`` module
+wrapper costs milliseconds of start-up to build enums this client never needs.
 """
 
 from __future__ import annotations
 
-import socket
+import _socket
 import struct
 
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
@@ -33,22 +34,27 @@ def _frame(body: bytes, flags: int) -> bytes:
     return bytes([flags | _LONG]) + struct.pack(">Q", len(body)) + body
 
 
-def _connect(endpoint: str, timeout: float) -> socket.socket:
+def _connect(endpoint: str, timeout: float) -> _socket.socket:
     transport, _, address = endpoint.partition("://")
+    if transport == "tcp":
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        family, target = (_socket.AF_INET6 if ":" in host else _socket.AF_INET), (host, port)
+    elif transport == "ipc":
+        family, target = _socket.AF_UNIX, address
+    else:
+        raise ZmtpError(f"unsupported endpoint {endpoint!r} (want tcp:// or ipc://)")
+    sock = _socket.socket(family, _socket.SOCK_STREAM)
     try:
-        if transport == "tcp":
-            host, _, port = address.rpartition(":")
-            sock = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return sock
-        if transport == "ipc":
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(timeout)
-            sock.connect(address)
-            return sock
+        sock.settimeout(timeout)
+        if family != _socket.AF_UNIX:
+            target = (target[0], int(target[1]))
+            sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        sock.connect(target)
     except (OSError, ValueError) as exc:
+        sock.close()
         raise ZmtpError(f"cannot connect to {endpoint}: {exc}") from None
-    raise ZmtpError(f"unsupported endpoint {endpoint!r} (want tcp:// or ipc://)")
+    return sock
 
 
 class Dealer:
@@ -56,7 +62,7 @@ class Dealer:
 
     def __init__(self, endpoint: str, timeout: float) -> None:
         self.sock = _connect(endpoint, timeout)
-        self.rfile = self.sock.makefile("rb")
+        self.buffer = bytearray()
         try:
             self.sock.sendall(_GREETING + _command(b"READY", {b"Socket-Type": b"DEALER"}))
             greeting = self._read(64)
@@ -70,7 +76,6 @@ class Dealer:
             raise
 
     def close(self) -> None:
-        self.rfile.close()
         self.sock.close()
 
     def settimeout(self, timeout: float | None) -> None:
@@ -108,12 +113,16 @@ class Dealer:
         return flags, self._read(size)
 
     def _read(self, n: int) -> bytes:
-        try:
-            data = self.rfile.read(n)
-        except TimeoutError:
-            raise
-        except OSError as exc:
-            raise ZmtpError(f"connection lost: {exc}") from None
-        if len(data) != n:
-            raise ZmtpError("connection closed by the master")
+        while len(self.buffer) < n:
+            try:
+                chunk = self.sock.recv(max(65536, n - len(self.buffer)))
+            except TimeoutError:
+                raise
+            except OSError as exc:
+                raise ZmtpError(f"connection lost: {exc}") from None
+            if not chunk:
+                raise ZmtpError("connection closed by the master")
+            self.buffer += chunk
+        data = bytes(self.buffer[:n])
+        del self.buffer[:n]
         return data

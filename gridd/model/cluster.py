@@ -1,6 +1,5 @@
 """Execution hosts and cluster queues as the master keeps them."""
 
-from __future__ import annotations
 
 import msgspec
 

@@ -5,7 +5,6 @@ of the dataclass code generation, which matters to every short-lived q* command,
 protocol encodes and validates them as they are.
 """
 
-from __future__ import annotations
 
 import msgspec
 

@@ -1,6 +1,5 @@
 """Parallel environments: how many slots a PE offers and how they spread over hosts."""
 
-from __future__ import annotations
 
 import msgspec
 
