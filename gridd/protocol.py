@@ -109,6 +109,21 @@ class Shutdown(Msg, tag="shutdown"):
     pass
 
 
+class Qconf(Msg, tag="qconf"):
+    """A qconf command line; files named by -A*/-M* options travel with it."""
+
+    argv: list[str]
+    user: str
+    host: str
+    files: dict[str, str] = {}
+
+
+class QconfReply(Msg, tag="qconf_reply"):
+    out: list[str] = []
+    err: list[str] = []
+    code: int = 0
+
+
 # ---- execd <-> master --------------------------------------------------------------
 
 class TaskReport(msgspec.Struct, kw_only=True):
@@ -246,7 +261,8 @@ class Accounted(Msg, tag="accounted"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Register | LoadReport
+    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply
+    | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SchedState | SchedEvent
     | SchedHello | Dispatch | AccountTask | Accounted
 )

@@ -58,7 +58,8 @@ class MasterActor:
         self.spool.commit(
             [("queue", q.name, q) for q in state.queues.values()]
             + [("pe", pe.name, pe) for pe in state.pes.values()]
-            + [("host", h.name, h) for h in state.hosts.values()],
+            + [("host", h.name, h) for h in state.hosts.values()]
+            + [("access", "cell", state.access)],
             [],
         )
 
@@ -169,6 +170,8 @@ class MasterActor:
                 reply = m.wait_job(ident, msg)
             case p.WaitScheduled():
                 reply = m.wait_scheduled(ident, msg)
+            case p.Qconf():
+                reply = m.qconf(msg, fx)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown():
@@ -200,6 +203,8 @@ class MasterActor:
         ]
         puts += [("host", h, s.hosts[h]) for h in fx.dirty_hosts]
         puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
+        if fx.access_changed:
+            puts.append(("access", "cell", s.access))
         deletes = [("job", str(j)) for j in fx.gone_jobs]
         deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
         counters = (

@@ -46,3 +46,7 @@ def qhost() -> None:
 
 def qacct() -> None:
     _run("qacct")
+
+
+def qconf() -> None:
+    _run("qconf")

@@ -75,8 +75,11 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     if conf_file.exists():
         cell = msgspec.json.decode(conf_file.read_bytes(), type=CellConfig)
     else:
+        from gridd.cli.common import current_user
+
         cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts) + 1)],
-                          slots=args.slots or os.cpu_count() or 1)
+                          slots=args.slots or os.cpu_count() or 1, manager=current_user(),
+                          machine=os.uname().nodename)
         conf_file.write_bytes(msgspec.json.encode(cell))
     endpoint_file = paths.endpoint_file(base)
     if not endpoint_file.exists():

@@ -15,6 +15,8 @@ class CellConfig:
 
     hosts: list[str] = field(default_factory=list)
     slots: int = 1
+    manager: str = "root"  # who ran gridd up: a manager besides root
+    machine: str = ""  # the machine's host name: admin and submit host
 
 
 def initial_config(state: MasterState, cell: CellConfig) -> None:
@@ -25,3 +27,8 @@ def initial_config(state: MasterState, cell: CellConfig) -> None:
     total = max(1, cell.slots * len(cell.hosts))
     state.pes["smp"] = ParallelEnv(name="smp", slots=total, allocation_rule=PE_SLOTS)
     state.pes["mpi"] = ParallelEnv(name="mpi", slots=total, allocation_rule=FILL_UP)
+    if cell.manager not in state.access.managers:
+        state.access.managers.append(cell.manager)
+    if cell.machine:
+        state.access.admin_hosts.append(cell.machine)
+        state.access.submit_hosts.append(cell.machine)

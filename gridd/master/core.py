@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
+from gridd.master import admin
 from gridd.model import complexes
 from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.config import CellAccess
 from gridd.model.job import (
     ACTIVE,
     DELETING,
@@ -52,6 +54,7 @@ class Effects:
     sched_used: dict[str, int] = field(default_factory=dict)
     hosts_changed: bool = False
     counters_changed: bool = False
+    access_changed: bool = False
     sched_resync: bool = False  # the scheduler asked for the whole state
 
     def use(self, granted: list[tuple[str, int]], sign: int) -> None:
@@ -69,6 +72,7 @@ class MasterState:
     next_seq: int = 1
     outbox: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> (job, task)
     finished: dict[int, p.JobExited] = field(default_factory=dict)
+    access: CellAccess = field(default_factory=CellAccess)
 
 
 class Master:
@@ -322,6 +326,11 @@ class Master:
             return p.Scheduled(job_id=req.job_id, started=True, rid=req.rid)
         self.now_waiters.setdefault(req.job_id, []).append((ident, req.rid))
         return None
+
+    def qconf(self, req: p.Qconf, fx: Effects) -> p.QconfReply:
+        ans = admin.run_qconf(self.s.access, req.argv, admin.Caller(req.user, req.host))
+        fx.access_changed |= ans.changed
+        return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
     # ---- scheduler --------------------------------------------------------------
 

@@ -179,3 +179,17 @@ def test_kill_master_while_jobs_run_loses_and_duplicates_nothing(cell: Cell):
     assert sorted(numbers) == ids
     later = submit(cell, "-b", "y", "true")
     assert later > max(ids)  # no id reused after the restart
+
+
+def test_qconf_lists_survive_a_master_restart(cell: Cell):
+    res = cell.run("qconf", "-am", "alice")
+    assert res.returncode == 0 and res.stderr.endswith('added "alice" to manager list\n')
+    cell.ok("qconf", "-au", "bob", "arusers")
+    os.kill(cell.master_pid(), signal.SIGKILL)
+    wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
+    cell.start_master()
+    wait_for(lambda: cell.run("qconf", "-sm").returncode == 0, what="master back")
+    assert "alice" in cell.ok("qconf", "-sm").split()
+    assert cell.ok("qconf", "-su", "arusers").splitlines()[-1] == "entries bob"
+    res = cell.run("qconf", "-bogus")
+    assert res.returncode == 1 and 'invalid option argument "-bogus"' in res.stderr

@@ -1,0 +1,31 @@
+"""Cell-wide configuration objects: the people and hosts with rights, and user sets."""
+
+import msgspec
+
+# Access lists every cell has from the start (arusers gates qrsub; the department
+# list holds users without a department of their own).
+BUILTIN_USERSETS = ("arusers", "deadlineusers", "defaultdepartment")
+
+
+class Userset(msgspec.Struct):
+    """An access list (type ACL) or department (DEPT), as `qconf -su` shows it."""
+
+    name: str
+    type: str = "ACL"
+    fshare: int = 0
+    oticket: int = 0
+    entries: list[str] = msgspec.field(default_factory=list)
+
+
+class CellAccess(msgspec.Struct):
+    """Who may administer and submit, and the access lists."""
+
+    managers: list[str] = msgspec.field(default_factory=lambda: ["root"])
+    operators: list[str] = msgspec.field(default_factory=list)
+    admin_hosts: list[str] = msgspec.field(default_factory=list)
+    submit_hosts: list[str] = msgspec.field(default_factory=list)
+    usersets: dict[str, Userset] = msgspec.field(default_factory=lambda: {
+        "arusers": Userset("arusers"),
+        "deadlineusers": Userset("deadlineusers"),
+        "defaultdepartment": Userset("defaultdepartment", type="DEPT"),
+    })

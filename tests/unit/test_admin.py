@@ -1,0 +1,66 @@
+"""qconf on managers, operators, admin/submit hosts and access lists: GE 8.1.9's words."""
+
+from gridd.master.admin import Caller, run_qconf
+from gridd.model.config import CellAccess
+
+ROOT = Caller("root", "vm")
+
+
+def qconf(access: CellAccess, line: str) -> tuple[list[str], list[str], int]:
+    ans = run_qconf(access, line.split(), ROOT)
+    return ans.out, ans.err, ans.code
+
+
+def test_managers_and_operators():
+    access = CellAccess(managers=["root", "sgeadmin"])
+    assert qconf(access, "-am alice") == ([], ['root@vm added "alice" to manager list'], 0)
+    assert qconf(access, "-sm") == (["alice", "root", "sgeadmin"], [], 0)
+    assert qconf(access, "-am root") == ([], ['manager "root" already exists'], 1)
+    assert qconf(access, "-dm alice")[1] == ['root@vm removed "alice" from manager list']
+    assert qconf(access, "-dm alice") == ([], ['denied: manager "alice" does not exist'], 1)
+    assert qconf(access, "-ao alice") == ([], ['root@vm added "alice" to operator list'], 0)
+    assert qconf(access, "-so") == (["alice"], [], 0)
+    assert qconf(access, "-do root") == (
+        [], ['may not remove user "root" from operator list'], 1)
+    assert qconf(access, "-do bob") == ([], ['denied: operator "bob" does not exist'], 1)
+
+
+def test_admin_and_submit_hosts_existing_host_is_not_an_error():
+    access = CellAccess(admin_hosts=["vm"], submit_hosts=["vm"])
+    assert qconf(access, "-as vm") == ([], ['submithost "vm" already exists'], 0)
+    assert qconf(access, "-ah vm") == ([], ['adminhost "vm" already exists'], 0)
+    assert qconf(access, "-as localhost") == ([], ["localhost added to submit host list"], 0)
+    assert qconf(access, "-ds localhost") == (
+        [], ['root@vm removed "localhost" from submit host list'], 0)
+    assert qconf(access, "-sh") == (["vm"], [], 0)
+
+
+def test_access_lists():
+    access = CellAccess()
+    assert qconf(access, "-sul") == (["arusers", "deadlineusers", "defaultdepartment"], [], 0)
+    assert qconf(access, "-su arusers") == (
+        ["name    arusers", "type    ACL", "fshare  0", "oticket 0", "entries NONE"], [], 0)
+    assert qconf(access, "-au alice arusers") == (
+        [], ['added "alice" to access list "arusers"'], 0)
+    assert qconf(access, "-au alice arusers") == (
+        [], ['"alice" is already in access list "arusers"'], 1)
+    assert qconf(access, "-du alice arusers") == (
+        [], ['deleted user "alice" from access list "arusers"'], 0)
+    assert qconf(access, "-du alice arusers") == (
+        [], ['user "alice" is not in access list "arusers"'], 1)
+    assert qconf(access, "-du alice nosuchlist") == (
+        [], ['access list "nosuchlist" doesn\'t exist'], 1)
+    assert qconf(access, "-su nosuch") == ([], ['denied: access list "nosuch" does not exist'], 1)
+    assert qconf(access, "-au bob newlist")[2] == 0  # a missing list is created
+    assert qconf(access, "-su newlist")[0][-1] == "entries bob"
+    assert qconf(access, "-dul newlist") == ([], ['root@vm removed "newlist" from userset list'], 0)
+    assert qconf(access, "-dul nosuch") == ([], ['denied: userset "nosuch" does not exist'], 1)
+    assert qconf(access, "-su defaultdepartment")[0][1] == "type    DEPT"
+
+
+def test_bad_options_stop_and_change_nothing_after_them():
+    access = CellAccess()
+    out, err, code = qconf(access, "-bogus -am alice")
+    assert code == 1 and err == ['error: invalid option argument "-bogus"\nUsage: qconf -help']
+    assert access.managers == ["root"]
+    assert qconf(access, "-am")[2] == 1
