@@ -2,11 +2,16 @@
 
 The options go to the master as one command line, applied there in order; the command
 prints the two streams it gets back, since Grid Engine puts most confirmations on
-stderr.
+stderr. Files named by -A*/-M* options are read here and travel with the request (the
+master may run elsewhere); the -a*/-m* forms fetch the object, open $EDITOR on a
+temporary file as qconf does, and send what the editor left as the file of the
+matching -A*/-M* option.
 """
 
 import os
+import subprocess
 import sys
+import tempfile
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
@@ -24,8 +29,20 @@ USAGE = """usage: qconf [options]
    [-dul list_list]           delete access lists
    [-sm|-so|-sh|-ss|-sul]     show managers, operators, admin hosts, submit hosts, lists
    [-su list_list]            show access lists
+   [-sc]                      show the complex attributes
+   [-mc]                      edit the complex attributes
+   [-Mc file]                 replace the complex attributes by a file's
    [-help]                    print this help
 """
+
+# option -> index of its file argument
+FILE_OPTIONS = {"-Mc": 0}
+# editor option -> (show option, file option, number of arguments)
+EDITOR_OPTIONS = {"-mc": ("-sc", "-Mc", 0)}
+
+
+class QconfError(Exception):
+    pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,15 +50,63 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args == ["-help"]:
         print(USAGE, end="", file=sys.stdout if args else sys.stderr)
         return 0 if args else 1
+    who = {"user": current_user(), "host": os.uname().nodename}
 
     def body() -> int:
         with Client() as client:
-            reply = client.request(p.Qconf(argv=args, user=current_user(),
-                                           host=os.uname().nodename))
-        for line in reply.out:
-            print(line)
-        for line in reply.err:
-            print(line, file=sys.stderr)
-        return reply.code
+            if args[0] in EDITOR_OPTIONS:
+                return _edit(client, args, who)
+            try:
+                files = _read_files(args)
+            except QconfError as exc:
+                print(exc, file=sys.stderr)
+                return 1
+            return _show(client.request(p.Qconf(argv=args, files=files, **who)))
 
     return run_command(body)
+
+
+def _show(reply: p.QconfReply) -> int:
+    for line in reply.out:
+        print(line)
+    for line in reply.err:
+        print(line, file=sys.stderr)
+    return reply.code
+
+
+def _read_files(args: list[str]) -> dict[str, str]:
+    files = {}
+    for i, arg in enumerate(args):
+        if arg in FILE_OPTIONS and i + 1 + FILE_OPTIONS[arg] < len(args):
+            path = args[i + 1 + FILE_OPTIONS[arg]]
+            try:
+                with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                    files[path] = f.read()
+            except OSError as exc:
+                raise QconfError(f'error: error opening file "{path}" for reading: '
+                                 f"{exc.strerror}") from None
+    return files
+
+
+def _edit(client: Client, args: list[str], who: dict[str, str]) -> int:
+    show, replace, count = EDITOR_OPTIONS[args[0]]
+    operands = args[1:1 + count]
+    current = client.request(p.Qconf(argv=[show, *operands], **who))
+    if current.code:
+        return _show(current)
+    editor = os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w+", prefix="qconf-", suffix=".txt") as tmp:
+        tmp.write("".join(line + "\n" for line in current.out))
+        tmp.flush()
+        try:
+            status = subprocess.run([editor, tmp.name]).returncode
+        except OSError:
+            print(f"error: can't start editor {editor}", file=sys.stderr)
+            return 1
+        if status:
+            print(f"error: editor exited with error {status}\nedit failed", file=sys.stderr)
+            return 1
+        with open(tmp.name, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+    return _show(client.request(p.Qconf(argv=[replace, tmp.name, *operands],
+                                        files={tmp.name: text}, **who)))
