@@ -1,0 +1,141 @@
+"""The complex table: what `qconf -sc` prints and what `qconf -Mc`/`-mc` reads back.
+
+Only the syntax lives here; whether a row makes sense (a STRING consumable, a duplicate
+shortcut) is decided where complexes are validated, so rows keep every column as written.
+Grid Engine itself splits the work the same way, and that split shows in its messages:
+a wrong type, relational operator, requestable or consumable keyword, or an extra column,
+is a file error ("... is not correct"); a missing column only surfaces later as
+"Complex urgency definition is missing".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gridd.formats.parsing import (
+    FormatError,
+    error_position,
+    expected_names,
+    expected_terminals,
+    load_parser,
+    offending_word,
+)
+
+if TYPE_CHECKING:
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
+
+
+class ComplexRow(NamedTuple):
+    """One complex attribute, every column as the administrator wrote it."""
+
+    name: str
+    shortcut: str
+    type: str
+    relop: str
+    requestable: str
+    consumable: str
+    default: str
+    urgency: str
+
+
+_COLUMNS = ComplexRow._fields
+# Widths of all columns but the last in `qconf -sc`; a longer value pushes the rest right.
+_WIDTHS = (19, 10, 9, 5, 11, 10, 8)
+_HEADER = ("#name",) + _COLUMNS[1:]
+_RULE = "#" + "-" * 86
+_TRAILER = "# >#< starts a comment but comments are not saved across edits --------"
+
+_DESCRIBED = {
+    "TYPE": "a type (INT, STRING, TIME, MEMORY, BOOL, DOUBLE, HOST, CSTRING, RESTRING)",
+    "RELOP": "a relational operator (==, !=, >=, >, <=, <, EXCL)",
+    "REQUESTABLE": "YES, NO or FORCED",
+    "CONSUMABLE": "YES, NO or JOB",
+    "FIELD": "a value",
+    "_NL": "end of line",
+}
+
+
+def _transformer() -> Any:
+    from lark import Transformer
+
+    class _Rows(Transformer[Any, list[ComplexRow]]):
+        def row(self, tokens: list[Any]) -> ComplexRow:
+            return ComplexRow(*(str(token) for token in tokens))
+
+        def start(self, rows: list[ComplexRow]) -> list[ComplexRow]:
+            return rows
+
+    return _Rows()
+
+
+def parse_complex_table(text: str, *, source: str = "<stdin>") -> list[ComplexRow]:
+    """Rows of a complex table, in file order; comments and blank lines are dropped."""
+    from lark.exceptions import UnexpectedInput
+
+    parser = load_parser("complex", _transformer)
+    try:
+        return parser.parse(text)
+    except UnexpectedInput as error:
+        raise _format_error(parser, error, text, source) from None
+
+
+def _format_error(parser: Lark, error: UnexpectedInput, text: str, source: str) -> FormatError:
+    line, column = error_position(error, text)
+    allowed = expected_terminals(error)
+    expected = expected_names(parser, allowed, _DESCRIBED)
+    line_text = text.split("\n")[line - 1] if line >= 1 else ""
+    index = len(line_text[: column - 1].split())
+    not_correct = f'Complex attribute file "{source}" is not correct'
+    token = getattr(error, "token", None)
+    if token is not None and token.type in ("_NL", "$END"):
+        return FormatError(
+            f"missing {_COLUMNS[index]} column",
+            source,
+            line,
+            column,
+            expected,
+            ge_message="Complex urgency definition is missing",
+        )
+    word = offending_word(error, text)
+    if "TYPE" in allowed:
+        return FormatError(
+            f'unknown complex attribute type "{word}"',
+            source,
+            line,
+            column,
+            expected,
+            ge_message=f'error: unknown complex attribute type "{word}"\n{not_correct}',
+        )
+    where = f"in the {_COLUMNS[index]} column" if index < len(_COLUMNS) else "after the urgency"
+    return FormatError(
+        f'unexpected "{word}" {where}',
+        source,
+        line,
+        column,
+        expected,
+        ge_message=(
+            f"error: each value in the attribute value list in line {line} "
+            f'should end with "<NEWLINE>"\n{not_correct}'
+        ),
+    )
+
+
+def _table_line(fields: Iterable[str]) -> str:
+    *padded, last = fields
+    return " ".join(value.ljust(width) for value, width in zip(padded, _WIDTHS, strict=True)) + (
+        " " + last
+    )
+
+
+def print_complex_table(rows: Iterable[ComplexRow]) -> str:
+    """The table exactly as `qconf -sc` prints it, rows in the order given.
+
+    Grid Engine lists attributes sorted by name; sorting is the caller's business so that
+    printing a parsed table gives back the same rows.
+    """
+    lines = [_table_line(_HEADER) + " ", _RULE]
+    lines.extend(_table_line(row) for row in rows)
+    lines.append(_TRAILER)
+    return "\n".join(lines) + "\n"
