@@ -190,7 +190,7 @@ class Master:
             )
         for name, value in {**spec.hard_resources, **spec.soft_resources}.items():
             attr = complexes.resolve(name)
-            if attr is None or not attr.requestable:
+            if attr is None or attr.requestable == "NO":
                 return f'Unable to run job: unknown resource "{name}"'
             if attr.type == "TIME" and _seconds(value) is None:
                 return f'Unable to run job: invalid time value "{value}" for resource "{name}"'

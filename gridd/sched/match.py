@@ -1,0 +1,513 @@
+"""Matching job resource requests against what the cluster offers, Grid Engine style.
+
+A request is checked level by level, global host → execution host → queue instance, and
+the first level that has the attribute but does not satisfy it rejects the job there
+("strict hierarchical" matching): a lower level can only add restrictions, never lift one.
+On one level a configured (fixed) value and a load value may both exist: for `==`/`!=` the
+configured value replaces the load value, for ordering operators the more restrictive wins.
+
+Consumables (`consumable YES`) are debited per slot, `consumable JOB` once per job on the
+level that holds the master task; everything else is compared per slot, undivided.
+
+Everything a check needs is parsed once: requests when a job category is first seen
+(`Matcher.request`), offered values when a level is built (`Matcher.level`), RESTRING
+patterns compiled once per pattern, and the winner between a level's configured and load
+value is settled when the level is built. The per-check path is one dictionary look-up and
+one comparison per level, because a dispatch cycle makes millions of them.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from gridd.model.complexes import ComplexAttr, ComplexTable, has_default, parse_value
+
+GLOBAL = "global"
+HOST = "host"
+QUEUE = "queue"
+_LETTER = {GLOBAL: "g", HOST: "h", QUEUE: "q"}
+_NUMBERS_SHOWN_AS_FLOAT = frozenset({"INT", "DOUBLE", "BOOL", "MEMORY"})
+# Compiled requests are kept across cycles; a long-lived scheduler sees categories come and go.
+_MAX_REQUESTS = 20_000
+
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<=": operator.le,
+    "<": operator.lt,
+    ">=": operator.ge,
+    ">": operator.gt,
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Offer:
+    """A value a level offers: the text to show, the key to compare, and its source
+    ("f" configured/fixed, "l" load) for messages such as `hl:arch=lx-amd64`."""
+
+    text: str
+    key: float | str
+    source: str
+
+
+@dataclass(slots=True, eq=False)
+class Level:
+    """What the global host, one execution host or one queue instance offers.
+
+    `offers` holds, per non-consumable attribute, the one value that counts on this level.
+    `free` starts equal to `capacity` and only shrinks by debits; it is kept instead of a
+    running sum of usage so that a debit that fit can never round a level below zero.
+    `load_caps` are load values of consumables (a reported virtual_free below what the
+    configuration says is free caps it).
+    """
+
+    kind: str  # GLOBAL, HOST or QUEUE
+    name: str  # "global", the host name, or the queue instance ("all.q@node1")
+    offers: dict[str, Offer] = field(default_factory=dict)
+    capacity: dict[str, float] = field(default_factory=dict)
+    free: dict[str, float] = field(default_factory=dict)
+    load_caps: dict[str, float] = field(default_factory=dict)
+    forced: frozenset[str] = frozenset()  # FORCED attributes offered here
+
+
+@dataclass(slots=True, frozen=True)
+class Need:
+    """One requested attribute, parsed for its type; `key` is per slot for consumables."""
+
+    name: str  # full attribute name
+    type: str
+    relop: str
+    consumable: str  # "NO", "YES" or "JOB"
+    text: str
+    key: Any
+    test: Callable[[Any, Any], bool]  # test(request key, offered key)
+    explicit: bool  # False for a consumable's default the job did not ask for
+
+
+@dataclass(slots=True, frozen=True, eq=False)
+class JobRequest:
+    """The compiled requests of one job category."""
+
+    key: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+    label: str  # "h_rt=30,license=5" as in "(-l h_rt=30,license=5) cannot run ..."
+    hard: tuple[Need, ...]
+    soft: tuple[Need, ...]
+    requested: frozenset[str]  # full names asked for explicitly (hard or soft)
+
+
+@dataclass(slots=True, frozen=True)
+class MatchResult:
+    """Whether a job fits, and if not, the scheduling-info line and the level to blame."""
+
+    ok: bool
+    reason: str = ""
+    kind: str = ""
+    where: str = ""
+
+
+FIT = MatchResult(True)
+
+
+def category_key(
+    hard: Mapping[str, str], soft: Mapping[str, str] | None = None
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """Jobs with equal keys have equal requests and therefore equal matching results.
+
+    Order is kept: it is how `qstat -j` and the scheduling messages show the requests.
+    """
+    return tuple(hard.items()), tuple((soft or {}).items())
+
+
+def available(level: Level, name: str) -> float | None:
+    """What is left of a consumable on a level; None when the level does not offer it."""
+    return level.free.get(name)
+
+
+def queue_full_reason(queue_instance: str) -> str:
+    """The scheduling-info line for a queue instance without a free slot."""
+    return f'queue instance "{queue_instance}" dropped because it is full'
+
+
+class Matcher:
+    """Builds levels and requests for one complex table and checks one against the other.
+
+    Create a new Matcher when the complex table changes: compiled requests depend on it.
+    """
+
+    def __init__(self, table: ComplexTable) -> None:
+        self.table = table
+        self._defaults = tuple(a for a in table if a.consumable != "NO" and has_default(a))
+        self._requests: dict[tuple[Any, Any], JobRequest] = {}
+
+    # ---- building -----------------------------------------------------------------------
+
+    def level(
+        self,
+        kind: str,
+        name: str,
+        values: Mapping[str, str] | None = None,
+        load: Mapping[str, str] | None = None,
+    ) -> Level:
+        """A level from configured values (complex_values, queue limits, qname/hostname)
+        and reported load values.
+
+        Configured values must name complex attributes (the master checked them); load
+        values that are not attributes or do not parse are ignored, as load sensors may
+        report anything.
+        """
+        level = Level(kind, name)
+        forced = set()
+        for raw, text in (values or {}).items():
+            attr = self._attr(raw)
+            if attr.consumable != "NO":
+                amount = float(parse_value(attr.type, text))
+                level.capacity[attr.name] = level.free[attr.name] = amount
+            else:
+                level.offers[attr.name] = Offer(text, parse_value(attr.type, text), "f")
+            if attr.requestable == "FORCED":
+                forced.add(attr.name)
+        level.forced = frozenset(forced)
+        for attr, offer in self._loads(load or {}):
+            if attr.consumable != "NO":
+                level.load_caps[attr.name] = float(offer.key)
+            else:
+                fixed = level.offers.get(attr.name)
+                if fixed is None or _load_wins(attr.relop, offer.key, fixed.key):
+                    level.offers[attr.name] = offer
+        return level
+
+    def _loads(self, load: Mapping[str, str]) -> list[tuple[ComplexAttr, Offer]]:
+        """Reported values that are attributes and parse; load sensors may report anything."""
+        parsed = []
+        for raw, text in load.items():
+            attr = self.table.resolve(raw)
+            if attr is None:
+                continue
+            try:
+                parsed.append((attr, Offer(text, parse_value(attr.type, text), "l")))
+            except ValueError:
+                continue
+        return parsed
+
+    def _attr(self, name: str) -> ComplexAttr:
+        attr = self.table.resolve(name)
+        if attr is None:
+            raise ValueError(f'attribute "{name}" is not a complex attribute')
+        return attr
+
+    def request(self, hard: Mapping[str, str], soft: Mapping[str, str] | None = None) -> JobRequest:
+        """The compiled requests of a job category (memoised by `category_key`).
+
+        Raises ValueError for a value its attribute's type cannot hold; the master should
+        refuse such a job at submission (calling this is a way to check).
+        """
+        key = category_key(hard, soft)
+        compiled = self._requests.get(key)
+        if compiled is None:
+            if len(self._requests) >= _MAX_REQUESTS:
+                self._requests.clear()
+            compiled = self._requests[key] = self._compile(key, hard, soft or {})
+        return compiled
+
+    def _compile(self, key: Any, hard: Mapping[str, str], soft: Mapping[str, str]) -> JobRequest:
+        explicit = [self._need(name, text, True) for name, text in hard.items()]
+        soft_needs = tuple(self._need(name, text, True) for name, text in soft.items())
+        requested = frozenset(n.name for n in explicit) | {n.name for n in soft_needs}
+        implicit = [
+            self._need(a.name, a.default, False) for a in self._defaults if a.name not in requested
+        ]
+        label = ",".join(f"{name}={text}" for name, text in hard.items())
+        if not label:
+            label = ",".join(f"{n.name}={n.text}" for n in implicit)
+        return JobRequest(key, label, (*explicit, *implicit), soft_needs, requested)
+
+    def _need(self, name: str, text: str, explicit: bool) -> Need:
+        attr = self.table.resolve(name)
+        if attr is None:
+            # No level offers an unknown name, so it fails as "unknown resource" everywhere.
+            return Need(name, "", "==", "NO", text, text, operator.eq, explicit)
+        if attr.type == "RESTRING" and attr.relop in ("==", "!="):
+            pattern = compile_pattern(text)
+            test = _pattern_matches if attr.relop == "==" else _pattern_differs
+            return Need(attr.name, attr.type, attr.relop, "NO", text, pattern, test, explicit)
+        return Need(
+            attr.name,
+            attr.type,
+            attr.relop,
+            attr.consumable,
+            text,
+            parse_value(attr.type, text),
+            _OPERATORS[attr.relop],
+            explicit,
+        )
+
+    # ---- checking -----------------------------------------------------------------------
+
+    def fits(
+        self,
+        req: JobRequest,
+        slots: int,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        *,
+        master: bool = True,
+    ) -> MatchResult:
+        """Whether `slots` slots of a job may run on these levels (at least one given).
+
+        `master` says whether the master task would run here: only then are JOB
+        consumables checked (and debited), since they are taken once per job.
+        """
+        levels = _present(global_level, host_level, queue_level)
+        for level in levels:
+            if level.forced and not level.forced <= req.requested:
+                missing = ",".join(sorted(level.forced - req.requested))
+                return _failure(req, level, f"job does not request forced resource ({missing})")
+        for need in req.hard:
+            if need.consumable == "JOB" and not master:
+                continue
+            failed = _first_failure(need, levels, slots)
+            if failed is not None:
+                return _failure(req, *failed)
+        return FIT
+
+    def soft_violations(
+        self,
+        req: JobRequest,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        slots: int = 1,
+    ) -> int:
+        """How many soft requests these levels do not satisfy (unknown ones included)."""
+        levels = _present(global_level, host_level, queue_level)
+        return sum(1 for need in req.soft if _first_failure(need, levels, slots) is not None)
+
+    def debit(
+        self,
+        req: JobRequest,
+        slots: int,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        *,
+        master: bool = True,
+    ) -> None:
+        """Take a placement's hard consumable requests from every level that offers them."""
+        levels = _present(global_level, host_level, queue_level)
+        for need in req.hard:
+            if need.consumable == "NO" or (need.consumable == "JOB" and not master):
+                continue
+            amount = _amount(need, slots)
+            for level in levels:
+                if need.name in level.free:
+                    level.free[need.name] -= amount
+
+
+class CategoryCache:
+    """What one planning cycle learned per job category, shared by all its jobs.
+
+    A failure is stored under the level that caused it, so a category refused globally is
+    refused everywhere at once, and one refused by a host skips all of its queues. This is
+    sound only while `free` values shrink (debits) and loads stay put: use one cache per
+    cycle, and a fresh one after giving resources back.
+    """
+
+    __slots__ = ("_failed", "_soft", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._failed: dict[tuple[Any, ...], MatchResult] = {}
+        self._soft: dict[tuple[Any, ...], int] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def fits(
+        self,
+        matcher: Matcher,
+        req: JobRequest,
+        slots: int,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        *,
+        master: bool = True,
+    ) -> MatchResult:
+        """`matcher.fits`, answered from earlier failures of the category where possible."""
+        base = (req.key, slots, master)
+        for level in (global_level, host_level, queue_level):
+            if level is not None:
+                known = self._failed.get((base, level.kind, level.name))
+                if known is not None:
+                    self.hits += 1
+                    return known
+        self.misses += 1
+        result = matcher.fits(req, slots, global_level, host_level, queue_level, master=master)
+        if not result.ok:
+            self._failed[(base, result.kind, result.where)] = result
+        return result
+
+    def soft_violations(
+        self,
+        matcher: Matcher,
+        req: JobRequest,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        slots: int = 1,
+    ) -> int:
+        """`matcher.soft_violations`, computed once per category, slots and queue instance."""
+        levels = _present(global_level, host_level, queue_level)
+        key = (req.key, slots, tuple((level.kind, level.name) for level in levels))
+        count = self._soft.get(key)
+        if count is None:
+            self.misses += 1
+            count = self._soft[key] = matcher.soft_violations(
+                req, global_level, host_level, queue_level, slots
+            )
+        else:
+            self.hits += 1
+        return count
+
+
+# ---- the per-check path ---------------------------------------------------------------------
+
+
+def _present(g: Level | None, h: Level | None, q: Level | None) -> tuple[Level, ...]:
+    if g is not None and h is not None and q is not None:
+        return g, h, q  # the common case, without building a generator
+    present = tuple(level for level in (g, h, q) if level is not None)
+    if not present:
+        raise ValueError("matching needs at least one level")
+    return present
+
+
+def _amount(need: Need, slots: int) -> float:
+    return need.key if need.consumable == "JOB" else need.key * slots
+
+
+def _first_failure(need: Need, levels: tuple[Level, ...], slots: int) -> tuple[Level, str] | None:
+    """The level rejecting `need` and why, or None; levels without the attribute are skipped."""
+    name = need.name
+    found = False
+    if need.consumable == "NO":
+        test, key = need.test, need.key
+        for level in levels:
+            offer = level.offers.get(name)
+            if offer is None:
+                continue
+            if not test(key, offer.key):
+                shown = _show_offer(need.type, offer)
+                return level, f"it offers only {_LETTER[level.kind]}{offer.source}:{name}={shown}"
+            found = True
+    else:
+        amount = need.key if need.consumable == "JOB" else need.key * slots
+        for level in levels:
+            free = level.free.get(name)
+            cap = level.load_caps.get(name) if level.load_caps else None
+            if free is None and cap is None:
+                continue
+            if cap is not None and (free is None or cap < free):
+                free, source = cap, "l"
+            else:
+                source = "c"
+            if not amount <= free:
+                shown = _show_number(need.type, free)
+                return level, f"it offers only {_LETTER[level.kind]}{source}:{name}={shown}"
+            found = True
+    if found or not need.explicit:
+        return None
+    return levels[-1], f"job requests unknown resource ({need.name})"
+
+
+def _load_wins(relop: str, load: Any, fixed: Any) -> bool:
+    """On one level a configured value replaces the load value for `==`/`!=`; for ordering
+    operators the more restrictive one counts (mem_free 1G configured, 0.9G reported: 0.9G).
+    """
+    if relop in ("<=", "<"):
+        return bool(load < fixed)
+    if relop in (">=", ">"):
+        return bool(load > fixed)
+    return False
+
+
+def _failure(req: JobRequest, level: Level, why: str) -> MatchResult:
+    if level.kind == GLOBAL:
+        where = "cannot run globally"
+    else:
+        # Grid Engine names a host-level failure "queue" too: `cannot run in queue "vm"`.
+        where = f'cannot run in queue "{level.name}"'
+    return MatchResult(False, f"(-l {req.label}) {where} because {why}", level.kind, level.name)
+
+
+def _show_offer(type_: str, offer: Offer) -> str:
+    if type_ in _NUMBERS_SHOWN_AS_FLOAT:
+        return _show_number(type_, float(offer.key))
+    return offer.text
+
+
+def _show_number(type_: str, value: float) -> str:
+    """`5.000000` like Grid Engine's scheduler messages; memory as `23.541G` like qhost -F."""
+    if type_ != "MEMORY":
+        return f"{value:f}"
+    for suffix, factor in (("G", 1024.0**3), ("M", 1024.0**2), ("K", 1024.0)):
+        if abs(value) >= factor:
+            return f"{value / factor:.3f}{suffix}"
+    return f"{value:.3f}"
+
+
+# ---- RESTRING patterns ------------------------------------------------------------------------
+
+
+def _pattern_matches(pattern: re.Pattern[str], offered: str) -> bool:
+    return pattern.fullmatch(offered) is not None
+
+
+def _pattern_differs(pattern: re.Pattern[str], offered: str) -> bool:
+    return pattern.fullmatch(offered) is None
+
+
+@lru_cache(maxsize=4096)
+def compile_pattern(text: str) -> re.Pattern[str]:
+    """A RESTRING request as a regular expression to be used with `fullmatch`.
+
+    `*` any run, `?` exactly one character, `[...]` a set or range (`!` or `^` negates),
+    `\\` makes the next character literal, everything else (`.`, `+`, ...) is literal.
+    `|` separates alternatives wherever it stands, even inside brackets or after a
+    backslash: "[linux|solaris]" means "[linux" or "solaris]".
+    """
+    body = "|".join(_alternative(part) for part in text.split("|"))
+    return re.compile(f"(?:{body})", re.DOTALL)
+
+
+def _alternative(text: str) -> str:
+    out = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            out.append(re.escape(text[i + 1]))
+            i += 2
+            continue
+        end = text.find("]", i + 2) if char == "[" else -1
+        if end != -1:
+            out.append(_char_class(text[i + 1 : end]))
+            i = end + 1
+            continue
+        out.append(".*" if char == "*" else "." if char == "?" else re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def _char_class(body: str) -> str:
+    negate = len(body) > 1 and body[0] in "!^"
+    chars = body[1:] if negate else body
+    parts = []
+    for i, char in enumerate(chars):
+        inner_dash = char == "-" and 0 < i < len(chars) - 1 and chars[i - 1] <= chars[i + 1]
+        parts.append("-" if inner_dash else re.escape(char))
+    return "[" + ("^" if negate else "") + "".join(parts) + "]"
