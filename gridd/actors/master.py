@@ -59,7 +59,7 @@ class MasterActor:
             [("queue", q.name, q) for q in state.queues.values()]
             + [("pe", pe.name, pe) for pe in state.pes.values()]
             + [("host", h.name, h) for h in state.hosts.values()]
-            + [("access", "cell", state.access)],
+            + [("config", "cell", state.config)],
             [],
         )
 
@@ -203,8 +203,8 @@ class MasterActor:
         ]
         puts += [("host", h, s.hosts[h]) for h in fx.dirty_hosts]
         puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
-        if fx.access_changed:
-            puts.append(("access", "cell", s.access))
+        if fx.config_changed:
+            puts.append(("config", "cell", s.config))
         deletes = [("job", str(j)) for j in fx.gone_jobs]
         deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
         counters = (

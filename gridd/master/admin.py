@@ -9,7 +9,10 @@ the same.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gridd.model.config import CellAccess, Userset
+import msgspec
+
+from gridd.model.complexes import ComplexAttr, validate_table
+from gridd.model.config import Configuration, Userset
 
 
 @dataclass
@@ -26,14 +29,17 @@ class Answer:
 
 @dataclass(frozen=True)
 class Caller:
+    """Who runs qconf, and the files its -A*/-M* options named (path -> text)."""
+
     user: str
     host: str
+    files: dict[str, str] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"
 
 
-Verb = Callable[[CellAccess, list[str], Caller], Answer]
+Verb = Callable[[Configuration, list[str], Caller], Answer]
 
 
 def _names(arg: str) -> list[str]:
@@ -43,7 +49,7 @@ def _names(arg: str) -> list[str]:
 # ---- managers and operators ---------------------------------------------------------
 
 def _add_person(kind: str, attr: str) -> Verb:
-    def verb(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         people: list[str] = getattr(cfg, attr)
         for name in _names(args[0]):
@@ -58,7 +64,7 @@ def _add_person(kind: str, attr: str) -> Verb:
 
 
 def _delete_person(kind: str, attr: str) -> Verb:
-    def verb(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         people: list[str] = getattr(cfg, attr)
         for name in _names(args[0]):
@@ -75,7 +81,7 @@ def _delete_person(kind: str, attr: str) -> Verb:
 
 
 def _show_list(attr: str) -> Verb:
-    def verb(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         return Answer(out=sorted(getattr(cfg, attr)))
     return verb
 
@@ -83,7 +89,7 @@ def _show_list(attr: str) -> Verb:
 # ---- admin and submit hosts -----------------------------------------------------------
 
 def _add_host(kind: str, label: str, attr: str) -> Verb:
-    def verb(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
         for name in _names(args[0]):
@@ -98,7 +104,7 @@ def _add_host(kind: str, label: str, attr: str) -> Verb:
 
 
 def _delete_host(label: str, attr: str) -> Verb:
-    def verb(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
         for name in _names(args[0]):
@@ -114,7 +120,7 @@ def _delete_host(label: str, attr: str) -> Verb:
 
 # ---- access lists -----------------------------------------------------------------------
 
-def add_to_userset(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+def add_to_userset(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     ans = Answer()
     for list_name in _names(args[1]):
         userset = cfg.usersets.get(list_name)
@@ -130,7 +136,7 @@ def add_to_userset(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
     return ans
 
 
-def delete_from_userset(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+def delete_from_userset(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     ans = Answer()
     for list_name in _names(args[1]):
         userset = cfg.usersets.get(list_name)
@@ -147,7 +153,7 @@ def delete_from_userset(cfg: CellAccess, args: list[str], who: Caller) -> Answer
     return ans
 
 
-def show_usersets(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+def show_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     ans = Answer()
     blocks = []
     for name in _names(args[0]):
@@ -173,7 +179,7 @@ def format_userset(userset: Userset) -> list[str]:
     ]
 
 
-def delete_usersets(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+def delete_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     ans = Answer()
     for name in _names(args[0]):
         if name not in cfg.usersets:
@@ -185,8 +191,54 @@ def delete_usersets(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
     return ans
 
 
-def show_userset_names(cfg: CellAccess, args: list[str], who: Caller) -> Answer:
+def show_userset_names(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     return Answer(out=sorted(cfg.usersets))
+
+
+# ---- complex attributes ------------------------------------------------------------------
+
+def show_complexes(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    from gridd.formats.complex_table import ComplexRow, print_complex_table
+
+    rows = [ComplexRow(*msgspec.structs.astuple(attr))
+            for attr in sorted(cfg.complexes, key=lambda a: a.name)]
+    return Answer(out=print_complex_table(rows).splitlines())
+
+
+def replace_complexes(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """qconf -Mc: the whole table at once, refused as a whole if any row is wrong."""
+    from gridd.formats.complex_table import parse_complex_table
+    from gridd.formats.parsing import FormatError
+
+    ans = Answer()
+    path = args[0]
+    try:
+        rows = parse_complex_table(who.files.get(path, ""), source=path)
+    except FormatError as exc:
+        ans.fail(exc.ge_message)
+        return ans
+    new = [ComplexAttr(*row) for row in rows]
+    errors = validate_table(new, cfg.complexes)
+    if errors:
+        for error in errors:
+            ans.fail(error)
+        return ans
+    old = {a.name: a for a in cfg.complexes}
+    fresh = {a.name: a for a in new}
+    for name in old:
+        if name not in fresh:
+            ans.err.append(f'{who} removed "{name}" from complex list')
+    for name, attr in fresh.items():
+        if name not in old:
+            ans.err.append(f'{who} added "{name}" to complex entry list')
+        elif old[name] != attr:
+            ans.err.append(f'{who} modified "{name}" in complex entry list')
+    if not ans.err:
+        ans.err.append("Complex attribute configuration has not been changed")
+        return ans
+    cfg.complexes = sorted(new, key=lambda a: a.name)
+    ans.changed = True
+    return ans
 
 
 # option -> (number of arguments, handler)
@@ -208,10 +260,12 @@ VERBS: dict[str, tuple[int, Verb]] = {
     "-su": (1, show_usersets),
     "-sul": (0, show_userset_names),
     "-dul": (1, delete_usersets),
+    "-sc": (0, show_complexes),
+    "-Mc": (1, replace_complexes),
 }
 
 
-def run_qconf(access: CellAccess, argv: list[str], who: Caller) -> Answer:
+def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
     """Apply qconf's options in order, as qconf does, stopping at a malformed one."""
     total = Answer()
     args = list(argv)
@@ -224,7 +278,7 @@ def run_qconf(access: CellAccess, argv: list[str], who: Caller) -> Answer:
         if len(args) < count:
             total.fail(f'error: no option argument provided to "{option}"\nUsage: qconf -help')
             break
-        ans = verb(access, args[:count], who)
+        ans = verb(config, args[:count], who)
         del args[:count]
         total.out += ans.out
         total.err += ans.err

@@ -27,8 +27,8 @@ def initial_config(state: MasterState, cell: CellConfig) -> None:
     total = max(1, cell.slots * len(cell.hosts))
     state.pes["smp"] = ParallelEnv(name="smp", slots=total, allocation_rule=PE_SLOTS)
     state.pes["mpi"] = ParallelEnv(name="mpi", slots=total, allocation_rule=FILL_UP)
-    if cell.manager not in state.access.managers:
-        state.access.managers.append(cell.manager)
+    if cell.manager not in state.config.managers:
+        state.config.managers.append(cell.manager)
     if cell.machine:
-        state.access.admin_hosts.append(cell.machine)
-        state.access.submit_hosts.append(cell.machine)
+        state.config.admin_hosts.append(cell.machine)
+        state.config.submit_hosts.append(cell.machine)

@@ -15,9 +15,9 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master import admin
-from gridd.model import complexes
 from gridd.model.cluster import ExecHost, Queue, split_instance
-from gridd.model.config import CellAccess
+from gridd.model.complexes import ComplexTable
+from gridd.model.config import Configuration
 from gridd.model.job import (
     ACTIVE,
     DELETING,
@@ -54,7 +54,7 @@ class Effects:
     sched_used: dict[str, int] = field(default_factory=dict)
     hosts_changed: bool = False
     counters_changed: bool = False
-    access_changed: bool = False
+    config_changed: bool = False
     sched_resync: bool = False  # the scheduler asked for the whole state
 
     def use(self, granted: list[tuple[str, int]], sign: int) -> None:
@@ -72,7 +72,7 @@ class MasterState:
     next_seq: int = 1
     outbox: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> (job, task)
     finished: dict[int, p.JobExited] = field(default_factory=dict)
-    access: CellAccess = field(default_factory=CellAccess)
+    config: Configuration = field(default_factory=Configuration)
 
 
 class Master:
@@ -88,10 +88,19 @@ class Master:
         # jobs with -hold_jid: looked at again whenever some task ends
         self.dependants: set[int] = {j.job_id for j in state.jobs.values() if j.spec.hold_jid}
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
+        self._table_rows: list | None = None
+        self._table = ComplexTable(())
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
 
     # ---- derived views ---------------------------------------------------------
+
+    def complex_table(self) -> ComplexTable:
+        """The configured complexes, indexed; rebuilt only after qconf replaced them."""
+        rows = self.s.config.complexes
+        if self._table_rows is not rows:
+            self._table, self._table_rows = ComplexTable(rows), rows
+        return self._table
 
     def capacity(self) -> dict[str, int]:
         return {
@@ -160,8 +169,8 @@ class Master:
     # ---- client requests --------------------------------------------------------
 
     def submit(self, spec: JobSpec, now: float, fx: Effects) -> p.Msg:
-        spec.hard_resources = _full_names(spec.hard_resources)
-        spec.soft_resources = _full_names(spec.soft_resources)
+        spec.hard_resources = _full_names(self.complex_table(), spec.hard_resources)
+        spec.soft_resources = _full_names(self.complex_table(), spec.soft_resources)
         problem = self._validate(spec)
         if problem:
             return p.Error(text=problem)
@@ -188,8 +197,9 @@ class Master:
                 f'Unable to run job: denied: "{spec.name}" is not a valid object name '
                 "(cannot start with a digit)"
             )
+        table = self.complex_table()
         for name, value in {**spec.hard_resources, **spec.soft_resources}.items():
-            attr = complexes.resolve(name)
+            attr = table.resolve(name)
             if attr is None or attr.requestable == "NO":
                 return f'Unable to run job: unknown resource "{name}"'
             if attr.type == "TIME" and _seconds(value) is None:
@@ -328,8 +338,8 @@ class Master:
         return None
 
     def qconf(self, req: p.Qconf, fx: Effects) -> p.QconfReply:
-        ans = admin.run_qconf(self.s.access, req.argv, admin.Caller(req.user, req.host))
-        fx.access_changed |= ans.changed
+        ans = admin.run_qconf(self.s.config, req.argv, admin.Caller(req.user, req.host, req.files))
+        fx.config_changed |= ans.changed
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
     # ---- scheduler --------------------------------------------------------------
@@ -553,11 +563,11 @@ class Master:
 
 # ---- helpers -------------------------------------------------------------------------
 
-def _full_names(requests: dict[str, str]) -> dict[str, str]:
+def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]:
     """Requests keyed by full complex name, so that h_rt is found whatever was typed."""
     out = {}
     for name, value in requests.items():
-        attr = complexes.resolve(name)
+        attr = table.resolve(name)
         out[attr.name if attr else name] = value
     return out
 

@@ -1,6 +1,8 @@
-"""Cell-wide configuration objects: the people and hosts with rights, and user sets."""
+"""Cell-wide configuration: the people and hosts with rights, user sets, complexes."""
 
 import msgspec
+
+from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 
 # Access lists every cell has from the start (arusers gates qrsub; the department
 # list holds users without a department of their own).
@@ -17,8 +19,8 @@ class Userset(msgspec.Struct):
     entries: list[str] = msgspec.field(default_factory=list)
 
 
-class CellAccess(msgspec.Struct):
-    """Who may administer and submit, and the access lists."""
+class Configuration(msgspec.Struct):
+    """What qconf edits that is not tied to one host or queue."""
 
     managers: list[str] = msgspec.field(default_factory=lambda: ["root"])
     operators: list[str] = msgspec.field(default_factory=list)
@@ -29,3 +31,4 @@ class CellAccess(msgspec.Struct):
         "deadlineusers": Userset("deadlineusers"),
         "defaultdepartment": Userset("defaultdepartment", type="DEPT"),
     })
+    complexes: list[ComplexAttr] = msgspec.field(default_factory=lambda: list(DEFAULT_COMPLEXES))

@@ -15,7 +15,7 @@ import msgspec
 
 from gridd.master.core import MasterState
 from gridd.model.cluster import ExecHost, Queue
-from gridd.model.config import CellAccess
+from gridd.model.config import Configuration
 from gridd.model.job import Job
 from gridd.model.pe import ParallelEnv
 
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 """
 
 _TYPES: dict[str, type] = {"job": Job, "queue": Queue, "host": ExecHost, "pe": ParallelEnv,
-                           "outbox": tuple[int, int], "access": CellAccess}
+                           "outbox": tuple[int, int], "config": Configuration}
 
 
 class SpoolError(Exception):
@@ -50,8 +50,8 @@ class SqliteSpool:
             obj = self._dec[kind].decode(body)
             if kind == "outbox":
                 state.outbox[int(key)] = tuple(obj)
-            elif kind == "access":
-                state.access = obj
+            elif kind == "config":
+                state.config = obj
             else:
                 tables[kind][int(key) if kind == "job" else key] = obj
         counters = dict(self.db.execute("SELECT name, value FROM counters"))

@@ -1,18 +1,18 @@
 """qconf on managers, operators, admin/submit hosts and access lists: GE 8.1.9's words."""
 
 from gridd.master.admin import Caller, run_qconf
-from gridd.model.config import CellAccess
+from gridd.model.config import Configuration
 
 ROOT = Caller("root", "vm")
 
 
-def qconf(access: CellAccess, line: str) -> tuple[list[str], list[str], int]:
+def qconf(access: Configuration, line: str) -> tuple[list[str], list[str], int]:
     ans = run_qconf(access, line.split(), ROOT)
     return ans.out, ans.err, ans.code
 
 
 def test_managers_and_operators():
-    access = CellAccess(managers=["root", "sgeadmin"])
+    access = Configuration(managers=["root", "sgeadmin"])
     assert qconf(access, "-am alice") == ([], ['root@vm added "alice" to manager list'], 0)
     assert qconf(access, "-sm") == (["alice", "root", "sgeadmin"], [], 0)
     assert qconf(access, "-am root") == ([], ['manager "root" already exists'], 1)
@@ -26,7 +26,7 @@ def test_managers_and_operators():
 
 
 def test_admin_and_submit_hosts_existing_host_is_not_an_error():
-    access = CellAccess(admin_hosts=["vm"], submit_hosts=["vm"])
+    access = Configuration(admin_hosts=["vm"], submit_hosts=["vm"])
     assert qconf(access, "-as vm") == ([], ['submithost "vm" already exists'], 0)
     assert qconf(access, "-ah vm") == ([], ['adminhost "vm" already exists'], 0)
     assert qconf(access, "-as localhost") == ([], ["localhost added to submit host list"], 0)
@@ -36,7 +36,7 @@ def test_admin_and_submit_hosts_existing_host_is_not_an_error():
 
 
 def test_access_lists():
-    access = CellAccess()
+    access = Configuration()
     assert qconf(access, "-sul") == (["arusers", "deadlineusers", "defaultdepartment"], [], 0)
     assert qconf(access, "-su arusers") == (
         ["name    arusers", "type    ACL", "fshare  0", "oticket 0", "entries NONE"], [], 0)
@@ -59,7 +59,7 @@ def test_access_lists():
 
 
 def test_bad_options_stop_and_change_nothing_after_them():
-    access = CellAccess()
+    access = Configuration()
     out, err, code = qconf(access, "-bogus -am alice")
     assert code == 1 and err == ['error: invalid option argument "-bogus"\nUsage: qconf -help']
     assert access.managers == ["root"]
