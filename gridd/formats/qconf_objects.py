@@ -1,0 +1,425 @@
+"""Configuration objects to and from qconf's `name value` pairs, validated like Grid Engine.
+
+gridd.formats.objects reads and writes the lines; this module knows, per object kind,
+which names exist, which are required, what each value may be, and how Grid Engine
+normalizes it (`mpi,smp` is shown `mpi smp`, `true` is shown `TRUE`), so that an object
+read from a file shows exactly as Grid Engine would show it. Where the reference
+transcripts show Grid Engine's complaint about a value, the error's ge_message is that
+text; elsewhere it follows the same shape with words of our own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from gridd.formats.names import format_bool, parse_bool
+from gridd.formats.objects import KEY_WIDTHS, print_object
+from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+from gridd.formats.parsing import FormatError
+from gridd.formats.values import parse_memory, parse_time
+from gridd.model.objects import (
+    NONE,
+    ClusterQueue,
+    ExecHostConf,
+    GlobalConf,
+    HostGroup,
+    ParallelEnvConf,
+    Project,
+    SchedConf,
+    words,
+)
+
+ConfObject = (
+    ClusterQueue | ExecHostConf | HostGroup | ParallelEnvConf | Project | SchedConf | GlobalConf
+)
+
+
+class InvalidObject(FormatError):
+    """An object file with a bad attribute. Pairs carry no positions, so the error names
+    the attribute instead of a line and column.
+    """
+
+    def __init__(self, message: str, source: str, *, ge_message: str | None = None) -> None:
+        super().__init__(message, source, 0, 0, ge_message=ge_message)
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+class _Invalid(ValueError):
+    """One value rejected; `ge_lines` are Grid Engine's words for it, when known."""
+
+    def __init__(self, message: str, ge_lines: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.ge_lines = tuple(ge_lines)
+
+
+# A check takes one value (a default or an override) and returns it as Grid Engine shows it.
+Check = Callable[[str], str]
+
+_HOST = re.compile(r"@?[A-Za-z0-9_][A-Za-z0-9._-]*")
+_NAME = re.compile(r"[^\s,=\[\]@/\\:'\"]+")
+_ASSIGNMENT = re.compile(r"([^\s,=]+)=([^\s,=]+)")
+
+
+def _unsigned(value: str) -> str:
+    if not value.isdigit() or not value.isascii():
+        raise _Invalid(
+            f'"{value}" is not an unsigned number',
+            (
+                f'error: error parsing unsigned long value from string "{value}"',
+                f'error: Error during parsing of attribute value "{value}"',
+            ),
+        )
+    return str(int(value))
+
+
+def _priority(value: str) -> str:
+    """Nice value of the jobs: -20 to 20, as nice(2) takes it."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or not -20 <= number <= 20:
+        raise _Invalid(f'priority "{value}" is not a number from -20 to 20')
+    return str(number)
+
+
+def _time(value: str) -> str:
+    """Kept as written (Grid Engine shows `0:10:0` and `00:00:60` unchanged)."""
+    try:
+        parse_time(value)
+    except ValueError:
+        raise _Invalid(f'"{value}" is not a time value ([[h:]m:]s or INFINITY)') from None
+    return value
+
+
+def _memory(value: str) -> str:
+    try:
+        parse_memory(value)
+    except (ValueError, IndexError):
+        raise _Invalid(f'"{value}" is not a memory value (number[kKmMgG] or INFINITY)') from None
+    return value
+
+
+def _bool(value: str) -> str:
+    try:
+        return format_bool(parse_bool(value))
+    except ValueError:
+        raise _Invalid(f'"{value}" is not a boolean (TRUE or FALSE)') from None
+
+
+def _text(value: str) -> str:
+    return value
+
+
+def _name_list(separator: str, pattern: re.Pattern[str] = _NAME) -> Check:
+    """A list of names, separated by commas or blanks on input, by `separator` when shown."""
+
+    def check(value: str) -> str:
+        items = words(value)
+        for item in items:
+            if not pattern.fullmatch(item):
+                raise _Invalid(f'"{item}" is not a valid name in list "{value}"')
+        return separator.join(items) if items else NONE
+
+    return check
+
+
+def _host_list(value: str) -> str:
+    items = words(value)
+    for item in items:
+        if not _HOST.fullmatch(item):
+            raise _Invalid(f'"{item}" is not a valid host or @hostgroup name')
+    return " ".join(items) if items else NONE
+
+
+def _host_name(value: str) -> str:
+    """One host (or `global`), never a group."""
+    if value.startswith("@") or not _HOST.fullmatch(value):
+        raise _Invalid(f'"{value}" is not a valid host name')
+    return value
+
+
+def _assignments(value: str) -> str:
+    """`name=value,...` lists such as complex_values and load_thresholds."""
+    items = words(value)
+    for item in items:
+        if not _ASSIGNMENT.fullmatch(item):
+            raise _Invalid(f'"{item}" is not of the form name=value')
+    return ",".join(items) if items else NONE
+
+
+def _choice(*allowed: str) -> Check:
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise _Invalid(f'"{value}" is none of {", ".join(allowed)}')
+        return value
+
+    return check
+
+
+_QTYPES = ("BATCH", "INTERACTIVE")
+
+
+def _qtype(value: str) -> str:
+    """Shown in Grid Engine's fixed order whatever the order written."""
+    given = {item.upper() for item in words(value)}
+    if not given <= set(_QTYPES):
+        raise _Invalid(f'"{value}" is not a queue type (BATCH, INTERACTIVE or NONE)')
+    return " ".join(t for t in _QTYPES if t in given) or NONE
+
+
+def _subordinates(value: str) -> str:
+    """`queue[=slots]` items; the slot threshold, when given, must be a number."""
+    items = words(value)
+    for item in items:
+        name, _, threshold = item.partition("=")
+        if not _NAME.fullmatch(name) or (threshold and not threshold.isdigit()):
+            raise _Invalid(f'"{item}" is not a subordinate queue (queue[=slots])')
+    return ",".join(items) if items else NONE
+
+
+_ALLOCATION_VARIABLES = ("pe_slots", "fill_up", "round_robin")
+
+
+def _allocation_rule(value: str) -> str:
+    """$pe_slots, $fill_up, $round_robin or a fixed number of slots per host."""
+    if value.startswith("$"):
+        if value[1:] not in _ALLOCATION_VARIABLES:
+            raise _Invalid(
+                f'unknown allocation rule "{value}"', (f'unknown variable "{value[1:]}"',)
+            )
+        return value
+    if not value.isdigit() or int(value) == 0:
+        raise _Invalid(f'allocation rule "{value}" is no $variable and no positive number')
+    return str(int(value))
+
+
+def _urgency_slots(value: str) -> str:
+    if value in ("min", "max", "avg"):
+        return value
+    return _unsigned(value)
+
+
+_LIMITS: dict[str, Check] = {
+    f"{kind}_{limit}": _time if limit in ("rt", "cpu") else _memory
+    for limit in ("rt", "cpu", "fsize", "data", "stack", "core", "rss", "vmem")
+    for kind in ("s", "h")
+}
+
+_NAMES = _name_list(" ")
+
+_QUEUE_CHECKS: dict[str, Check] = {
+    "qname": _text,
+    "hostlist": _host_list,
+    "seq_no": _unsigned,
+    "load_thresholds": _assignments,
+    "suspend_thresholds": _assignments,
+    "nsuspend": _unsigned,
+    "suspend_interval": _time,
+    "priority": _priority,
+    "min_cpu_interval": _time,
+    "processors": _text,
+    "qtype": _qtype,
+    "ckpt_list": _NAMES,
+    "pe_list": _NAMES,
+    "rerun": _bool,
+    "slots": _unsigned,
+    "tmpdir": _text,
+    "shell": _text,
+    "prolog": _text,
+    "epilog": _text,
+    "shell_start_mode": _choice("posix_compliant", "script_from_stdin", "unix_behavior"),
+    "starter_method": _text,
+    "suspend_method": _text,
+    "resume_method": _text,
+    "terminate_method": _text,
+    "notify": _time,
+    "owner_list": _NAMES,
+    "user_lists": _NAMES,
+    "xuser_lists": _NAMES,
+    "subordinate_list": _subordinates,
+    "complex_values": _assignments,
+    "projects": _NAMES,
+    "xprojects": _NAMES,
+    "calendar": _text,
+    "initial_state": _choice("default", "enabled", "disabled"),
+    **_LIMITS,
+}
+
+_EXECHOST_CHECKS: dict[str, Check] = {
+    "hostname": _host_name,
+    "load_scaling": _assignments,
+    "complex_values": _assignments,
+    "load_values": _text,
+    "processors": _unsigned,
+    "user_lists": _NAMES,
+    "xuser_lists": _NAMES,
+    "projects": _NAMES,
+    "xprojects": _NAMES,
+    "usage_scaling": _assignments,
+    "report_variables": _name_list(","),
+}
+
+_PE_CHECKS: dict[str, Check] = {
+    "pe_name": _text,
+    "slots": _unsigned,
+    "user_lists": _NAMES,
+    "xuser_lists": _NAMES,
+    "start_proc_args": _text,
+    "stop_proc_args": _text,
+    "allocation_rule": _allocation_rule,
+    "control_slaves": _bool,
+    "job_is_first_task": _bool,
+    "urgency_slots": _urgency_slots,
+    "accounting_summary": _bool,
+    "qsort_args": _text,
+}
+
+
+def _object_name(value: str) -> str:
+    """Queue, PE and project names: no blanks or list/override punctuation, no leading digit."""
+    if not _NAME.fullmatch(value) or value[0].isdigit():
+        raise _Invalid(f'"{value}" is not a valid object name')
+    return value
+
+
+def _group_name(value: str) -> str:
+    if not value.startswith("@") or not _HOST.fullmatch(value):
+        raise _Invalid(f'"{value}" is not a valid host group name (@name)')
+    return value
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What from_pairs needs to know about one object kind."""
+
+    cls: type[Any]
+    width_key: str
+    name_key: str | None  # the required attribute naming the object
+    checks: dict[str, Check]
+    overridable: frozenset[str] = frozenset()
+    trailer: str = ""  # Grid Engine's last error line, `{source}` filled in
+
+
+def _all_text(cls: type[Any]) -> dict[str, Check]:
+    return {name: _text for name in cls.__struct_fields__}
+
+
+KINDS: dict[str, _Kind] = {
+    "queue": _Kind(
+        ClusterQueue,
+        "queue",
+        "qname",
+        _QUEUE_CHECKS | {"qname": _object_name},
+        frozenset(_QUEUE_CHECKS) - {"qname", "hostlist"},
+        'error: error reading file: "{source}"',
+    ),
+    "exechost": _Kind(
+        ExecHostConf,
+        "exechost",
+        "hostname",
+        _EXECHOST_CHECKS,
+        trailer='error: error reading file: "{source}"',
+    ),
+    "hostgroup": _Kind(
+        HostGroup,
+        "hostgroup",
+        "group_name",
+        {"group_name": _group_name, "hostlist": _host_list},
+        trailer='error: error reading file: "{source}"',
+    ),
+    "pe": _Kind(
+        ParallelEnvConf,
+        "pe",
+        "pe_name",
+        _PE_CHECKS | {"pe_name": _object_name},
+        trailer="error reading in file",
+    ),
+    "project": _Kind(
+        Project,
+        "project",
+        "name",
+        {
+            "name": _object_name,
+            "oticket": _unsigned,
+            "fshare": _unsigned,
+            "acl": _NAMES,
+            "xacl": _NAMES,
+        },
+        trailer='error: error reading file: "{source}"',
+    ),
+    "sched": _Kind(SchedConf, "sched", None, _all_text(SchedConf)),
+    "conf": _Kind(GlobalConf, "conf", None, _all_text(GlobalConf)),
+}
+
+
+def to_pairs(obj: ConfObject) -> list[tuple[str, str]]:
+    """(name, value) in Grid Engine's order; absent optional attributes are left out."""
+    pairs = [(name, getattr(obj, name)) for name in obj.__struct_fields__]
+    return [(name, value) for name, value in pairs if value is not None]
+
+
+def _checked(kind: _Kind, key: str, raw: str) -> str:
+    """One attribute's value as shown, its overrides (if it may have any) checked one by one."""
+    check = kind.checks[key]
+    if key not in kind.overridable:
+        return check(raw)
+    try:
+        value = parse_overridable(raw)
+    except FormatError as error:
+        raise _Invalid(f"bad host override: {error.message}") from None
+    for host in value.overrides:
+        if not _HOST.fullmatch(host):
+            raise _Invalid(f'"{host}" is not a valid host or @hostgroup name')
+    return print_overridable(
+        Overridable(check(value.default), {h: check(v) for h, v in value.overrides.items()})
+    )
+
+
+def _fail(kind: _Kind, message: str, source: str, ge_lines: Iterable[str] = ()) -> InvalidObject:
+    lines = list(ge_lines) or [f"error: {message}"]
+    if kind.trailer:
+        lines.append(kind.trailer.format(source=source))
+    return InvalidObject(message, source, ge_message="\n".join(lines))
+
+
+def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str) -> Any:
+    """The object described by `pairs` (from parse_object), normalized as Grid Engine
+    shows it. Attributes left out take their defaults, except the one naming the object.
+
+    Raises InvalidObject (a FormatError) for an unknown, repeated or missing attribute or
+    a bad value; its ge_message is what `qconf -A*` prints on stderr.
+    """
+    kind = KINDS[kind_name]
+    values: dict[str, str] = {}
+    for key, raw in pairs:
+        if key not in kind.checks:
+            raise _fail(kind, f'unknown attribute name "{key}"', source)
+        if key in values:
+            raise _fail(kind, f'attribute "{key}" is given more than once', source)
+        text = raw.strip()
+        if not text:
+            raise _fail(kind, f'attribute "{key}" has no value', source)
+        try:
+            values[key] = _checked(kind, key, text)
+        except _Invalid as error:
+            ge_lines = error.ge_lines
+            if kind_name == "pe" and key == "allocation_rule" and ge_lines:
+                name = values.get("pe_name", "")
+                ge_lines = (f'error: parameter allocation_rule of pe "{name}": {ge_lines[0]}',)
+            raise _fail(kind, f"{key}: {error}", source, ge_lines) from None
+    if kind.name_key is not None and kind.name_key not in values:
+        raise _fail(kind, f'required attribute "{kind.name_key}" is missing', source)
+    return msgspec.convert(values, kind.cls)
+
+
+def show(kind_name: str, obj: ConfObject) -> str:
+    """What `qconf -s<kind>` prints for the object (`-sconf` adds its own header)."""
+    return print_object(to_pairs(obj), width=KEY_WIDTHS[KINDS[kind_name].width_key])
