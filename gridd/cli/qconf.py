@@ -29,16 +29,26 @@ USAGE = """usage: qconf [options]
    [-dul list_list]           delete access lists
    [-sm|-so|-sh|-ss|-sul]     show managers, operators, admin hosts, submit hosts, lists
    [-su list_list]            show access lists
-   [-sc]                      show the complex attributes
-   [-mc]                      edit the complex attributes
-   [-Mc file]                 replace the complex attributes by a file's
+   [-sc | -mc | -Mc file]     show, edit, or replace from a file the complex attributes
+   [-shgrpl | -shgrp group | -shgrp_resolved group | -shgrp_tree group]
+   [-Ahgrp file | -Mhgrp file | -mhgrp group | -dhgrp group]       host groups
+   [-sprjl | -sprj p | -Aprj file | -Mprj file | -mprj p | -dprj p] projects
+   [-ssconf | -msconf | -Msconf file]   the scheduler configuration
+   [-sconf | -mconf | -Mconf file]      the global configuration
    [-help]                    print this help
 """
 
 # option -> index of its file argument
-FILE_OPTIONS = {"-Mc": 0}
+FILE_OPTIONS = {"-Mc": 0, "-Ahgrp": 0, "-Mhgrp": 0, "-Aprj": 0, "-Mprj": 0, "-Msconf": 0,
+                "-Mconf": 0}
 # editor option -> (show option, file option, number of arguments)
-EDITOR_OPTIONS = {"-mc": ("-sc", "-Mc", 0)}
+EDITOR_OPTIONS = {
+    "-mc": ("-sc", "-Mc", 0),
+    "-mhgrp": ("-shgrp", "-Mhgrp", 1),
+    "-mprj": ("-sprj", "-Mprj", 1),
+    "-msconf": ("-ssconf", "-Msconf", 0),
+    "-mconf": ("-sconf", "-Mconf", 0),
+}
 
 
 class QconfError(Exception):
@@ -108,5 +118,5 @@ def _edit(client: Client, args: list[str], who: dict[str, str]) -> int:
             return 1
         with open(tmp.name, encoding="utf-8", errors="surrogateescape") as f:
             text = f.read()
-    return _show(client.request(p.Qconf(argv=[replace, tmp.name, *operands],
-                                        files={tmp.name: text}, **who)))
+    return _show(client.request(p.Qconf(argv=[replace, tmp.name], files={tmp.name: text},
+                                        **who)))

@@ -241,6 +241,184 @@ def replace_complexes(cfg: Configuration, args: list[str], who: Caller) -> Answe
     return ans
 
 
+# ---- named objects: host groups, projects ----------------------------------------------
+
+@dataclass(frozen=True)
+class NamedKind:
+    """How qconf speaks of one kind of named object, and where the cell keeps them."""
+
+    kind: str  # gridd.formats.qconf_objects kind
+    store: str  # Configuration attribute holding {name: object}
+    key: str  # the attribute that names an object
+    label: str  # as in 'added "x" to <label> list'
+    empty: str  # what -s*l prints when there is none
+    unknown: str  # -s* of a missing name ({} is the name)
+
+
+HOSTGROUPS = NamedKind("hostgroup", "hostgroups", "group_name", "host group",
+                       "no host group list defined", 'Host group "{}" does not exist')
+PROJECTS = NamedKind("project", "projects", "name", "project", "no project list defined",
+                     "{} is not known as a project")
+
+
+def _list_named(nk: NamedKind) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        names = sorted(getattr(cfg, nk.store))
+        ans = Answer(out=names)
+        if not names:
+            ans.fail(nk.empty)
+        return ans
+    return verb
+
+
+def _show_named(nk: NamedKind) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        from gridd.formats.qconf_objects import show
+
+        ans = Answer()
+        for name in _names(args[0]):
+            obj = getattr(cfg, nk.store).get(name)
+            if obj is None:
+                ans.fail(nk.unknown.format(name))
+            else:
+                ans.out += show(nk.kind, obj).splitlines()
+        return ans
+    return verb
+
+
+def _load(kind: str, who: Caller, path: str, ans: Answer) -> object | None:
+    """The object a -A*/-M* file describes, or None with GE's complaint in ``ans``."""
+    from gridd.formats.objects import parse_object
+    from gridd.formats.parsing import FormatError
+    from gridd.formats.qconf_objects import from_pairs
+
+    try:
+        return from_pairs(kind, parse_object(who.files.get(path, ""), source=path),
+                          source=path)
+    except FormatError as exc:
+        ans.fail(exc.ge_message)
+        return None
+
+
+def _put_named(nk: NamedKind, adding: bool) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        obj = _load(nk.kind, who, args[0], ans)
+        if obj is None:
+            return ans
+        name = getattr(obj, nk.key)
+        store = getattr(cfg, nk.store)
+        if adding and name in store:
+            ans.fail(f'{nk.label} "{name}" already exists')
+        elif not adding and name not in store:
+            ans.fail(f'denied: {nk.label} "{name}" does not exist')
+        else:
+            store[name] = obj
+            ans.err.append(f'{who} {"added" if adding else "modified"} "{name}" '
+                           f'{"to" if adding else "in"} {nk.label} list')
+            ans.changed = True
+        return ans
+    return verb
+
+
+def _delete_named(nk: NamedKind) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        store = getattr(cfg, nk.store)
+        for name in _names(args[0]):
+            if name not in store:
+                ans.fail(f'denied: {nk.label} "{name}" does not exist')
+            else:
+                del store[name]
+                ans.err.append(f'{who} removed "{name}" from {nk.label} list')
+                ans.changed = True
+        return ans
+    return verb
+
+
+def resolve_hostgroup(cfg: Configuration, name: str, seen: frozenset[str] = frozenset()
+                      ) -> list[str]:
+    """The hosts of a group with nested groups expanded (a cycle ends the descent)."""
+    group = cfg.hostgroups.get(name)
+    if group is None or name in seen:
+        return []
+    hosts: list[str] = []
+    for member in group.members():
+        found = (resolve_hostgroup(cfg, member, seen | {name}) if member.startswith("@")
+                 else [member])
+        hosts += [h for h in found if h not in hosts]
+    return hosts
+
+
+def show_hostgroup_resolved(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    if args[0] not in cfg.hostgroups:
+        return Answer(err=[HOSTGROUPS.unknown.format(args[0])], code=1)
+    return Answer(out=resolve_hostgroup(cfg, args[0]))
+
+
+def show_hostgroup_tree(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    if args[0] not in cfg.hostgroups:
+        return Answer(err=[HOSTGROUPS.unknown.format(args[0])], code=1)
+    out: list[str] = []
+
+    def walk(name: str, depth: int, seen: frozenset[str]) -> None:
+        out.append("   " * depth + name)
+        group = cfg.hostgroups.get(name)
+        if group is None or name in seen:
+            return
+        for member in group.members():
+            walk(member, depth + 1, seen | {name})
+
+    walk(args[0], 0, frozenset())
+    return Answer(out=out)
+
+
+# ---- scheduler and global configuration ---------------------------------------------------
+
+def show_sched(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    from gridd.formats.qconf_objects import show
+
+    return Answer(out=show("sched", cfg.sched).splitlines())
+
+
+def replace_sched(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    ans = Answer()
+    new = _load("sched", who, args[0], ans)
+    if new is None:
+        return ans
+    if new == cfg.sched:
+        ans.fail("configuration unchanged")
+        return ans
+    cfg.sched = new
+    ans.err.append("changed scheduler configuration")
+    ans.changed = True
+    return ans
+
+
+def show_conf(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    from gridd.formats.objects import print_configuration
+    from gridd.formats.qconf_objects import to_pairs
+
+    return Answer(out=print_configuration("global", to_pairs(cfg.conf)).splitlines())
+
+
+def replace_conf(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    ans = Answer()
+    # the file may begin with the "#global:" line that -sconf prints: drop comments
+    text = who.files.get(args[0], "")
+    bare = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    new = _load("conf", Caller(who.user, who.host, {args[0]: bare}), args[0], ans)
+    if new is None:
+        return ans
+    if new == cfg.conf:
+        ans.fail("configuration unchanged")
+        return ans
+    cfg.conf = new
+    ans.err.append(f'{who} modified "global" in configuration list')
+    ans.changed = True
+    return ans
+
+
 # option -> (number of arguments, handler)
 VERBS: dict[str, tuple[int, Verb]] = {
     "-am": (1, _add_person("manager", "managers")),
@@ -262,6 +440,22 @@ VERBS: dict[str, tuple[int, Verb]] = {
     "-dul": (1, delete_usersets),
     "-sc": (0, show_complexes),
     "-Mc": (1, replace_complexes),
+    "-shgrpl": (0, _list_named(HOSTGROUPS)),
+    "-shgrp": (1, _show_named(HOSTGROUPS)),
+    "-shgrp_resolved": (1, show_hostgroup_resolved),
+    "-shgrp_tree": (1, show_hostgroup_tree),
+    "-Ahgrp": (1, _put_named(HOSTGROUPS, adding=True)),
+    "-Mhgrp": (1, _put_named(HOSTGROUPS, adding=False)),
+    "-dhgrp": (1, _delete_named(HOSTGROUPS)),
+    "-sprjl": (0, _list_named(PROJECTS)),
+    "-sprj": (1, _show_named(PROJECTS)),
+    "-Aprj": (1, _put_named(PROJECTS, adding=True)),
+    "-Mprj": (1, _put_named(PROJECTS, adding=False)),
+    "-dprj": (1, _delete_named(PROJECTS)),
+    "-ssconf": (0, show_sched),
+    "-Msconf": (1, replace_sched),
+    "-sconf": (0, show_conf),
+    "-Mconf": (1, replace_conf),
 }
 
 

@@ -3,6 +3,7 @@
 import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
+from gridd.model.objects import GlobalConf, HostGroup, Project, SchedConf
 
 # Access lists every cell has from the start (arusers gates qrsub; the department
 # list holds users without a department of their own).
@@ -32,3 +33,7 @@ class Configuration(msgspec.Struct):
         "defaultdepartment": Userset("defaultdepartment", type="DEPT"),
     })
     complexes: list[ComplexAttr] = msgspec.field(default_factory=lambda: list(DEFAULT_COMPLEXES))
+    hostgroups: dict[str, HostGroup] = msgspec.field(default_factory=dict)
+    projects: dict[str, Project] = msgspec.field(default_factory=dict)
+    sched: SchedConf = msgspec.field(default_factory=SchedConf)
+    conf: GlobalConf = msgspec.field(default_factory=GlobalConf)

@@ -64,3 +64,39 @@ def test_bad_options_stop_and_change_nothing_after_them():
     assert code == 1 and err == ['error: invalid option argument "-bogus"\nUsage: qconf -help']
     assert access.managers == ["root"]
     assert qconf(access, "-am")[2] == 1
+
+
+def with_file(text: str) -> Caller:
+    return Caller("root", "vm", {"/tmp/f": text})
+
+
+def test_host_groups_nest_and_resolve():
+    cfg = Configuration()
+    add = run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @all\nhostlist @a n3\n"))
+    assert add.err == ['root@vm added "@all" to host group list'] and add.code == 0
+    run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @a\nhostlist n1 n2\n"))
+    again = run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @a\nhostlist n1\n"))
+    assert again.err == ['host group "@a" already exists'] and again.code == 1
+    assert qconf(cfg, "-shgrp_resolved @all") == (["n1", "n2", "n3"], [], 0)
+    assert qconf(cfg, "-shgrp_tree @all") == (["@all", "   @a", "      n1", "      n2",
+                                               "   n3"], [], 0)
+    assert qconf(cfg, "-shgrp @nosuch") == ([], ['Host group "@nosuch" does not exist'], 1)
+    assert qconf(cfg, "-dhgrp @a") == ([], ['root@vm removed "@a" from host group list'], 0)
+    assert qconf(cfg, "-shgrpl") == (["@all"], [], 0)
+
+
+def test_projects_and_scheduler_configuration():
+    cfg = Configuration()
+    assert qconf(cfg, "-sprjl") == ([], ["no project list defined"], 1)
+    assert qconf(cfg, "-sprj p1") == ([], ["p1 is not known as a project"], 1)
+    text = "name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n"
+    assert run_qconf(cfg, ["-Aprj", "/tmp/f"], with_file(text)).code == 0
+    assert qconf(cfg, "-sprj p1")[0][0] == "name    p1"
+    sched = "\n".join(qconf(cfg, "-ssconf")[0]).replace(
+        "max_reservation                   0", "max_reservation                   10")
+    ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))
+    assert ans.err == ["changed scheduler configuration"] and cfg.sched.max_reservation == "10"
+    ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))
+    assert ans.err == ["configuration unchanged"] and ans.code == 1
+    bad = run_qconf(cfg, ["-Aprj", "/tmp/f"], with_file("name p2\nbogus 1\n"))
+    assert bad.code == 1 and "p2" not in cfg.projects
