@@ -42,7 +42,7 @@ class MasterActor:
         self.schedule_interval = schedule_interval
         self.spool = SqliteSpool(paths.master_spool(base) / "spool.db")
         state = self.spool.load()
-        if not state.queues:
+        if not state.config.queues:
             self._bootstrap(state)
         self.master = Master(state)
         self.ctx = zmq.Context()
@@ -56,9 +56,7 @@ class MasterActor:
         cell = msgspec.json.decode(conf.read_bytes(), type=CellConfig)
         initial_config(state, cell)
         self.spool.commit(
-            [("queue", q.name, q) for q in state.queues.values()]
-            + [("pe", pe.name, pe) for pe in state.pes.values()]
-            + [("host", h.name, h) for h in state.hosts.values()]
+            [("host", h.name, h) for h in state.hosts.values()]
             + [("config", "cell", state.config)],
             [],
         )

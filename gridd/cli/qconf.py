@@ -35,12 +35,16 @@ USAGE = """usage: qconf [options]
    [-sprjl | -sprj p | -Aprj file | -Mprj file | -mprj p | -dprj p] projects
    [-ssconf | -msconf | -Msconf file]   the scheduler configuration
    [-sconf | -mconf | -Mconf file]      the global configuration
+   [-sql | -sq q | -Aq file | -Mq file | -mq q | -dq q]            cluster queues
+   [-spl | -sp pe | -Ap file | -Mp file | -mp pe | -dp pe]         parallel environments
+   [-sel | -se host | -Ae file | -Me file | -me host | -de host]    execution hosts
    [-help]                    print this help
 """
 
 # option -> index of its file argument
-FILE_OPTIONS = {"-Mc": 0, "-Ahgrp": 0, "-Mhgrp": 0, "-Aprj": 0, "-Mprj": 0, "-Msconf": 0,
-                "-Mconf": 0}
+FILE_OPTIONS = {option: 0 for option in (
+    "-Mc", "-Ahgrp", "-Mhgrp", "-Aprj", "-Mprj", "-Msconf", "-Mconf", "-Aq", "-Mq", "-Ap",
+    "-Mp", "-Ae", "-Me")}
 # editor option -> (show option, file option, number of arguments)
 EDITOR_OPTIONS = {
     "-mc": ("-sc", "-Mc", 0),
@@ -48,6 +52,9 @@ EDITOR_OPTIONS = {
     "-mprj": ("-sprj", "-Mprj", 1),
     "-msconf": ("-ssconf", "-Msconf", 0),
     "-mconf": ("-sconf", "-Mconf", 0),
+    "-mq": ("-sq", "-Mq", 1),
+    "-mp": ("-sp", "-Mp", 1),
+    "-me": ("-se", "-Me", 1),
 }
 
 

@@ -259,6 +259,12 @@ HOSTGROUPS = NamedKind("hostgroup", "hostgroups", "group_name", "host group",
                        "no host group list defined", 'Host group "{}" does not exist')
 PROJECTS = NamedKind("project", "projects", "name", "project", "no project list defined",
                      "{} is not known as a project")
+QUEUES = NamedKind("queue", "queues", "qname", "cluster queue", "no cqueue list defined",
+                   'No cluster queue or queue instance matches the phrase "{}"')
+PES = NamedKind("pe", "pes", "pe_name", "parallel environment",
+                "no parallel environment defined", "{} is not a parallel environment")
+EXECHOSTS = NamedKind("exechost", "exechosts", "hostname", "exechost",
+                      "no execution host defined", 'can\'t resolve hostname "{}"')
 
 
 def _list_named(nk: NamedKind) -> Verb:
@@ -454,6 +460,21 @@ VERBS: dict[str, tuple[int, Verb]] = {
     "-dprj": (1, _delete_named(PROJECTS)),
     "-ssconf": (0, show_sched),
     "-Msconf": (1, replace_sched),
+    "-sql": (0, _list_named(QUEUES)),
+    "-sq": (1, _show_named(QUEUES)),
+    "-Aq": (1, _put_named(QUEUES, adding=True)),
+    "-Mq": (1, _put_named(QUEUES, adding=False)),
+    "-dq": (1, _delete_named(QUEUES)),
+    "-spl": (0, _list_named(PES)),
+    "-sp": (1, _show_named(PES)),
+    "-Ap": (1, _put_named(PES, adding=True)),
+    "-Mp": (1, _put_named(PES, adding=False)),
+    "-dp": (1, _delete_named(PES)),
+    "-sel": (0, _list_named(EXECHOSTS)),
+    "-se": (1, _show_named(EXECHOSTS)),
+    "-Ae": (1, _put_named(EXECHOSTS, adding=True)),
+    "-Me": (1, _put_named(EXECHOSTS, adding=False)),
+    "-de": (1, _delete_named(EXECHOSTS)),
     "-sconf": (0, show_conf),
     "-Mconf": (1, replace_conf),
 }

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gridd.master.core import MasterState
-from gridd.model.cluster import ExecHost, Queue
-from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.cluster import ExecHost
+from gridd.model.objects import ClusterQueue, ExecHostConf, ParallelEnvConf
+from gridd.model.pe import FILL_UP, PE_SLOTS
 
 
 @dataclass
@@ -20,15 +21,22 @@ class CellConfig:
 
 
 def initial_config(state: MasterState, cell: CellConfig) -> None:
-    """all.q over every host, and the two usual PEs (smp: one host, mpi: fill up)."""
-    state.queues["all.q"] = Queue(name="all.q", hostlist=list(cell.hosts), slots=cell.slots)
+    """all.q over every host, the two usual PEs (smp: one host, mpi: fill up), and the
+    people and hosts with rights. Load thresholds are off: gridd has no alarm states yet.
+    """
+    cfg = state.config
+    cfg.queues["all.q"] = ClusterQueue(
+        qname="all.q", hostlist=" ".join(cell.hosts) or "NONE", slots=str(cell.slots),
+        pe_list="smp mpi", load_thresholds="NONE")
+    total = str(max(1, cell.slots * len(cell.hosts)))
+    cfg.pes["smp"] = ParallelEnvConf(pe_name="smp", slots=total, allocation_rule=PE_SLOTS)
+    cfg.pes["mpi"] = ParallelEnvConf(pe_name="mpi", slots=total, allocation_rule=FILL_UP)
+    for host in ["global", *cell.hosts]:
+        cfg.exechosts[host] = ExecHostConf(hostname=host)
     for host in cell.hosts:
         state.hosts.setdefault(host, ExecHost(name=host))
-    total = max(1, cell.slots * len(cell.hosts))
-    state.pes["smp"] = ParallelEnv(name="smp", slots=total, allocation_rule=PE_SLOTS)
-    state.pes["mpi"] = ParallelEnv(name="mpi", slots=total, allocation_rule=FILL_UP)
-    if cell.manager not in state.config.managers:
-        state.config.managers.append(cell.manager)
+    if cell.manager not in cfg.managers:
+        cfg.managers.append(cell.manager)
     if cell.machine:
-        state.config.admin_hosts.append(cell.machine)
-        state.config.submit_hosts.append(cell.machine)
+        cfg.admin_hosts.append(cell.machine)
+        cfg.submit_hosts.append(cell.machine)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import admin
+from gridd.master import admin, views
 from gridd.model.cluster import ExecHost, Queue, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
@@ -90,6 +90,7 @@ class Master:
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
         self._table_rows: list | None = None
         self._table = ComplexTable(())
+        self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
 
@@ -339,8 +340,17 @@ class Master:
 
     def qconf(self, req: p.Qconf, fx: Effects) -> p.QconfReply:
         ans = admin.run_qconf(self.s.config, req.argv, admin.Caller(req.user, req.host, req.files))
-        fx.config_changed |= ans.changed
+        if ans.changed:
+            fx.config_changed = True
+            self.refresh_views()
+            fx.sched_resync = True  # capacities or PEs may have changed
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
+
+    def refresh_views(self) -> None:
+        """Derive the queue and PE views planning uses from the configured objects."""
+        cfg = self.s.config
+        self.s.queues = {n: views.queue_view(q, cfg) for n, q in cfg.queues.items()}
+        self.s.pes = {n: views.pe_view(pe) for n, pe in cfg.pes.items()}
 
     # ---- scheduler --------------------------------------------------------------
 

@@ -3,7 +3,15 @@
 import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
-from gridd.model.objects import GlobalConf, HostGroup, Project, SchedConf
+from gridd.model.objects import (
+    ClusterQueue,
+    ExecHostConf,
+    GlobalConf,
+    HostGroup,
+    ParallelEnvConf,
+    Project,
+    SchedConf,
+)
 
 # Access lists every cell has from the start (arusers gates qrsub; the department
 # list holds users without a department of their own).
@@ -37,3 +45,6 @@ class Configuration(msgspec.Struct):
     projects: dict[str, Project] = msgspec.field(default_factory=dict)
     sched: SchedConf = msgspec.field(default_factory=SchedConf)
     conf: GlobalConf = msgspec.field(default_factory=GlobalConf)
+    queues: dict[str, ClusterQueue] = msgspec.field(default_factory=dict)
+    pes: dict[str, ParallelEnvConf] = msgspec.field(default_factory=dict)
+    exechosts: dict[str, ExecHostConf] = msgspec.field(default_factory=dict)

@@ -14,10 +14,9 @@ from pathlib import Path
 import msgspec
 
 from gridd.master.core import MasterState
-from gridd.model.cluster import ExecHost, Queue
+from gridd.model.cluster import ExecHost
 from gridd.model.config import Configuration
 from gridd.model.job import Job
-from gridd.model.pe import ParallelEnv
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL,
@@ -25,8 +24,8 @@ CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, key TEXT NOT NULL, body 
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
-_TYPES: dict[str, type] = {"job": Job, "queue": Queue, "host": ExecHost, "pe": ParallelEnv,
-                           "outbox": tuple[int, int], "config": Configuration}
+_TYPES: dict[str, type] = {"job": Job, "host": ExecHost, "outbox": tuple[int, int],
+                           "config": Configuration}
 
 
 class SpoolError(Exception):
@@ -45,7 +44,7 @@ class SqliteSpool:
 
     def load(self) -> MasterState:
         state = MasterState()
-        tables = {"job": state.jobs, "queue": state.queues, "host": state.hosts, "pe": state.pes}
+        tables = {"job": state.jobs, "host": state.hosts}
         for kind, key, body in self.db.execute("SELECT kind, key, body FROM objects"):
             obj = self._dec[kind].decode(body)
             if kind == "outbox":

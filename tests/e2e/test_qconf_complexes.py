@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.e2e.conftest import Cell
+from tests.e2e.conftest import Cell, wait_for
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/sge-8.1.9/transcripts"
 
@@ -55,3 +55,31 @@ def test_default_table_matches_reference_and_mc_validates(cell: Cell, tmp_path):
     res = cell.run("qconf", "-mc", env=dict(cell.env, EDITOR=str(editor)))
     assert res.returncode == 0 and 'removed "license" from complex list' in res.stderr
     assert cell.ok("qconf", "-sc") == default
+
+
+def test_queue_with_host_override_takes_a_parallel_job(cell: Cell, tmp_path):
+    shown = cell.ok("qconf", "-sq", "all.q")
+    assert shown.startswith("qname                 all.q\nhostlist              node1 node2\n")
+    lines = []
+    for line in shown.splitlines():
+        key = line.split()[0] if line.strip() else ""
+        value = {"qname": "short.q", "slots": "1,[node2=3]", "seq_no": "1"}.get(key)
+        lines.append(f"{key:<21} {value}" if value else line)
+    queue = tmp_path / "short.q"
+    queue.write_text("\n".join(lines) + "\n")
+    res = cell.run("qconf", "-Aq", str(queue))
+    assert res.returncode == 0 and res.stderr.endswith('added "short.q" to cluster queue list\n')
+    res = cell.run("qconf", "-Aq", str(queue))
+    assert (res.returncode, res.stderr) == (1, 'cluster queue "short.q" already exists\n')
+    assert cell.ok("qconf", "-sql") == "all.q\nshort.q\n"
+    assert "slots                 1,[node2=3]" in cell.ok("qconf", "-sq", "short.q")
+    full = cell.ok("qstat", "-f")
+    assert re.search(r"^short\.q@node2 +BIP +0/0/3 ", full, re.M)
+    job = cell.ok("qsub", "-q", "short.q", "-pe", "smp", "3", "-b", "y", "sleep", "30")
+    assert "has been submitted" in job
+    wait_for(lambda: re.search(r"^short\.q@node2 +BIP +0/3/3 ", cell.ok("qstat", "-f"), re.M),
+             what="the 3-slot job on short.q@node2")
+    cell.ok("qdel", "-u", "*")
+    res = cell.run("qconf", "-sq", "nosuch.q")
+    assert res.stderr == 'No cluster queue or queue instance matches the phrase "nosuch.q"\n'
+    assert cell.run("qconf", "-sp", "nosuch").stderr == "nosuch is not a parallel environment\n"
