@@ -425,7 +425,143 @@ def replace_conf(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     return ans
 
 
-# option -> (number of arguments, handler)
+# ---- -aattr, -mattr, -dattr, -rattr, -purge -----------------------------------------------
+
+ATTR_OBJECTS = {"queue": QUEUES, "exechost": EXECHOSTS, "hostgroup": HOSTGROUPS, "pe": PES}
+ASSIGNMENT_LISTS = {"complex_values", "load_thresholds", "suspend_thresholds", "load_scaling",
+                    "usage_scaling"}
+WORD_LISTS = {"pe_list", "ckpt_list", "user_lists", "xuser_lists", "projects", "xprojects",
+              "owner_list", "subordinate_list", "hostlist", "report_variables"}
+
+
+def _edit_list(mode: str, attr: str, current: str, value: str, target: str,
+               notes: list[str]) -> str:
+    """The new text of a list attribute after -aattr/-mattr/-dattr with ``value``."""
+    assignments = attr in ASSIGNMENT_LISTS
+    items = [] if current.strip().upper() == "NONE" else _names(current)
+    given = _names(value)
+    if mode != "delete" and not items:
+        notes.append(f'"{attr}" of "{target}" is empty - Adding new element(s).')
+        return ",".join(given) if assignments else " ".join(given)
+
+    def key(item: str) -> str:
+        return item.partition("=")[0] if assignments else item
+
+    for item in given:
+        found = [i for i, old in enumerate(items) if key(old) == key(item)]
+        if mode == "delete":
+            items = [old for old in items if key(old) != key(item)]
+        elif found:
+            items[found[0]] = item
+        else:
+            notes.append(f'Unable to find "{key(item)}" in "{attr}" of "{target}" - '
+                         "Adding new element.")
+            items.append(item)
+    if not items:
+        return "NONE"
+    return ",".join(items) if assignments else " ".join(items)
+
+
+def _new_value(mode: str, nk: NamedKind, attr: str, current: str, value: str, target: str,
+               notes: list[str]) -> str:
+    """What ``attr`` becomes; queue attributes keep their [host=...] overrides apart."""
+    if nk is QUEUES and attr not in ("qname", "hostlist"):
+        from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+
+        old = parse_overridable(current)
+        overrides = dict(old.overrides)
+        if value.startswith("["):
+            new = parse_overridable("X," + value)
+            for host, v in new.overrides.items():
+                if mode == "delete":
+                    overrides.pop(host, None)
+                else:
+                    overrides[host] = v
+            return print_overridable(Overridable(old.default, overrides))
+        default = _plain_value(mode, attr, old.default, value, target, notes)
+        return print_overridable(Overridable(default, overrides))
+    return _plain_value(mode, attr, current, value, target, notes)
+
+
+def _plain_value(mode: str, attr: str, current: str, value: str, target: str,
+                 notes: list[str]) -> str:
+    if mode == "replace" or (attr not in ASSIGNMENT_LISTS and attr not in WORD_LISTS):
+        return value
+    if mode == "modify" and value.strip().upper() == "NONE":
+        raise ValueError(f'"{value}" is not a valid list attribute value for -mattr.  '
+                         "Try using -rattr instead.")
+    return _edit_list(mode, attr, current, value, target, notes)
+
+
+def _attr_verb(mode: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        from gridd.formats.parsing import FormatError
+        from gridd.formats.qconf_objects import from_pairs, to_pairs
+
+        ans = Answer()
+        nk = ATTR_OBJECTS.get(args[0])
+        if nk is None:
+            ans.fail(f'error: unknown object type "{args[0]}"')
+            return ans
+        attr, value, targets = args[1], args[2], [t for a in args[3:] for t in _names(a)]
+        store = getattr(cfg, nk.store)
+        for target in targets:
+            obj = store.get(target)
+            if obj is None:
+                ans.fail(f'denied: {nk.label} "{target}" does not exist')
+                continue
+            pairs = dict(to_pairs(obj))
+            if attr not in pairs or attr == nk.key:
+                ans.fail(f'error: "{attr}" is not an attribute of {args[0]} "{target}"')
+                continue
+            notes: list[str] = []
+            # GE names the object in these notes, except for exec hosts, where it names
+            # the object type
+            shown = args[0] if nk is EXECHOSTS else target
+            try:
+                pairs[attr] = _new_value(mode, nk, attr, pairs[attr], value, shown, notes)
+                new = from_pairs(nk.kind, pairs.items(), source=f"-{mode[0]}attr")
+            except FormatError as exc:
+                lines = exc.ge_message.splitlines()
+                ans.fail("\n".join(ln for ln in lines if "reading file" not in ln))
+                continue
+            except ValueError as exc:
+                ans.fail(str(exc))
+                continue
+            store[target] = new
+            ans.out += notes + [f'{who} modified "{target}" in {nk.label} list']
+            ans.changed = True
+        return ans
+    return verb
+
+
+def purge_override(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """qconf -purge queue attr queue@host: drop one host's (or @group's) override."""
+    from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+
+    ans = Answer()
+    if args[0] != "queue":
+        ans.fail(f'error: -purge works on "queue" objects, not "{args[0]}"')
+        return ans
+    attr = args[1]
+    for target in _names(args[2]):
+        name, _, host = target.partition("@")
+        queue = cfg.queues.get(name)
+        if queue is None or not host or attr not in queue.__struct_fields__:
+            ans.fail(f'denied: cluster queue "{target}" does not exist')
+            continue
+        old = parse_overridable(getattr(queue, attr))
+        overrides = {h: v for h, v in old.overrides.items() if h != host}
+        cfg.queues[name] = msgspec.structs.replace(
+            queue, **{attr: print_overridable(Overridable(old.default, overrides))})
+        ans.out.append(f'{who} modified "{name}" in cluster queue list')
+        ans.changed = True
+    return ans
+
+
+# option -> (number of arguments, handler); REST takes every argument that is left
+REST = -1
+
 VERBS: dict[str, tuple[int, Verb]] = {
     "-am": (1, _add_person("manager", "managers")),
     "-dm": (1, _delete_person("manager", "managers")),
@@ -475,6 +611,11 @@ VERBS: dict[str, tuple[int, Verb]] = {
     "-Ae": (1, _put_named(EXECHOSTS, adding=True)),
     "-Me": (1, _put_named(EXECHOSTS, adding=False)),
     "-de": (1, _delete_named(EXECHOSTS)),
+    "-aattr": (REST, _attr_verb("add")),
+    "-mattr": (REST, _attr_verb("modify")),
+    "-dattr": (REST, _attr_verb("delete")),
+    "-rattr": (REST, _attr_verb("replace")),
+    "-purge": (3, purge_override),
     "-sconf": (0, show_conf),
     "-Mconf": (1, replace_conf),
 }
@@ -490,6 +631,8 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
             total.fail(f'error: invalid option argument "{option}"\nUsage: qconf -help')
             break
         count, verb = VERBS[option]
+        if count == REST:
+            count = len(args) if len(args) >= 4 else 4
         if len(args) < count:
             total.fail(f'error: no option argument provided to "{option}"\nUsage: qconf -help')
             break

@@ -100,3 +100,44 @@ def test_projects_and_scheduler_configuration():
     assert ans.err == ["configuration unchanged"] and ans.code == 1
     bad = run_qconf(cfg, ["-Aprj", "/tmp/f"], with_file("name p2\nbogus 1\n"))
     assert bad.code == 1 and "p2" not in cfg.projects
+
+
+def test_attribute_verbs_follow_the_reference():
+    from gridd.master.bootstrap import CellConfig, initial_config
+    from gridd.master.core import MasterState
+
+    state = MasterState()
+    initial_config(state, CellConfig(hosts=["vm"], slots=4))
+    cfg = state.config
+
+    def attr(*argv: str) -> tuple[list[str], list[str], int]:
+        ans = run_qconf(cfg, list(argv), ROOT)
+        return ans.out, ans.err, ans.code
+
+    assert attr("-mattr", "exechost", "complex_values", "license=5", "global") == (
+        ['"complex_values" of "exechost" is empty - Adding new element(s).',
+         'root@vm modified "global" in exechost list'], [], 0)
+    out, err, code = attr("-mattr", "queue", "pe_list", "mpi", "smp", "all.q")
+    assert out == ['root@vm modified "all.q" in cluster queue list']
+    assert (err, code) == (['denied: cluster queue "smp" does not exist'], 1)
+    assert attr("-mattr", "queue", "load_thresholds", "NONE", "all.q") == (
+        [], ['"NONE" is not a valid list attribute value for -mattr.  '
+             "Try using -rattr instead."], 1)
+    assert attr("-rattr", "queue", "load_thresholds", "NONE", "all.q")[2] == 0
+    assert attr("-aattr", "queue", "slots", "[vm=3]", "all.q")[2] == 0
+    assert cfg.queues["all.q"].slots == "4,[vm=3]"
+    assert state.config.queues["all.q"].value_for("slots", "vm", []) == "3"
+    attr("-dattr", "queue", "slots", "[vm=3]", "all.q")  # really removed (GE 8.1.9 did not)
+    assert cfg.queues["all.q"].slots == "4"
+    attr("-aattr", "queue", "slots", "[vm=5]", "all.q")
+    assert attr("-purge", "queue", "slots", "all.q@vm")[0] == [
+        'root@vm modified "all.q" in cluster queue list']
+    assert cfg.queues["all.q"].slots == "4"
+    assert attr("-mattr", "queue", "slots", "2", "nosuch.q") == (
+        [], ['denied: cluster queue "nosuch.q" does not exist'], 1)
+    assert attr("-mattr", "queue", "slots", "abc", "all.q")[2] == 1
+    assert cfg.queues["all.q"].slots == "4"
+    out = attr("-mattr", "exechost", "complex_values", "license=7,x=1", "global")[0]
+    assert out[0] == 'Unable to find "x" in "complex_values" of "exechost" - Adding new element.'
+    attr("-dattr", "exechost", "complex_values", "x=1", "global")
+    assert cfg.exechosts["global"].complex_values == "license=7"
