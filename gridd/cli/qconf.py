@@ -38,6 +38,9 @@ USAGE = """usage: qconf [options]
    [-sql | -sq q | -Aq file | -Mq file | -mq q | -dq q]            cluster queues
    [-spl | -sp pe | -Ap file | -Mp file | -mp pe | -dp pe]         parallel environments
    [-sel | -se host | -Ae file | -Me file | -me host | -de host]    execution hosts
+   [-aattr | -mattr | -dattr | -rattr obj attr value obj_list]  change one attribute
+       of queue, exechost, hostgroup or pe objects; values may be [host=value] overrides
+   [-purge queue attr queue@host]       drop a host's override
    [-help]                    print this help
 """
 
