@@ -34,6 +34,8 @@ _LETTER = {GLOBAL: "g", HOST: "h", QUEUE: "q"}
 _NUMBERS_SHOWN_AS_FLOAT = frozenset({"INT", "DOUBLE", "BOOL", "MEMORY"})
 # Compiled requests are kept across cycles; a long-lived scheduler sees categories come and go.
 _MAX_REQUESTS = 20_000
+# Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
+_MAX_MEMO = 20_000
 
 _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -73,6 +75,14 @@ class Level:
     free: dict[str, float] = field(default_factory=dict)
     load_caps: dict[str, float] = field(default_factory=dict)
     forced: frozenset[str] = frozenset()  # FORCED attributes offered here
+    # What matching learned about this level, for `Matcher.fits`: per (request, levels) the
+    # outcome of everything but the consumables' amounts, and the refusals already worded.
+    # Sound because offers, forced and which consumables exist are settled when a level is
+    # built; only `free` changes, and it is part of every refusal's key.
+    _plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict, init=False, repr=False)
+    _refusals: dict[tuple[Any, ...], MatchResult] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
 
 @dataclass(slots=True, frozen=True)
@@ -264,17 +274,28 @@ class Matcher:
         consumables checked (and debited), since they are taken once per job.
         """
         levels = _present(global_level, host_level, queue_level)
-        for level in levels:
-            if level.forced and not level.forced <= req.requested:
-                missing = ",".join(sorted(level.forced - req.requested))
-                return _failure(req, level, f"job does not request forced resource ({missing})")
-        for need in req.hard:
-            if need.consumable == "JOB" and not master:
-                continue
-            failed = _first_failure(need, levels, slots)
-            if failed is not None:
-                return _failure(req, *failed)
-        return FIT
+        memo = levels[-1]._plans
+        key = (req, global_level, host_level, queue_level)
+        plan = memo.get(key)
+        if plan is None:  # a plan pays off from the second check of a combination on
+            if len(memo) >= _MAX_MEMO:
+                memo.clear()
+            memo[key] = _SEEN
+            return _check(req, levels, slots, master)
+        if plan is _SEEN:
+            plan = memo[key] = _plan(req, levels)
+        for need, holders in plan.master if master else plan.slave:
+            amount = need.key if need.consumable == "JOB" else need.key * slots
+            name = need.name
+            for level in holders:
+                free = level.free.get(name)
+                cap = level.load_caps.get(name) if level.load_caps else None
+                if cap is not None and (free is None or cap < free):
+                    if not amount <= cap:
+                        return _refusal(req, level, need, cap, "l")
+                elif not amount <= free:  # type: ignore[operator]  # holders offer it
+                    return _refusal(req, level, need, free, "c")  # type: ignore[arg-type]
+        return plan.result if master else plan.slave_result
 
     def soft_violations(
         self,
@@ -318,10 +339,15 @@ class CategoryCache:
     cycle, and a fresh one after giving resources back.
     """
 
-    __slots__ = ("_failed", "_soft", "hits", "misses")
+    __slots__ = ("_failed", "_soft", "_by_request", "hits", "misses")
 
     def __init__(self) -> None:
-        self._failed: dict[tuple[Any, ...], MatchResult] = {}
+        # (category key, slots, master) -> failures by level name; a level whose name another
+        # kind of level already holds there is kept under (kind, name) instead.
+        self._failed: dict[tuple[Any, ...], dict[Any, MatchResult]] = {}
+        # The same tables reached by the compiled request itself (hashed by identity, which
+        # is cheaper than hashing its key on every check): request -> (slave, master) by slots.
+        self._by_request: dict[JobRequest, tuple[dict[int, Any], dict[int, Any]]] = {}
         self._soft: dict[tuple[Any, ...], int] = {}
         self.hits = 0
         self.misses = 0
@@ -338,17 +364,30 @@ class CategoryCache:
         master: bool = True,
     ) -> MatchResult:
         """`matcher.fits`, answered from earlier failures of the category where possible."""
-        base = (req.key, slots, master)
-        for level in (global_level, host_level, queue_level):
-            if level is not None:
-                known = self._failed.get((base, level.kind, level.name))
-                if known is not None:
-                    self.hits += 1
-                    return known
+        tables = self._by_request.get(req)
+        if tables is None:
+            tables = self._by_request[req] = ({}, {})
+        by_slots = tables[1] if master else tables[0]
+        failed = by_slots.get(slots)
+        if failed is None:
+            failed = self._failed.setdefault((req.key, slots, master), {})
+            by_slots[slots] = failed
+        if failed:  # the hot path of a cycle: most checks end here
+            if global_level is not None and (known := _known(failed, global_level)):
+                self.hits += 1
+                return known
+            if host_level is not None and (known := _known(failed, host_level)):
+                self.hits += 1
+                return known
+            if queue_level is not None and (known := _known(failed, queue_level)):
+                self.hits += 1
+                return known
         self.misses += 1
         result = matcher.fits(req, slots, global_level, host_level, queue_level, master=master)
         if not result.ok:
-            self._failed[(base, result.kind, result.where)] = result
+            failed[result.where if result.where not in failed else (result.kind, result.where)] = (
+                result
+            )
         return result
 
     def soft_violations(
@@ -384,6 +423,95 @@ def _present(g: Level | None, h: Level | None, q: Level | None) -> tuple[Level, 
     if not present:
         raise ValueError("matching needs at least one level")
     return present
+
+
+@dataclass(slots=True, frozen=True)
+class _Plan:
+    """How to check one request on one combination of levels, worked out once: the result
+    unless a consumable is short (FIT or a refusal by a FORCED attribute or a
+    non-consumable), and the consumables to check before it, each with the levels that
+    hold it, in request order; for the master task and for slave tasks."""
+
+    result: MatchResult
+    master: tuple[tuple[Need, tuple[Level, ...]], ...]
+    slave_result: MatchResult
+    slave: tuple[tuple[Need, tuple[Level, ...]], ...]
+
+
+_SEEN = _Plan(FIT, (), FIT, ())  # marks a combination checked once, without a plan yet
+
+
+def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool) -> MatchResult:
+    """A check without a plan, need by need and level by level."""
+    for level in levels:
+        if level.forced and not level.forced <= req.requested:
+            missing = ",".join(sorted(level.forced - req.requested))
+            return _failure(req, level, f"job does not request forced resource ({missing})")
+    for need in req.hard:
+        if need.consumable == "JOB" and not master:
+            continue
+        failed = _first_failure(need, levels, slots)
+        if failed is not None:
+            return _failure(req, *failed)
+    return FIT
+
+
+def _plan(req: JobRequest, levels: tuple[Level, ...]) -> _Plan:
+    for level in levels:
+        if level.forced and not level.forced <= req.requested:
+            missing = ",".join(sorted(level.forced - req.requested))
+            refused = _failure(req, level, f"job does not request forced resource ({missing})")
+            return _Plan(refused, (), refused, ())
+    master_result, master_checks = _plan_needs(req, levels, True)
+    slave_result, slave_checks = _plan_needs(req, levels, False)
+    return _Plan(master_result, master_checks, slave_result, slave_checks)
+
+
+def _plan_needs(
+    req: JobRequest, levels: tuple[Level, ...], master: bool
+) -> tuple[MatchResult, tuple[tuple[Need, tuple[Level, ...]], ...]]:
+    checks = []
+    for need in req.hard:
+        if need.consumable == "NO":
+            failed = _first_failure(need, levels, 1)
+            if failed is not None:
+                return _failure(req, *failed), tuple(checks)
+            continue
+        if need.consumable == "JOB" and not master:
+            continue
+        name = need.name
+        holders = tuple(
+            level
+            for level in levels
+            if name in level.free or (level.load_caps and name in level.load_caps)
+        )
+        if holders:
+            checks.append((need, holders))
+        elif need.explicit:
+            why = f"job requests unknown resource ({name})"
+            return _failure(req, levels[-1], why), tuple(checks)
+    return FIT, tuple(checks)
+
+
+def _refusal(req: JobRequest, level: Level, need: Need, free: float, source: str) -> MatchResult:
+    """A consumable's refusal, worded once per request, level and amount left."""
+    memo = level._refusals
+    key = (req, need.name, free, source)
+    refused = memo.get(key)
+    if refused is None:
+        if len(memo) >= _MAX_MEMO:
+            memo.clear()
+        shown = _show_number(need.type, free)
+        why = f"it offers only {_LETTER[level.kind]}{source}:{need.name}={shown}"
+        refused = memo[key] = _failure(req, level, why)
+    return refused
+
+
+def _known(failed: dict[Any, MatchResult], level: Level) -> MatchResult | None:
+    known = failed.get(level.name)
+    if known is None or known.kind == level.kind:
+        return known
+    return failed.get((level.kind, level.name))
 
 
 def _amount(need: Need, slots: int) -> float:

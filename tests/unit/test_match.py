@@ -494,3 +494,139 @@ def test_debits_after_a_fit_never_overdraw_a_level(
         matcher.debit(req, slots, glob, host, queue)
         for level in (glob, host, queue):
             assert all(free >= 0 for free in level.free.values())
+
+
+# ---- memoised answers agree with fresh ones (plans, worded refusals, CategoryCache) -----------
+
+_ATTR_VALUES = {
+    "arch": st.sampled_from(["lx-amd64", "lx-arm64", "sol"]),
+    "mem_free": st.sampled_from(["1G", "2G", "4G"]),
+    "h_rt": st.sampled_from(["60", "600", "3600"]),
+    "os": st.sampled_from(["linux", "LINUX", "solaris"]),
+    "license": _amounts.map(str),
+    "scratch": _amounts.map(lambda n: f"{n}G"),
+    "tjob": _amounts.map(str),
+    "slots": _amounts.map(str),
+    "lic_forced": _amounts.map(str),
+}
+_REQUESTABLE = (*_ATTR_VALUES, "osre", "nosuch")
+
+
+def _offers() -> st.SearchStrategy[dict[str, str]]:
+    return st.dictionaries(
+        st.sampled_from(tuple(_ATTR_VALUES)), st.just(""), max_size=4
+    ).flatmap(lambda d: st.fixed_dictionaries({k: _ATTR_VALUES[k] for k in d}))
+
+
+def _requests() -> st.SearchStrategy[dict[str, str]]:
+    values = {
+        **_ATTR_VALUES,
+        "osre": st.sampled_from(["lin*", "sol|lin?x"]),
+        "nosuch": st.just("1"),
+    }
+    return st.dictionaries(st.sampled_from(_REQUESTABLE), st.just(""), max_size=3).flatmap(
+        lambda d: st.fixed_dictionaries({k: values[k] for k in d})
+    )
+
+
+def _fresh_fits(
+    levels: list[tuple[str, str, dict[str, str], dict[str, str]]],
+    live: list[Level],
+    hard: dict[str, str],
+    slots: int,
+    master: bool,
+):
+    """The answer of a new Matcher on new levels holding the same free amounts: no memo."""
+    matcher = Matcher(TABLE)
+    fresh = []
+    for (kind, name, values, load), old in zip(levels, live, strict=True):
+        level = matcher.level(kind, name, values, load)
+        level.free.update(old.free)
+        fresh.append(level)
+    return matcher.fits(matcher.request(hard), slots, *fresh, master=master)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    glob=_offers(),
+    hosts=st.lists(st.tuples(_offers(), _offers()), min_size=1, max_size=3),
+    queues=st.lists(_offers(), min_size=1, max_size=2),
+    jobs=st.lists(
+        st.tuples(_requests(), st.integers(min_value=1, max_value=4), st.booleans()),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_memoised_and_cached_answers_agree_with_fresh_ones(
+    glob: dict[str, str],
+    hosts: list[tuple[dict[str, str], dict[str, str]]],
+    queues: list[dict[str, str]],
+    jobs: list[tuple[dict[str, str], int, bool]],
+) -> None:
+    """A dispatch-like walk: every job tries every queue instance in order, first fit is
+    debited. The Matcher (with its per-level memo) and a CategoryCache must answer exactly
+    what a new Matcher on freshly built levels answers, refusal texts included."""
+    m = Matcher(TABLE)
+    specs = [(GLOBAL, "global", glob, {})]
+    levels = [m.level(GLOBAL, "global", glob)]
+    instances = []
+    for h, (values, load) in enumerate(hosts):
+        specs.append((HOST, f"h{h}", values, {k: v for k, v in load.items() if k != "slots"}))
+        host = m.level(*specs[-1])
+        levels.append(host)
+        for q, qvalues in enumerate(queues):
+            specs.append((QUEUE, f"q{q}@h{h}", qvalues, {}))
+            queue = m.level(*specs[-1])
+            levels.append(queue)
+            instances.append((len(specs) - 2 - q, len(specs) - 1))
+    cache = CategoryCache()
+    for hard, slots, master in jobs:
+        req = m.request(hard)
+        for h_i, q_i in instances:
+            chosen = [0, h_i, q_i]
+            live = [levels[i] for i in chosen]
+            want = _fresh_fits([specs[i] for i in chosen], live, hard, slots, master)
+            got = m.fits(req, slots, *live, master=master)
+            cached = cache.fits(m, req, slots, *live, master=master)
+            assert got == want
+            # A cached refusal may be worded from an earlier amount; the verdict is the same.
+            assert cached.ok == want.ok
+            if want.ok:
+                m.debit(req, slots, *live, master=master)
+                break
+
+
+def test_refusals_follow_the_amount_left(m: Matcher) -> None:
+    """A worded refusal is remembered per amount left, never reused after a debit."""
+    queue = m.level(QUEUE, "q@h", {"slots": "3"})
+    req = m.request({})
+    assert m.fits(req, 4, queue).reason.endswith("offers only qc:slots=3.000000")
+    m.debit(req, 2, queue)
+    assert m.fits(req, 4, queue).reason.endswith("offers only qc:slots=1.000000")
+    assert m.fits(req, 1, queue).ok
+    m.debit(req, 1, queue)
+    assert m.fits(req, 1, queue).reason.endswith("offers only qc:slots=0.000000")
+
+
+def test_slave_tasks_skip_unknown_job_consumables(m: Matcher) -> None:
+    queue = m.level(QUEUE, "q@h", {"slots": "4"})
+    req = m.request({"tjob": "2"})
+    assert m.fits(req, 1, queue).reason.endswith("job requests unknown resource (tjob)")
+    assert m.fits(req, 1, queue, master=False).ok
+    assert m.fits(req, 1, queue).reason.endswith("job requests unknown resource (tjob)")
+
+
+def test_category_cache_keeps_levels_of_different_kinds_with_one_name(m: Matcher) -> None:
+    cache = CategoryCache()
+    host = m.level(HOST, "x", load={"arch": "sol"})
+    queue = m.level(QUEUE, "x", {"slots": "0"})
+    req = m.request({"arch": "sol"})
+    assert cache.fits(m, req, 1, None, host, queue).kind == QUEUE  # stored under "x"
+    bad_host = m.level(HOST, "x", load={"arch": "lx-amd64"})
+    free_queue = m.level(QUEUE, "y", {"slots": "1"})
+    assert cache.fits(m, req, 1, None, bad_host, free_queue).kind == HOST  # under (host, "x")
+    assert cache.misses == 2
+    good_host = m.level(HOST, "z", load={"arch": "sol"})
+    assert cache.fits(m, req, 1, None, good_host, queue).kind == QUEUE
+    assert cache.fits(m, req, 1, None, bad_host, free_queue).kind == HOST
+    assert (cache.misses, cache.hits) == (2, 2)
