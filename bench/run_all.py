@@ -6,7 +6,9 @@ import traceback
 from collections.abc import Callable
 
 import api_submit
+import dispatch
 import drain
+import master_rss
 import qsub_latency
 import submit_to_running
 
@@ -33,6 +35,8 @@ def main() -> None:
     a = run("API submit", api_submit.main)
     s = run("submit to running", submit_to_running.main)
     d = run("drain", drain.main)
+    x = run("dispatch decision", dispatch.main)
+    r = run("master RSS", master_rss.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -52,6 +56,12 @@ def main() -> None:
             ">= 200 jobs/s", d["from_end_per_s"] >= 200 if d else None),
         row("drain accounting records", d.get("records"), "", "exactly 2,000",
             d["records"] == 2000 if d else None),
+        row("dispatch 10k x 1k, no cache", x.get("none_s"), "s", "(no target)", None),
+        row("dispatch, CategoryCache", x.get("cache_s"), "s", "(no target)", None),
+        row("dispatch, cache + planner", x.get("cache+rej_s"), "s", "< 0.5 s with cache",
+            x["cache+rej_s"] < 0.5 and x["agree"] == 1 if x else None),
+        row("master RSS, 100k pending", r.get("rss_mib"), "MiB", "< 1 GiB",
+            max(r["rss_mib"], r["peak_mib"]) < 1024 if r else None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))
