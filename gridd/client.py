@@ -130,8 +130,8 @@ class Client:
     def wait_scheduled(self, job_id: int) -> p.Scheduled:
         return self.request(p.WaitScheduled(job_id=job_id), timeout=None)
 
-    def jobs(self, ids: list[str] | None = None) -> p.JobsReply:
-        return self.request(p.QueryJobs(ids=ids or []))
+    def jobs(self, ids: list[str] | None = None, details: bool = False) -> p.JobsReply:
+        return self.request(p.QueryJobs(ids=ids or [], details=details))
 
     def delete(self, targets: list[str], user: str, users: list[str] | None = None,
                force: bool = False) -> p.Ok:

@@ -8,7 +8,7 @@ sees a malformed value.
 
 import msgspec
 
-from gridd.model.cluster import ExecHost, Queue
+from gridd.model.cluster import ExecHost, PlanConf, Queue, Running
 from gridd.model.job import Job, JobSpec, Task, Usage
 
 VERSION = 1
@@ -91,6 +91,7 @@ class QueryJobs(Msg, tag="query_jobs"):
 
     ids: list[str] = []
     finished: bool = False
+    details: bool = False  # with the scheduler's reasons (qstat -j)
 
 
 class JobsReply(Msg, tag="jobs"):
@@ -197,24 +198,28 @@ class SchedJob(msgspec.Struct, kw_only=True):
 
     job_id: int
     pending: list[int]
-    slots: int
-    h_rt: float
-    queues: list[str]
     priority: int
     submit_time: float
+    hard: dict[str, str] = {}  # -l, full attribute names
+    soft: dict[str, str] = {}
+    queues: list[str] = []  # -q
+    soft_queues: list[str] = []
+    pe: str = ""  # name or wildcard
+    pe_min: int = 0
+    pe_max: int = 0
     immediate: bool = False
-    pe: str = ""
 
 
 class SchedState(Msg, tag="sched_state"):
-    """The master's whole view, sent when the scheduler starts or asks to resync."""
+    """The master's whole view, sent when the scheduler starts or asks to resync, and
+    after every configuration change."""
 
     jobs: list[SchedJob]
-    capacity: dict[str, int]  # queue instance -> slots
-    used: dict[str, int]
+    running: list[Running]
+    conf: PlanConf
+    loads: dict[str, dict[str, str]]
     hosts_up: list[str]
-    pes: dict[str, tuple[int, str]]  # name -> (slots, allocation rule)
-    queue_h_rt: dict[str, float]  # cluster queue -> h_rt limit in seconds (0: none)
+    flags: dict[str, str]  # queue instance -> state letters kept by the master (qmod)
     seq: int
 
 
@@ -224,9 +229,11 @@ class SchedEvent(Msg, tag="sched_event"):
     seq: int
     jobs: list[SchedJob] = []  # added or changed
     removed: list[tuple[int, int]] = []  # (job, task) no longer pending
-    used_delta: dict[str, int] = {}
+    started: list[Running] = []
+    ended: list[tuple[int, int]] = []  # (job, task) that no longer hold resources
+    loads: dict[str, dict[str, str]] = {}  # host -> its latest load report
     hosts_up: list[str] | None = None
-    capacity: dict[str, int] | None = None
+    flags: dict[str, str] | None = None
     answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
 
 
@@ -237,12 +244,17 @@ class SchedHello(Msg, tag="sched_hello"):
 class Order(msgspec.Struct, array_like=True):
     job_id: int
     task_id: int
-    granted: list[tuple[str, int]]
+    granted: list[tuple[str, int]]  # the first queue instance holds the master task
+    pe: str = ""  # the parallel environment chosen
 
 
 class Dispatch(Msg, tag="dispatch"):
+    """A cycle's decisions, and the scheduling information that changed since the last."""
+
     orders: list[Order] = []
     unschedulable: list[int] = []  # immediate jobs that cannot start now
+    info: dict[int, list[str]] = {}  # job -> why it cannot run; [] when that is gone
+    global_info: list[str] | None = None  # messages for every job; None: unchanged
 
 
 # ---- master <-> accounting (inproc) ------------------------------------------------

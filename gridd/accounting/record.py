@@ -167,7 +167,7 @@ def record_for(
         ru_nivcsw=usage.nivcsw,
         project=spec.project or "NONE",
         department=spec.department or "defaultdepartment",
-        granted_pe=spec.pe_name or "NONE",
+        granted_pe=task.pe or spec.pe_name or "NONE",
         slots=slots,
         task_number=task.task_id,
         cpu=usage.utime + usage.stime,

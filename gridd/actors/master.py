@@ -203,6 +203,8 @@ class MasterActor:
         puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
         if fx.config_changed:
             puts.append(("config", "cell", s.config))
+        if fx.flags_changed:
+            puts.append(("flags", "cell", s.flags))
         deletes = [("job", str(j)) for j in fx.gone_jobs]
         deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
         counters = (
@@ -233,14 +235,15 @@ class MasterActor:
             self.master.sched_seq += 1
             self._send_now(self.sched, self.master.sched_state())
             return
-        if not (fx.sched or fx.sched_removed or fx.sched_used or fx.hosts_changed
-                or answered_dispatch):
+        if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
+                or fx.sched_loads or fx.hosts_changed or fx.flags_changed or answered_dispatch):
             return
         self.master.sched_seq += 1
         self._send_now(self.sched, p.SchedEvent(
             seq=self.master.sched_seq, jobs=fx.sched, removed=fx.sched_removed,
-            used_delta=fx.sched_used,
+            started=fx.sched_started, ended=fx.sched_ended, loads=fx.sched_loads,
             hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
+            flags=dict(self.master.s.flags) if fx.flags_changed else None,
             answers_dispatch=answered_dispatch,
         ))
 

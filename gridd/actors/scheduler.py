@@ -1,9 +1,9 @@
 """The Scheduler actor: a mirror of the master's state and the dispatch loop.
 
-It plans as soon as something changed (so an idle cell starts a job within
-milliseconds) and at least every schedule interval, but never while the master has not
-yet answered its previous Dispatch: that answer carries the orders' effects, so the
-mirror never books the same slots twice.
+It plans as soon as something planning depends on changed (so an idle cell starts a job
+within milliseconds) and at least every schedule interval, but never while the master
+has not yet answered its previous Dispatch: that answer carries the orders' effects, so
+the mirror never books the same resources twice.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import trio
 import zmq
 
 from gridd import protocol as p
-from gridd.sched.firstfit import SchedView, plan
+from gridd.sched.plan import Plan, Planner
+from gridd.sched.view import SchedView
 from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.scheduler")
@@ -27,8 +28,11 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
     view = SchedView()
+    planner = Planner()
+    told = Told()
     synced = False  # the view holds a state from the master
     awaiting = 0.0  # when the last Dispatch went out, while its answer is due
+    last_cycle = 0.0
     try:
         await sock.send([p.encode(p.SchedHello())])
         while True:
@@ -56,19 +60,42 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
                 await _wait_for_state(sock, view)
                 synced = True
                 continue
-            if awaiting or not view.jobs:
+            due = view.changed or now - last_cycle >= interval
+            if awaiting or not due or not (view.jobs or told.info):
                 continue
+            view.changed, last_cycle = False, now
             try:
-                orders = plan(view, now)
+                plan = planner.plan(view, now)
             except Exception:  # a planning bug must not stop scheduling for good
                 log.exception("planning failed; asking the master for a fresh state")
                 synced = False
                 continue
-            if orders.orders or orders.unschedulable:
+            dispatch = told.dispatch(plan)
+            if dispatch.orders or dispatch.unschedulable or dispatch.info \
+                    or dispatch.global_info is not None:
                 awaiting = now
-                await sock.send([p.encode(orders)])
+                await sock.send([p.encode(dispatch)])
     finally:
         sock.close()
+
+
+class Told:
+    """What the master was last told about why jobs wait, so a Dispatch carries only
+    changes: most cycles leave most reasons as they were."""
+
+    def __init__(self) -> None:
+        self.info: dict[int, list[str]] = {}
+        self.global_info: list[str] = []
+
+    def dispatch(self, plan: Plan) -> p.Dispatch:
+        changed = {job: why for job, why in plan.info.items() if self.info.get(job) != why}
+        changed |= {job: [] for job in self.info if job not in plan.info}
+        self.info = plan.info
+        global_info = None
+        if plan.global_info != self.global_info:
+            global_info = self.global_info = plan.global_info
+        return p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable, info=changed,
+                          global_info=global_info)
 
 
 def _decoded(frames: list[list[bytes]]) -> list[p.Msg]:

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         with Client() as client:
-            reply = client.jobs()
+            reply = client.jobs(details=opts["jobs"] is not None)
         if opts["jobs"] is not None:
             shown = render.qstat_job(reply, opts["jobs"] or ["*"])
             sys.stdout.write(shown.stdout)

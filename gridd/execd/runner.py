@@ -214,7 +214,9 @@ def _environment(
     env.update(_task_range_env(spec.array, start.task_id))
     env.update(_submit_env(start))
     if spec.pe_name:
-        env.update({"PE": spec.pe_name, "PE_HOSTFILE": str(plan.spool / "pe_hostfile")})
+        task = start.job.tasks.get(start.task_id)
+        pe = (task.pe if task else "") or spec.pe_name
+        env.update({"PE": pe, "PE_HOSTFILE": str(plan.spool / "pe_hostfile")})
     return env
 
 

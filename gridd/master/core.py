@@ -15,7 +15,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master import admin, views
-from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.cluster import ExecHost, PlanConf, Queue, Running, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
 from gridd.model.job import (
@@ -51,15 +51,14 @@ class Effects:
     replies: list[tuple[bytes, p.Msg]] = field(default_factory=list)
     sched: list[p.SchedJob] = field(default_factory=list)
     sched_removed: list[tuple[int, int]] = field(default_factory=list)
-    sched_used: dict[str, int] = field(default_factory=dict)
+    sched_started: list[Running] = field(default_factory=list)
+    sched_ended: list[tuple[int, int]] = field(default_factory=list)
+    sched_loads: dict[str, dict[str, str]] = field(default_factory=dict)
     hosts_changed: bool = False
+    flags_changed: bool = False
     counters_changed: bool = False
     config_changed: bool = False
     sched_resync: bool = False  # the scheduler asked for the whole state
-
-    def use(self, granted: list[tuple[str, int]], sign: int) -> None:
-        for qi, n in granted:
-            self.sched_used[qi] = self.sched_used.get(qi, 0) + sign * n
 
 
 @dataclass
@@ -73,6 +72,7 @@ class MasterState:
     outbox: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> (job, task)
     finished: dict[int, p.JobExited] = field(default_factory=dict)
     config: Configuration = field(default_factory=Configuration)
+    flags: dict[str, str] = field(default_factory=dict)  # queue instance -> qmod state letters
 
 
 class Master:
@@ -88,8 +88,19 @@ class Master:
         # jobs with -hold_jid: looked at again whenever some task ends
         self.dependants: set[int] = {j.job_id for j in state.jobs.values() if j.spec.hold_jid}
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
+        # What started tasks hold, by (job, task): the scheduler debits it, the master
+        # checks orders against it.
+        self.running: dict[tuple[int, int], Running] = {
+            (job.job_id, task.task_id): _holding(job, task)
+            for job in state.jobs.values() for task in job.tasks.values()
+            if task.state in ACTIVE
+        }
+        # The scheduler's last word on pending jobs (not spooled: the next cycle says it again).
+        self.sched_info: dict[int, list[str]] = {}
+        self.sched_global_info: list[str] = []
         self._table_rows: list | None = None
         self._table = ComplexTable(())
+        self.plan = PlanConf()
         self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
@@ -104,48 +115,36 @@ class Master:
         return self._table
 
     def capacity(self) -> dict[str, int]:
-        return {
-            f"{q.name}@{h}": q.instance_slots(h) for q in self.s.queues.values() for h in q.hostlist
-        }
+        return {qi.name: qi.slots for qi in self.plan.instances}
 
     def used(self) -> dict[str, int]:
         used: dict[str, int] = {}
-        for job in self.s.jobs.values():
-            for task in job.tasks.values():
-                if task.state in ACTIVE:
-                    for qi, n in task.granted:
-                        used[qi] = used.get(qi, 0) + n
+        for task in self.running.values():
+            for qi, n in task.granted:
+                used[qi] = used.get(qi, 0) + n
         return used
 
     def sched_job(self, job: Job) -> p.SchedJob | None:
         pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
         if not pending or self._held_by_dependency(job):
             return None
-        spec = job.spec
-        h_rt = spec.hard_resources.get("h_rt")
-        return p.SchedJob(
-            job_id=job.job_id,
-            pending=pending,
-            slots=spec.slots(),
-            h_rt=_seconds(h_rt) if h_rt else 0.0,
-            queues=spec.hard_queues,
-            priority=spec.priority,
-            submit_time=job.submit_time,
-            immediate=spec.immediate,
-            pe=spec.pe_name,
-        )
+        return sched_job(job, pending)
 
     def sched_state(self) -> p.SchedState:
         jobs = [sj for j in self.s.jobs.values() if (sj := self.sched_job(j))]
         return p.SchedState(
             jobs=jobs,
-            capacity=self.capacity(),
-            used=self.used(),
+            running=list(self.running.values()),
+            conf=self.plan,
+            loads=self.loads(),
             hosts_up=sorted(self.host_up),
-            pes={n: (pe.slots, pe.allocation_rule) for n, pe in self.s.pes.items()},
-            queue_h_rt={n: _seconds(q.h_rt) or 0.0 for n, q in self.s.queues.items()},
+            flags=dict(self.s.flags),
             seq=self.sched_seq,
         )
+
+    def loads(self) -> dict[str, dict[str, str]]:
+        """The last load report of every host that is up."""
+        return {name: self.s.hosts[name].load for name in self.host_up if name in self.s.hosts}
 
     def _held_by_dependency(self, job: Job) -> bool:
         return any(self._predecessor_active(ref, job.job_id) for ref in job.spec.hold_jid)
@@ -268,7 +267,7 @@ class Master:
             elif req.force:
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id)))
-                fx.use(task.granted, -1)
+                self._release(job, task, fx)
                 task.state = DONE
                 task.exit_status = 0
                 self._finish_bookkeeping(job, task, now, fx, account=True)
@@ -296,13 +295,26 @@ class Master:
             selected = list(jobs.values())
         else:
             selected = list(self.s.jobs.values())
-        shown = [self._shown(j) for j in selected if _live(j)]
+        live = [j for j in selected if _live(j)]
         return p.JobsReply(
-            jobs=shown,
+            jobs=[self._shown(j) for j in live],
             queues=list(self.s.queues.values()),
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
+            reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
         )
+
+    def job_info(self, job: Job) -> list[str]:
+        """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's
+        messages for every job, then those for this one."""
+        if not self.plan.job_info:
+            return ["(Collecting of scheduler job information is turned off)"]
+        lines = []
+        if any(t.state == ERROR for t in job.tasks.values()):
+            lines.append("Job is in error state")
+        if self._held_by_dependency(job):
+            lines.append("job dropped because of job dependencies")
+        return lines + self.sched_global_info + self.sched_info.get(job.job_id, [])
 
     def _shown(self, job: Job) -> Job:
         tasks = {
@@ -343,18 +355,20 @@ class Master:
         if ans.changed:
             fx.config_changed = True
             self.refresh_views()
-            fx.sched_resync = True  # capacities or PEs may have changed
+            fx.sched_resync = True  # what planning sees of the configuration changed
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
     def refresh_views(self) -> None:
-        """Derive the queue and PE views planning uses from the configured objects."""
+        """Derive the queue, PE and planning views from the configured objects."""
         cfg = self.s.config
         self.s.queues = {n: views.queue_view(q, cfg) for n, q in cfg.queues.items()}
         self.s.pes = {n: views.pe_view(pe) for n, pe in cfg.pes.items()}
+        self.plan = views.plan_conf(cfg)
 
     # ---- scheduler --------------------------------------------------------------
 
     def dispatch(self, orders: p.Dispatch, now: float, fx: Effects) -> None:
+        self._note_info(orders)
         capacity = self.capacity()
         used = self.used()
         for order in orders.orders:
@@ -371,7 +385,7 @@ class Master:
                 continue
             for qi, n in order.granted:
                 used[qi] = used.get(qi, 0) + n
-            self._start(job, task, order.granted, now, fx)
+            self._start(job, task, order, now, fx)
         for job_id in orders.unschedulable:
             job = self.s.jobs.get(job_id)
             if job and all(t.state == PENDING for t in job.tasks.values()):
@@ -382,18 +396,33 @@ class Master:
                 self._answer_now(job_id, False, fx)
                 self._maybe_forget(job, fx, deleted=True)
 
-    def _start(self, job: Job, task: Task, granted: list[tuple[str, int]], now: float,
-               fx: Effects) -> None:
+    def _note_info(self, orders: p.Dispatch) -> None:
+        if orders.global_info is not None:
+            self.sched_global_info = orders.global_info
+        for job_id, why in orders.info.items():
+            if why:
+                self.sched_info[job_id] = why
+            else:
+                self.sched_info.pop(job_id, None)
+
+    def _start(self, job: Job, task: Task, order: p.Order, now: float, fx: Effects) -> None:
         task.state = TRANSFERRING
-        task.granted = granted
-        task.queue = granted[0][0]
+        task.granted = order.granted
+        task.pe = order.pe
+        task.queue = order.granted[0][0]
         task.host = split_instance(task.queue)[1]
         task.start_time = now
         fx.dirty_jobs.add(job.job_id)
         fx.sched_removed.append((job.job_id, task.task_id))
-        fx.use(granted, +1)
+        holding = self.running[(job.job_id, task.task_id)] = _holding(job, task)
+        fx.sched_started.append(holding)
         fx.to_execd.append((task.host, self.start_message(job, task)))
         self._answer_now(job.job_id, True, fx)
+
+    def _release(self, job: Job, task: Task, fx: Effects) -> None:
+        """The task holds nothing any more."""
+        if self.running.pop((job.job_id, task.task_id), None) is not None:
+            fx.sched_ended.append((job.job_id, task.task_id))
 
     def start_message(self, job: Job, task: Task) -> p.StartTask:
         queue = self.s.queues.get(split_instance(task.queue)[0])
@@ -434,6 +463,7 @@ class Master:
             host = self.s.hosts[name] = ExecHost(name=name)
             fx.dirty_hosts.add(name)
         host.load = load
+        fx.sched_loads[name] = load
         host.last_report = now
         if report_time is not None:
             host.load_report_time = report_time
@@ -489,7 +519,7 @@ class Master:
         task = job.tasks.get(report.task_id) if job else None
         if job is None or task is None or task.state not in ACTIVE:
             return
-        fx.use(task.granted, -1)
+        self._release(job, task, fx)
         task.state = DONE
         task.start_time = report.start_time or task.start_time
         task.end_time = report.end_time
@@ -548,6 +578,7 @@ class Master:
             return
         if all(t.state == DONE for t in job.tasks.values()):
             del self.s.jobs[job_id]
+            self.sched_info.pop(job_id, None)
             fx.gone_jobs.add(job_id)
 
     def accounted(self, seqs: list[int], fx: Effects) -> None:
@@ -597,8 +628,23 @@ def _fields(msg: p.JobExited) -> dict:
 
 
 def _nothing(job: Job) -> p.SchedJob:
-    return p.SchedJob(job_id=job.job_id, pending=[], slots=0, h_rt=0.0, queues=[], priority=0,
-                      submit_time=job.submit_time)
+    return p.SchedJob(job_id=job.job_id, pending=[], priority=0, submit_time=job.submit_time)
+
+
+def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
+    """What planning needs of a job with these pending tasks."""
+    spec = job.spec
+    return p.SchedJob(
+        job_id=job.job_id, pending=pending, priority=spec.priority,
+        submit_time=job.submit_time, hard=spec.hard_resources, soft=spec.soft_resources,
+        queues=spec.hard_queues, soft_queues=spec.soft_queues, pe=spec.pe_name,
+        pe_min=spec.pe_min, pe_max=spec.pe_max, immediate=spec.immediate,
+    )
+
+
+def _holding(job: Job, task: Task) -> Running:
+    return Running(job.job_id, task.task_id, job.spec.hard_resources, task.granted,
+                   task.pe or job.spec.pe_name)
 
 
 def _task_selection(task_part: str, job: Job) -> set[int] | None:

@@ -1,15 +1,26 @@
-"""What the scheduler and qstat see of the configured queues and PEs.
+"""What the scheduler and qstat see of the configured queues, PEs and hosts.
 
-qconf edits ClusterQueue and ParallelEnvConf objects as text with host and hostgroup
-overrides; planning wants numbers per queue instance. These views are derived from the
-configuration after every change, never spooled themselves.
+qconf edits ClusterQueue, ExecHostConf and ParallelEnvConf objects as text with host and
+hostgroup overrides; planning wants values per queue instance. These views are derived
+from the configuration after every change, never spooled themselves.
 """
 
+from gridd.formats.requests import parse_resource_list
 from gridd.master.admin import resolve_hostgroup
-from gridd.model.cluster import Queue
+from gridd.model.cluster import Instance, PlanConf, Queue
+from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
-from gridd.model.objects import ClusterQueue, ParallelEnvConf, words
+from gridd.model.objects import NONE, ClusterQueue, ParallelEnvConf, words
 from gridd.model.pe import ParallelEnv
+
+# Queue attributes offered as complex attributes on the queue level (`qstat -F` shows them
+# as qf:...), besides qname, hostname, slots and complex_values.
+QUEUE_OFFERS = (
+    "tmpdir", "seq_no", "rerun", "calendar",
+    "s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
+    "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem",
+    "min_cpu_interval",
+)
 
 
 def queue_hosts(cq: ClusterQueue, cfg: Configuration) -> list[str]:
@@ -43,6 +54,76 @@ def queue_view(cq: ClusterQueue, cfg: Configuration) -> Queue:
 def pe_view(pe: ParallelEnvConf) -> ParallelEnv:
     return ParallelEnv(name=pe.pe_name, slots=_int(pe.slots),
                        allocation_rule=pe.allocation_rule)
+
+
+def plan_conf(cfg: Configuration) -> PlanConf:
+    """Everything planning needs of the configuration, overrides resolved per instance."""
+    table = ComplexTable(cfg.complexes)
+    groups = {name: resolve_hostgroup(cfg, name) for name in cfg.hostgroups}
+    instances = []
+    for cq in cfg.queues.values():
+        for host in queue_hosts(cq, cfg):
+            instances.append(_instance(cq, host, [g for g, m in groups.items() if host in m],
+                                       table))
+    hosts = {name: _known(_values(conf.complex_values), table)
+             for name, conf in cfg.exechosts.items() if name != "global"}
+    glob = cfg.exechosts.get("global")
+    job_info = cfg.sched.schedd_job_info.strip().lower() != "false"
+    return PlanConf(
+        complexes=list(cfg.complexes),
+        global_values=_known(_values(glob.complex_values), table) if glob else {},
+        host_values=hosts,
+        instances=instances,
+        pes={n: pe_view(pe) for n, pe in cfg.pes.items()},
+        hostgroups=groups,
+        queue_sort_method=cfg.sched.queue_sort_method.strip().lower(),
+        load_formula=cfg.sched.load_formula.strip(),
+        job_info=job_info,
+    )
+
+
+def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTable) -> Instance:
+    def value(attr: str) -> str:
+        return cq.value_for(attr, host, groups)
+
+    slots = _int(value("slots"))
+    offered = {"qname": cq.qname, "hostname": host, "slots": str(slots)}
+    offered |= {attr: value(attr) for attr in QUEUE_OFFERS}
+    offered |= _values(value("complex_values"))
+    return Instance(
+        name=f"{cq.qname}@{host}", queue=cq.qname, host=host, slots=slots,
+        seq_no=_int(value("seq_no")), batch="BATCH" in value("qtype").upper(),
+        pe_list=words(value("pe_list")),
+        values=_known(offered, table),
+        load_thresholds=_values(value("load_thresholds")),
+        suspend_thresholds=_values(value("suspend_thresholds")),
+    )
+
+
+def _values(text: str) -> dict[str, str]:
+    """`license=5,t02=2` as a dict; NONE or text that is not such a list is empty."""
+    if not text.strip() or text.strip().upper() == NONE:
+        return {}
+    try:
+        return parse_resource_list(text)
+    except ValueError:
+        return {}
+
+
+def _known(values: dict[str, str], table: ComplexTable) -> dict[str, str]:
+    """Only attributes the table knows, with values their type holds, by full name: qconf
+    refuses others, but a view must never hand the scheduler what it cannot use."""
+    kept = {}
+    for name, text in values.items():
+        attr = table.resolve(name)
+        if attr is None:
+            continue
+        try:
+            parse_value(attr.type, text)
+        except ValueError:
+            continue
+        kept[attr.name] = text
+    return kept
 
 
 def _int(text: str) -> int:

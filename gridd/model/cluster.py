@@ -3,6 +3,9 @@
 
 import msgspec
 
+from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
+from gridd.model.pe import ParallelEnv
+
 
 class ExecHost(msgspec.Struct):
     name: str
@@ -36,3 +39,52 @@ def split_instance(qi: str) -> tuple[str, str]:
     """'all.q@node1' -> ('all.q', 'node1')."""
     queue, _, host = qi.partition("@")
     return queue, host
+
+
+class Instance(msgspec.Struct, kw_only=True):
+    """One queue instance as planning sees it, its overrides resolved for its host.
+
+    `values` holds what the queue level offers as complex attributes: its complex_values,
+    its slots, qname and hostname, and its resource limits; `load_thresholds` and
+    `suspend_thresholds` map an attribute to the threshold text.
+    """
+
+    name: str  # "all.q@node1"
+    queue: str
+    host: str
+    slots: int
+    seq_no: int = 0
+    batch: bool = True  # qtype has BATCH
+    pe_list: list[str] = msgspec.field(default_factory=list)
+    values: dict[str, str] = msgspec.field(default_factory=dict)
+    load_thresholds: dict[str, str] = msgspec.field(default_factory=dict)
+    suspend_thresholds: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class PlanConf(msgspec.Struct, kw_only=True):
+    """The configuration as the scheduler needs it, derived by the master after each change.
+
+    Instances come in cluster-queue order, then host-list order: the order of `qstat -f`,
+    which planning uses to break ties.
+    """
+
+    complexes: list[ComplexAttr] = msgspec.field(default_factory=lambda: list(DEFAULT_COMPLEXES))
+    global_values: dict[str, str] = msgspec.field(default_factory=dict)
+    host_values: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
+    instances: list[Instance] = msgspec.field(default_factory=list)
+    pes: dict[str, ParallelEnv] = msgspec.field(default_factory=dict)
+    hostgroups: dict[str, list[str]] = msgspec.field(default_factory=dict)  # resolved members
+    queue_sort_method: str = "load"  # or "seqno"
+    load_formula: str = "np_load_avg"
+    job_info: bool = True  # schedd_job_info: keep the reasons a job cannot run
+
+
+class Running(msgspec.Struct, array_like=True):
+    """What a started task holds: its hard requests on the queue instances it was given
+    (the first holds the master task)."""
+
+    job_id: int
+    task_id: int
+    hard: dict[str, str]
+    granted: list[tuple[str, int]]
+    pe: str = ""

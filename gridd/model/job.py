@@ -103,6 +103,7 @@ class Task(msgspec.Struct):
     queue: str = ""  # queue instance of the master task, e.g. all.q@node1
     host: str = ""
     granted: list[tuple[str, int]] = msgspec.field(default_factory=list)  # (queue instance, slots)
+    pe: str = ""  # the parallel environment granted (the request may be a wildcard)
     exit_status: int = 0
     failed: int = 0
     failed_reason: str = ""

@@ -18,6 +18,7 @@ one comparison per level, because a dispatch cycle makes millions of them.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -296,6 +297,26 @@ class Matcher:
                 elif not amount <= free:  # type: ignore[operator]  # holders offer it
                     return _refusal(req, level, need, free, "c")  # type: ignore[arg-type]
         return plan.result if master else plan.slave_result
+
+    def slot_room(self, req: JobRequest, level: Level) -> float:
+        """How many slots of the job the per-slot consumables of one level still allow
+        (infinite when none of them limits it).
+
+        Consumables debit linearly per slot, so the room is the smallest quotient of what
+        is left by the amount per slot; parallel placement uses it to size each host's
+        share before checking the whole placement with `fits`.
+        """
+        room = math.inf
+        for need in req.hard:
+            if need.consumable != "YES" or not need.key:
+                continue
+            free = level.free.get(need.name)
+            cap = level.load_caps.get(need.name) if level.load_caps else None
+            if cap is not None and (free is None or cap < free):
+                free = cap
+            if free is not None:
+                room = min(room, math.floor(free / need.key + 1e-9))
+        return max(room, 0)
 
     def soft_violations(
         self,

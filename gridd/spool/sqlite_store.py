@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 """
 
 _TYPES: dict[str, type] = {"job": Job, "host": ExecHost, "outbox": tuple[int, int],
-                           "config": Configuration}
+                           "config": Configuration, "flags": dict[str, str]}
 
 
 class SpoolError(Exception):
@@ -51,6 +51,8 @@ class SqliteSpool:
                 state.outbox[int(key)] = tuple(obj)
             elif kind == "config":
                 state.config = obj
+            elif kind == "flags":
+                state.flags = obj
             else:
                 tables[kind][int(key) if kind == "job" else key] = obj
         counters = dict(self.db.execute("SELECT name, value FROM counters"))

@@ -1,4 +1,4 @@
-"""The master state machine and the first-fit planner, driven without sockets or clocks."""
+"""The master state machine and the planner, driven without sockets or clocks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec
-from gridd.sched.firstfit import SchedView, plan
+from gridd.sched.plan import Planner
+from gridd.sched.view import SchedView
 
 
 def make_master(hosts: int = 2, slots: int = 2) -> Master:
@@ -29,8 +30,10 @@ def spec(**kw) -> JobSpec:
 def schedule(master: Master, now: float) -> Effects:
     view = SchedView()
     view.reset(master.sched_state())
+    plan = Planner().plan(view, now)
     fx = Effects()
-    master.dispatch(plan(view, now), now, fx)
+    master.dispatch(p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
+                               info=plan.info, global_info=plan.global_info), now, fx)
     return fx
 
 

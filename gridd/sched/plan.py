@@ -1,0 +1,406 @@
+"""Dispatch planning: which pending jobs start now, where, and why the others cannot.
+
+A cycle builds the levels (configured values and loads, every running task debited),
+keeps the queue instances that take jobs now in queue_sort_method order, and walks the
+jobs in priority order. A sequential job goes to the first instance where its hard
+requests fit, or, when it has soft requests, to the fitting one with the fewest soft
+violations. A parallel job gets the largest slot count of its range that its PE's
+allocation rule can place on the fitting instances. Each placement is debited before the
+next job is looked at, so nothing is booked twice.
+
+Jobs with equal requests form a category (the spec's caching section). Within a cycle a
+category keeps what it learned: the levels where it failed (CategoryCache), the instance
+its last job took (every instance before it refused the category, and resources only
+shrink during a cycle), and whether it was rejected, in which case its later jobs are
+not tried again and share its reasons.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from gridd import protocol as p
+from gridd.model.cluster import Instance, PlanConf, Running
+from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.sched.levels import (
+    Levels,
+    build_levels,
+    dropped_reason,
+    formula_terms,
+    formula_value,
+    instance_states,
+    matcher_for,
+)
+from gridd.sched.match import CategoryCache, JobRequest, Matcher
+from gridd.sched.view import SchedView
+
+Granted = list[tuple[str, int]]
+
+
+@dataclass
+class Plan:
+    orders: list[p.Order] = field(default_factory=list)
+    unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
+    info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
+    global_info: list[str] = field(default_factory=list)  # why instances took no job
+
+
+class Planner:
+    """Plans cycles; compiled requests live as long as the complex table does."""
+
+    def __init__(self) -> None:
+        self._matcher: Matcher | None = None
+        self._complexes: object = None
+
+    def matcher(self, conf: PlanConf) -> Matcher:
+        if self._matcher is None or self._complexes is not conf.complexes:
+            self._matcher, self._complexes = matcher_for(conf), conf.complexes
+        return self._matcher
+
+    def plan(self, view: SchedView, now: float) -> Plan:
+        """Decide which pending tasks start now. The view is left alone: the master
+        answers with events that carry the orders' effects."""
+        levels = build_levels(view.conf, view.loads, view.running.values(),
+                              self.matcher(view.conf))
+        states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
+                                 levels.matcher.table)
+        cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states)
+        return cycle.run(sorted(view.jobs.values(), key=_order_key))
+
+
+def verify(
+    conf: PlanConf,
+    loads: Mapping[str, Mapping[str, str]],
+    running: Iterable[Running],
+    job: p.SchedJob,
+) -> list[str] | None:
+    """Why `job` could not start on this cluster (None when it could), states ignored:
+    `qsub -w v` asks with no running tasks (an empty cluster), `-w p` with today's."""
+    running = list(running)
+    levels = build_levels(conf, loads, running)
+    cycle = Cycle(conf, levels, loads, running, {})
+    if cycle.place(job, cycle.category(job)) is not None:
+        return None
+    return cycle.category(job).why()
+
+
+def _order_key(job: p.SchedJob) -> tuple[int, float, int]:
+    return (-job.priority, job.submit_time, job.job_id)
+
+
+@dataclass(slots=True, eq=False)
+class _Category:
+    req: JobRequest
+    candidates: list[Instance]  # instances that may take its jobs, in planning order
+    pes: list[ParallelEnv]  # PEs its wildcard names, in name order
+    soft_queues: list[str]
+    reasons: dict[str, None] = field(default_factory=dict)  # an ordered set
+    resume: int = 0  # candidates before this index refused the category
+    rejected: bool = False
+
+    def why(self) -> list[str]:
+        return list(self.reasons)
+
+
+class Cycle:
+    """One dispatch decision over one set of levels."""
+
+    def __init__(
+        self,
+        conf: PlanConf,
+        levels: Levels,
+        loads: Mapping[str, Mapping[str, str]],
+        running: Iterable[Running],
+        states: Mapping[str, str],
+    ) -> None:
+        self.conf = conf
+        self.levels = levels
+        self.matcher = levels.matcher
+        self.cache = CategoryCache()
+        self.categories: dict[tuple[object, ...], _Category] = {}
+        self.instances = {qi.name: qi for qi in conf.instances}
+        self.pe_used: dict[str, int] = {}
+        for task in running:
+            if task.pe:
+                self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + sum(
+                    n for _, n in task.granted)
+        self.global_info: list[str] = []
+        self.usable = self._usable(self._ordered(loads), states)
+
+    def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
+        terms = formula_terms(self.conf.load_formula)
+        table = self.matcher.table
+        load = {h: formula_value(terms, loads.get(h, {}), table)
+                for h in {qi.host for qi in self.conf.instances}}
+        index = {qi.name: i for i, qi in enumerate(self.conf.instances)}
+        if self.conf.queue_sort_method == "seqno":
+            return sorted(self.conf.instances,
+                          key=lambda qi: (qi.seq_no, load[qi.host], index[qi.name]))
+        return sorted(self.conf.instances,
+                      key=lambda qi: (load[qi.host], qi.seq_no, index[qi.name]))
+
+    def _usable(self, ordered: list[Instance], states: Mapping[str, str]) -> list[Instance]:
+        usable = []
+        for qi in ordered:
+            why = dropped_reason(states.get(qi.name, ""))
+            if why is None and self.levels.queues[qi.name].free.get("slots", 1) <= 0:
+                why = "it is full"
+            if why is None:
+                usable.append(qi)
+            else:
+                self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
+        return usable
+
+    # ---- the cycle ---------------------------------------------------------------------
+
+    def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
+        plan = Plan(global_info=self.global_info)
+        for job in jobs:
+            cat = self.category(job)
+            started = False
+            if not cat.rejected:
+                for task_id in job.pending:
+                    granted = self.place(job, cat)
+                    if granted is None:
+                        cat.rejected = True
+                        break
+                    pe = self.pe_of(job, granted) if job.pe else ""
+                    self.book(cat, granted, pe)
+                    plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
+                    started = True
+            if cat.rejected and self.conf.job_info:
+                plan.info[job.job_id] = cat.why()
+            if job.immediate and not started:
+                plan.unschedulable.append(job.job_id)
+        return plan
+
+    def category(self, job: p.SchedJob) -> _Category:
+        key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
+               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max)
+        cat = self.categories.get(key)
+        if cat is None:
+            cat = self.categories[key] = self._new_category(job)
+        return cat
+
+    def _new_category(self, job: p.SchedJob) -> _Category:
+        req = self.matcher.request(job.hard, job.soft)
+        pes = [pe for name, pe in sorted(self.conf.pes.items())
+               if job.pe and fnmatch.fnmatchcase(name, job.pe)]
+        cat = _Category(req, [], pes, job.soft_queues)
+        groups = self.conf.hostgroups
+        for qi in self.usable:
+            if not qi.batch:
+                cat.reasons[f'cannot run in queue instance "{qi.name}" because it is not of '
+                            "type batch"] = None
+            elif job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):
+                cat.reasons[f'cannot run in queue instance "{qi.name}" because it is not '
+                            "contained in its hard queue list (-q)"] = None
+            elif pes and not any(pe.name in qi.pe_list for pe in pes):
+                for pe in pes:
+                    cat.reasons[f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is '
+                                "not in PE list"] = None
+            else:
+                cat.candidates.append(qi)
+        return cat
+
+    def place(self, job: p.SchedJob, cat: _Category) -> Granted | None:
+        if job.pe:
+            for pe in cat.pes:
+                granted = self._place_parallel(job, cat, pe)
+                if granted is not None:
+                    return granted
+            return None
+        if cat.req.soft or cat.soft_queues:
+            return self._place_softly(cat)
+        return self._place_first(cat)
+
+    def book(self, cat: _Category, granted: Granted, pe: str) -> None:
+        """Debit a placement on every level it uses, and on its PE."""
+        for index, (name, slots) in enumerate(granted):
+            g, h, q = self.levels.of(self.instances[name])
+            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
+        if pe:
+            self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
+
+    def pe_of(self, job: p.SchedJob, granted: Granted) -> str:
+        """The PE a placement used: the first of the job's PEs that every instance lists."""
+        names = [name for name in sorted(self.conf.pes) if fnmatch.fnmatchcase(name, job.pe)]
+        for name in names:
+            if all(name in self.instances[qi].pe_list for qi, _ in granted):
+                return name
+        return names[0] if names else job.pe
+
+    # ---- sequential jobs -----------------------------------------------------------------
+
+    def _place_first(self, cat: _Category) -> Granted | None:
+        fits, matcher, req = self.cache.fits, self.matcher, cat.req
+        candidates = cat.candidates
+        for i in range(cat.resume, len(candidates)):
+            qi = candidates[i]
+            g, h, q = self.levels.of(qi)
+            result = fits(matcher, req, 1, g, h, q)
+            if result.ok:
+                cat.resume = i
+                return [(qi.name, 1)]
+            cat.reasons[result.reason] = None
+        cat.resume = len(candidates)
+        return None
+
+    def _place_softly(self, cat: _Category) -> Granted | None:
+        best: tuple[int, Instance] | None = None
+        groups = self.conf.hostgroups
+        for i in range(cat.resume, len(cat.candidates)):
+            qi = cat.candidates[i]
+            g, h, q = self.levels.of(qi)
+            result = self.cache.fits(self.matcher, cat.req, 1, g, h, q)
+            if not result.ok:
+                cat.reasons[result.reason] = None
+                continue
+            misses = self.cache.soft_violations(self.matcher, cat.req, g, h, q)
+            if cat.soft_queues and not any(queue_matches(ref, qi, groups)
+                                           for ref in cat.soft_queues):
+                misses += 1
+            if best is None or misses < best[0]:
+                best = (misses, qi)
+                if misses == 0:
+                    break
+        return None if best is None else [(best[1].name, 1)]
+
+    # ---- parallel jobs -------------------------------------------------------------------
+
+    def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv) -> Granted | None:
+        matcher, req, levels = self.matcher, cat.req, self.levels
+        rooms: dict[str, list[tuple[Instance, int]]] = {}
+        for qi in cat.candidates:
+            if pe.name not in qi.pe_list:
+                continue
+            g, h, q = levels.of(qi)
+            result = self.cache.fits(matcher, req, 1, g, h, q, master=False)
+            if not result.ok:
+                cat.reasons[result.reason] = None
+                continue
+            room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
+            rooms.setdefault(qi.host, []).append((qi, room))
+        host_room = {
+            host: _whole(min(matcher.slot_room(req, levels.hosts[host]),
+                             sum(room for _, room in items)))
+            for host, items in rooms.items()
+        }
+        cap = _whole(min(matcher.slot_room(req, levels.global_level),
+                         pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
+        granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
+        if granted is None:
+            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
+                        "slots"] = None
+            return None
+        return self._with_master(cat, granted)
+
+    def _with_master(self, cat: _Category, granted: Granted) -> Granted | None:
+        """The placement with a master instance that also holds the job's per-job
+        consumables (the first that can), or None with the reason."""
+        refusal = None
+        for index, (name, slots) in enumerate(granted):
+            g, h, q = self.levels.of(self.instances[name])
+            result = self.matcher.fits(cat.req, slots, g, h, q, master=True)
+            if result.ok:
+                return [granted[index], *granted[:index], *granted[index + 1:]]
+            refusal = refusal or result
+        if refusal is not None:
+            cat.reasons[refusal.reason] = None
+        return None
+
+
+def allocate(
+    rule: str,
+    rooms: Mapping[str, list[tuple[Instance, int]]],
+    host_room: Mapping[str, int],
+    cap: int,
+    lowest: int,
+) -> tuple[Granted | None, int]:
+    """Spread the largest slot count in [lowest, cap] over hosts as `rule` says.
+
+    `rooms` lists per host (in planning order) its instances with the slots each could
+    take, `host_room` what the host as a whole can take. Returns the placement, or None
+    and the number of slots the rule could have offered.
+    """
+    hosts = [h for h in rooms if host_room[h] > 0]
+    if rule == PE_SLOTS:
+        best = max((host_room[h] for h in hosts), default=0)
+        n = min(best, cap)
+        if n < max(lowest, 1):
+            return None, n
+        host = next(h for h in hosts if host_room[h] >= n)
+        return _take(rooms[host], n), n
+    if rule in (FILL_UP, ROUND_ROBIN):
+        n = min(sum(host_room[h] for h in hosts), cap)
+        if n < max(lowest, 1):
+            return None, n
+        share = _fill(hosts, host_room, n) if rule == FILL_UP else _deal(hosts, host_room, n)
+        return [part for h in hosts if share.get(h) for part in _take(rooms[h], share[h])], n
+    per_host = int(rule) if rule.isdigit() and int(rule) > 0 else 1
+    eligible = [h for h in hosts if host_room[h] >= per_host]
+    n = min(len(eligible) * per_host, cap)
+    n -= n % per_host
+    if n < max(lowest, 1):
+        return None, n
+    return [part for h in eligible[: n // per_host] for part in _take(rooms[h], per_host)], n
+
+
+def _fill(hosts: list[str], host_room: Mapping[str, int], n: int) -> dict[str, int]:
+    share = {}
+    for host in hosts:
+        if n == 0:
+            break
+        share[host] = min(host_room[host], n)
+        n -= share[host]
+    return share
+
+
+def _deal(hosts: list[str], host_room: Mapping[str, int], n: int) -> dict[str, int]:
+    """One slot per host in turn; whole rounds at once while every host has room."""
+    share = dict.fromkeys(hosts, 0)
+    while n:
+        open_hosts = [h for h in hosts if share[h] < host_room[h]]
+        rounds = min(n // len(open_hosts), min(host_room[h] - share[h] for h in open_hosts))
+        if rounds:
+            for host in open_hosts:
+                share[host] += rounds
+            n -= rounds * len(open_hosts)
+            continue
+        for host in open_hosts[:n]:
+            share[host] += 1
+        n = 0
+    return share
+
+
+def _take(items: list[tuple[Instance, int]], n: int) -> Granted:
+    granted = []
+    for qi, room in items:
+        if n == 0:
+            break
+        k = min(room, n)
+        if k > 0:
+            granted.append((qi.name, k))
+            n -= k
+    return granted
+
+
+def _whole(value: float) -> int:
+    return 0 if value <= 0 else int(min(value, 2**31)) if math.isfinite(value) else 2**31
+
+
+def queue_matches(ref: str, qi: Instance, hostgroups: Mapping[str, list[str]]) -> bool:
+    """Whether a -q reference (`all.q`, `all.q@node1`, `*@node*`, `all.q@@linux`, `@linux`)
+    names this queue instance; wildcards as in shell patterns."""
+    queue_pattern, at, host_pattern = ref.partition("@")
+    if queue_pattern and not fnmatch.fnmatchcase(qi.queue, queue_pattern):
+        return False
+    if not at or not host_pattern:
+        return True
+    if host_pattern.startswith("@"):
+        return any(fnmatch.fnmatchcase(group, host_pattern) and qi.host in members
+                   for group, members in hostgroups.items())
+    return fnmatch.fnmatchcase(qi.host, host_pattern)
