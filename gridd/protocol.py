@@ -100,10 +100,20 @@ class JobsReply(Msg, tag="jobs"):
     hosts: list[ExecHost]
     now: float
     reasons: dict[int, list[str]] = {}
+    states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
 
 
 class QueryHosts(Msg, tag="query_hosts"):
     pass
+
+
+class Qmod(Msg, tag="qmod"):
+    """A qmod action on queue instances and jobs, applied in the order given."""
+
+    action: str  # the option without its dash: d, e, s, us, sq, usq, sj, usj, c, cq, cj
+    targets: list[str]
+    user: str
+    host: str
 
 
 class Shutdown(Msg, tag="shutdown"):
@@ -191,6 +201,14 @@ class KillTask(Msg, tag="kill_task"):
     reason: str = ""
 
 
+class SuspendTask(Msg, tag="suspend_task"):
+    """Stop (suspend) or continue a task's processes; sent again after a reconnect."""
+
+    job_id: int
+    task_id: int
+    suspend: bool
+
+
 # ---- master <-> scheduler (inproc) -------------------------------------------------
 
 class SchedJob(msgspec.Struct, kw_only=True):
@@ -273,9 +291,10 @@ class Accounted(Msg, tag="accounted"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply
+    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
     | Register | LoadReport
-    | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SchedState | SchedEvent
+    | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
+    | SchedState | SchedEvent
     | SchedHello | Dispatch | AccountTask | Accounted
 )
 

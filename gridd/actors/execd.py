@@ -98,6 +98,8 @@ class ExecdActor:
                     self._start(msg)
                 case p.KillTask():
                     self.runner.kill(msg.job_id, msg.task_id)
+                case p.SuspendTask():
+                    self.runner.suspend(msg.job_id, msg.task_id, msg.suspend)
                 case p.Ack():
                     key = (msg.job_id, msg.task_id)
                     if self.unacked.pop(key, None) is not None:

@@ -170,6 +170,8 @@ class MasterActor:
                 reply = m.wait_scheduled(ident, msg)
             case p.Qconf():
                 reply = m.qconf(msg, fx)
+            case p.Qmod():
+                reply = m.qmod(msg, fx)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown():

@@ -50,3 +50,7 @@ def qacct() -> None:
 
 def qconf() -> None:
     _run("qconf")
+
+
+def qmod() -> None:
+    _run("qmod")

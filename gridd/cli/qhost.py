@@ -33,10 +33,12 @@ def main(argv: list[str] | None = None) -> int:
             reply = client.jobs()
         hosts = sorted(reply.hosts, key=lambda h: h.name)
         if "-xml" in flags:
-            text = render.qhost_xml(hosts, reply.queues, reply.jobs, show_queues="-q" in flags)
+            text = render.qhost_xml(hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
+                                    states=reply.states)
         else:
             text = render.qhost_default(hosts, reply.queues, reply.jobs,
-                                        show_queues="-q" in flags, show_jobs="-j" in flags)
+                                        show_queues="-q" in flags, show_jobs="-j" in flags,
+                                        states=reply.states)
         sys.stdout.write(text)
         return 0
 

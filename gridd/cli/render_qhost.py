@@ -21,22 +21,20 @@ keeps its static values (arch, processor topology, memory and swap totals) and s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from gridd.cli.render_qstat import (
-    ACTIVE,
     Row,
     format_memory,
     host_up,
     job_columns,
     qtype_letters,
     queue_order,
-    queue_states,
     used_slots,
     xml_escape,
 )
 from gridd.model.cluster import ExecHost, Queue, split_instance
-from gridd.model.job import Job
+from gridd.model.job import SHOWN_HOLDING, Job
 
 HEADER = (
     "HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE"
@@ -108,12 +106,12 @@ def _host_line(name: str, host: ExecHost | None) -> str:
     )
 
 
-def _host_queues(host: ExecHost, queues: Sequence[Queue],
-                 used: dict[str, int]) -> list[tuple[str, str, int, int, str]]:
+def _host_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
+                 states: Mapping[str, str]) -> list[tuple[str, str, int, int, str]]:
     """(cluster queue, qtype, used, total, states) of every queue instance on the host."""
     return [
         (queue.name, qtype_letters(queue), used.get(qi, 0),
-         queue.instance_slots(host.name), queue_states(host))
+         queue.instance_slots(host.name), states.get(qi, ""))
         for queue, qi in queue_order(queues)
         if split_instance(qi)[1] == host.name
     ]
@@ -124,7 +122,7 @@ def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
     lines = []
     for job in sorted(jobs, key=lambda j: j.job_id):
         for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
-            if task.state not in ACTIVE:
+            if task.state not in SHOWN_HOLDING:
                 continue
             tasks = str(task.task_id) if job.is_array else ""
             for qi, slots in task.granted:
@@ -139,15 +137,16 @@ def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
 
 def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
                   jobs: Sequence[Job] = (), *, show_queues: bool = False,
-                  show_jobs: bool = False) -> str:
+                  show_jobs: bool = False, states: Mapping[str, str] | None = None) -> str:
     """qhost, with -q (queue instances per host) and -j (jobs per host) when asked."""
     used = used_slots(jobs)
     out = [HEADER + "\n", "-" * len(HEADER) + "\n", _host_line("global", None)]
     for host in sorted(hosts, key=lambda h: h.name):
         out.append(_host_line(host.name, host))
         if show_queues:
-            for name, qtype, n, total, states in _host_queues(host, queues, used):
-                out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {states}\n")
+            for name, qtype, n, total, letters in _host_queues(host, queues, used,
+                                                                states or {}):
+                out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {letters}\n")
         if show_jobs:
             lines = _job_lines(host.name, jobs)
             if lines:
@@ -164,12 +163,13 @@ def _xml_host(name: str, host: ExecHost | None, queue_xml: str) -> str:
     return f" <host name='{xml_escape(name)}'>\n{values}{queue_xml} </host>\n"
 
 
-def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int]) -> str:
+def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
+                states: Mapping[str, str]) -> str:
     out = []
-    for name, qtype, n, total, states in _host_queues(host, queues, used):
+    for name, qtype, n, total, letters in _host_queues(host, queues, used, states):
         q = xml_escape(name)
         fields = (("qtype_string", qtype), ("slots_used", str(n)), ("slots", str(total)),
-                  ("slots_resv", "0"), ("state_string", states))
+                  ("slots_resv", "0"), ("state_string", letters))
         body = "".join(f"   <queuevalue qname='{q}' name='{key}'>{value}</queuevalue>\n"
                        for key, value in fields)
         out.append(f" <queue name='{q}'>\n{body} </queue>\n")
@@ -177,12 +177,13 @@ def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int]) -
 
 
 def qhost_xml(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
-              jobs: Sequence[Job] = (), *, show_queues: bool = False) -> str:
+              jobs: Sequence[Job] = (), *, show_queues: bool = False,
+              states: Mapping[str, str] | None = None) -> str:
     """qhost -xml (and -q -xml): one host element per host, global first."""
     used = used_slots(jobs)
     out = [_XML_HEAD, _xml_host("global", None, "")]
     for host in sorted(hosts, key=lambda h: h.name):
-        queue_xml = _xml_queues(host, queues, used) if show_queues else ""
+        queue_xml = _xml_queues(host, queues, used, states or {}) if show_queues else ""
         out.append(_xml_host(host.name, host, queue_xml))
     out.append("</qhost>\n")
     return "".join(out)

@@ -24,6 +24,8 @@ from gridd.model.job import (
     ERROR,
     HELD,
     PENDING,
+    SHOWN_HOLDING,
+    SHOWN_SUSPENDED,
     Job,
     Task,
 )
@@ -38,7 +40,7 @@ WAITING = (PENDING, HELD, ERROR)
 _STATE_CLASSES: dict[str, frozenset[str]] = {
     "p": frozenset(WAITING),
     "r": frozenset(ACTIVE),
-    "s": frozenset(),  # gridd has no suspended tasks yet
+    "s": SHOWN_SUSPENDED,
     "h": frozenset({HELD}),
     "z": frozenset(),  # finished jobs are not in a JobsReply
 }
@@ -177,7 +179,8 @@ def job_rows(reply: JobsReply, users: list[str] | None,
         if not _user_matches(job.spec.owner, users):
             continue
         tasks = [t for t in job.tasks.values() if t.state in wanted]
-        running += [_running_row(job, t) for t in tasks if t.state in ACTIVE]
+        running += [_running_row(job, t) for t in tasks
+                    if t.state in SHOWN_HOLDING]
         pending += _pending_rows(job, [t for t in tasks if t.state in WAITING])
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
     pending.sort(key=lambda r: (-job_priority(r.job), r.job.job_id, r.task_id))
@@ -235,13 +238,10 @@ _QTYPE_LETTERS = (("BATCH", "B"), ("INTERACTIVE", "I"), ("CHECKPOINTING", "C"),
 
 
 def qtype_letters(queue: Queue) -> str:
-    """Short queue type, e.g. 'BIP'.
-
-    GE adds P when the queue has a pe_list; gridd queues have none and accept every PE,
-    so they are all parallel. A literal PARALLEL word in qtype gives P as well.
-    """
+    """Short queue type, e.g. 'BIP': B batch, I interactive, P when the queue has a
+    pe_list (or says PARALLEL, as older configurations do)."""
     words = queue.qtype.upper().split()
-    parallel = bool(getattr(queue, "pe_list", True)) or "PARALLEL" in words
+    parallel = bool(queue.pe_list) or "PARALLEL" in words
     letters = ""
     for word, letter in _QTYPE_LETTERS:
         if word in words or (letter == "P" and parallel):
@@ -254,17 +254,12 @@ def host_up(host: ExecHost | None) -> bool:
     return host is not None and host.last_report > 0
 
 
-def queue_states(host: ExecHost | None) -> str:
-    """State letters of a queue instance: 'au' (alarm, unknown) for a silent host."""
-    return "" if host_up(host) else "au"
-
-
 def used_slots(jobs: Iterable[Job]) -> dict[str, int]:
     """Slots taken on each queue instance by transferring, running or deleting tasks."""
     used: dict[str, int] = {}
     for job in jobs:
         for task in job.tasks.values():
-            if task.state in ACTIVE:
+            if task.state in SHOWN_HOLDING:
                 for qi, n in task.granted:
                     used[qi] = used.get(qi, 0) + n
     return used
@@ -308,7 +303,7 @@ def queue_instances(reply: JobsReply) -> list[QueueInstance]:
         out.append(QueueInstance(
             name=qi, qtype=qtype_letters(queue), used=used.get(qi, 0),
             total=queue.instance_slots(split_instance(qi)[1]),
-            load=_load_avg(host), arch=_arch(host), states=queue_states(host),
+            load=_load_avg(host), arch=_arch(host), states=reply.states.get(qi, ""),
         ))
     return out
 
@@ -369,7 +364,7 @@ def _xml_stamp(ts: float) -> str:
 def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
     """One job_list element; running rows carry a start time, pending a submission time."""
     pad = " " * indent
-    running = row.state in ACTIVE
+    running = row.state in SHOWN_HOLDING
     state = "running" if running else "pending"
     time_tag = "JAT_start_time" if running else "JB_submission_time"
     fields = [
@@ -593,7 +588,7 @@ def _task_lines(job: Job) -> list[str]:
         if task.state == ERROR and task.failed_reason:
             label = f"error reason{max(task.task_id, 1):>11}:"
             lines.append(f"{label}      {task.failed_reason}\n")
-    active = [t for t in tasks if t.state in ACTIVE]
+    active = [t for t in tasks if t.state in SHOWN_HOLDING]
     lines += [_task_field("usage", t.task_id, _usage(t)) for t in active]
     lines += [_task_field("binding", t.task_id, "NONE") for t in active]
     return lines

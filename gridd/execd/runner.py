@@ -338,6 +338,7 @@ class TaskRunner:
         self.vmem_interval = vmem_interval
         self._running: dict[tuple[int, int], RunningTask] = {}
         self._script_users: dict[int, int] = {}
+        self._stopped: set[tuple[int, int]] = set()  # tasks to keep stopped (suspended)
 
     def running(self) -> list[tuple[int, int]]:
         """(job, task) pairs with a live process on this host."""
@@ -350,6 +351,18 @@ class TaskRunner:
             return False
         task.kill(FAILED_AFTER_JOB)
         return True
+
+    def suspend(self, job_id: int, task_id: int, stop: bool) -> None:
+        """Stop or continue a task's process group; a wish for a task not spawned yet is
+        kept for when it is (the master may suspend a job that is still being sent)."""
+        key = (job_id, task_id)
+        if stop:
+            self._stopped.add(key)
+        else:
+            self._stopped.discard(key)
+        task = self._running.get(key)
+        if task is not None:
+            task.signal(signal.SIGSTOP if stop else signal.SIGCONT)
 
     async def run_task(
         self,
@@ -367,12 +380,15 @@ class TaskRunner:
         except SetupError as exc:
             return self._finish(plan, self._setup_report(plan, exc))
         self._running[key] = task
+        if key in self._stopped:
+            task.signal(signal.SIGSTOP)
         try:
             if on_started is not None:
                 await on_started(task.start_time)
             status, rusage = await self._supervise(task)
         finally:
             del self._running[key]
+            self._stopped.discard(key)
             trio.lowlevel.notify_closing(task.pidfd)  # trio must forget the fd before reuse
             os.close(task.pidfd)
         return self._finish(plan, self._exit_report(task, status, rusage))

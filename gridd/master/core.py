@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import admin, views
+from gridd.master import admin, qmod, views
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Running, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
@@ -25,7 +25,10 @@ from gridd.model.job import (
     ERROR,
     HELD,
     PENDING,
+    QUEUE_SUSPENDED,
     RUNNING,
+    SUSPENDED,
+    THRESHOLD_SUSPENDED,
     TRANSFERRING,
     Job,
     JobSpec,
@@ -33,6 +36,7 @@ from gridd.model.job import (
     new_job,
 )
 from gridd.model.pe import ParallelEnv
+from gridd.sched.levels import exceeded, instance_states
 
 MAX_JOB_ID = 9_999_999
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
@@ -101,6 +105,8 @@ class Master:
         self._table_rows: list | None = None
         self._table = ComplexTable(())
         self.plan = PlanConf()
+        self.by_host: dict[str, list[str]] = {}  # host -> its queue instances with thresholds
+        self.over_threshold: set[str] = set()  # instances whose suspend thresholds are reached
         self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
@@ -161,10 +167,55 @@ class Master:
             return [job] if job else []
         return [j for j in self.s.jobs.values() if fnmatch.fnmatchcase(j.spec.name, ref)]
 
+    def live_jobs(self, ref: str) -> list[Job]:
+        """Jobs a reference (id or name pattern) names that are not over yet."""
+        return [j for j in self._match_jobs(ref) if _live(j)]
+
     def display_state(self, job: Job, task: Task) -> str:
         if task.state == PENDING and self._held_by_dependency(job):
             return HELD
+        if task.state == RUNNING:
+            return self.suspension(task) or RUNNING
         return task.state
+
+    def suspension(self, task: Task) -> str:
+        """How a task is suspended, as qstat shows it: S by its queue, T by a suspend
+        threshold, s by qmod -sj ("Ss" when both), or "" when it may run."""
+        flags = self.s.flags
+        names = [qi for qi, _ in task.granted]
+        return "".join((
+            QUEUE_SUSPENDED if any("s" in flags.get(qi, "") for qi in names) else "",
+            THRESHOLD_SUSPENDED if any(qi in self.over_threshold for qi in names) else "",
+            SUSPENDED if task.suspended else "",
+        ))
+
+    def sync_suspension(self, fx: Effects, *, on: set[str] | None = None,
+                        tasks: list[tuple[Job, Task]] | None = None) -> None:
+        """Tell execds to stop or continue the given tasks, or those holding the given
+        queue instances, wherever that changed."""
+        if tasks is None:
+            tasks = [
+                (job, task)
+                for (job_id, task_id), holding in self.running.items()
+                if on and any(qi in on for qi, _ in holding.granted)
+                and (job := self.s.jobs.get(job_id)) and (task := job.tasks.get(task_id))
+            ]
+        for job, task in tasks:
+            stop = bool(self.suspension(task))
+            if task.state in ACTIVE and task.stopped != stop:
+                task.stopped = stop
+                fx.dirty_jobs.add(job.job_id)
+                fx.to_execd.append((task.host, p.SuspendTask(
+                    job_id=job.job_id, task_id=task.task_id, suspend=stop)))
+
+    def task_selection(self, task_part: str, job: Job) -> set[int] | None:
+        return _task_selection(task_part, job)
+
+    def announce(self, job: Job, fx: Effects) -> None:
+        """Tell the scheduler about a job that may have pending tasks now."""
+        sj = self.sched_job(job)
+        if sj:
+            fx.sched.append(sj)
 
     # ---- client requests --------------------------------------------------------
 
@@ -186,7 +237,7 @@ class Master:
         if spec.hold_jid:
             self.dependants.add(job_id)
         fx.dirty_jobs.add(job_id)
-        self._announce(job, fx)
+        self.announce(job, fx)
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array)
 
     def _validate(self, spec: JobSpec) -> str | None:
@@ -227,11 +278,6 @@ class Master:
                     return True
         return False
 
-    def _announce(self, job: Job, fx: Effects) -> None:
-        sj = self.sched_job(job)
-        if sj:
-            fx.sched.append(sj)
-
     def delete(self, req: p.Delete, now: float, fx: Effects) -> p.Msg:
         lines: list[str] = []
         code = 0
@@ -245,7 +291,7 @@ class Master:
             ]
         for target in targets:
             ref, _, task_part = target.partition(".")
-            jobs = [j for j in self._match_jobs(ref) if _live(j)]
+            jobs = self.live_jobs(ref)
             if not jobs:
                 lines.append(f'denied: job "{ref}" does not exist')
                 code = 1
@@ -302,7 +348,13 @@ class Master:
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
+            states=self.instance_states(),
         )
+
+    def instance_states(self) -> dict[str, str]:
+        """Every queue instance's state letters, as qstat -f shows them."""
+        return instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
+                               self.complex_table())
 
     def job_info(self, job: Job) -> list[str]:
         """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's
@@ -358,12 +410,22 @@ class Master:
             fx.sched_resync = True  # what planning sees of the configuration changed
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
+    def qmod(self, req: p.Qmod, fx: Effects) -> p.Msg:
+        if req.action not in qmod.ACTIONS:
+            return p.Error(text=f'invalid option argument "-{req.action}"')
+        return qmod.run_qmod(self, req, fx)
+
     def refresh_views(self) -> None:
         """Derive the queue, PE and planning views from the configured objects."""
         cfg = self.s.config
         self.s.queues = {n: views.queue_view(q, cfg) for n, q in cfg.queues.items()}
         self.s.pes = {n: views.pe_view(pe) for n, pe in cfg.pes.items()}
         self.plan = views.plan_conf(cfg)
+        self.by_host = {}
+        for qi in self.plan.instances:
+            if qi.suspend_thresholds:
+                self.by_host.setdefault(qi.host, []).append(qi.name)
+        self.over_threshold &= {n for names in self.by_host.values() for n in names}
 
     # ---- scheduler --------------------------------------------------------------
 
@@ -464,12 +526,27 @@ class Master:
             fx.dirty_hosts.add(name)
         host.load = load
         fx.sched_loads[name] = load
+        self._check_thresholds(name, load, fx)
         host.last_report = now
         if report_time is not None:
             host.load_report_time = report_time
         if name not in self.host_up:
             self.host_up.add(name)
             fx.hosts_changed = True
+
+    def _check_thresholds(self, host: str, load: dict[str, str], fx: Effects) -> None:
+        """Suspend the jobs of a queue instance while its host's load reaches one of its
+        suspend thresholds, and continue them once it no longer does."""
+        names = self.by_host.get(host)
+        if not names:
+            return
+        instances = {qi.name: qi for qi in self.plan.instances if qi.host == host}
+        table = self.complex_table()
+        over = {n for n in names if exceeded(instances[n].suspend_thresholds, load, table)}
+        changed = (over ^ self.over_threshold) & set(names)
+        if changed:
+            self.over_threshold = (self.over_threshold - set(names)) | over
+            self.sync_suspension(fx, on=changed)
 
     def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
                    resend_all: bool) -> None:
@@ -485,6 +562,9 @@ class Master:
                         fx.dirty_jobs.add(job.job_id)
                     if task.state == DELETING:
                         fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
+                    elif resend_all and task.stopped:
+                        fx.to_execd.append((host, p.SuspendTask(job_id=key[0], task_id=key[1],
+                                                                suspend=True)))
                 elif task.state == TRANSFERRING and (resend_all or now - task.start_time > 10):
                     fx.to_execd.append((host, self.start_message(job, task)))
                 elif task.state in (RUNNING, DELETING) and resend_all:

@@ -48,6 +48,7 @@ def queue_view(cq: ClusterQueue, cfg: Configuration) -> Queue:
         qtype=cq.value_for("qtype", "", []), seq_no=_int(cq.value_for("seq_no", "", [])),
         tmpdir=cq.value_for("tmpdir", "", []), shell=cq.value_for("shell", "", []),
         h_rt=cq.value_for("h_rt", "", []), s_rt=cq.value_for("s_rt", "", []),
+        pe_list=words(cq.value_for("pe_list", "", [])),
     )
 
 

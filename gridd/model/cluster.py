@@ -27,6 +27,7 @@ class Queue(msgspec.Struct):
     shell: str = "/bin/sh"
     h_rt: str = "INFINITY"
     s_rt: str = "INFINITY"
+    pe_list: list[str] = msgspec.field(default_factory=list)
 
     def instance_slots(self, host: str) -> int:
         return self.slots_per_host.get(host, self.slots)

@@ -17,6 +17,11 @@ DELETING = "dr"
 ERROR = "Eqw"
 DONE = "done"
 ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # states in which a task holds its slots
+# How a running task shows while suspended: by qmod -sj, by its queue, by a suspend threshold.
+SUSPENDED, QUEUE_SUSPENDED, THRESHOLD_SUSPENDED = "s", "S", "T"
+# Every way qstat can show a running task that is suspended (the letters in this order).
+SHOWN_SUSPENDED = frozenset({"S", "T", "s", "ST", "Ss", "Ts", "STs"})
+SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED  # shown states of tasks holding slots
 
 
 class JobSpec(msgspec.Struct):
@@ -110,6 +115,8 @@ class Task(msgspec.Struct):
     signal: str = ""
     usage: Usage = msgspec.field(default_factory=Usage)
     delete_requested: bool = False
+    suspended: bool = False  # by qmod -sj (shown "s"); queue suspension is the queue's state
+    stopped: bool = False  # what execd was last told: its processes are stopped
 
 
 class Job(msgspec.Struct):

@@ -110,6 +110,8 @@ def instance_states(
         load = loads.get(qi.host, {})
         if qi.host not in up:
             letters.add(UNKNOWN)
+            if qi.load_thresholds:  # no load known counts as over the thresholds
+                letters.add(ALARM)
         elif exceeded(qi.load_thresholds, load, table):
             letters.add(ALARM)
         if qi.host in up and exceeded(qi.suspend_thresholds, load, table):

@@ -38,9 +38,12 @@ def vm(**overrides: str) -> ExecHost:
 
 def queues() -> list[Queue]:
     return [
-        Queue(name="long.q", hostlist=["vm"], slots=3, qtype="BATCH", seq_no=2),
-        Queue(name="all.q", hostlist=["vm"], slots=4, seq_no=0),
-        Queue(name="short.q", hostlist=["vm"], slots=2, seq_no=1),
+        Queue(name="long.q", hostlist=["vm"], slots=3, qtype="BATCH", seq_no=2,
+              pe_list=["mpi", "smp"]),
+        Queue(name="all.q", hostlist=["vm"], slots=4, seq_no=0,
+              pe_list=["mpi", "smp"]),
+        Queue(name="short.q", hostlist=["vm"], slots=2, seq_no=1,
+              pe_list=["mpi", "smp"]),
     ]
 
 
@@ -141,7 +144,8 @@ def test_qhost_q_xml_matches_reference():
 def test_silent_host_keeps_static_values_only():
     host = vm()
     host.last_report = 0.0
-    line = rh.qhost_default([host], queues(), show_queues=True).splitlines()[3:]
+    line = rh.qhost_default([host], queues(), show_queues=True,
+                            states={"all.q@vm": "au"}).splitlines()[3:]
     assert line[0] == ("vm                      lx-amd64        2    1    2    2     -   23.5G"
                        "       -     0.0       -")
     assert line[1].endswith("0/0/4         au")

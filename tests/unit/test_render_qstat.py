@@ -79,9 +79,12 @@ def vm_host(load_avg: str = "3.46") -> ExecHost:
 def queues() -> list[Queue]:
     # listed out of order on purpose: qstat -f orders instances by seq_no
     return [
-        Queue(name="long.q", hostlist=["vm"], slots=2, qtype="BATCH", seq_no=2),
-        Queue(name="all.q", hostlist=["vm"], slots=4, seq_no=0),
-        Queue(name="short.q", hostlist=["vm"], slots=2, seq_no=1),
+        Queue(name="long.q", hostlist=["vm"], slots=2, qtype="BATCH", seq_no=2,
+              pe_list=["mpi", "smp"]),
+        Queue(name="all.q", hostlist=["vm"], slots=4, seq_no=0,
+              pe_list=["mpi", "smp"]),
+        Queue(name="short.q", hostlist=["vm"], slots=2, seq_no=1,
+              pe_list=["mpi", "smp"]),
     ]
 
 
@@ -299,6 +302,7 @@ def test_full_listing_marks_silent_hosts_and_lists_jobs_under_each_instance():
     rep = reply([job])
     rep.queues[1].hostlist = ["vm", "n2"]
     rep.hosts.append(ExecHost(name="n2", load={"arch": "lx-amd64", "load_avg": "0.1"}))
+    rep.states = {"all.q@n2": "au"}  # the master's view: n2 is silent
     lines = rq.qstat_full(rep).splitlines()
     assert lines[2] == ("all.q@n2                       BIP   0/1/4          -NA-     "
                         "lx-amd64      au")

@@ -1,0 +1,125 @@
+"""qmod: the states of queue instances (disable, suspend, clear error) and of jobs
+(suspend, clear error), with Grid Engine's messages; every line goes to stdout.
+
+The letters qmod sets live in `MasterState.flags`; whatever they change for running tasks
+(processes to stop or continue) the master works out afterwards from the new states.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gridd import protocol as p
+from gridd.model.cluster import Instance
+from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
+from gridd.sched.plan import queue_matches
+
+if TYPE_CHECKING:
+    from gridd.master.core import Effects, Master
+
+# action -> (state letter, set it?, word in the messages)
+QUEUE_ACTIONS = {
+    "d": ("d", True, "disabled"),
+    "e": ("d", False, "enabled"),
+    "sq": ("s", True, "suspended"),
+    "usq": ("s", False, "unsuspended"),
+    "cq": ("E", False, "no error"),
+}
+JOB_ACTIONS = {"sj", "usj", "cj"}
+# actions taking jobs and queues alike -> (their queue form, their job form)
+MIXED = {"s": ("sq", "sj"), "us": ("usq", "usj"), "c": ("cq", "cj")}
+ACTIONS = frozenset(QUEUE_ACTIONS) | JOB_ACTIONS | frozenset(MIXED)
+
+
+def run_qmod(master: Master, req: p.Qmod, fx: Effects) -> p.Ok:
+    lines: list[str] = []
+    code = 0
+    touched: set[str] = set()
+    for target in req.targets:
+        queue_action, job_action = MIXED.get(req.action, (req.action, req.action))
+        jobs = master.live_jobs(target.partition(".")[0]) if job_action in JOB_ACTIONS else []
+        instances = (_instances(master, target) if queue_action in QUEUE_ACTIONS and not jobs
+                     else [])
+        if jobs:
+            for job in jobs:
+                lines += _job_action(master, job_action, job, target, req, fx)
+        elif instances:
+            lines += _queue_action(master, queue_action, instances, req, fx, touched)
+        else:
+            kind = "queue" if req.action in QUEUE_ACTIONS else "queue or job"
+            lines.append(f'invalid {kind} "{target}"')
+            code = 1
+    if touched:
+        master.sync_suspension(fx, on=touched)
+    return p.Ok(lines=lines, code=code)
+
+
+def _instances(master: Master, ref: str) -> list[Instance]:
+    groups = master.plan.hostgroups
+    return [qi for qi in master.plan.instances if queue_matches(ref, qi, groups)]
+
+
+def _queue_action(master: Master, action: str, instances: list[Instance], req: p.Qmod,
+                  fx: Effects, touched: set[str]) -> list[str]:
+    letter, on, word = QUEUE_ACTIONS[action]
+    lines = []
+    flags = master.s.flags
+    for qi in instances:
+        current = flags.get(qi.name, "")
+        if (letter in current) == on:
+            lines.append(f'Queue instance "{qi.name}" is already in the specified state: {word}')
+            continue
+        new = current + letter if on else current.replace(letter, "")
+        if new:
+            flags[qi.name] = new
+        else:
+            flags.pop(qi.name, None)
+        fx.flags_changed = True
+        touched.add(qi.name)
+        lines.append(f'{req.user}@{req.host} changed state of "{qi.name}" ({word})')
+    return lines
+
+
+def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
+                fx: Effects) -> list[str]:
+    wanted = master.task_selection(target.partition(".")[2], job)
+    lines = []
+    for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
+        if wanted is not None and task.task_id not in wanted:
+            continue
+        what = _named(job, task)
+        if action == "cj":
+            lines.append(_clear_error(master, job, task, what, req, fx))
+        elif task.state not in ACTIVE:
+            if task.state != "done":
+                lines.append(f"Modify operation can not be applied on job-array task "
+                             f"{job.job_id}.{max(task.task_id, 1)} in pending/hold state")
+        else:
+            on = action == "sj"
+            word = "suspended" if on else "unsuspended"
+            if task.suspended == on:
+                lines.append(f"{req.user} - {what} is already {word}")
+                continue
+            task.suspended = on
+            fx.dirty_jobs.add(job.job_id)
+            lines.append(f"{req.user} - {word} {what}")
+            master.sync_suspension(fx, tasks=[(job, task)])
+    return lines
+
+
+def _clear_error(master: Master, job: Job, task: Task, what: str, req: p.Qmod,
+                 fx: Effects) -> str:
+    if task.state in (PENDING, "hqw"):
+        return (f"Modify operation can not be applied on job-array task "
+                f"{job.job_id}.{max(task.task_id, 1)} in pending/hold state")
+    if task.state == ERROR:
+        task.state = PENDING
+        task.failed, task.failed_reason = 0, ""
+        fx.dirty_jobs.add(job.job_id)
+        master.announce(job, fx)
+    return f"{req.user}@{req.host} cleared error state of {what}"
+
+
+def _named(job: Job, task: Task) -> str:
+    return (f"job-array task {job.job_id}.{task.task_id}" if job.is_array
+            else f"job {job.job_id}")

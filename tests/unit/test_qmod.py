@@ -1,0 +1,105 @@
+"""qmod in the master's state machine: messages, flags, and the stop/continue orders
+that suspension sends to execds."""
+
+from __future__ import annotations
+
+from gridd import protocol as p
+from gridd.master.core import Effects, Master
+from gridd.model.job import RUNNING
+from tests.unit.test_master_core import make_master, schedule, spec
+
+
+def qmod(master: Master, action: str, *targets: str) -> tuple[p.Msg, Effects]:
+    fx = Effects()
+    reply = master.qmod(p.Qmod(action=action, targets=list(targets), user="root", host="vm"),
+                        fx)
+    return reply, fx
+
+
+def running_master() -> Master:
+    master = make_master(hosts=2, slots=1)
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    master.task_started(p.TaskStarted(host="node1", job_id=1, task_id=0, start_time=2.0),
+                        2.0, Effects())
+    return master
+
+
+def orders(fx: Effects) -> list[tuple[str, bool]]:
+    return [(host, m.suspend) for host, m in fx.to_execd if isinstance(m, p.SuspendTask)]
+
+
+def test_queue_states_are_set_once_with_grid_engine_messages():
+    master = make_master(hosts=2)
+    reply, fx = qmod(master, "d", "all.q@node1", "nosuch.q")
+    assert reply.lines == ['root@vm changed state of "all.q@node1" (disabled)',
+                           'invalid queue "nosuch.q"']
+    assert reply.code == 1 and fx.flags_changed and master.s.flags == {"all.q@node1": "d"}
+    reply, fx = qmod(master, "d", "*@node1")
+    assert reply.lines == ['Queue instance "all.q@node1" is already in the specified state: '
+                           "disabled"] and not fx.flags_changed
+    assert master.instance_states() == {"all.q@node1": "d", "all.q@node2": ""}
+    reply, _ = qmod(master, "e", "all.q")
+    assert reply.lines == ['root@vm changed state of "all.q@node1" (enabled)',
+                           'Queue instance "all.q@node2" is already in the specified state: '
+                           "enabled"]
+    assert master.s.flags == {}
+
+
+def test_job_suspension_stops_the_task_once_and_shows_s():
+    master = running_master()
+    job = master.s.jobs[1]
+    task = job.tasks[0]
+    reply, fx = qmod(master, "s", "1")
+    assert reply.lines == ["root - suspended job 1"] and orders(fx) == [("node1", True)]
+    assert master.display_state(job, task) == "s" and task.state == RUNNING
+    reply, fx = qmod(master, "sj", "1")
+    assert reply.lines == ["root - job 1 is already suspended"] and orders(fx) == []
+
+
+def test_queue_suspension_stops_its_jobs_and_both_show_ss():
+    master = running_master()
+    job, task = master.s.jobs[1], master.s.jobs[1].tasks[0]
+    _, fx = qmod(master, "sq", "all.q@node1")
+    assert orders(fx) == [("node1", True)] and master.display_state(job, task) == "S"
+    _, fx = qmod(master, "sj", "1")
+    assert orders(fx) == [] and master.display_state(job, task) == "Ss"
+    _, fx = qmod(master, "usq", "all.q@node1")
+    assert orders(fx) == [] and master.display_state(job, task) == "s"
+    _, fx = qmod(master, "usj", "1")
+    assert orders(fx) == [("node1", False)] and master.display_state(job, task) == RUNNING
+
+
+def test_pending_jobs_cannot_be_suspended_and_unknown_targets_fail():
+    master = make_master(hosts=1, slots=1)
+    master.submit(spec(), 1.0, Effects())
+    reply, _ = qmod(master, "sj", "1", "nosuch")
+    assert reply.lines == [
+        "Modify operation can not be applied on job-array task 1.1 in pending/hold state",
+        'invalid queue or job "nosuch"']
+    assert reply.code == 1
+
+
+def test_suspend_threshold_suspends_jobs_while_the_load_reaches_it():
+    master = running_master()
+    cq = master.s.config.queues["all.q"]
+    cq.suspend_thresholds = "np_load_avg=1.5"
+    master.refresh_views()
+    job, task = master.s.jobs[1], master.s.jobs[1].tasks[0]
+    fx = Effects()
+    master.load_report(p.LoadReport(host="node1", load={"np_load_avg": "2.0"},
+                                    running=[(1, 0)]), 10.0, fx)
+    assert orders(fx) == [("node1", True)] and master.display_state(job, task) == "T"
+    assert master.instance_states()["all.q@node1"] == "A"
+    fx = Effects()
+    master.load_report(p.LoadReport(host="node1", load={"np_load_avg": "0.5"},
+                                    running=[(1, 0)]), 20.0, fx)
+    assert orders(fx) == [("node1", False)] and master.display_state(job, task) == RUNNING
+
+
+def test_reconnecting_execd_is_told_again_to_keep_a_task_stopped():
+    master = running_master()
+    qmod(master, "sj", "1")
+    fx = Effects()
+    master.register(p.Register(host="node1", load={}, running=[(1, 0)]), 30.0, fx)
+    assert orders(fx) == [("node1", True)]
