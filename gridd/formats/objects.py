@@ -36,7 +36,7 @@ KEY_WIDTHS = {
     "pe": 18,
     "hostgroup": 0,
     "userset": 7,
-    "project": 7,
+    "project": 0,
     "user": 0,
 }
 

@@ -18,10 +18,11 @@ from typing import Any
 import msgspec
 
 from gridd.formats.names import format_bool, parse_bool
-from gridd.formats.objects import KEY_WIDTHS, print_object
+from gridd.formats.objects import KEY_WIDTHS, parse_object, print_object
 from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
 from gridd.formats.values import parse_memory, parse_time
+from gridd.model.config import Userset
 from gridd.model.objects import (
     NONE,
     ClusterQueue,
@@ -340,7 +341,7 @@ KINDS: dict[str, _Kind] = {
         "pe",
         "pe_name",
         _PE_CHECKS | {"pe_name": _object_name},
-        trailer="error reading in file",
+        trailer='error: error reading file: "{source}"',
     ),
     "project": _Kind(
         Project,
@@ -383,9 +384,21 @@ def _checked(kind: _Kind, key: str, raw: str) -> str:
     )
 
 
-def _fail(kind: _Kind, message: str, source: str, ge_lines: Iterable[str] = ()) -> InvalidObject:
+# Grid Engine adds this second line to a bad number only when reading a cluster queue.
+_QUEUE_ONLY = "error: Error during parsing of attribute value"
+
+
+def _fail(
+    kind: _Kind, message: str, source: str, ge_lines: Iterable[str] = (), *, trailer: bool = True
+) -> InvalidObject:
+    """The error for a bad object file. Its ge_message holds what Grid Engine prints while
+    reading the file; the words qconf adds per option ("error reading in file", "Cluster
+    queue file ... is not correct") are the caller's, which knows the option.
+    """
     lines = list(ge_lines) or [f"error: {message}"]
-    if kind.trailer:
+    if kind.cls is not ClusterQueue:
+        lines = [line for line in lines if not line.startswith(_QUEUE_ONLY)]
+    if kind.trailer and trailer:
         lines.append(kind.trailer.format(source=source))
     return InvalidObject(message, source, ge_message="\n".join(lines))
 
@@ -403,7 +416,7 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
         if key not in kind.checks:
             raise _fail(kind, f'unknown attribute name "{key}"', source)
         if key in values:
-            raise _fail(kind, f'attribute "{key}" is given more than once', source)
+            raise _fail(kind, f'attribute "{key}" appears more than once', source)
         text = raw.strip()
         if not text:
             raise _fail(kind, f'attribute "{key}" has no value', source)
@@ -412,8 +425,10 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
         except _Invalid as error:
             ge_lines = error.ge_lines
             if kind_name == "pe" and key == "allocation_rule" and ge_lines:
+                # judged after reading: Grid Engine names the PE and not the file
                 name = values.get("pe_name", "")
-                ge_lines = (f'error: parameter allocation_rule of pe "{name}": {ge_lines[0]}',)
+                line = f'error: parameter allocation_rule of pe "{name}": {ge_lines[0]}'
+                raise _fail(kind, f"{key}: {error}", source, (line,), trailer=False) from None
             raise _fail(kind, f"{key}: {error}", source, ge_lines) from None
     if kind.name_key is not None and kind.name_key not in values:
         raise _fail(kind, f'required attribute "{kind.name_key}" is missing', source)
@@ -423,3 +438,134 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
 def show(kind_name: str, obj: ConfObject) -> str:
     """What `qconf -s<kind>` prints for the object (`-sconf` adds its own header)."""
     return print_object(to_pairs(obj), width=KEY_WIDTHS[KINDS[kind_name].width_key])
+
+
+# ---- editor templates --------------------------------------------------------------------
+
+# Exec host attributes that execd reports rather than an administrator configures:
+# `qconf -se` shows them, but `-ae` and `-me` leave them out of the file they edit.
+REPORTED = ("load_values", "processors")
+
+
+def editable(kind_name: str, shown: str) -> str:
+    """The text `qconf -m<kind>` opens the editor on, from what `-s<kind>` printed."""
+    if kind_name != "exechost":
+        return shown
+    pairs = [(key, value) for key, value in parse_object(shown) if key not in REPORTED]
+    return print_object(pairs, width=KEY_WIDTHS["exechost"])
+
+
+def template(kind_name: str, name: str = "template") -> str:
+    """The text `qconf -a<kind>` opens the editor on: the kind's defaults under `name`
+    (Grid Engine's word is "template" where the command names nothing).
+    """
+    if kind_name == "userset":
+        return show_userset(Userset(name))
+    kind = KINDS[kind_name]
+    obj = kind.cls(**({kind.name_key: name} if kind.name_key else {}))
+    return editable(kind_name, show(kind_name, obj))
+
+
+# ---- access lists ------------------------------------------------------------------------
+
+USERSET_TYPES = ("ACL", "DEPT")
+_USER = re.compile(r"@?[^\s,=\[\]@/\\:'\"]+")
+_READING = 'error: error reading file: "{source}"'
+_USERSET_KIND = _Kind(Userset, "userset", "name", {}, trailer=_READING)
+
+
+def _userset_type(value: str) -> str:
+    """ACL, DEPT or both (`ACL,DEPT` is shown `ACL DEPT`), in Grid Engine's order."""
+    given = [item.upper() for item in words(value)]
+    for item in given:
+        if item not in USERSET_TYPES:
+            raise _Invalid(
+                f'"{item}" is no userset type (ACL or DEPT)',
+                (f'error: reading conf file: unknown specifier "{item}" for userset type',),
+            )
+    if not given:
+        raise _Invalid("a userset needs a type (ACL or DEPT)")
+    return " ".join(t for t in USERSET_TYPES if t in given)
+
+
+def _user_list(value: str) -> list[str]:
+    items = words(value)
+    for item in items:
+        if not _USER.fullmatch(item):
+            raise _Invalid(f'"{item}" is not a valid user or @group name')
+    return list(dict.fromkeys(items))
+
+
+def userset_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> Userset:
+    """An access list or department from a `qconf -Au`/`-Mu` file, validated.
+
+    Usersets are not among KINDS because their model keeps numbers and a list rather
+    than text (the scheduler checks membership on every dispatch); the file format and
+    the complaints are those of the other kinds.
+    """
+    kind = _USERSET_KIND
+    checks: dict[str, Callable[[str], object]] = {
+        "name": _object_name,
+        "type": _userset_type,
+        "fshare": lambda value: int(_unsigned(value)),
+        "oticket": lambda value: int(_unsigned(value)),
+        "entries": _user_list,
+    }
+    values: dict[str, object] = {}
+    for key, raw in pairs:
+        if key not in checks:
+            raise _fail(kind, f'unknown attribute name "{key}"', source)
+        if key in values:
+            raise _fail(kind, f'attribute "{key}" appears more than once', source)
+        text = raw.strip()
+        if not text:
+            raise _fail(kind, f'attribute "{key}" has no value', source)
+        try:
+            values[key] = checks[key](text)
+        except _Invalid as error:
+            raise _fail(kind, f"{key}: {error}", source, error.ge_lines) from None
+    if "name" not in values:
+        raise _fail(kind, 'required attribute "name" is missing', source)
+    return msgspec.convert(values, Userset)
+
+
+def show_userset(userset: Userset) -> str:
+    """What `qconf -su` prints for one list."""
+    pairs = [
+        ("name", userset.name),
+        ("type", userset.type),
+        ("fshare", str(userset.fshare)),
+        ("oticket", str(userset.oticket)),
+        ("entries", ",".join(userset.entries) or NONE),
+    ]
+    return print_object(pairs, width=KEY_WIDTHS["userset"])
+
+
+# ---- host configurations -----------------------------------------------------------------
+
+# A host's own configuration may set any parameter of the global one, and only those.
+HOST_CONF_NAMES = frozenset(GlobalConf.__struct_fields__)
+_HOST_CONF_KIND = _Kind(dict, "conf", None, {}, trailer=_READING)
+
+
+def host_conf_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> dict[str, str]:
+    """A host-local configuration (`qconf -Aconf`/`-Mconf` of a file named after the host):
+    the parameters it overrides, in the order written, which is the order they are shown.
+    """
+    kind = _HOST_CONF_KIND
+    values: dict[str, str] = {}
+    for key, raw in pairs:
+        if key not in HOST_CONF_NAMES:
+            raise _fail(kind, f'unknown attribute name "{key}"', source)
+        if key in values:
+            raise _fail(kind, f'attribute "{key}" appears more than once', source)
+        text = raw.strip()
+        if not text:
+            raise _fail(kind, f'attribute "{key}" has no value', source)
+        values[key] = text
+    if not values:
+        raise InvalidObject(
+            "the file sets no parameter", source,
+            ge_message=kind.trailer.format(source=source),
+        )
+    return values

@@ -48,3 +48,6 @@ class Configuration(msgspec.Struct):
     queues: dict[str, ClusterQueue] = msgspec.field(default_factory=dict)
     pes: dict[str, ParallelEnvConf] = msgspec.field(default_factory=dict)
     exechosts: dict[str, ExecHostConf] = msgspec.field(default_factory=dict)
+    # Host-local configurations (`qconf -sconf host`): the global parameters a host sets
+    # for itself, in the order they were written, which is the order qconf shows them.
+    host_confs: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)

@@ -91,7 +91,7 @@ def test_projects_and_scheduler_configuration():
     assert qconf(cfg, "-sprj p1") == ([], ["p1 is not known as a project"], 1)
     text = "name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n"
     assert run_qconf(cfg, ["-Aprj", "/tmp/f"], with_file(text)).code == 0
-    assert qconf(cfg, "-sprj p1")[0][0] == "name    p1"
+    assert qconf(cfg, "-sprj p1")[0][0] == "name p1"
     sched = "\n".join(qconf(cfg, "-ssconf")[0]).replace(
         "max_reservation                   0", "max_reservation                   10")
     ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))
