@@ -1,17 +1,27 @@
 """qconf: show and change the cell's configuration.
 
-The options go to the master as one command line, applied there in order; the command
+The options go to the master as command lines, applied there in order; the command
 prints the two streams it gets back, since Grid Engine puts most confirmations on
 stderr. Files named by -A*/-M* options are read here and travel with the request (the
-master may run elsewhere); the -a*/-m* forms fetch the object, open $EDITOR on a
-temporary file as qconf does, and send what the editor left as the file of the
-matching -A*/-M* option.
+master may run elsewhere).
+
+The interactive forms (-a*/-m*) are this command's own business, as in Grid Engine: it
+fetches the object (or makes the template of a new one), opens $EDITOR on a temporary
+file, and sends what the editor left as the file of the matching -A*/-M* option. When
+the editor left the file as it was, some forms say so and send nothing, each in Grid
+Engine's words; Grid Engine judges by the file's modification time, we by its content,
+so saving an unchanged file counts as unchanged here.
 """
 
+from __future__ import annotations
+
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
@@ -29,40 +39,104 @@ USAGE = """usage: qconf [options]
    [-dul list_list]           delete access lists
    [-sm|-so|-sh|-ss|-sul]     show managers, operators, admin hosts, submit hosts, lists
    [-su list_list]            show access lists
+   [-Au file | -Mu file | -mu list_list]   add or modify an access list
    [-sc | -mc | -Mc file]     show, edit, or replace from a file the complex attributes
    [-shgrpl | -shgrp group | -shgrp_resolved group | -shgrp_tree group]
-   [-Ahgrp file | -Mhgrp file | -mhgrp group | -dhgrp group]       host groups
-   [-sprjl | -sprj p | -Aprj file | -Mprj file | -mprj p | -dprj p] projects
+   [-ahgrp group | -Ahgrp file | -mhgrp group | -Mhgrp file | -dhgrp group]  host groups
+   [-sprjl | -sprj p | -aprj | -Aprj file | -mprj p | -Mprj file | -dprj p]  projects
    [-ssconf | -msconf | -Msconf file]   the scheduler configuration
-   [-sconf | -mconf | -Mconf file]      the global configuration
-   [-sql | -sq q | -Aq file | -Mq file | -mq q | -dq q]            cluster queues
-   [-spl | -sp pe | -Ap file | -Mp file | -mp pe | -dp pe]         parallel environments
-   [-sel | -se host | -Ae file | -Me file | -me host | -de host]    execution hosts
+   [-sconf [host_list|global] | -sconfl | -mconf [host_list|global]]
+   [-aconf host_list | -Aconf file_list | -Mconf file_list | -dconf host_list]
+                              global and host configurations (a file is named after
+                              its host: -Mconf /tmp/node1 changes node1's)
+   [-sql | -sq [queue_list] | -aq [q] | -Aq file | -mq q | -Mq file | -dq q]  queues
+   [-spl | -sp pe | -ap pe | -Ap file | -mp pe | -Mp file | -dp pe]  parallel environments
+   [-sel | -se host | -ae [host] | -Ae file | -me host | -Me file | -de host]  exec hosts
    [-aattr | -mattr | -dattr | -rattr obj attr value obj_list]  change one attribute
        of queue, exechost, hostgroup or pe objects; values may be [host=value] overrides
+   [-Aattr | -Mattr | -Dattr | -Rattr obj file obj_list]  the same with the file's
+       "attr value" lines
    [-purge queue attr queue@host]       drop a host's override
    [-help]                    print this help
 """
 
-# option -> index of its file argument
-FILE_OPTIONS = {option: 0 for option in (
-    "-Mc", "-Ahgrp", "-Mhgrp", "-Aprj", "-Mprj", "-Msconf", "-Mconf", "-Aq", "-Mq", "-Ap",
-    "-Mp", "-Ae", "-Me")}
-# editor option -> (show option, file option, number of arguments)
-EDITOR_OPTIONS = {
-    "-mc": ("-sc", "-Mc", 0),
-    "-mhgrp": ("-shgrp", "-Mhgrp", 1),
-    "-mprj": ("-sprj", "-Mprj", 1),
-    "-msconf": ("-ssconf", "-Msconf", 0),
-    "-mconf": ("-sconf", "-Mconf", 0),
-    "-mq": ("-sq", "-Mq", 1),
-    "-mp": ("-sp", "-Mp", 1),
-    "-me": ("-se", "-Me", 1),
+# Grid Engine's last line when an option's file can't be read ({} is the file), and
+# its exit code then (0 for -Ahgrp, as Grid Engine does).
+_INVALID_ARGUMENT = 'error: invalid option argument "{}"\nUsage: qconf -help'
+FILE_OPTIONS: dict[str, tuple[str, int]] = {
+    "-Aq": ("", 1),
+    "-Mq": ('Cluster queue file "{}" is not correct', 1),
+    "-Ae": ("invalid format", 1),
+    "-Me": ("invalid format", 1),
+    "-Ahgrp": ("", 0),
+    "-Mhgrp": ('Host group file "{}" is not correct', 1),
+    "-Mc": ('Complex attribute file "{}" is not correct', 1),
+    "-Aconf": ("error reading configuration from file {}", 1),
+    "-Mconf": ("error reading configuration from file {}", 1),
+    **{option: ("error reading in file", 1)
+       for option in ("-Ap", "-Mp", "-Aprj", "-Mprj", "-Au", "-Mu", "-Msconf")},
+    **{option: (_INVALID_ARGUMENT, 1) for option in ("-Aattr", "-Mattr", "-Dattr", "-Rattr")},
+}
+# where the file is among the option's arguments, when not first
+FILE_INDEX = {"-Aattr": 1, "-Mattr": 1, "-Dattr": 1, "-Rattr": 1}
+# options whose argument is a comma-separated list of files
+FILE_LISTS = {"-Aconf", "-Mconf"}
+
+OPTIONAL = -1
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """What a form says when the editor left the file as it was; None sends it anyway."""
+
+    text: str
+    stdout: bool = False
+    code: int = 1
+
+
+FILE_UNCHANGED = Unchanged("file unchanged")
+CONF_UNCHANGED = Unchanged("configuration unchanged")
+
+
+@dataclass(frozen=True)
+class EditorForm:
+    send: str  # the option the edited file goes to
+    operands: int  # 0, 1 or OPTIONAL
+    show: str = ""  # the option showing the current object ("" for a new one)
+    kind: str = ""  # gridd.formats.qconf_objects kind of the template or object
+    unchanged: Unchanged | None = FILE_UNCHANGED
+    each: bool = False  # the operand is a list, edited one item at a time
+
+
+EDITOR_FORMS: dict[str, EditorForm] = {
+    "-mc": EditorForm("-Mc", 0, show="-sc", unchanged=None),
+    "-msconf": EditorForm("-Msconf", 0, show="-ssconf"),
+    "-mhgrp": EditorForm("-Mhgrp", 1, show="-shgrp",
+                         unchanged=Unchanged("Object has not been changed")),
+    "-mprj": EditorForm("-Mprj", 1, show="-sprj"),
+    "-mq": EditorForm("-Mq", 1, show="-sq", unchanged=None),
+    "-mp": EditorForm("-Mp", 1, show="-sp"),
+    "-me": EditorForm("-Me", 1, show="-se", kind="exechost"),
+    "-mu": EditorForm("-Mu", 1, show="-su", each=True,
+                      unchanged=Unchanged("file unchanged", stdout=True, code=0)),
+    "-aq": EditorForm("-Aq", OPTIONAL, kind="queue", unchanged=None),
+    "-ae": EditorForm("-ae", OPTIONAL, show="-se", kind="exechost"),
+    "-ap": EditorForm("-Ap", 1, kind="pe"),
+    "-ahgrp": EditorForm("-Ahgrp", 1, kind="hostgroup", unchanged=None),
+    "-aprj": EditorForm("-Aprj", 0, kind="project"),
+    "-mconf": EditorForm("-Mconf", OPTIONAL, show="-sconf", each=True,
+                         unchanged=CONF_UNCHANGED),
+    "-aconf": EditorForm("-Aconf", 1, each=True, unchanged=CONF_UNCHANGED),
 }
 
 
 class QconfError(Exception):
-    pass
+    def __init__(self, text: str, code: int = 1) -> None:
+        super().__init__(text)
+        self.code = code
+
+
+Request = Callable[[list[str], dict[str, str]], p.QconfReply]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,19 +145,51 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, end="", file=sys.stdout if args else sys.stderr)
         return 0 if args else 1
     who = {"user": current_user(), "host": os.uname().nodename}
+    try:
+        files = _read_files(args)
+    except QconfError as exc:
+        print(exc, file=sys.stderr)
+        return exc.code
 
     def body() -> int:
         with Client() as client:
-            if args[0] in EDITOR_OPTIONS:
-                return _edit(client, args, who)
-            try:
-                files = _read_files(args)
-            except QconfError as exc:
-                print(exc, file=sys.stderr)
-                return 1
-            return _show(client.request(p.Qconf(argv=args, files=files, **who)))
+            def request(argv: list[str], files: dict[str, str]) -> p.QconfReply:
+                return client.request(p.Qconf(argv=argv, files=files, **who))
+
+            return run(args, files, request)
 
     return run_command(body)
+
+
+def run(args: list[str], files: dict[str, str], request: Request) -> int:
+    """The command line in order: runs of ordinary options go to the master together,
+    each editor form is handled here between them. The exit code is the worst one.
+    """
+    code = 0
+    pending: list[str] = []
+    rest = list(args)
+    while rest:
+        word = rest.pop(0)
+        if word not in EDITOR_FORMS:
+            pending.append(word)
+            continue
+        if pending:
+            code = max(code, _show(request(pending, files)))
+            pending = []
+        form = EDITOR_FORMS[word]
+        if form.operands == OPTIONAL:
+            operands = rest[:1] if rest and not rest[0].startswith("-") else []
+        else:
+            operands = rest[:form.operands]
+            if len(operands) < form.operands:
+                print(f'error: no option argument provided to "{word}"\nUsage: qconf -help',
+                      file=sys.stderr)
+                return max(code, 1)
+        del rest[:len(operands)]
+        code = max(code, _edit_form(word, form, operands, request))
+    if pending:
+        code = max(code, _show(request(pending, files)))
+    return code
 
 
 def _show(reply: p.QconfReply) -> int:
@@ -95,38 +201,100 @@ def _show(reply: p.QconfReply) -> int:
 
 
 def _read_files(args: list[str]) -> dict[str, str]:
+    """The files -A*/-M* options name, read before anything is sent, so that a missing
+    one changes nothing.
+    """
     files = {}
     for i, arg in enumerate(args):
-        if arg in FILE_OPTIONS and i + 1 + FILE_OPTIONS[arg] < len(args):
-            path = args[i + 1 + FILE_OPTIONS[arg]]
+        position = i + 1 + FILE_INDEX.get(arg, 0)
+        if arg not in FILE_OPTIONS or position >= len(args):
+            continue
+        paths = args[position].split(",") if arg in FILE_LISTS else [args[position]]
+        for path in paths:
             try:
                 with open(path, encoding="utf-8", errors="surrogateescape") as f:
                     files[path] = f.read()
             except OSError as exc:
-                raise QconfError(f'error: error opening file "{path}" for reading: '
-                                 f"{exc.strerror}") from None
+                trailer, code = FILE_OPTIONS[arg]
+                lines = [f'error: error opening file "{path}" for reading: {exc.strerror}']
+                raise QconfError("\n".join(lines + ([trailer.format(path)] if trailer else [])),
+                                 code) from None
     return files
 
 
-def _edit(client: Client, args: list[str], who: dict[str, str]) -> int:
-    show, replace, count = EDITOR_OPTIONS[args[0]]
-    operands = args[1:1 + count]
-    current = client.request(p.Qconf(argv=[show, *operands], **who))
-    if current.code:
-        return _show(current)
-    editor = os.environ.get("EDITOR") or "vi"
-    with tempfile.NamedTemporaryFile("w+", prefix="qconf-", suffix=".txt") as tmp:
-        tmp.write("".join(line + "\n" for line in current.out))
-        tmp.flush()
-        try:
-            status = subprocess.run([editor, tmp.name]).returncode
-        except OSError:
-            print(f"error: can't start editor {editor}", file=sys.stderr)
-            return 1
+def _edit_form(option: str, form: EditorForm, operands: list[str], request: Request) -> int:
+    """One editor form; a list operand (-mu a,b) is edited one item after the other."""
+    if form.each:
+        items = [n for n in (operands[0] if operands else "").split(",") if n]
+        code = 0
+        for item in items or ["global"]:  # only -mconf may go without a list
+            code = max(code, _edit_one(option, form, item, request))
+        return code
+    return _edit_one(option, form, operands[0] if operands else "", request)
+
+
+def _offered(option: str, form: EditorForm, name: str,
+             request: Request) -> tuple[str, str] | int:
+    """(the text to edit, the option its result goes to), or the exit code of a failure
+    to fetch the object (its message printed).
+    """
+    from gridd.formats.qconf_objects import editable, template
+
+    send = form.send
+    if option in ("-mconf", "-aconf"):
+        current = request(["-sconf", name], {}) if option == "-mconf" else None
+        if current is None or current.code:
+            if name == "global" and current is not None:
+                return _show(current)
+            return "\n", "-Aconf"  # a host without a configuration of its own yet
+        body = current.out[1:]  # without the "#name:" line
+        return "".join(line + "\n" for line in body), send
+    if form.show and (name or not form.kind):
+        current = request([form.show, *([name] if name else [])], {})
+        if current.code:
+            return _show(current)
+        text = "".join(line + "\n" for line in current.out)
+        return (editable(form.kind, text) if form.kind else text), send
+    return template(form.kind, name or "template"), send
+
+
+def _edit_one(option: str, form: EditorForm, name: str, request: Request) -> int:
+    offered = _offered(option, form, name, request)
+    if isinstance(offered, int):
+        return offered
+    text, send = offered
+    with tempfile.TemporaryDirectory(prefix="qconf-") as tmpdir:
+        # a configuration's file is named after its host, as -Aconf/-Mconf expect
+        path = os.path.join(tmpdir, name if send in ("-Aconf", "-Mconf") else "object")
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+        status = _run_editor(path)
         if status:
-            print(f"error: editor exited with error {status}\nedit failed", file=sys.stderr)
+            return status
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            edited = f.read()
+        if edited == text and form.unchanged is not None:
+            print(form.unchanged.text, file=sys.stdout if form.unchanged.stdout else sys.stderr)
+            return form.unchanged.code
+        if send in ("-Aconf", "-Mconf") and not any(
+                line.strip() and not line.startswith("#") for line in edited.splitlines()):
+            print(f'error: error reading file: "{path}"\nerror reading temp file',
+                  file=sys.stderr)
             return 1
-        with open(tmp.name, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    return _show(client.request(p.Qconf(argv=[replace, tmp.name], files={tmp.name: text},
-                                        **who)))
+        return _show(request([send, path], {path: edited}))
+
+
+def _run_editor(path: str) -> int:
+    """$EDITOR (which may carry its own arguments, `emacs -nw`) on the file; 0 when it
+    succeeded, else the exit code with Grid Engine's message printed.
+    """
+    editor = os.environ.get("EDITOR") or "vi"
+    try:
+        status = subprocess.run([*shlex.split(editor), path]).returncode
+    except (OSError, ValueError):
+        print(f"error: can't start editor {editor}", file=sys.stderr)
+        return 1
+    if status:
+        print(f"error: editor exited with error {status}\nedit failed", file=sys.stderr)
+        return 1
+    return 0

@@ -1,6 +1,7 @@
 """qconf on managers, operators, admin/submit hosts and access lists: GE 8.1.9's words."""
 
 from gridd.master.admin import Caller, run_qconf
+from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration
 
 ROOT = Caller("root", "vm")
@@ -72,17 +73,21 @@ def with_file(text: str) -> Caller:
 
 def test_host_groups_nest_and_resolve():
     cfg = Configuration()
+    run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @a\nhostlist n1 n2\n"))
     add = run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @all\nhostlist @a n3\n"))
     assert add.err == ['root@vm added "@all" to host group list'] and add.code == 0
-    run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @a\nhostlist n1 n2\n"))
     again = run_qconf(cfg, ["-Ahgrp", "/tmp/f"], with_file("group_name @a\nhostlist n1\n"))
     assert again.err == ['host group "@a" already exists'] and again.code == 1
     assert qconf(cfg, "-shgrp_resolved @all") == (["n1", "n2", "n3"], [], 0)
     assert qconf(cfg, "-shgrp_tree @all") == (["@all", "   @a", "      n1", "      n2",
                                                "   n3"], [], 0)
     assert qconf(cfg, "-shgrp @nosuch") == ([], ['Host group "@nosuch" does not exist'], 1)
-    assert qconf(cfg, "-dhgrp @a") == ([], ['root@vm removed "@a" from host group list'], 0)
-    assert qconf(cfg, "-shgrpl") == (["@all"], [], 0)
+    assert qconf(cfg, "-dhgrp @a") == (
+        [], ['denied: these hostgroups still reference "@a": @all'], 1)
+    assert qconf(cfg, "-dhgrp @all,@a") == (
+        [], ['root@vm removed "@all" from host group entry list',
+             'root@vm removed "@a" from host group entry list'], 0)
+    assert qconf(cfg, "-shgrpl") == ([], ["no host group list defined"], 1)
 
 
 def test_projects_and_scheduler_configuration():
@@ -96,8 +101,8 @@ def test_projects_and_scheduler_configuration():
         "max_reservation                   0", "max_reservation                   10")
     ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))
     assert ans.err == ["changed scheduler configuration"] and cfg.sched.max_reservation == "10"
-    ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))
-    assert ans.err == ["configuration unchanged"] and ans.code == 1
+    ans = run_qconf(cfg, ["-Msconf", "/tmp/f"], with_file(sched))  # GE confirms it again
+    assert ans.err == ["changed scheduler configuration"] and ans.code == 0
     bad = run_qconf(cfg, ["-Aprj", "/tmp/f"], with_file("name p2\nbogus 1\n"))
     assert bad.code == 1 and "p2" not in cfg.projects
 
@@ -109,6 +114,7 @@ def test_attribute_verbs_follow_the_reference():
     state = MasterState()
     initial_config(state, CellConfig(hosts=["vm"], slots=4))
     cfg = state.config
+    cfg.complexes.append(ComplexAttr("license", "lic", "INT", "<=", "YES", "YES", "0", "0"))
 
     def attr(*argv: str) -> tuple[list[str], list[str], int]:
         ans = run_qconf(cfg, list(argv), ROOT)
@@ -137,7 +143,8 @@ def test_attribute_verbs_follow_the_reference():
         [], ['denied: cluster queue "nosuch.q" does not exist'], 1)
     assert attr("-mattr", "queue", "slots", "abc", "all.q")[2] == 1
     assert cfg.queues["all.q"].slots == "4"
-    out = attr("-mattr", "exechost", "complex_values", "license=7,x=1", "global")[0]
-    assert out[0] == 'Unable to find "x" in "complex_values" of "exechost" - Adding new element.'
-    attr("-dattr", "exechost", "complex_values", "x=1", "global")
+    out = attr("-mattr", "exechost", "complex_values", "license=7,slots=1", "global")[0]
+    assert out[0] == ('Unable to find "slots" in "complex_values" of "exechost" - '
+                      "Adding new element.")
+    attr("-dattr", "exechost", "complex_values", "slots=1", "global")
     assert cfg.exechosts["global"].complex_values == "license=7"

@@ -1,0 +1,190 @@
+"""qconf on the cell-wide lists: managers, operators, admin and submit hosts, access lists.
+
+Grid Engine answers "already exists" for an admin or submit host with exit code 0 but
+for a manager with 1; the verbs keep those differences, since scripts test the codes.
+"""
+
+from __future__ import annotations
+
+from gridd.formats.objects import parse_object
+from gridd.formats.parsing import FormatError
+from gridd.formats.qconf_objects import show_userset, userset_from_pairs
+from gridd.master.admin_base import Answer, Caller, Verb, names
+from gridd.master.admin_refs import userset_delete_problem
+from gridd.model.config import Configuration, Userset
+
+# ---- managers and operators ---------------------------------------------------------
+
+
+def add_person(kind: str, attr: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        people: list[str] = getattr(cfg, attr)
+        for name in names(args[0]):
+            if name in people:
+                ans.fail(f'{kind} "{name}" already exists')
+            else:
+                people.append(name)
+                ans.err.append(f'{who} added "{name}" to {kind} list')
+                ans.changed = True
+        return ans
+    return verb
+
+
+def delete_person(kind: str, attr: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        people: list[str] = getattr(cfg, attr)
+        for name in names(args[0]):
+            if name == "root":
+                ans.fail(f'may not remove user "root" from {kind} list')
+            elif name not in people:
+                ans.fail(f'denied: {kind} "{name}" does not exist')
+            else:
+                people.remove(name)
+                ans.err.append(f'{who} removed "{name}" from {kind} list')
+                ans.changed = True
+        return ans
+    return verb
+
+
+def show_list(attr: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        return Answer(out=sorted(getattr(cfg, attr)))
+    return verb
+
+
+# ---- admin and submit hosts -----------------------------------------------------------
+
+
+def add_host(kind: str, label: str, attr: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        hosts: list[str] = getattr(cfg, attr)
+        for name in names(args[0]):
+            if name in hosts:
+                ans.err.append(f'{kind} "{name}" already exists')  # exit 0, as GE does
+            else:
+                hosts.append(name)
+                ans.err.append(f"{name} added to {label} list")
+                ans.changed = True
+        return ans
+    return verb
+
+
+def delete_host(label: str, attr: str) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        hosts: list[str] = getattr(cfg, attr)
+        for name in names(args[0]):
+            if name not in hosts:
+                ans.fail(f'denied: "{name}" is not in the {label} list')
+            else:
+                hosts.remove(name)
+                ans.err.append(f'{who} removed "{name}" from {label} list')
+                ans.changed = True
+        return ans
+    return verb
+
+
+# ---- access lists -----------------------------------------------------------------------
+
+
+def add_to_userset(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    ans = Answer()
+    for list_name in names(args[1]):
+        userset = cfg.usersets.get(list_name)
+        if userset is None:  # qconf -au creates a missing list
+            userset = cfg.usersets[list_name] = Userset(list_name)
+        for user in names(args[0]):
+            if user in userset.entries:
+                ans.fail(f'"{user}" is already in access list "{list_name}"')
+            else:
+                userset.entries.append(user)
+                ans.err.append(f'added "{user}" to access list "{list_name}"')
+                ans.changed = True
+    return ans
+
+
+def delete_from_userset(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    ans = Answer()
+    for list_name in names(args[1]):
+        userset = cfg.usersets.get(list_name)
+        if userset is None:
+            ans.fail(f'access list "{list_name}" doesn\'t exist')
+            continue
+        for user in names(args[0]):
+            if user not in userset.entries:
+                ans.fail(f'user "{user}" is not in access list "{list_name}"')
+            else:
+                userset.entries.remove(user)
+                ans.err.append(f'deleted user "{user}" from access list "{list_name}"')
+                ans.changed = True
+    return ans
+
+
+def show_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """qconf -su a,b: the lists one after the other, a blank line between two."""
+    ans = Answer()
+    for name in names(args[0]):
+        userset = cfg.usersets.get(name)
+        if userset is None:
+            ans.fail(f'denied: access list "{name}" does not exist')
+            continue
+        if ans.out:
+            ans.out.append("")
+        ans.out += show_userset(userset).splitlines()
+    return ans
+
+
+def format_userset(userset: Userset) -> list[str]:
+    """The lines of `qconf -su` for one list."""
+    return show_userset(userset).splitlines()
+
+
+def delete_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    ans = Answer()
+    for name in names(args[0]):
+        if name not in cfg.usersets:
+            ans.fail(f'denied: userset "{name}" does not exist')
+            continue
+        problem = userset_delete_problem(cfg, name)
+        if problem:
+            ans.fail(problem)
+            continue
+        del cfg.usersets[name]
+        ans.err.append(f'{who} removed "{name}" from userset list')
+        ans.changed = True
+    return ans
+
+
+def show_userset_names(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    return Answer(out=sorted(cfg.usersets))
+
+
+def put_userset(adding: bool) -> Verb:
+    """qconf -Au file / -Mu file: a whole access list from a file like `-su` prints."""
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        path = args[0]
+        try:
+            userset = userset_from_pairs(parse_object(who.files.get(path, ""), source=path),
+                                         source=path)
+        except FormatError as exc:
+            ans.fail(f"{exc.ge_message}\nerror reading in file")
+            return ans
+        exists = userset.name in cfg.usersets
+        if adding and exists:
+            ans.fail(f'userset "{userset.name}" already exists')
+        elif not adding and not exists:
+            # Grid Engine 8.1.9 says '<name> is not known as a project' here
+            ans.fail(f'denied: userset "{userset.name}" does not exist')
+        else:
+            cfg.usersets[userset.name] = userset
+            ans.err.append(f'{who} {"added" if adding else "modified"} "{userset.name}" '
+                           f'{"to" if adding else "in"} userset list')
+            ans.changed = True
+        return ans
+
+    return verb

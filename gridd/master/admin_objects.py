@@ -1,0 +1,231 @@
+"""qconf on named configuration objects: host groups, projects, cluster queues, parallel
+environments and exec hosts (-s*l, -s*, -A*, -M*, -d*, and the file the -a* editor
+forms leave behind).
+
+The five kinds differ only in words, and Grid Engine's words differ even between verbs
+of one kind (an exec host is added to the "exechost list" but removed from the
+"execution host list"); NamedKind holds them so that one implementation serves all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from gridd.formats.objects import parse_object
+from gridd.formats.parsing import FormatError
+from gridd.formats.qconf_objects import REPORTED, from_pairs, show, template
+from gridd.master import admin_refs as refs
+from gridd.master.admin_base import Answer, Caller, Verb, names
+from gridd.model.config import Configuration
+
+
+@dataclass(frozen=True)
+class NamedKind:
+    """How qconf speaks of one kind of named object, and where the cell keeps them."""
+
+    kind: str  # gridd.formats.qconf_objects kind
+    store: str  # Configuration attribute holding {name: object}
+    key: str  # the attribute that names an object
+    label: str  # as in 'added "x" to <label> list'
+    empty: str  # what -s*l prints when there is none
+    unknown: str  # -s* of a missing name ({} is the name)
+    deleted_from: str = ""  # the list -d* removes from, when not `label`
+    add_trailer: str = ""  # Grid Engine's last line when an -A* file is bad ({} is the file)
+    modify_trailer: str = ""  # the same for -M*
+    bad_add_code: int = 1  # -Ahgrp reports a bad file with exit code 0
+    delete_problem: Callable[[Configuration, str], str | None] = lambda cfg, name: None
+
+    def removed_from(self) -> str:
+        return self.deleted_from or self.label
+
+
+HOSTGROUPS = NamedKind(
+    "hostgroup", "hostgroups", "group_name", "host group", "no host group list defined",
+    'Host group "{}" does not exist', deleted_from="host group entry",
+    modify_trailer='Host group file "{}" is not correct', bad_add_code=0,
+    delete_problem=refs.hostgroup_delete_problem)
+PROJECTS = NamedKind(
+    "project", "projects", "name", "project", "no project list defined",
+    "{} is not known as a project", add_trailer="error reading in file",
+    modify_trailer="error reading in file", delete_problem=refs.project_delete_problem)
+QUEUES = NamedKind(
+    "queue", "queues", "qname", "cluster queue", "no cqueue list defined",
+    'No cluster queue or queue instance matches the phrase "{}"',
+    modify_trailer='Cluster queue file "{}" is not correct',
+    delete_problem=refs.queue_delete_problem)
+PES = NamedKind(
+    "pe", "pes", "pe_name", "parallel environment", "no parallel environment defined",
+    "{} is not a parallel environment", add_trailer="error reading in file",
+    modify_trailer="error reading in file", delete_problem=refs.pe_delete_problem)
+EXECHOSTS = NamedKind(
+    "exechost", "exechosts", "hostname", "exechost", "no execution host defined",
+    'can\'t resolve hostname "{}"', deleted_from="execution host",
+    add_trailer="invalid format", modify_trailer="invalid format",
+    delete_problem=refs.exechost_delete_problem)
+
+
+def list_named(nk: NamedKind) -> Verb:
+    """-s<kind>l. The `global` exec host holds cluster-wide values and is no host: -sel
+    leaves it out, as Grid Engine does.
+    """
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        found = sorted(n for n in getattr(cfg, nk.store) if nk is not EXECHOSTS or n != "global")
+        ans = Answer(out=found)
+        if not found:
+            ans.fail(nk.empty)
+        return ans
+    return verb
+
+
+def show_named(nk: NamedKind) -> Verb:
+    """-shgrp, -sprj, -sp, -se: one object, its name taken whole (`a,b` is one name)."""
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        obj = getattr(cfg, nk.store).get(args[0])
+        if obj is None:
+            ans.fail(nk.unknown.format(args[0]))
+        else:
+            ans.out += show(nk.kind, obj).splitlines()
+        return ans
+    return verb
+
+
+def show_queues(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """qconf -sq [wc_queue_list]: the named queues one after the other (a pattern such as
+    `*.q` names every queue it matches, each shown once); with no list, the template
+    queue that -aq starts from.
+    """
+    ans = Answer()
+    if not args:
+        ans.out += template("queue").splitlines()
+        return ans
+    chosen: list[str] = []
+    for pattern in names(args[0]):
+        matched = sorted(q for q in cfg.queues if fnmatch.fnmatchcase(q, pattern))
+        if not matched:
+            ans.fail(QUEUES.unknown.format(pattern))
+        chosen += [q for q in matched if q not in chosen]
+    for name in chosen:
+        ans.out += show("queue", cfg.queues[name]).splitlines()
+    return ans
+
+
+def load_object(kind: str, who: Caller, path: str) -> Any:
+    """The object a -A*/-M* file describes; FormatError with Grid Engine's words if bad."""
+    return from_pairs(kind, parse_object(who.files.get(path, ""), source=path), source=path)
+
+
+def _keep_reported(nk: NamedKind, new: Any, old: Any | None) -> Any:
+    """An exec host's load values and processor count come from its execd: a file can't
+    set them (-se prints them, so a file made from its output often holds stale ones).
+    """
+    if nk is not EXECHOSTS:
+        return new
+    source = old if old is not None else type(new)(hostname=new.hostname)
+    return msgspec.structs.replace(new, **{a: getattr(source, a) for a in REPORTED})
+
+
+def put_named(nk: NamedKind, adding: bool, added: str = "") -> Verb:
+    """-A<kind> file (adding) or -M<kind> file. `added` replaces the confirmation of an
+    add ({} is the name): `-ae` confirms in other words than `-Ae`.
+    """
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        trailer = nk.add_trailer if adding else nk.modify_trailer
+        try:
+            obj = load_object(nk.kind, who, args[0])
+        except FormatError as exc:
+            lines = [exc.ge_message, *([trailer.format(args[0])] if trailer else [])]
+            ans.fail("\n".join(lines), nk.bad_add_code if adding else 1)
+            return ans
+        name = getattr(obj, nk.key)
+        store = getattr(cfg, nk.store)
+        if nk is QUEUES and name == "template":  # the name of -aq's template (-sq)
+            ans.fail(f'cluster queue name "{name}" is not valid')
+            return ans
+        if adding and name in store:
+            ans.fail(f'{nk.label} "{name}" already exists')
+            return ans
+        if not adding and name not in store:
+            ans.fail(f'denied: {nk.label} "{name}" does not exist')
+            return ans
+        obj = _keep_reported(nk, obj, store.get(name))
+        problem = refs.object_problem(cfg, obj)
+        if problem:
+            ans.fail(problem)
+            return ans
+        store[name] = obj
+        if adding and added:
+            ans.err.append(added.format(name))
+        else:
+            ans.err.append(f'{who} {"added" if adding else "modified"} "{name}" '
+                           f'{"to" if adding else "in"} {nk.label} list')
+        ans.changed = True
+        return ans
+    return verb
+
+
+def delete_named(nk: NamedKind) -> Verb:
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        store = getattr(cfg, nk.store)
+        for name in names(args[0]):
+            problem = nk.delete_problem(cfg, name) if name in store else None
+            if name not in store:
+                ans.fail(f'denied: {nk.removed_from()} "{name}" does not exist')
+            elif problem:
+                ans.fail(problem)
+            else:
+                del store[name]
+                ans.err.append(f'{who} removed "{name}" from {nk.removed_from()} list')
+                ans.changed = True
+        return ans
+    return verb
+
+
+# ---- host groups -----------------------------------------------------------------------
+
+
+def resolve_hostgroup(cfg: Configuration, name: str, seen: frozenset[str] = frozenset()
+                      ) -> list[str]:
+    """The hosts of a group with nested groups expanded (a cycle ends the descent)."""
+    group = cfg.hostgroups.get(name)
+    if group is None or name in seen:
+        return []
+    hosts: list[str] = []
+    for member in group.members():
+        found = (resolve_hostgroup(cfg, member, seen | {name}) if member.startswith("@")
+                 else [member])
+        hosts += [h for h in found if h not in hosts]
+    return hosts
+
+
+def show_hostgroup_resolved(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    if args[0] not in cfg.hostgroups:
+        return Answer(err=[HOSTGROUPS.unknown.format(args[0])], code=1)
+    return Answer(out=resolve_hostgroup(cfg, args[0]))
+
+
+def show_hostgroup_tree(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    if args[0] not in cfg.hostgroups:
+        return Answer(err=[HOSTGROUPS.unknown.format(args[0])], code=1)
+    out: list[str] = []
+
+    def walk(name: str, depth: int, seen: frozenset[str]) -> None:
+        out.append("   " * depth + name)
+        group = cfg.hostgroups.get(name)
+        if group is None or name in seen:
+            return
+        for member in group.members():
+            walk(member, depth + 1, seen | {name})
+
+    walk(args[0], 0, frozenset())
+    return Answer(out=out)

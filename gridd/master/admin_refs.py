@@ -1,0 +1,241 @@
+"""References between configuration objects, checked before qconf changes anything.
+
+A queue names host groups, PEs, access lists, projects, complex attributes and other
+queues; an exec host names complex attributes, access lists and projects; a host group
+names other host groups. Grid Engine refuses an object that names something missing,
+and the deletion of something still named, so that the scheduler never meets a dangling
+name. The words are Grid Engine 8.1.9's (checked against its qconf); each check returns
+the first complaint, or None, and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from gridd.formats.overrides import parse_overridable
+from gridd.model.config import Configuration
+from gridd.model.objects import (
+    NONE,
+    ClusterQueue,
+    ExecHostConf,
+    HostGroup,
+    ParallelEnvConf,
+    Project,
+    words,
+)
+
+_NOT_OVERRIDABLE = ("qname", "hostlist")
+
+
+def texts(obj: Any, attr: str) -> list[str]:
+    """Every value an attribute holds: a queue's default and each host's override."""
+    text = getattr(obj, attr)
+    if isinstance(obj, ClusterQueue) and attr not in _NOT_OVERRIDABLE:
+        value = parse_overridable(text)
+        return [value.default, *value.overrides.values()]
+    return [text]
+
+
+def items(obj: Any, attr: str) -> list[str]:
+    """The list items of an attribute, over all its values, in order, without repeats."""
+    return list(dict.fromkeys(item for text in texts(obj, attr) for item in words(text)))
+
+
+def assigned(obj: Any, attr: str) -> list[str]:
+    """The names of a `name=value,...` attribute such as complex_values."""
+    return list(dict.fromkeys(item.partition("=")[0] for item in items(obj, attr)))
+
+
+def override_keys(queue: ClusterQueue) -> set[str]:
+    """The hosts and @groups a queue has [host=value] overrides for."""
+    keys: set[str] = set()
+    for attr in queue.__struct_fields__:
+        if attr not in _NOT_OVERRIDABLE:
+            keys.update(parse_overridable(getattr(queue, attr)).overrides)
+    return keys
+
+
+def _complex_names(cfg: Configuration) -> set[str]:
+    return {a.name for a in cfg.complexes} | {a.shortcut for a in cfg.complexes}
+
+
+def _first(problems: Iterable[str | None]) -> str | None:
+    return next((p for p in problems if p), None)
+
+
+def _usersets(cfg: Configuration, obj: Any, attrs: Iterable[str]) -> Iterator[str]:
+    for attr in attrs:
+        for name in items(obj, attr):
+            if name not in cfg.usersets:
+                yield f'Userset "{name}" does not exist'
+
+
+def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
+    groups = [h for h in queue.hosts() if h.startswith("@")]
+    groups += sorted(k for k in override_keys(queue) if k.startswith("@") and k not in groups)
+    for group in groups:
+        if group not in cfg.hostgroups:
+            yield f'denied: host group "{group}" does not exist'
+    known = _complex_names(cfg)
+    for attr in queue.__struct_fields__:
+        if attr in ("pe_list",):
+            for pe in items(queue, attr):
+                if pe not in cfg.pes:
+                    yield f'Parallel environment "{pe}" does not exist'
+        elif attr == "ckpt_list":  # gridd has no checkpointing interfaces
+            for ckpt in items(queue, attr):
+                yield f'Ckpt "{ckpt}" does not exist'
+        elif attr == "calendar":  # nor calendars
+            for calendar in items(queue, attr):
+                yield f'Calendar "{calendar}" does not exist'
+        elif attr in ("user_lists", "xuser_lists"):
+            yield from _usersets(cfg, queue, [attr])
+        elif attr in ("projects", "xprojects"):
+            for project in items(queue, attr):
+                if project not in cfg.projects:
+                    yield f'Project "{project}" does not exist'
+        elif attr == "complex_values":
+            for name in assigned(queue, attr):
+                if name not in known:
+                    yield f'Complex attribute "{name}" does not exist'
+        elif attr == "subordinate_list":
+            for name in assigned(queue, attr):
+                if name not in cfg.queues and name != queue.qname:
+                    yield (f'Subordinated cluster queue "{name}" referenced in '
+                           f'"{queue.qname}" does not exist')
+
+
+def _exechost_problems(cfg: Configuration, host: ExecHostConf) -> Iterator[str]:
+    known = _complex_names(cfg)
+    for name in assigned(host, "complex_values"):
+        if name not in known:
+            yield f'denied: attribute "{name}" is not a complex attribute'
+    yield from _usersets(cfg, host, ("user_lists", "xuser_lists"))
+    for attr in ("projects", "xprojects"):
+        for project in items(host, attr):
+            if project not in cfg.projects:
+                yield (f'denied: project "{project}" referenced in {attr} of exechost '
+                       f'"{host.hostname}" does not exist')
+    for name in items(host, "report_variables"):
+        if name not in known:
+            yield f'unknown resource "{name}"'
+
+
+def _hostgroup_problems(cfg: Configuration, group: HostGroup) -> Iterator[str]:
+    """Members must exist, and no group may end up containing itself. On an add the new
+    group does not exist yet, so naming itself is a missing group, as Grid Engine says.
+    """
+    for member in group.members():
+        if not member.startswith("@"):
+            continue
+        if member not in cfg.hostgroups:
+            yield f'denied: host group "{member}" does not exist'
+        elif _reaches(cfg, member, group.group_name, {group.group_name: group}):
+            yield (f'Hostgroup "{member}" in specification of "{group.group_name}" '
+                   "would create a cycle")
+
+
+def _reaches(cfg: Configuration, start: str, goal: str, replaced: dict[str, HostGroup]) -> bool:
+    """Whether `goal` is `start` or nested somewhere below it."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name == goal:
+            return True
+        if name in seen:
+            continue
+        seen.add(name)
+        group = replaced.get(name) or cfg.hostgroups.get(name)
+        if group is not None:
+            todo += [m for m in group.members() if m.startswith("@")]
+    return False
+
+
+def object_problem(cfg: Configuration, obj: Any) -> str | None:
+    """What keeps `obj` (about to be added or to replace its namesake) out of the cell."""
+    if isinstance(obj, ClusterQueue):
+        return _first(_queue_problems(cfg, obj))
+    if isinstance(obj, ExecHostConf):
+        return _first(_exechost_problems(cfg, obj))
+    if isinstance(obj, HostGroup):
+        return _first(_hostgroup_problems(cfg, obj))
+    if isinstance(obj, ParallelEnvConf):
+        return _first(_usersets(cfg, obj, ("user_lists", "xuser_lists")))
+    if isinstance(obj, Project):
+        return _first(_usersets(cfg, obj, ("acl", "xacl")))
+    return None
+
+
+# ---- deletions -----------------------------------------------------------------------------
+
+def _queues_naming(cfg: Configuration, attr: str, name: str) -> list[str]:
+    return [q for q, queue in sorted(cfg.queues.items()) if name in items(queue, attr)]
+
+
+def queue_delete_problem(cfg: Configuration, name: str) -> str | None:
+    for other, queue in sorted(cfg.queues.items()):
+        if other != name and name in assigned(queue, "subordinate_list"):
+            return (f'Cluster queue "{name}" is referenced in cluster queue "{other}" as a '
+                    "subordinate. Deletion denied")
+    return None
+
+
+def pe_delete_problem(cfg: Configuration, name: str) -> str | None:
+    for queue in _queues_naming(cfg, "pe_list", name):
+        return f'denied: Parallel environment "{name}" is still referenced in queue "{queue}".'
+    return None
+
+
+def project_delete_problem(cfg: Configuration, name: str) -> str | None:
+    for attr in ("projects", "xprojects"):
+        for queue in _queues_naming(cfg, attr, name):
+            return f'denied: project "{name}" is still referenced in {attr} of queue "{queue}"'
+        for host, conf in sorted(cfg.exechosts.items()):
+            if name in items(conf, attr):
+                return (f'denied: project "{name}" is still referenced in {attr} of exechost '
+                        f'"{host}"')
+    return None
+
+
+def userset_delete_problem(cfg: Configuration, name: str) -> str | None:
+    where = f'denied: userset "{name}" is still referenced in'
+    for attr, label in (("user_lists", "user list"), ("xuser_lists", "xuser list")):
+        for queue in _queues_naming(cfg, attr, name):
+            return f'{where} {label} of queue "{queue}"'
+        for pe_name, pe in sorted(cfg.pes.items()):
+            if name in items(pe, attr):
+                return f'{where} {label} of parallel environment "{pe_name}"'
+        for host, conf in sorted(cfg.exechosts.items()):
+            if name in items(conf, attr):
+                return f'{where} {label} of exechost "{host}"'
+    for attr in ("acl", "xacl"):
+        for project_name, project in sorted(cfg.projects.items()):
+            if name in items(project, attr):
+                return f'{where} {attr} of project "{project_name}"'
+    return None
+
+
+def hostgroup_delete_problem(cfg: Configuration, name: str) -> str | None:
+    queues = [q for q, queue in sorted(cfg.queues.items())
+              if name in queue.hosts() or name in override_keys(queue)]
+    if queues:
+        return f'denied: these cluster queues still reference "{name}": {" ".join(queues)}'
+    groups = [g for g, group in sorted(cfg.hostgroups.items()) if name in group.members()]
+    if groups:
+        return f'denied: these hostgroups still reference "{name}": {" ".join(groups)}'
+    return None
+
+
+def exechost_delete_problem(cfg: Configuration, name: str) -> str | None:
+    if name == "global":
+        return 'denied: pseudo host "global" may not be deleted'
+    for queue_name, queue in sorted(cfg.queues.items()):
+        if name in queue.hosts():
+            return f'Host object "{name}" is still referenced in cluster queue "{queue_name}".'
+    return None
+
+
+def is_none(text: str) -> bool:
+    return text.strip().upper() == NONE
