@@ -8,7 +8,7 @@ sees a malformed value.
 
 import msgspec
 
-from gridd.model.cluster import ExecHost, PlanConf, Queue, Running
+from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running
 from gridd.model.job import Job, JobSpec, Task, Usage
 
 VERSION = 1
@@ -52,6 +52,7 @@ class Submitted(Msg, tag="submitted"):
     job_id: int
     name: str
     array: tuple[int, int, int] | None = None
+    warnings: list[str] = []  # qsub -w w: submitted, but it may never run
 
 
 class WaitJob(Msg, tag="wait_job"):
@@ -92,6 +93,9 @@ class QueryJobs(Msg, tag="query_jobs"):
     ids: list[str] = []
     finished: bool = False
     details: bool = False  # with the scheduler's reasons (qstat -j)
+    # With the values of qstat -F and qhost -F: these attributes ([] = all), None = none.
+    resources: list[str] | None = None
+    host_request: dict[str, str] = {}  # qhost -l: which hosts offer this
 
 
 class JobsReply(Msg, tag="jobs"):
@@ -101,6 +105,10 @@ class JobsReply(Msg, tag="jobs"):
     now: float
     reasons: dict[int, list[str]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
+    # With QueryJobs.resources: per queue instance, and per host ("global" included).
+    instance_resources: dict[str, list[Resource]] = {}
+    host_resources: dict[str, list[Resource]] = {}
+    fitting_hosts: list[str] | None = None  # with QueryJobs.host_request
 
 
 class QueryHosts(Msg, tag="query_hosts"):

@@ -1,4 +1,4 @@
-"""qhost: show execution hosts, their load and memory (default, -q, -j, -xml)."""
+"""qhost: show execution hosts, their load and memory (default, -F, -h, -l, -q, -j, -xml)."""
 
 from __future__ import annotations
 
@@ -8,37 +8,87 @@ from gridd.cli.common import run_command
 from gridd.client import Client
 
 USAGE = """usage: qhost [options]
+  [-F [resource_attribute]]  show the resources of each host (or only these)
+  [-h hostlist]              show only these hosts
   [-help]                    print this help
   [-j]                       show the jobs running on each host
+  [-l attr=val,...]          show only hosts offering these resources
+  [-ncb]                     accepted for compatibility
   [-q]                       show the queue instances on each host
+  [-u user[,user,...]]       show only jobs of these users (with -j)
   [-xml]                     print the information as XML
 """
+
+
+class _Usage(Exception):
+    """A bad command line; `usage` says whether the usage text goes before the message."""
+
+    def __init__(self, text: str, usage: bool = True) -> None:
+        super().__init__(text)
+        self.usage = usage
+
+
+def _parse(args: list[str]) -> dict:
+    opts: dict = {"flags": set(), "resources": None, "hosts": None, "request": None,
+                  "users": None}
+    while args:
+        arg = args.pop(0)
+        if arg in ("-q", "-j", "-xml"):
+            opts["flags"].add(arg)
+        elif arg == "-ncb":
+            pass
+        elif arg == "-F":
+            opts["resources"] = []
+            if args and not args[0].startswith("-"):
+                opts["resources"] = [r for r in args.pop(0).split(",") if r]
+        elif arg in ("-h", "-l", "-u"):
+            if not args:
+                raise _Usage(f"error: {arg} option must have argument", usage=False)
+            items = [i for i in args.pop(0).split(",") if i]
+            if arg == "-h":
+                opts["hosts"] = items
+            elif arg == "-u":
+                opts["users"] = items
+            else:
+                opts["request"] = dict(item.partition("=")[::2] for item in items)
+        else:
+            raise _Usage(f'error: invalid option argument "{arg}"')
+    return opts
 
 
 def main(argv: list[str] | None = None) -> int:
     from gridd.cli import render_qhost as render
 
-    flags = set()
-    for arg in sys.argv[1:] if argv is None else argv:
-        if arg == "-help":
-            print(USAGE, end="")
-            return 0
-        if arg not in ("-q", "-j", "-xml"):
-            print(f'{USAGE}error: invalid option argument "{arg}"', file=sys.stderr)
-            return 1
-        flags.add(arg)
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "-help" in args:
+        print(USAGE, end="")
+        return 0
+    try:
+        opts = _parse(args)
+    except _Usage as exc:
+        print(f"{USAGE if exc.usage else ''}{exc}", file=sys.stderr)
+        return 1
+    flags = opts["flags"]
 
     def body() -> int:
         with Client() as client:
-            reply = client.jobs()
+            reply = client.jobs(resources=opts["resources"], host_request=opts["request"])
         hosts = sorted(reply.hosts, key=lambda h: h.name)
+        known = {h.name for h in hosts} | {"global"}
+        for name in opts["hosts"] or []:
+            if name not in known:
+                print(f'error: can\'t resolve hostname "{name}"', file=sys.stderr)
+                return 1
+        shown = render.HostSelection(names=opts["hosts"], fitting=reply.fitting_hosts)
         if "-xml" in flags:
             text = render.qhost_xml(hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
-                                    states=reply.states)
+                                    states=reply.states, select=shown)
         else:
-            text = render.qhost_default(hosts, reply.queues, reply.jobs,
-                                        show_queues="-q" in flags, show_jobs="-j" in flags,
-                                        states=reply.states)
+            text = render.qhost_default(
+                hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
+                show_jobs="-j" in flags, states=reply.states, select=shown,
+                resources=reply.host_resources if opts["resources"] is not None else None,
+                picked=bool(opts["resources"]), users=opts["users"])
         sys.stdout.write(text)
         return 0
 

@@ -9,8 +9,10 @@ from gridd.client import Client
 
 USAGE = """usage: qstat [options]
         [-f]                     full output: every queue instance with its jobs
+        [-F [resource,...]]      full output with the resources each instance offers
         [-help]                  print this help
         [-j job_identifier_list] show the details of jobs
+        [-q wc_queue_list]       show only these queue instances (with -f)
         [-s {p|r|s|z|h|a}]       show only jobs in these states
         [-u user_list]           show jobs of these users ('*' for everybody)
         [-xml]                   print the information as XML
@@ -26,11 +28,19 @@ class _Usage(Exception):
 
 
 def _parse(args: list[str]) -> dict:
-    opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None}
+    opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
+                  "resources": None, "queues": None}
     while args:
         arg = args.pop(0)
-        if arg in ("-f", "-F"):
+        if arg == "-f":
             opts["full"] = True
+        elif arg == "-F":
+            opts["full"] = True
+            opts["resources"] = []
+            if args and not args[0].startswith("-"):
+                opts["resources"] = [r for r in args.pop(0).split(",") if r]
+        elif arg == "-q":
+            opts["queues"] = [q for q in _value(args, arg).split(",") if q]
         elif arg == "-xml":
             opts["xml"] = True
         elif arg in _ACCEPTED_FLAGS:
@@ -77,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         with Client() as client:
-            reply = client.jobs(details=opts["jobs"] is not None)
+            reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"])
         if opts["jobs"] is not None:
             shown = render.qstat_job(reply, opts["jobs"] or ["*"])
             sys.stdout.write(shown.stdout)
@@ -85,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
             return shown.code
         if opts["xml"]:
             text = render.qstat_xml(reply, full=opts["full"], users=users,
-                                    states=opts["states"])
+                                    states=opts["states"], queues=opts["queues"])
         elif opts["full"]:
-            text = render.qstat_full(reply, users=users, states=opts["states"])
+            text = render.qstat_full(reply, users=users, states=opts["states"],
+                                     queues=opts["queues"])
         else:
             text = render.qstat_default(reply, users=users, states=opts["states"])
         sys.stdout.write(text)

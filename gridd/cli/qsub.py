@@ -69,6 +69,8 @@ def _submit(client: Client, req: QsubRequest) -> int:
             print(line)
         return reply.code
     job_id = reply.job_id
+    for line in reply.warnings:
+        print(line, file=sys.stderr)
     if req.terse:
         print(f"{job_id}.{format_task_range(reply.array)}" if reply.array else job_id)
     elif reply.array:

@@ -22,6 +22,7 @@ keeps its static values (arch, processor topology, memory and swap totals) and s
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from gridd.cli.render_qstat import (
     Row,
@@ -30,10 +31,11 @@ from gridd.cli.render_qstat import (
     job_columns,
     qtype_letters,
     queue_order,
+    resource_line,
     used_slots,
     xml_escape,
 )
-from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.job import SHOWN_HOLDING, Job
 
 HEADER = (
@@ -117,6 +119,34 @@ def _host_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
     ]
 
 
+@dataclass(frozen=True)
+class HostSelection:
+    """Which hosts to show: -h names them (the global line stays), -l leaves those whose
+    resources fit the request (without the global line)."""
+
+    names: list[str] | None = None
+    fitting: list[str] | None = None
+
+    def shows(self, name: str) -> bool:
+        if self.fitting is not None:
+            return name in self.fitting and (self.names is None or name in self.names)
+        return self.names is None or name in self.names or name == "global"
+
+    @property
+    def nothing(self) -> bool:
+        """-l that no host satisfies: qhost prints nothing at all, not even its header."""
+        return self.fitting == []
+
+
+def _resource_lines(resources: list[Resource], picked: bool) -> list[str]:
+    """-F lines under a host; with an attribute list, 8.1.9 puts the first one on a
+    "Host Resource(s):" line of its own style."""
+    lines = [f"   {resource_line(r, qhost=True)}\n" for r in resources]
+    if picked and lines:
+        lines[0] = f"    Host Resource(s):      {resource_line(resources[0], qhost=True)}\n"
+    return lines
+
+
 def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
     """Tasks with slots on the host: MASTER on the master queue instance, SLAVE elsewhere."""
     lines = []
@@ -137,12 +167,29 @@ def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
 
 def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
                   jobs: Sequence[Job] = (), *, show_queues: bool = False,
-                  show_jobs: bool = False, states: Mapping[str, str] | None = None) -> str:
-    """qhost, with -q (queue instances per host) and -j (jobs per host) when asked."""
+                  show_jobs: bool = False, states: Mapping[str, str] | None = None,
+                  select: HostSelection | None = None,
+                  resources: Mapping[str, list[Resource]] | None = None,
+                  picked: bool = False, users: list[str] | None = None) -> str:
+    """qhost, with -q (queue instances per host), -j (jobs per host, -u owners only) and
+    -F (resources per host) when asked."""
+    select = select or HostSelection()
+    if select.nothing:
+        return ""
+    if users is not None:
+        jobs = [j for j in jobs if j.spec.owner in users]
     used = used_slots(jobs)
-    out = [HEADER + "\n", "-" * len(HEADER) + "\n", _host_line("global", None)]
+    out = [HEADER + "\n", "-" * len(HEADER) + "\n"]
+    if select.shows("global"):
+        out.append(_host_line("global", None))
+        if resources is not None:
+            out += _resource_lines(resources.get("global", []), picked)
     for host in sorted(hosts, key=lambda h: h.name):
+        if not select.shows(host.name):
+            continue
         out.append(_host_line(host.name, host))
+        if resources is not None:
+            out += _resource_lines(resources.get(host.name, []), picked)
         if show_queues:
             for name, qtype, n, total, letters in _host_queues(host, queues, used,
                                                                 states or {}):
@@ -178,11 +225,17 @@ def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
 
 def qhost_xml(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
               jobs: Sequence[Job] = (), *, show_queues: bool = False,
-              states: Mapping[str, str] | None = None) -> str:
+              states: Mapping[str, str] | None = None,
+              select: HostSelection | None = None) -> str:
     """qhost -xml (and -q -xml): one host element per host, global first."""
+    select = select or HostSelection()
     used = used_slots(jobs)
-    out = [_XML_HEAD, _xml_host("global", None, "")]
+    out = [_XML_HEAD]
+    if select.shows("global"):
+        out.append(_xml_host("global", None, ""))
     for host in sorted(hosts, key=lambda h: h.name):
+        if not select.shows(host.name):
+            continue
         queue_xml = _xml_queues(host, queues, used, states or {}) if show_queues else ""
         out.append(_xml_host(host.name, host, queue_xml))
     out.append("</qhost>\n")

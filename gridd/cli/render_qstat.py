@@ -13,12 +13,13 @@ job reference happens here): slot counts of queue instances and the dependency l
 from __future__ import annotations
 
 import fnmatch
+import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gridd.model.cluster import ExecHost, Queue, split_instance
+from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.job import (
     ACTIVE,
     ERROR,
@@ -293,12 +294,15 @@ class QueueInstance:
     states: str
 
 
-def queue_instances(reply: JobsReply) -> list[QueueInstance]:
-    """Every queue instance in display order with its slot usage and host data."""
+def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list[QueueInstance]:
+    """Every queue instance (or those qstat -q names) in display order with its slot usage
+    and host data."""
     hosts = {h.name: h for h in reply.hosts}
     used = used_slots(reply.jobs)
     out = []
     for queue, qi in queue_order(reply.queues):
+        if patterns and not any(_names_instance(pattern, qi) for pattern in patterns):
+            continue
         host = hosts.get(split_instance(qi)[1])
         out.append(QueueInstance(
             name=qi, qtype=qtype_letters(queue), used=used.get(qi, 0),
@@ -308,13 +312,21 @@ def queue_instances(reply: JobsReply) -> list[QueueInstance]:
     return out
 
 
-def _queue_line(qi: QueueInstance) -> str:
+def _names_instance(pattern: str, instance: str) -> bool:
+    """Whether a -q pattern (`all.q`, `all.q@node1`, `*@node*`) names a queue instance."""
+    queue_pattern, _, host_pattern = pattern.partition("@")
+    queue, host = split_instance(instance)
+    return fnmatch.fnmatchcase(queue, queue_pattern or "*") and (
+        not host_pattern or fnmatch.fnmatchcase(host, host_pattern))
+
+
+def _queue_line(qi: QueueInstance, resources: Iterable[Resource] = ()) -> str:
     load = "-NA-" if qi.load is None else f"{qi.load:.2f}"
     counts = f"0/{qi.used}/{qi.total}"
     return (
         f"{qi.name[:QUEUE_WIDTH]:<{QUEUE_WIDTH}} {qi.qtype:<5} {counts:<14} "
         f"{load:<8} {(qi.arch or '-NA-')[:13]:<13} {qi.states}\n"
-    )
+    ) + "".join(f"\t{resource_line(r)}\n" for r in resources)
 
 
 def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Row]]:
@@ -331,17 +343,18 @@ def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Ro
 
 
 def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
-               states: str | None = None) -> str:
-    """qstat -f: each queue instance with its jobs, then the pending jobs block."""
+               states: str | None = None, queues: list[str] | None = None) -> str:
+    """qstat -f: each queue instance with its jobs (and -F resources), then the pending
+    jobs block."""
     running, pending = job_rows(reply, users, states)
     placed = _rows_by_instance(reply, running)
     out: list[str] = []
-    instances = queue_instances(reply)
+    instances = queue_instances(reply, queues)
     if instances:
         out.append(_QUEUE_HEADER + "\n")
     for qi in instances:
         out.append(_QUEUE_RULE + "\n")
-        out.append(_queue_line(qi))
+        out.append(_queue_line(qi, reply.instance_resources.get(qi.name, [])))
         out += [_short_line(row) for row in placed.get(qi.name, [])]
     if pending:
         out.append("\n" + _PENDING_BANNER)
@@ -384,7 +397,7 @@ def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
     return f'{pad}<job_list state="{state}">\n{body}{pad}</job_list>\n'
 
 
-def _xml_queue(qi: QueueInstance, rows: list[Row]) -> str:
+def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource]) -> str:
     fields = [
         ("name", qi.name), ("qtype", qi.qtype), ("slots_used", str(qi.used)),
         ("slots_resv", "0"), ("slots_total", str(qi.total)),
@@ -396,19 +409,24 @@ def _xml_queue(qi: QueueInstance, rows: list[Row]) -> str:
     if qi.states:
         fields.append(("state", qi.states))
     body = "".join(f"      <{tag}>{xml_escape(value)}</{tag}>\n" for tag, value in fields)
+    body += "".join(
+        f'      <resource name="{xml_escape(r.name)}" type="{r.prefix}">'
+        f"{xml_escape(resource_value(r))}</resource>\n"
+        for r in resources)
     jobs = "".join(_xml_job(row, 6, with_queue=False) for row in rows)
     return f"    <Queue-List>\n{body}{jobs}    </Queue-List>\n"
 
 
 def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
-              states: str | None = None) -> str:
+              states: str | None = None, queues: list[str] | None = None) -> str:
     """qstat -xml / qstat -f -xml: running jobs (or queue instances) under queue_info,
     pending jobs under the nested job_info."""
     running, pending = job_rows(reply, users, states)
     out = [_XML_HEAD, "  <queue_info>\n"]
     if full:
         placed = _rows_by_instance(reply, running)
-        out += [_xml_queue(qi, placed.get(qi.name, [])) for qi in queue_instances(reply)]
+        out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []))
+                for qi in queue_instances(reply, queues)]
     else:
         out += [_xml_job(row, 4, with_queue=True) for row in running]
     out.append("  </queue_info>\n  <job_info>\n")
@@ -470,6 +488,43 @@ def format_memory(value: float, decimals: int) -> str:
         if value >= size:
             return f"{value / size:.{decimals}f}{suffix}"
     return f"{value:.{decimals}f}"
+
+
+def resource_value(resource: Resource, *, qhost: bool = False) -> str:
+    """A -F value as Grid Engine prints it: qstat shows INT values whole, qhost with six
+    decimals; memory scaled (23.540G), times as infinity or hh:mm:ss."""
+    kind = resource.type
+    if kind not in ("INT", "DOUBLE", "BOOL", "MEMORY", "TIME"):
+        return resource.text
+    value = _as_number(resource.text, kind)
+    if value is None:
+        return resource.text
+    if kind in ("MEMORY", "TIME") and math.isinf(value):
+        return "infinity"
+    if kind == "MEMORY":
+        return format_memory(value, 3)
+    if kind == "TIME":
+        return _cpu(value)
+    if kind == "INT" and not qhost and value == int(value):
+        return str(int(value))
+    return f"{value:f}"
+
+
+def _as_number(text: str, kind: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from gridd.model.complexes import parse_value
+
+    try:
+        return float(parse_value(kind, text))
+    except ValueError:
+        return None
+
+
+def resource_line(resource: Resource, *, qhost: bool = False) -> str:
+    return f"{resource.prefix}:{resource.name}={resource_value(resource, qhost=qhost)}"
 
 
 def _cpu(seconds: float) -> str:

@@ -75,18 +75,27 @@ def load_values(
     short, medium, long_ = parse_loadavg(loadavg)
     # Grid Engine's load_avg is the 5-minute value (load_medium), not the 1-minute one.
     loads = {"load_avg": medium, "load_short": short, "load_medium": medium, "load_long": long_}
-    values = {
-        "arch": arch_name(machine),
-        "num_proc": str(num_proc),
-        "m_socket": str(sockets),
-        "m_core": str(cores),
-        "m_thread": str(threads),
-    }
-    for name, value in loads.items():
-        values[name] = f"{value:.6f}"
-        values[f"np_{name}"] = f"{value / num_proc:.6f}"
-    values.update({name: str(amount) for name, amount in _memory(parse_meminfo(meminfo)).items()})
+    memory = {name: str(amount) for name, amount in _memory(parse_meminfo(meminfo)).items()}
+    # The order Grid Engine's execd reports in, which `qhost -F` and `qstat -F` keep.
+    values = {"arch": arch_name(machine), "num_proc": str(num_proc)}
+    values |= {name: memory[name] for name in ("mem_total", "swap_total", "virtual_total")}
+    values |= {"m_topology": topology(sockets, cores, threads), "m_socket": str(sockets),
+               "m_core": str(cores), "m_thread": str(threads)}
+    values |= {name: f"{value:.6f}" for name, value in loads.items()}
+    values |= {name: memory[name] for name in ("mem_free", "swap_free", "virtual_free",
+                                                "mem_used", "swap_used", "virtual_used")}
+    values["m_topology_inuse"] = values["m_topology"]
+    values |= {f"np_{name}": f"{value / num_proc:.6f}" for name, value in loads.items()}
     return values
+
+
+def topology(sockets: int, cores: int, threads: int) -> str:
+    """Grid Engine's topology string: S per socket, C per core, T per hardware thread when
+    cores run more than one ("SCC" is one socket of two cores, "SCTTCTT" with SMT)."""
+    per_socket = max(cores // max(sockets, 1), 1)
+    per_core = threads // cores if cores and threads > cores else 1
+    core = "C" + ("T" * per_core if per_core > 1 else "")
+    return ("S" + core * per_socket) * max(sockets, 1)
 
 
 def _memory(info: dict[str, int]) -> dict[str, int]:

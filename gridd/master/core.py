@@ -16,7 +16,7 @@ import msgspec
 from gridd import protocol as p
 from gridd.master import admin, qmod, views
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Running, split_instance
-from gridd.model.complexes import ComplexTable
+from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
 from gridd.model.job import (
     ACTIVE,
@@ -36,7 +36,9 @@ from gridd.model.job import (
     new_job,
 )
 from gridd.model.pe import ParallelEnv
-from gridd.sched.levels import exceeded, instance_states
+from gridd.sched.levels import build_levels, exceeded, instance_states
+from gridd.sched.plan import verify
+from gridd.sched.resources import host_resources, instance_resources, selected
 
 MAX_JOB_ID = 9_999_999
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
@@ -225,8 +227,22 @@ class Master:
         problem = self._validate(spec)
         if problem:
             return p.Error(text=problem)
-        if spec.verify == "v":
-            return p.Ok(lines=["verification: found suitable queue(s)"])
+        warnings: list[str] = []
+        if spec.verify in ("e", "w", "v", "p"):
+            # e, w and v ask of an empty cluster, p of the cluster as it is now.
+            why = verify(self.plan, self.loads(),
+                         self.running.values() if spec.verify == "p" else (),
+                         sched_job(new_job(self.s.next_job_id, spec, now), [0]))
+            if spec.verify in ("v", "p"):
+                if why is None:
+                    return p.Ok(lines=["verification: found suitable queue(s)"])
+                return p.Error(text="Unable to run job: " + "".join(
+                    f"Job {self.s.next_job_id} {line}\n" for line in why)
+                    + "verification: no suitable queues")
+            if why is not None and spec.verify == "e":
+                return p.Error(text="Unable to run job: error: no suitable queues")
+            if why is not None:
+                warnings.append("warning: no suitable queues")
         job_id = self.s.next_job_id
         self.s.next_job_id = job_id + 1 if job_id < MAX_JOB_ID else 1
         while self.s.next_job_id in self.s.jobs:
@@ -238,7 +254,7 @@ class Master:
             self.dependants.add(job_id)
         fx.dirty_jobs.add(job_id)
         self.announce(job, fx)
-        return p.Submitted(job_id=job_id, name=spec.name, array=spec.array)
+        return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
 
     def _validate(self, spec: JobSpec) -> str | None:
         if not spec.name or any(c.isspace() for c in spec.name):
@@ -332,7 +348,12 @@ class Master:
             return f"{req.user} has registered the job {job.job_id} for deletion"
         return f"{req.user} has deleted job {job.job_id}"
 
-    def query_jobs(self, req: p.QueryJobs, now: float) -> p.JobsReply:
+    def query_jobs(self, req: p.QueryJobs, now: float) -> p.Msg:
+        fitting = None
+        if req.host_request:
+            fitting = self._fitting_hosts(req.host_request)
+            if isinstance(fitting, p.Error):
+                return fitting
         if req.ids:
             jobs: dict[int, Job] = {}
             for ref in req.ids:
@@ -349,7 +370,39 @@ class Master:
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
             states=self.instance_states(),
+            **(self._resources(req.resources) if req.resources is not None else {}),
+            fitting_hosts=fitting,
         )
+
+    def _fitting_hosts(self, request: dict[str, str]) -> list[str] | p.Error:
+        """Hosts whose global and host levels satisfy a request (qhost -l)."""
+        table = self.complex_table()
+        for name, value in request.items():
+            attr = table.resolve(name)
+            if attr is None:
+                return p.Error(text=f'error: unknown resource "{name}"')
+            try:
+                parse_value(attr.type, value)
+            except ValueError:
+                return p.Error(text=f'error: invalid value "{value}" for resource "{name}"')
+        levels = build_levels(self.plan, self.loads(), self.running.values())
+        req = levels.matcher.request(_full_names(table, request))
+        return [host for host, level in levels.hosts.items()
+                if levels.matcher.fits(req, 1, levels.global_level, level).ok]
+
+    def _resources(self, names: list[str]) -> dict[str, dict[str, list]]:
+        """What qstat -F and qhost -F show, from the levels planning would use now."""
+        loads = self.loads()
+        levels = build_levels(self.plan, loads, self.running.values())
+        table = levels.matcher.table
+        return {
+            "instance_resources": {
+                qi.name: selected(instance_resources(self.plan, levels, loads, qi), names, table)
+                for qi in self.plan.instances},
+            "host_resources": {
+                h: selected(host_resources(self.plan, levels, loads, h), names, table)
+                for h in ["global", *levels.hosts]},
+        }
 
     def instance_states(self) -> dict[str, str]:
         """Every queue instance's state letters, as qstat -f shows them."""

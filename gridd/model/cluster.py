@@ -89,3 +89,17 @@ class Running(msgspec.Struct, array_like=True):
     hard: dict[str, str]
     granted: list[tuple[str, int]]
     pe: str = ""
+
+
+class Resource(msgspec.Struct, array_like=True):
+    """One value `qstat -F`/`qhost -F` shows: `hl:arch=lx-amd64` is
+    Resource("hl", "arch", "STRING", "lx-amd64").
+
+    `text` is the value as configured or reported, or for a consumable the amount left
+    as a number; renderers format it by type, since qstat and qhost differ.
+    """
+
+    prefix: str
+    name: str
+    type: str
+    text: str

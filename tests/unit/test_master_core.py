@@ -152,3 +152,42 @@ def test_register_resends_lost_start_and_fails_vanished_task():
     master.register(p.Register(host="node1", load={}, running=[]), 5.0, fx)
     assert [m.job.job_id for _, m in fx.to_execd if isinstance(m, p.StartTask)] == [1]
     assert master.s.jobs[2].tasks[0].state == DONE and master.s.jobs[2].tasks[0].failed == 100
+
+
+def with_license(master: Master, amount: str = "5") -> None:
+    from gridd.model.complexes import ComplexAttr
+
+    cfg = master.s.config
+    cfg.complexes.append(ComplexAttr("license", "lic", "INT", "<=", "YES", "YES", "0", "0"))
+    cfg.exechosts["global"].complex_values = f"license={amount}"
+    master.refresh_views()
+
+
+def test_verification_modes_answer_like_grid_engine():
+    master = make_master(hosts=1, slots=2)
+    with_license(master)
+    fx = Effects()
+    reply = master.submit(spec(hard_resources={"license": "10"}, verify="v"), 1.0, fx)
+    # jobs.txt: qsub -w v -l license=10
+    assert reply.text == (
+        "Unable to run job: Job 1 (-l license=10) cannot run globally because it offers only "
+        "gc:license=5.000000\nverification: no suitable queues")
+    assert master.submit(spec(verify="v"), 1.0, fx).lines == [
+        "verification: found suitable queue(s)"]
+    reply = master.submit(spec(hard_resources={"license": "10"}, verify="e"), 1.0, fx)
+    assert reply.text == "Unable to run job: error: no suitable queues"
+    assert master.s.jobs == {} and master.s.next_job_id == 1  # nothing submitted, no id used
+    reply = master.submit(spec(hard_resources={"license": "10"}, verify="w"), 1.0, fx)
+    assert reply.job_id == 1 and reply.warnings == ["warning: no suitable queues"]
+
+
+def test_poke_verification_sees_what_runs_now():
+    master = make_master(hosts=1, slots=2)
+    with_license(master, "2")
+    master.submit(spec(hard_resources={"license": "2"}), 1.0, Effects())
+    schedule(master, 2.0)
+    fx = Effects()
+    empty = master.submit(spec(hard_resources={"license": "1"}, verify="v"), 3.0, fx)
+    now = master.submit(spec(hard_resources={"license": "1"}, verify="p"), 3.0, fx)
+    assert isinstance(empty, p.Ok)
+    assert isinstance(now, p.Error) and "offers only gc:license=0.000000" in now.text
