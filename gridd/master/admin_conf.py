@@ -173,13 +173,12 @@ def put_conf(adding: bool) -> Verb:
 
 
 def delete_conf(cfg: Configuration, args: list[str], who: Caller) -> Answer:
-    """qconf -dconf host,...: the global configuration stays (Grid Engine refuses with
-    exit code 0).
-    """
+    """qconf -dconf host,...: the global configuration stays. Grid Engine refuses that
+    with exit code 0; gridd exits 1, as for every refusal, so scripts see it."""
     ans = Answer()
     for host in names(args[0]):
         if host == GLOBAL:
-            ans.fail(f'can\'t delete configuration "{host}" from list', code=0)
+            ans.fail(f'can\'t delete configuration "{host}" from list')
         elif host not in cfg.host_confs:
             ans.fail(f'can\'t delete configuration "{host}" from list: configuration does '
                      "not exist")

@@ -37,7 +37,6 @@ class NamedKind:
     deleted_from: str = ""  # the list -d* removes from, when not `label`
     add_trailer: str = ""  # Grid Engine's last line when an -A* file is bad ({} is the file)
     modify_trailer: str = ""  # the same for -M*
-    bad_add_code: int = 1  # -Ahgrp reports a bad file with exit code 0
     delete_problem: Callable[[Configuration, str], str | None] = lambda cfg, name: None
 
     def removed_from(self) -> str:
@@ -47,7 +46,7 @@ class NamedKind:
 HOSTGROUPS = NamedKind(
     "hostgroup", "hostgroups", "group_name", "host group", "no host group list defined",
     'Host group "{}" does not exist', deleted_from="host group entry",
-    modify_trailer='Host group file "{}" is not correct', bad_add_code=0,
+    modify_trailer='Host group file "{}" is not correct',
     delete_problem=refs.hostgroup_delete_problem)
 PROJECTS = NamedKind(
     "project", "projects", "name", "project", "no project list defined",
@@ -144,7 +143,7 @@ def put_named(nk: NamedKind, adding: bool, added: str = "") -> Verb:
             obj = load_object(nk.kind, who, args[0])
         except FormatError as exc:
             lines = [exc.ge_message, *([trailer.format(args[0])] if trailer else [])]
-            ans.fail("\n".join(lines), nk.bad_add_code if adding else 1)
+            ans.fail("\n".join(lines))
             return ans
         name = getattr(obj, nk.key)
         store = getattr(cfg, nk.store)
