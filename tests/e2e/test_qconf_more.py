@@ -157,4 +157,4 @@ def test_host_configurations_survive_a_restart(cell: Cell, tmp_path: Path):
     res = cell.run("qconf", "-dconf", "node1,node2")
     assert res.stderr.count("from configuration list\n") == 2
     res = cell.run("qconf", "-dconf", "global")
-    assert (res.returncode, res.stderr) == (0, "can't delete configuration \"global\" from list\n")
+    assert (res.returncode, res.stderr) == (1, "can't delete configuration \"global\" from list\n")
