@@ -260,6 +260,7 @@ class SchedEvent(Msg, tag="sched_event"):
     loads: dict[str, dict[str, str]] = {}  # host -> its latest load report
     hosts_up: list[str] | None = None
     flags: dict[str, str] | None = None
+    conf: PlanConf | None = None  # the configuration as planning sees it, when it changed
     answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
 
 
@@ -279,7 +280,10 @@ class Dispatch(Msg, tag="dispatch"):
 
     orders: list[Order] = []
     unschedulable: list[int] = []  # immediate jobs that cannot start now
-    info: dict[int, list[str]] = {}  # job -> why it cannot run; [] when that is gone
+    # Why jobs cannot run: each distinct list of reasons once, by number, and per job the
+    # number of its list (0: nothing to say any more). Jobs of one category share a list.
+    reasons: dict[int, list[str]] = {}
+    info: dict[int, int] = {}
     global_info: list[str] | None = None  # messages for every job; None: unchanged
 
 
@@ -314,9 +318,11 @@ def encode(msg: Msg) -> bytes:
     return _encoder.encode(msg)
 
 
-def decode(frame: bytes) -> Msg:
-    if len(frame) > MAX_MESSAGE:
-        raise ProtocolError(f"message of {len(frame)} bytes exceeds {MAX_MESSAGE}")
+def decode(frame: bytes, max_size: int | None = MAX_MESSAGE) -> Msg:
+    """A message from a frame; `max_size=None` only for peers inside this process (the
+    scheduler's full state grows with the number of pending jobs)."""
+    if max_size is not None and len(frame) > max_size:
+        raise ProtocolError(f"message of {len(frame)} bytes exceeds {max_size}")
     try:
         msg = _decoder.decode(frame)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:

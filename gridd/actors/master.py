@@ -132,7 +132,8 @@ class MasterActor:
             log.warning("dropped a message of %d frames from %r", len(parts), ident)
             return False
         try:
-            msg = p.decode(frame)
+            # Only clients are untrusted; the scheduler and accounting run in this process.
+            msg = p.decode(frame, max_size=p.MAX_MESSAGE if source == CLIENT else None)
         except p.ProtocolError as exc:
             log.warning("bad message from %s %r: %s", source, ident, exc)
             if source == CLIENT:
@@ -238,7 +239,8 @@ class MasterActor:
             self._send_now(self.sched, self.master.sched_state())
             return
         if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
-                or fx.sched_loads or fx.hosts_changed or fx.flags_changed or answered_dispatch):
+                or fx.sched_loads or fx.hosts_changed or fx.flags_changed or fx.config_changed
+                or answered_dispatch):
             return
         self.master.sched_seq += 1
         self._send_now(self.sched, p.SchedEvent(
@@ -246,6 +248,7 @@ class MasterActor:
             started=fx.sched_started, ended=fx.sched_ended, loads=fx.sched_loads,
             hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
             flags=dict(self.master.s.flags) if fx.flags_changed else None,
+            conf=self.master.plan if fx.config_changed else None,
             answers_dispatch=answered_dispatch,
         ))
 

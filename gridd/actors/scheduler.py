@@ -15,7 +15,8 @@ import trio
 import zmq
 
 from gridd import protocol as p
-from gridd.sched.plan import Plan, Planner
+from gridd.sched.info import Told
+from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from gridd.transport import TrioSocket
 
@@ -79,30 +80,11 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
         sock.close()
 
 
-class Told:
-    """What the master was last told about why jobs wait, so a Dispatch carries only
-    changes: most cycles leave most reasons as they were."""
-
-    def __init__(self) -> None:
-        self.info: dict[int, list[str]] = {}
-        self.global_info: list[str] = []
-
-    def dispatch(self, plan: Plan) -> p.Dispatch:
-        changed = {job: why for job, why in plan.info.items() if self.info.get(job) != why}
-        changed |= {job: [] for job in self.info if job not in plan.info}
-        self.info = plan.info
-        global_info = None
-        if plan.global_info != self.global_info:
-            global_info = self.global_info = plan.global_info
-        return p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable, info=changed,
-                          global_info=global_info)
-
-
 def _decoded(frames: list[list[bytes]]) -> list[p.Msg]:
     out = []
     for parts in frames:
         try:
-            out.append(p.decode(parts[-1]))
+            out.append(p.decode(parts[-1], max_size=None))
         except p.ProtocolError as exc:
             log.error("bad message from the master: %s", exc)
     return out

@@ -460,7 +460,6 @@ class Master:
         if ans.changed:
             fx.config_changed = True
             self.refresh_views()
-            fx.sched_resync = True  # what planning sees of the configuration changed
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
     def qmod(self, req: p.Qmod, fx: Effects) -> p.Msg:
@@ -514,9 +513,9 @@ class Master:
     def _note_info(self, orders: p.Dispatch) -> None:
         if orders.global_info is not None:
             self.sched_global_info = orders.global_info
-        for job_id, why in orders.info.items():
-            if why:
-                self.sched_info[job_id] = why
+        for job_id, number in orders.info.items():
+            if number:
+                self.sched_info[job_id] = orders.reasons.get(number, [])
             else:
                 self.sched_info.pop(job_id, None)
 

@@ -60,7 +60,9 @@ class SchedView:
             self.hosts_up = set(ev.hosts_up)
         if ev.flags is not None:
             self.flags = dict(ev.flags)
+        if ev.conf is not None:
+            self.conf = ev.conf
         if (ev.jobs or ev.removed or ev.started or ev.ended or ev.hosts_up is not None
-                or ev.flags is not None or ev.answers_dispatch):
+                or ev.flags is not None or ev.conf is not None or ev.answers_dispatch):
             self.changed = True
         return True

@@ -6,6 +6,7 @@ from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec
+from gridd.sched.info import Told
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 
@@ -32,8 +33,7 @@ def schedule(master: Master, now: float) -> Effects:
     view.reset(master.sched_state())
     plan = Planner().plan(view, now)
     fx = Effects()
-    master.dispatch(p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
-                               info=plan.info, global_info=plan.global_info), now, fx)
+    master.dispatch(Told().dispatch(plan), now, fx)
     return fx
 
 
@@ -191,3 +191,16 @@ def test_poke_verification_sees_what_runs_now():
     now = master.submit(spec(hard_resources={"license": "1"}, verify="p"), 3.0, fx)
     assert isinstance(empty, p.Ok)
     assert isinstance(now, p.Error) and "offers only gc:license=0.000000" in now.text
+
+
+def test_dispatch_carries_each_reason_list_once_and_only_changes():
+    from gridd.sched.plan import Plan
+
+    told = Told()
+    why = ["cannot run globally because it offers only gc:license=0.000000"]
+    first = told.dispatch(Plan(info={1: why, 2: list(why), 3: ["other"]}))
+    assert len(first.reasons) == 2 and first.info[1] == first.info[2] != first.info[3]
+    again = told.dispatch(Plan(info={1: why, 2: why, 3: ["other"]}))
+    assert again.info == {} and again.reasons == {} and again.global_info is None
+    cleared = told.dispatch(Plan(info={1: why}, global_info=["dropped"]))
+    assert cleared.info == {2: 0, 3: 0} and cleared.global_info == ["dropped"]
