@@ -130,3 +130,16 @@ def test_ordering_values_are_overridden_only_more_restrictively(cell: Cell, tmp_
     assert shown.startswith("hl:mem_free=")
     small = submit(cell, "-q", "all.q@node1", "-l", "mem_free=2G", "-b", "y", "true")
     wait_for(lambda: cell.run("qacct", "-j", str(small)).returncode == 0, what="ran")
+
+
+def test_soft_requests_pick_the_instance_with_fewest_violations(cell: Cell, tmp_path: Path):
+    add_complexes(cell, tmp_path, "color col STRING == YES NO NONE 0")
+    cell.ok("qconf", "-mattr", "exechost", "complex_values", "color=blue", "node2")
+    by_queue = submit(cell, "-soft", "-q", "all.q@node2", "-b", "y", "true")
+    by_value = submit(cell, "-soft", "-l", "color=blue", "-b", "y", "true")
+    unmet = submit(cell, "-soft", "-l", "color=red", "-hard", "-q", "all.q@node1",
+                   "-b", "y", "true")
+    for job, host in ((by_queue, "node2"), (by_value, "node2"), (unmet, "node1")):
+        wait_for(lambda job=job: cell.run("qacct", "-j", str(job)).returncode == 0,
+                 what=f"job {job} ran")
+        assert re.search(rf"^hostname\s+{host}\s*$", cell.ok("qacct", "-j", str(job)), re.M)
