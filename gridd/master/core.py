@@ -109,6 +109,7 @@ class Master:
         self.plan = PlanConf()
         self.by_host: dict[str, list[str]] = {}  # host -> its queue instances with thresholds
         self.over_threshold: set[str] = set()  # instances whose suspend thresholds are reached
+        self.orphaned: set[str] = set()  # instances no longer configured that tasks still hold
         self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
@@ -406,8 +407,9 @@ class Master:
 
     def instance_states(self) -> dict[str, str]:
         """Every queue instance's state letters, as qstat -f shows them."""
-        return instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
-                               self.complex_table())
+        states = instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
+                                 self.complex_table())
+        return states | dict.fromkeys(self.orphaned, "o")
 
     def job_info(self, job: Job) -> list[str]:
         """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's
@@ -478,6 +480,20 @@ class Master:
             if qi.suspend_thresholds:
                 self.by_host.setdefault(qi.host, []).append(qi.name)
         self.over_threshold &= {n for names in self.by_host.values() for n in names}
+        self._keep_orphans()
+
+    def _keep_orphans(self) -> None:
+        """Queue instances gone from the configuration while tasks still run there stay
+        listed, orphaned, until those tasks end; nothing new is dispatched to them."""
+        known = {qi.name for qi in self.plan.instances}
+        self.orphaned = {name for task in self.running.values() for name, _ in task.granted
+                         if name not in known}
+        for name in self.orphaned:
+            queue, host = split_instance(name)
+            view = self.s.queues.get(queue)
+            if view is not None and host not in view.hostlist:
+                view.hostlist.append(host)
+                view.slots_per_host[host] = 0
 
     # ---- scheduler --------------------------------------------------------------
 
@@ -537,6 +553,8 @@ class Master:
         """The task holds nothing any more."""
         if self.running.pop((job.job_id, task.task_id), None) is not None:
             fx.sched_ended.append((job.job_id, task.task_id))
+            if any(name in self.orphaned for name, _ in task.granted):
+                self.refresh_views()
 
     def start_message(self, job: Job, task: Task) -> p.StartTask:
         queue = self.s.queues.get(split_instance(task.queue)[0])

@@ -103,3 +103,17 @@ def test_reconnecting_execd_is_told_again_to_keep_a_task_stopped():
     fx = Effects()
     master.register(p.Register(host="node1", load={}, running=[(1, 0)]), 30.0, fx)
     assert orders(fx) == [("node1", True)]
+
+
+def test_an_instance_removed_under_a_running_job_stays_orphaned_until_it_ends():
+    master = running_master()
+    master.s.config.queues["all.q"].hostlist = "node2"
+    master.refresh_views()
+    assert master.instance_states() == {"all.q@node1": "o", "all.q@node2": ""}
+    assert "node1" in master.s.queues["all.q"].hostlist
+    assert [qi.name for qi in master.plan.instances] == ["all.q@node2"]
+    report = p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.0, end_time=3.0,
+                          exit_status=0)
+    master.task_finished(report, 3.0, Effects())
+    assert master.instance_states() == {"all.q@node2": ""}
+    assert master.s.queues["all.q"].hostlist == ["node2"]
