@@ -34,7 +34,7 @@ from gridd.sched.levels import (
     instance_states,
     matcher_for,
 )
-from gridd.sched.match import CategoryCache, JobRequest, Matcher
+from gridd.sched.match import CategoryCache, JobRequest, Level, Matcher, MatchResult
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -115,11 +115,18 @@ class Cycle:
         loads: Mapping[str, Mapping[str, str]],
         running: Iterable[Running],
         states: Mapping[str, str],
+        *,
+        categories: bool = True,
     ) -> None:
+        """`categories=False` plans every job on its own with `Matcher.fits`: no
+        CategoryCache, no resume index, no skipping of rejected categories, and reasons
+        gathered per job. It is far slower and exists as the reference the caches must
+        agree with (the property tests and bench/dispatch.py compare the two)."""
         self.conf = conf
         self.levels = levels
         self.matcher = levels.matcher
-        self.cache = CategoryCache()
+        self.use_categories = categories
+        self.cache: CategoryCache | _Uncached = CategoryCache() if categories else _Uncached()
         self.categories: dict[tuple[object, ...], _Category] = {}
         self.instances = {qi.name: qi for qi in conf.instances}
         self.pe_used: dict[str, int] = {}
@@ -178,6 +185,8 @@ class Cycle:
         return plan
 
     def category(self, job: p.SchedJob) -> _Category:
+        if not self.use_categories:
+            return self._new_category(job)
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max)
         cat = self.categories.get(key)
@@ -238,7 +247,7 @@ class Cycle:
     def _place_first(self, cat: _Category) -> Granted | None:
         fits, matcher, req = self.cache.fits, self.matcher, cat.req
         candidates = cat.candidates
-        for i in range(cat.resume, len(candidates)):
+        for i in range(cat.resume if self.use_categories else 0, len(candidates)):
             qi = candidates[i]
             g, h, q = self.levels.of(qi)
             result = fits(matcher, req, 1, g, h, q)
@@ -311,6 +320,34 @@ class Cycle:
         if refusal is not None:
             cat.reasons[refusal.reason] = None
         return None
+
+
+class _Uncached:
+    """CategoryCache's interface answered by the matcher every time (`categories=False`)."""
+
+    def fits(
+        self,
+        matcher: Matcher,
+        req: JobRequest,
+        slots: int,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        *,
+        master: bool = True,
+    ) -> MatchResult:
+        return matcher.fits(req, slots, global_level, host_level, queue_level, master=master)
+
+    def soft_violations(
+        self,
+        matcher: Matcher,
+        req: JobRequest,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+        slots: int = 1,
+    ) -> int:
+        return matcher.soft_violations(req, global_level, host_level, queue_level, slots)
 
 
 def allocate(
