@@ -229,8 +229,13 @@ class Matcher:
         explicit = [self._need(name, text, True) for name, text in hard.items()]
         soft_needs = tuple(self._need(name, text, True) for name, text in soft.items())
         requested = frozenset(n.name for n in explicit) | {n.name for n in soft_needs}
+        # A default is a hard request unless the job asks for the attribute hard: a soft
+        # request (-soft -l slots=1) is a preference and must not lift the default, or the
+        # planner would book less than the running task later holds.
+        asked_hard = {n.name for n in explicit}
         implicit = [
-            self._need(a.name, a.default, False) for a in self._defaults if a.name not in requested
+            self._need(a.name, a.default, False) for a in self._defaults
+            if a.name not in asked_hard
         ]
         label = ",".join(f"{name}={text}" for name, text in hard.items())
         if not label:
