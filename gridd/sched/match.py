@@ -425,7 +425,15 @@ class CategoryCache:
         queue_level: Level | None = None,
         slots: int = 1,
     ) -> int:
-        """`matcher.soft_violations`, computed once per category, slots and queue instance."""
+        """`matcher.soft_violations`, computed once per category, slots and queue instance.
+
+        Not for soft requests of consumables: what is left of them shrinks with every
+        booking in the cycle, so a count learned earlier may be stale; those are counted
+        afresh (they are rare, and the count is cheap).
+        """
+        if any(need.consumable != "NO" for need in req.soft):
+            self.misses += 1
+            return matcher.soft_violations(req, global_level, host_level, queue_level, slots)
         levels = _present(global_level, host_level, queue_level)
         key = (req.key, slots, tuple((level.kind, level.name) for level in levels))
         count = self._soft.get(key)
