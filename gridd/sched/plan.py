@@ -170,11 +170,11 @@ class Cycle:
             started = False
             if not cat.rejected:
                 for task_id in job.pending:
-                    granted = self.place(job, cat)
-                    if granted is None:
+                    placed = self.place(job, cat)
+                    if placed is None:
                         cat.rejected = True
                         break
-                    pe = self.pe_of(job, granted) if job.pe else ""
+                    granted, pe = placed
                     self.book(cat, granted, pe)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
@@ -215,16 +215,24 @@ class Cycle:
                 cat.candidates.append(qi)
         return cat
 
-    def place(self, job: p.SchedJob, cat: _Category) -> Granted | None:
+    def place(self, job: p.SchedJob, cat: _Category) -> tuple[Granted, str] | None:
+        """Where the job's next task goes and the PE it uses ("" for a sequential job).
+
+        The PE is the one the placement was made for: with a wildcard (-pe "*") another
+        PE listed by the same instances may have refused the job, for instance at its
+        slot limit, and must neither be named in the order nor be debited.
+        """
         if job.pe:
             for pe in cat.pes:
                 granted = self._place_parallel(job, cat, pe)
                 if granted is not None:
-                    return granted
+                    return granted, pe.name
             return None
         if cat.req.soft or cat.soft_queues:
-            return self._place_softly(cat)
-        return self._place_first(cat)
+            granted = self._place_softly(cat)
+        else:
+            granted = self._place_first(cat)
+        return None if granted is None else (granted, "")
 
     def book(self, cat: _Category, granted: Granted, pe: str) -> None:
         """Debit a placement on every level it uses, and on its PE."""
@@ -233,14 +241,6 @@ class Cycle:
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
-
-    def pe_of(self, job: p.SchedJob, granted: Granted) -> str:
-        """The PE a placement used: the first of the job's PEs that every instance lists."""
-        names = [name for name in sorted(self.conf.pes) if fnmatch.fnmatchcase(name, job.pe)]
-        for name in names:
-            if all(name in self.instances[qi].pe_list for qi, _ in granted):
-                return name
-        return names[0] if names else job.pe
 
     # ---- sequential jobs -----------------------------------------------------------------
 
