@@ -305,21 +305,64 @@ class Cycle:
             cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
                         "slots"] = None
             return None
-        return self._with_master(cat, granted)
+        placed, refusal = self._with_master(cat, granted)
+        if placed is None:
+            placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
+                                         sum(n for _, n in granted))
+        if placed is None and refusal is not None:
+            cat.reasons[refusal.reason] = None
+        return placed
 
-    def _with_master(self, cat: _Category, granted: Granted) -> Granted | None:
+    def _with_master(self, cat: _Category, granted: Granted) -> tuple[Granted | None,
+                                                                      MatchResult | None]:
         """The placement with a master instance that also holds the job's per-job
-        consumables (the first that can), or None with the reason."""
+        consumables (the first that can), or None and the first refusal."""
         refusal = None
         for index, (name, slots) in enumerate(granted):
             g, h, q = self.levels.of(self.instances[name])
             result = self.matcher.fits(cat.req, slots, g, h, q, master=True)
             if result.ok:
-                return [granted[index], *granted[:index], *granted[index + 1:]]
+                return [granted[index], *granted[:index], *granted[index + 1:]], None
             refusal = refusal or result
-        if refusal is not None:
-            cat.reasons[refusal.reason] = None
-        return None
+        return None, refusal
+
+    def _around_master(
+        self,
+        cat: _Category,
+        pe: ParallelEnv,
+        rooms: Mapping[str, list[tuple[Instance, int]]],
+        host_room: Mapping[str, int],
+        cap: int,
+        lowest: int,
+        most: int,
+    ) -> Granted | None:
+        """A placement led by an instance that can hold the master task's per-job (JOB)
+        consumables, for when the rule's first choice has no such instance: the job may
+        still run elsewhere (a host with the license but fewer free slots). Each such
+        instance in turn leads its host and its host the others; the largest count wins,
+        the first in planning order among equals. `most` is the first choice's count,
+        which none can exceed."""
+        best: tuple[int, Granted] | None = None
+        for host, items in rooms.items():
+            for qi, room in items:
+                if room < 1:
+                    continue
+                g, h, q = self.levels.of(qi)
+                if not self.matcher.fits(cat.req, 1, g, h, q, master=True).ok:
+                    continue
+                led = {host: [(qi, room), *(item for item in items if item[0] is not qi)]}
+                if pe.allocation_rule != PE_SLOTS:
+                    led |= {other: its for other, its in rooms.items() if other != host}
+                granted, _ = allocate(pe.allocation_rule, led, host_room, cap, lowest)
+                if granted is None or granted[0][0] != qi.name:
+                    continue
+                placed, _ = self._with_master(cat, granted)
+                total = sum(n for _, n in granted)
+                if placed is not None and (best is None or total > best[0]):
+                    best = (total, placed)
+                    if total >= most:
+                        return placed
+        return None if best is None else best[1]
 
 
 class _Uncached:
