@@ -100,6 +100,8 @@ class _Category:
     reasons: dict[str, None] = field(default_factory=dict)  # an ordered set
     resume: int = 0  # candidates before this index refused the category
     rejected: bool = False
+    # Per PE, the candidates listing it that have not refused one slot of the category yet.
+    pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
 
     def why(self) -> list[str]:
         return list(self.reasons)
@@ -282,24 +284,41 @@ class Cycle:
 
     def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
+        cap = _whole(min(matcher.slot_room(req, levels.global_level),
+                         pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
+        candidates = cat.pe_candidates.get(pe.name)
+        if candidates is None:
+            candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
+            if self.use_categories:
+                cat.pe_candidates[pe.name] = candidates
+        # Once the hosts seen can take `cap` slots under the rule, later instances cannot
+        # give more; with a per-job consumable the master task may need a host further on.
+        enough = _Enough(pe.allocation_rule, cap) if cap >= max(job.pe_min, 1) and not any(
+            n.consumable == "JOB" for n in req.hard) else None
         rooms: dict[str, list[tuple[Instance, int]]] = {}
-        for qi in cat.candidates:
-            if pe.name not in qi.pe_list:
-                continue
+        host_room: dict[str, int] = {}
+        host_cap: dict[str, float] = {}
+        refused: list[Instance] = []
+        seen = len(candidates)
+        for index, qi in enumerate(candidates):
             g, h, q = levels.of(qi)
             result = self.cache.fits(matcher, req, 1, g, h, q, master=False)
             if not result.ok:
                 cat.reasons[result.reason] = None
+                refused.append(qi)
                 continue
             room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
             rooms.setdefault(qi.host, []).append((qi, room))
-        host_room = {
-            host: _whole(min(matcher.slot_room(req, levels.hosts[host]),
-                             sum(room for _, room in items)))
-            for host, items in rooms.items()
-        }
-        cap = _whole(min(matcher.slot_room(req, levels.global_level),
-                         pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
+            if qi.host not in host_cap:
+                host_cap[qi.host] = matcher.slot_room(req, h)
+            before = host_room.get(qi.host, 0)
+            host_room[qi.host] = _whole(min(host_cap[qi.host], before + room))
+            if enough is not None and enough.add(qi.host, before, host_room[qi.host]):
+                seen = index + 1
+                break
+        if refused and self.use_categories:  # a refusal of one slot holds all cycle long
+            gone = set(map(id, refused))
+            candidates[:seen] = [qi for qi in candidates[:seen] if id(qi) not in gone]
         granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
         if granted is None:
             cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
@@ -363,6 +382,28 @@ class Cycle:
                     if total >= most:
                         return placed
         return None if best is None else best[1]
+
+
+class _Enough:
+    """Whether the hosts seen so far can take `cap` slots under an allocation rule:
+    one host for $pe_slots, their sum for $fill_up, as many hosts as slots for
+    $round_robin, enough hosts with N free for an integer rule N."""
+
+    def __init__(self, rule: str, cap: int) -> None:
+        self.rule, self.cap = rule, cap
+        self.per_host = int(rule) if rule.isdigit() and int(rule) > 0 else 1
+        self.total = 0  # $fill_up: the sum of host rooms
+        self.hosts = 0  # $round_robin and integer rules: hosts that can take their share
+
+    def add(self, host: str, before: int, after: int) -> bool:
+        if self.rule == PE_SLOTS:
+            return after >= self.cap
+        if self.rule == FILL_UP:
+            self.total += after - before
+            return self.total >= self.cap
+        if before < self.per_host <= after:
+            self.hosts += 1
+        return self.hosts * self.per_host >= self.cap
 
 
 class _Uncached:
