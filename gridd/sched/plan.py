@@ -514,8 +514,8 @@ def _whole(value: float) -> int:
 
 
 def queue_matches(ref: str, qi: Instance, hostgroups: Mapping[str, list[str]]) -> bool:
-    """Whether a -q reference (`all.q`, `all.q@node1`, `*@node*`, `all.q@@linux`, `@linux`)
-    names this queue instance; wildcards as in shell patterns."""
+    """Whether a -q reference (`all.q`, `all.q@node1`, `*@node*`, or `all.q@@linux` for the
+    hosts of a host group) names this queue instance; wildcards as in shell patterns."""
     queue_pattern, at, host_pattern = ref.partition("@")
     if queue_pattern and not fnmatch.fnmatchcase(qi.queue, queue_pattern):
         return False
