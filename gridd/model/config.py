@@ -3,6 +3,7 @@
 import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
+from gridd.model.rqs import RuleSet
 from gridd.model.objects import (
     ClusterQueue,
     ExecHostConf,
@@ -51,3 +52,6 @@ class Configuration(msgspec.Struct):
     # Host-local configurations (`qconf -sconf host`): the global parameters a host sets
     # for itself, in the order they were written, which is the order qconf shows them.
     host_confs: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
+    # Resource quota sets in the master's order: a changed set moves to the end, which is
+    # the order qconf -srqs and qquota show them in (qconf -srqsl sorts by name).
+    rqs: dict[str, RuleSet] = msgspec.field(default_factory=dict)

@@ -1,0 +1,58 @@
+"""Resource quota sets: named, ordered lists of rules limiting what matching jobs may use.
+
+A rule filters jobs by user, project and PE and their placement by queue and host; a
+filter is a scope (names, `@userset`/`@hostgroup` references, `*`) with exclusions
+(`!name`), and `{...}` expands it so that each member gets a limit of its own instead of
+all members sharing one. Limits are `resource=value` pairs; a value is a number, a
+dynamic formula such as `$num_proc*5` (host-expanded rules only), or for a fixed
+attribute a value jobs must match.
+"""
+
+import msgspec
+
+
+class Filter(msgspec.Struct, array_like=True):
+    """One filter of a rule: `users @staff,!roland` is Filter(False, ["@staff"], ["roland"])."""
+
+    expand: bool = False  # written in braces: each matching member has its own limit
+    scope: list[str] = msgspec.field(default_factory=list)  # "*" for any
+    xscope: list[str] = msgspec.field(default_factory=list)  # excluded ("!" dropped); "*" too
+
+
+class Limit(msgspec.Struct, array_like=True):
+    """`slots=20`, `slots=$num_proc*5`, `arch=lx-amd64`: the attribute's full name and
+    the value as written."""
+
+    name: str
+    value: str
+
+
+class Rule(msgspec.Struct, kw_only=True):
+    """A `limit` line; an absent filter (None) matches everything."""
+
+    name: str = ""
+    users: Filter | None = None
+    projects: Filter | None = None
+    pes: Filter | None = None
+    queues: Filter | None = None
+    hosts: Filter | None = None
+    limits: list[Limit] = msgspec.field(default_factory=list)
+
+
+class RuleSet(msgspec.Struct, kw_only=True):
+    """A resource quota set as `qconf -srqs` shows it. The description is kept as written
+    (quotes included, `NONE` when there is none), since that is how it prints."""
+
+    name: str
+    description: str = "NONE"
+    enabled: bool = True
+    rules: list[Rule] = msgspec.field(default_factory=list)
+
+
+FILTERS = ("users", "projects", "pes", "queues", "hosts")  # the order rules print in
+
+
+def rule_id(rule_set: RuleSet, index: int) -> str:
+    """How qquota and the scheduler name a rule: `set/name`, or `set/N` (from 1)."""
+    rule = rule_set.rules[index]
+    return f"{rule_set.name}/{rule.name or index + 1}"
