@@ -3,7 +3,6 @@
 import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
-from gridd.model.rqs import RuleSet
 from gridd.model.objects import (
     ClusterQueue,
     ExecHostConf,
@@ -13,6 +12,7 @@ from gridd.model.objects import (
     Project,
     SchedConf,
 )
+from gridd.model.rqs import RuleSet
 
 # Access lists every cell has from the start (arusers gates qrsub; the department
 # list holds users without a department of their own).
