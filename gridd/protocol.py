@@ -234,6 +234,9 @@ class SchedJob(msgspec.Struct, kw_only=True):
     pe_min: int = 0
     pe_max: int = 0
     immediate: bool = False
+    owner: str = ""  # who asks, and for which project: resource quotas limit them
+    group: str = ""
+    project: str = ""
 
 
 class SchedState(Msg, tag="sched_state"):

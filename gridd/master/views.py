@@ -80,6 +80,8 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         queue_sort_method=cfg.sched.queue_sort_method.strip().lower(),
         load_formula=cfg.sched.load_formula.strip(),
         job_info=job_info,
+        rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
+        usersets={name: list(us.entries) for name, us in cfg.usersets.items()},
     )
 
 

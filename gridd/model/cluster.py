@@ -5,6 +5,7 @@ import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import ParallelEnv
+from gridd.model.rqs import RuleSet
 
 
 class ExecHost(msgspec.Struct):
@@ -78,17 +79,22 @@ class PlanConf(msgspec.Struct, kw_only=True):
     queue_sort_method: str = "load"  # or "seqno"
     load_formula: str = "np_load_avg"
     job_info: bool = True  # schedd_job_info: keep the reasons a job cannot run
+    rqs: list[RuleSet] = msgspec.field(default_factory=list)  # enabled resource quota sets
+    usersets: dict[str, list[str]] = msgspec.field(default_factory=dict)  # access list entries
 
 
 class Running(msgspec.Struct, array_like=True):
     """What a started task holds: its hard requests on the queue instances it was given
-    (the first holds the master task)."""
+    (the first holds the master task), and who holds it, for resource quotas."""
 
     job_id: int
     task_id: int
     hard: dict[str, str]
     granted: list[tuple[str, int]]
     pe: str = ""
+    owner: str = ""
+    group: str = ""
+    project: str = ""
 
 
 class Resource(msgspec.Struct, array_like=True):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -35,6 +35,7 @@ from gridd.sched.levels import (
     matcher_for,
 )
 from gridd.sched.match import CategoryCache, JobRequest, Level, Matcher, MatchResult
+from gridd.sched.quota import Quotas, Who
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -82,9 +83,10 @@ def verify(
     running = list(running)
     levels = build_levels(conf, loads, running)
     cycle = Cycle(conf, levels, loads, running, {})
-    if cycle.place(job, cycle.category(job)) is not None:
+    who = Who(job.owner, job.group, job.project)
+    if cycle.place(job, cycle.category(job), who) is not None:
         return None
-    return cycle.category(job).why()
+    return cycle.category(job).why(who)
 
 
 def _order_key(job: p.SchedJob) -> tuple[int, float, int]:
@@ -102,9 +104,13 @@ class _Category:
     rejected: bool = False
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
     pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
+    # Resource quotas depend on who asks: their refusals, and the askers they refused
+    # everywhere, are kept per user, group and project, apart from what resources say.
+    quota_reasons: dict[Who, dict[str, None]] = field(default_factory=dict)
+    rejected_who: set[Who] = field(default_factory=set)
 
-    def why(self) -> list[str]:
-        return list(self.reasons)
+    def why(self, who: Who) -> list[str]:
+        return [*self.reasons, *self.quota_reasons.get(who, ())]
 
 
 class Cycle:
@@ -131,6 +137,12 @@ class Cycle:
         self.cache: CategoryCache | _Uncached = CategoryCache() if categories else _Uncached()
         self.categories: dict[tuple[object, ...], _Category] = {}
         self.instances = {qi.name: qi for qi in conf.instances}
+        running = list(running)
+        self.quotas: Quotas | None = None
+        if conf.rqs:
+            self.quotas = Quotas(conf, self.matcher, loads)
+            self.quotas.book_running(running, self.instances)
+        self.quota_hit = False  # the current attempt met a quota refusal
         self.pe_used: dict[str, int] = {}
         for task in running:
             if task.pe:
@@ -169,19 +181,24 @@ class Cycle:
         plan = Plan(global_info=self.global_info)
         for job in jobs:
             cat = self.category(job)
+            who = Who(job.owner, job.group, job.project)
             started = False
-            if not cat.rejected:
+            if not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
-                    placed = self.place(job, cat)
+                    self.quota_hit = False
+                    placed = self.place(job, cat, who)
                     if placed is None:
-                        cat.rejected = True
+                        if self.quota_hit:  # another asker may still fit
+                            cat.rejected_who.add(who)
+                        else:
+                            cat.rejected = True
                         break
                     granted, pe = placed
-                    self.book(cat, granted, pe)
+                    self.book(cat, granted, pe, who)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
-            if cat.rejected and self.conf.job_info:
-                plan.info[job.job_id] = cat.why()
+            if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
+                plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
         return plan
@@ -217,7 +234,7 @@ class Cycle:
                 cat.candidates.append(qi)
         return cat
 
-    def place(self, job: p.SchedJob, cat: _Category) -> tuple[Granted, str] | None:
+    def place(self, job: p.SchedJob, cat: _Category, who: Who) -> tuple[Granted, str] | None:
         """Where the job's next task goes and the PE it uses ("" for a sequential job).
 
         The PE is the one the placement was made for: with a wildcard (-pe "*") another
@@ -226,41 +243,67 @@ class Cycle:
         """
         if job.pe:
             for pe in cat.pes:
-                granted = self._place_parallel(job, cat, pe)
+                granted = self._place_parallel(job, cat, pe, who)
                 if granted is not None:
                     return granted, pe.name
             return None
         if cat.req.soft or cat.soft_queues:
-            granted = self._place_softly(cat)
+            granted = self._place_softly(cat, who)
         else:
-            granted = self._place_first(cat)
+            granted = self._place_first(cat, who)
         return None if granted is None else (granted, "")
 
-    def book(self, cat: _Category, granted: Granted, pe: str) -> None:
-        """Debit a placement on every level it uses, and on its PE."""
+    def book(self, cat: _Category, granted: Granted, pe: str, who: Who) -> None:
+        """Debit a placement on every level it uses, on its PE and its quotas."""
+        in_pe = replace(who, pe=pe)
         for index, (name, slots) in enumerate(granted):
-            g, h, q = self.levels.of(self.instances[name])
+            qi = self.instances[name]
+            g, h, q = self.levels.of(qi)
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
+            if self.quotas is not None:
+                self.quotas.book(in_pe, qi, cat.req, slots, master=index == 0)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
 
+    def _quota_refuses(self, cat: _Category, who: Who, qi: Instance, slots: int = 1,
+                       master: bool = True) -> bool:
+        """Whether a quota refuses the job here; the reason is kept for its asker."""
+        if self.quotas is None:
+            return False
+        why = self.quotas.refusal(who, qi, cat.req, slots, master)
+        if why is None:
+            return False
+        self._note_quota(cat, who, why)
+        return True
+
+    def _note_quota(self, cat: _Category, who: Who, why: str) -> None:
+        cat.quota_reasons.setdefault(replace(who, pe=""), {})[why] = None
+        self.quota_hit = True
+
     # ---- sequential jobs -----------------------------------------------------------------
 
-    def _place_first(self, cat: _Category) -> Granted | None:
+    def _place_first(self, cat: _Category, who: Who) -> Granted | None:
+        """The first instance that fits; the category's resume point moves only past
+        instances its requests do not fit (a quota refusal holds for one asker only)."""
         fits, matcher, req = self.cache.fits, self.matcher, cat.req
         candidates = cat.candidates
+        first_fit = None
         for i in range(cat.resume if self.use_categories else 0, len(candidates)):
             qi = candidates[i]
             g, h, q = self.levels.of(qi)
             result = fits(matcher, req, 1, g, h, q)
-            if result.ok:
-                cat.resume = i
+            if not result.ok:
+                cat.reasons[result.reason] = None
+                continue
+            if first_fit is None:
+                first_fit = i
+            if not self._quota_refuses(cat, who, qi):
+                cat.resume = first_fit
                 return [(qi.name, 1)]
-            cat.reasons[result.reason] = None
-        cat.resume = len(candidates)
+        cat.resume = len(candidates) if first_fit is None else first_fit
         return None
 
-    def _place_softly(self, cat: _Category) -> Granted | None:
+    def _place_softly(self, cat: _Category, who: Who) -> Granted | None:
         best: tuple[int, Instance] | None = None
         groups = self.conf.hostgroups
         for i in range(cat.resume, len(cat.candidates)):
@@ -269,6 +312,8 @@ class Cycle:
             result = self.cache.fits(self.matcher, cat.req, 1, g, h, q)
             if not result.ok:
                 cat.reasons[result.reason] = None
+                continue
+            if self._quota_refuses(cat, who, qi):
                 continue
             misses = self.cache.soft_violations(self.matcher, cat.req, g, h, q)
             if cat.soft_queues and not any(queue_matches(ref, qi, groups)
@@ -282,8 +327,10 @@ class Cycle:
 
     # ---- parallel jobs -------------------------------------------------------------------
 
-    def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv) -> Granted | None:
+    def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+                        who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
+        in_pe = replace(who, pe=pe.name)
         cap = _whole(min(matcher.slot_room(req, levels.global_level),
                          pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
@@ -308,6 +355,12 @@ class Cycle:
                 refused.append(qi)
                 continue
             room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
+            if self.quotas is not None:
+                quota_room, why = self.quotas.room(in_pe, qi, req)
+                if quota_room < 1:
+                    self._note_quota(cat, who, why or "")
+                    continue
+                room = _whole(min(room, quota_room))
             rooms.setdefault(qi.host, []).append((qi, room))
             if qi.host not in host_cap:
                 host_cap[qi.host] = matcher.slot_room(req, h)
@@ -319,18 +372,34 @@ class Cycle:
         if refused and self.use_categories:  # a refusal of one slot holds all cycle long
             gone = set(map(id, refused))
             candidates[:seen] = [qi for qi in candidates[:seen] if id(qi) not in gone]
-        granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
-        if granted is None:
-            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
-                        "slots"] = None
-            return None
-        placed, refusal = self._with_master(cat, granted)
-        if placed is None:
-            placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
-                                         sum(n for _, n in granted))
-        if placed is None and refusal is not None:
-            cat.reasons[refusal.reason] = None
-        return placed
+        quota_why = None
+        while True:
+            granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
+            if granted is None:
+                if quota_why is not None:
+                    self._note_quota(cat, who, quota_why)
+                else:
+                    cat.reasons[f'cannot run in PE "{pe.name}" because it only offers '
+                                f"{offered} slots"] = None
+                return None
+            placed, refusal = self._with_master(cat, granted)
+            if placed is None:
+                placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
+                                             sum(n for _, n in granted))
+            if placed is None:
+                if refusal is not None:
+                    cat.reasons[refusal.reason] = None
+                return None
+            if self.quotas is None:
+                return placed
+            # Each instance kept within its own quotas; together they must also keep the
+            # limits they share: with fewer slots, when the range allows.
+            excess = self.quotas.placement_excess(
+                in_pe, [(self.instances[name], n) for name, n in placed], req)
+            if excess is None:
+                return placed
+            quota_why, over = excess
+            cap = sum(n for _, n in placed) - over
 
     def _with_master(self, cat: _Category, granted: Granted) -> tuple[Granted | None,
                                                                       MatchResult | None]:
