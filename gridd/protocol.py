@@ -10,6 +10,7 @@ import msgspec
 
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running
 from gridd.model.job import Job, JobSpec, Task, Usage
+from gridd.model.rqs import QuotaRow
 
 VERSION = 1
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; larger frames are refused before decoding
@@ -113,6 +114,22 @@ class JobsReply(Msg, tag="jobs"):
 
 class QueryHosts(Msg, tag="query_hosts"):
     pass
+
+
+class QueryQuota(Msg, tag="query_quota"):
+    """qquota: the limits in use for these users, hosts, queues, PEs, projects and
+    resources; an empty list selects all, "*" in users too."""
+
+    users: list[str] = []
+    hosts: list[str] = []
+    queues: list[str] = []
+    pes: list[str] = []
+    projects: list[str] = []
+    resources: list[str] = []
+
+
+class QuotaReply(Msg, tag="quota_reply"):
+    rows: list[QuotaRow] = []
 
 
 class Qmod(Msg, tag="qmod"):
@@ -307,6 +324,7 @@ class Accounted(Msg, tag="accounted"):
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
+    | QueryQuota | QuotaReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent

@@ -173,6 +173,8 @@ class MasterActor:
                 reply = m.qconf(msg, fx)
             case p.Qmod():
                 reply = m.qmod(msg, fx)
+            case p.QueryQuota():
+                reply = m.quota(msg)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown():

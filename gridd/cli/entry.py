@@ -54,3 +54,7 @@ def qconf() -> None:
 
 def qmod() -> None:
     _run("qmod")
+
+
+def qquota() -> None:
+    _run("qquota")

@@ -37,7 +37,9 @@ from gridd.model.job import (
 )
 from gridd.model.pe import ParallelEnv
 from gridd.sched.levels import build_levels, exceeded, instance_states
+from gridd.sched.match import Matcher
 from gridd.sched.plan import verify
+from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
 
 MAX_JOB_ID = 9_999_999
@@ -405,6 +407,16 @@ class Master:
                 for h in ["global", *levels.hosts]},
         }
 
+    def quota(self, req: p.QueryQuota) -> p.QuotaReply:
+        """qquota: the resource quotas in use, from what runs now."""
+        if not self.plan.rqs:
+            return p.QuotaReply()
+        loads = self.loads()
+        quotas = Quotas(self.plan, Matcher(self.complex_table()), loads)
+        quotas.book_running(self.running.values(), {qi.name: qi for qi in self.plan.instances})
+        return p.QuotaReply(rows=quotas.rows(req.users, req.hosts, req.queues, req.pes,
+                                             req.projects, req.resources))
+
     def instance_states(self) -> dict[str, str]:
         """Every queue instance's state letters, as qstat -f shows them."""
         states = instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
@@ -421,7 +433,8 @@ class Master:
             lines.append("Job is in error state")
         if self._held_by_dependency(job):
             lines.append("job dropped because of job dependencies")
-        return lines + self.sched_global_info + self.sched_info.get(job.job_id, [])
+        lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
+        return lines or ["There are no messages available"]
 
     def _shown(self, job: Job) -> Job:
         tasks = {

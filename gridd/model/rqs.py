@@ -56,3 +56,18 @@ def rule_id(rule_set: RuleSet, index: int) -> str:
     """How qquota and the scheduler name a rule: `set/name`, or `set/N` (from 1)."""
     rule = rule_set.rules[index]
     return f"{rule_set.name}/{rule.name or index + 1}"
+
+
+class QuotaRow(msgspec.Struct, kw_only=True):
+    """One line of qquota: a rule's use of one resource within one scope.
+
+    `filters` are the rule's filters as qquota prints them, an expanded one narrowed to
+    the member the line is about: (filter name, names, excluded names).
+    """
+
+    rule: str  # "set/N" or "set/name"
+    resource: str
+    type: str  # of the resource, for printing the amount
+    used: float
+    limit: str  # as the rule says it, a dynamic limit computed for the scope's host
+    filters: list[tuple[str, list[str], list[str]]] = msgspec.field(default_factory=list)

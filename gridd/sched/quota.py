@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
-from gridd.model.rqs import Filter, Rule, RuleSet, rule_id
+from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, rule_id
 from gridd.sched.match import JobRequest, Matcher, Need
 
 _EPSILON = 1e-9
@@ -280,6 +280,62 @@ class Quotas:
                     lines.append(Usage(rs.name, rule_id(rs, key[1]), key, limit.name,
                                        amount, value))
         return lines
+
+
+    def rows(self, users: list[str], hosts: list[str], queues: list[str], pes: list[str],
+             projects: list[str], resources: list[str]) -> list[QuotaRow]:
+        """qquota's lines for the selected consumers and places (empty lists: all). A line
+        of an expanded scope belongs to its member; a shared one to whoever its rule's
+        filter matches."""
+        wanted = {attr.name for name in resources if (attr := self.table.resolve(name))}
+        out = []
+        for line in self.usage_lines():
+            rule = self.sets[line.key[0]].rules[line.key[1]]
+            attr = self.table.resolve(line.resource)
+            name = attr.name if attr else line.resource
+            if resources and name not in wanted:
+                continue
+            if not self._selected(rule, line.key, users, hosts, queues, pes, projects):
+                continue
+            out.append(QuotaRow(rule=line.rule, resource=name,
+                                type=attr.type if attr else "INT", used=line.used,
+                                limit=line.limit, filters=_shown_filters(rule, line.key)))
+        return out
+
+    def _selected(self, rule: Rule, key: Key, users: list[str], hosts: list[str],
+                  queues: list[str], pes: list[str], projects: list[str]) -> bool:
+        _, _, k_user, k_project, k_pe, k_queue, k_host = key
+
+        def among(names: list[str], member: str, matches: Callable[[str], bool]) -> bool:
+            if not names or "*" in names:
+                return True
+            if member:
+                return any(fnmatch.fnmatchcase(member, n) for n in names)
+            return any(matches(n) for n in names)
+
+        return (among(users, k_user, lambda u: _matches(
+                    rule.users, lambda item: self._user_is(item, Who(u))))
+                and among(hosts, k_host, lambda h: _matches(
+                    rule.hosts, lambda item: self._host_is(item, h)))
+                and among(queues, k_queue, lambda q: _matches(
+                    rule.queues, lambda item: fnmatch.fnmatchcase(q, item)))
+                and among(pes, k_pe, lambda pe: _optional_matches(rule.pes, pe))
+                and among(projects, k_project, lambda pr: _optional_matches(rule.projects, pr)))
+
+
+def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
+    """The rule's filters as a qquota line shows them: an expanded one by its member."""
+    members = dict(zip(FILTERS, key[2:], strict=True))
+    shown = []
+    for name in FILTERS:
+        flt = getattr(rule, name)
+        if flt is None:
+            continue
+        if flt.expand:
+            shown.append((name, [members[name]], []))
+        else:
+            shown.append((name, list(flt.scope), list(flt.xscope)))
+    return shown
 
 
 def key_text(key: Key) -> str:

@@ -1,0 +1,148 @@
+"""qquota: the resource quota limits in use, for the calling user unless told otherwise.
+
+Options come from `$GRIDD_ROOT/common/sge_qquota`, then `~/.sge_qquota`, then the command
+line; a later -u, -h, -l, -q, -pe or -P replaces what an earlier one selected.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from gridd import paths
+from gridd import protocol as p
+from gridd.cli.common import current_user, run_command
+from gridd.client import Client
+from gridd.model.rqs import QuotaRow
+
+USAGE = """usage: qquota [options]
+   [-h host_list]           show only limits on these hosts
+   [-help]                  print this help
+   [-l resource_attributes] show only limits of these resources
+   [-u user_list]           show limits of these users ('*' for all; default: you)
+   [-pe pe_list]            show only limits of these parallel environments
+   [-P project_list]        show only limits of these projects
+   [-q wc_queue_list]       show only limits of these queues
+   [-xml]                   print the information as XML
+"""
+
+_LISTS = {"-h": "hosts", "-l": "resources", "-u": "users", "-pe": "pes", "-P": "projects",
+          "-q": "queues"}
+_XML_HEAD = ("<?xml version='1.0'?>\n<qquota_result xmlns=\"http://arc.liv.ac.uk/repos/darcs/"
+             "sge/source/source/dist/util/resources/schemas/qquota/qquota.xsd\">\n")
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse(args: list[str], user: str) -> tuple[p.QueryQuota, bool]:
+    """The request and whether XML is wanted."""
+    req = p.QueryQuota(users=[user])
+    xml = False
+    while args:
+        arg = args.pop(0)
+        if arg == "-xml":
+            xml = True
+        elif arg in _LISTS:
+            if not args:
+                raise UsageError(f"error: {arg} option must have argument")
+            items = [i for i in args.pop(0).replace(" ", ",").split(",") if i]
+            if arg == "-l":  # `-l slots` or `-l slots=1`: the resource names count
+                items = [i.partition("=")[0] for i in items]
+            setattr(req, _LISTS[arg], items)
+        else:
+            raise UsageError(f'error: invalid option argument "{arg}"')
+    return req, xml
+
+
+def default_args(root: str, home: str) -> list[str]:
+    """Options of the cell's and the user's sge_qquota files, comments dropped."""
+    found: list[str] = []
+    for path in (os.path.join(root, "common", "sge_qquota"), os.path.join(home, ".sge_qquota")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            found += shlex.split(line, comments=True)
+    return found
+
+
+def amount(row: QuotaRow) -> str:
+    if row.used == int(row.used):
+        return str(int(row.used))
+    if row.type == "MEMORY":
+        from gridd.cli.render_qstat import format_memory
+
+        return format_memory(row.used, 3)
+    return f"{row.used:f}"
+
+
+def filter_text(row: QuotaRow) -> str:
+    parts = [f"{name} {','.join([*scope, *('!' + x for x in excluded)])}"
+             for name, scope, excluded in row.filters]
+    return " ".join(parts) or "-"
+
+
+def render_text(rows: list[QuotaRow]) -> str:
+    if not rows:
+        return ""
+    out = [f"{'resource quota rule':<18} {'limit':<20} filter\n", "-" * 80 + "\n"]
+    out += [f"{row.rule:<18} {f'{row.resource}={amount(row)}/{row.limit}':<20} "
+            f"{filter_text(row)}\n" for row in rows]
+    return "".join(out)
+
+
+def render_xml(rows: list[QuotaRow]) -> str:
+    """One qquota_rule per rule and scope, with a limit element per resource."""
+    from gridd.cli.render_qstat import xml_escape
+
+    out = [_XML_HEAD]
+    previous: tuple[str, str] | None = None
+    for row in rows:
+        scope = (row.rule, filter_text(row))
+        if scope != previous:
+            if previous is not None:
+                out.append(" </qquota_rule>\n")
+            out.append(f" <qquota_rule name='{xml_escape(row.rule)}'>\n")
+            for name, names, excluded in row.filters:
+                out += [f"   <{name}>{xml_escape(n)}</{name}>\n" for n in names]
+                out += [f"   <x{name}>{xml_escape(n)}</x{name}>\n" for n in excluded]
+            previous = scope
+        out.append(f"   <limit resource='{xml_escape(row.resource)}' "
+                   f"limit='{xml_escape(row.limit)}' value='{amount(row)}'/>\n")
+    if previous is not None:
+        out.append(" </qquota_rule>\n")
+    out.append("</qquota_result>\n")
+    return "".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "-help" in args:
+        print(USAGE, end="")
+        return 0
+    home = os.path.expanduser("~")
+    try:
+        req, xml = parse(default_args(paths.root_dir(), home) + args, current_user())
+    except UsageError as exc:
+        print(f"{USAGE}{exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # an unbalanced quote in an sge_qquota file
+        print(f"error: cannot read sge_qquota: {exc}", file=sys.stderr)
+        return 1
+
+    def body() -> int:
+        with Client() as client:
+            reply = client.request(req)
+        sys.stdout.write(render_xml(reply.rows) if xml else render_text(reply.rows))
+        return 0
+
+    return run_command(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
