@@ -1,8 +1,9 @@
 """qconf's options, applied in order to the cell's configuration. Pure: no I/O.
 
 The verbs live in admin_lists (people, hosts, access lists), admin_objects (host
-groups, projects, queues, PEs, exec hosts), admin_attr (the attribute verbs) and
-admin_conf (complexes, scheduler, global and host configurations); this module knows
+groups, projects, queues, PEs, exec hosts), admin_attr (the attribute verbs),
+admin_conf (complexes, scheduler, global and host configurations) and admin_rqs
+(resource quota sets, and the attribute verbs on them); this module knows
 how many arguments each option takes, who may use it, and runs a command line.
 
 The interactive forms (-mq, -aq, -mu, ...) never arrive here: qconf opens the editor
@@ -19,6 +20,7 @@ from gridd.master import admin_attr as attr
 from gridd.master import admin_conf as conf
 from gridd.master import admin_lists as lists
 from gridd.master import admin_objects as objects
+from gridd.master import admin_rqs as rqs
 from gridd.master.admin_base import Answer, Caller, Verb
 from gridd.master.admin_objects import (
     EXECHOSTS,
@@ -42,6 +44,7 @@ class Option:
     verb: Verb
     changes: bool = True  # only managers may use it
     minimum: int = 0  # for REST
+    optional: int = 0  # after `count` arguments, up to this many more that are no options
 
 
 def _show(count: int, verb: Verb) -> Option:
@@ -114,15 +117,20 @@ VERBS: dict[str, Option] = {
                                        added="added host {} to exec host list")),
     "-Me": Option(1, objects.put_named(EXECHOSTS, adding=False)),
     "-de": Option(1, objects.delete_named(EXECHOSTS)),
-    # one attribute at a time
-    "-aattr": Option(REST, attr.attr_verb("add"), minimum=3),
-    "-mattr": Option(REST, attr.attr_verb("modify"), minimum=3),
-    "-dattr": Option(REST, attr.attr_verb("delete"), minimum=3),
-    "-rattr": Option(REST, attr.attr_verb("replace"), minimum=3),
-    "-Aattr": Option(REST, attr.attr_file_verb("add"), minimum=2),
-    "-Mattr": Option(REST, attr.attr_file_verb("modify"), minimum=2),
-    "-Dattr": Option(REST, attr.attr_file_verb("delete"), minimum=2),
-    "-Rattr": Option(REST, attr.attr_file_verb("replace"), minimum=2),
+    # resource quota sets
+    "-srqsl": _show(0, rqs.list_sets),
+    "-srqs": _show(OPTIONAL, rqs.show_sets),
+    "-Arqs": Option(1, rqs.add_sets),
+    "-Mrqs": Option(1, rqs.modify_sets, optional=1),
+    "-drqs": Option(1, rqs.delete_sets),
+    # one attribute at a time (object resource_quota: admin_rqs)
+    **{option: Option(REST, rqs.routed(attr.attr_verb(mode), rqs.attr_verb(mode)), minimum=3)
+       for option, mode in (("-aattr", "add"), ("-mattr", "modify"), ("-dattr", "delete"),
+                            ("-rattr", "replace"))},
+    **{option: Option(REST, rqs.routed(attr.attr_file_verb(mode), rqs.attr_file_verb(mode)),
+                      minimum=2)
+       for option, mode in (("-Aattr", "add"), ("-Mattr", "modify"), ("-Dattr", "delete"),
+                            ("-Rattr", "replace"))},
     "-purge": Option(3, attr.purge_override),
 }
 
@@ -144,7 +152,14 @@ def _take(option: Option, args: list[str]) -> list[str] | None:
                 break
             taken.append(word)
         return taken
-    return args[:option.count] if len(args) >= option.count else None
+    if len(args) < option.count:
+        return None
+    taken = args[:option.count]
+    for word in args[option.count:option.count + option.optional]:
+        if _is_option(word):
+            break
+        taken.append(word)
+    return taken
 
 
 def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
