@@ -52,8 +52,11 @@ USAGE = """usage: qconf [options]
    [-sql | -sq [queue_list] | -aq [q] | -Aq file | -mq q | -Mq file | -dq q]  queues
    [-spl | -sp pe | -ap pe | -Ap file | -mp pe | -Mp file | -dp pe]  parallel environments
    [-sel | -se host | -ae [host] | -Ae file | -me host | -Me file | -de host]  exec hosts
+   [-srqsl | -srqs [rqs_list] | -arqs [rqs_list] | -Arqs file | -mrqs [rqs_list] |
+    -Mrqs file [rqs_list] | -drqs rqs_list]           resource quota sets
    [-aattr | -mattr | -dattr | -rattr obj attr value obj_list]  change one attribute
-       of queue, exechost, hostgroup or pe objects; values may be [host=value] overrides
+       of queue, exechost, hostgroup or pe objects (values may be [host=value]
+       overrides), or of resource_quota sets (obj_list: set, set/N or set/rule_name)
    [-Aattr | -Mattr | -Dattr | -Rattr obj file obj_list]  the same with the file's
        "attr value" lines
    [-purge queue attr queue@host]       drop a host's override
@@ -76,7 +79,11 @@ FILE_OPTIONS: dict[str, tuple[str, int]] = {
     **{option: ("error reading in file", 1)
        for option in ("-Ap", "-Mp", "-Aprj", "-Mprj", "-Au", "-Mu", "-Msconf")},
     **{option: (_INVALID_ARGUMENT, 1) for option in ("-Aattr", "-Mattr", "-Dattr", "-Rattr")},
+    "-Arqs": ("", 1),
+    "-Mrqs": ("", 1),
 }
+# options whose complaint about an unreadable file has no "error: " in front
+BARE_OPEN_ERRORS = {"-Arqs", "-Mrqs"}
 # where the file is among the option's arguments, when not first
 FILE_INDEX = {"-Aattr": 1, "-Mattr": 1, "-Dattr": 1, "-Rattr": 1}
 # options whose argument is a comma-separated list of files
@@ -127,6 +134,8 @@ EDITOR_FORMS: dict[str, EditorForm] = {
     "-mconf": EditorForm("-Mconf", OPTIONAL, show="-sconf", each=True,
                          unchanged=CONF_UNCHANGED),
     "-aconf": EditorForm("-Aconf", 1, each=True, unchanged=CONF_UNCHANGED),
+    "-arqs": EditorForm("-Arqs", OPTIONAL),
+    "-mrqs": EditorForm("-Mrqs", OPTIONAL, show="-srqs"),
 }
 
 
@@ -216,7 +225,8 @@ def _read_files(args: list[str]) -> dict[str, str]:
                     files[path] = f.read()
             except OSError as exc:
                 trailer, code = FILE_OPTIONS[arg]
-                lines = [f'error: error opening file "{path}" for reading: {exc.strerror}']
+                prefix = "" if arg in BARE_OPEN_ERRORS else "error: "
+                lines = [f'{prefix}error opening file "{path}" for reading: {exc.strerror}']
                 raise QconfError("\n".join(lines + ([trailer.format(path)] if trailer else [])),
                                  code) from None
     return files
@@ -241,6 +251,19 @@ def _offered(option: str, form: EditorForm, name: str,
     from gridd.formats.qconf_objects import editable, template
 
     send = form.send
+    if option == "-arqs":
+        from gridd.formats.rqs import template as rqs_template
+
+        return rqs_template([n for n in name.split(",") if n] or ["template"]), send
+    if option == "-mrqs":
+        current = request(["-srqs", *([name] if name else [])], {})
+        if current.code and name:
+            for missing in (n for n in name.split(",") if n):
+                print(f'resource quota set "{missing}" does not exist', file=sys.stderr)
+            return 1
+        if current.code:
+            return _show(current)
+        return "".join(line + "\n" for line in current.out), send
     if option in ("-mconf", "-aconf"):
         current = request(["-sconf", name], {}) if option == "-mconf" else None
         if current is None or current.code:
@@ -281,7 +304,25 @@ def _edit_one(option: str, form: EditorForm, name: str, request: Request) -> int
             print(f'error: error reading file: "{path}"\nerror reading temp file',
                   file=sys.stderr)
             return 1
-        return _show(request([send, path], {path: edited}))
+        return _show(request([send, path, *_edited_sets(option, name, edited)],
+                             {path: edited}))
+
+
+def _edited_sets(option: str, name: str, edited: str) -> list[str]:
+    """-mrqs with a list sends each set the edited file holds as a change of that set
+    (one renamed in the editor is a set that does not exist); without a list the file
+    replaces every set. Other forms send the file alone.
+    """
+    if option != "-mrqs" or not name:
+        return []
+    from gridd.formats.parsing import FormatError
+    from gridd.formats.rqs import parse_rule_sets
+
+    try:
+        found = list(dict.fromkeys(rs.name for rs in parse_rule_sets(edited)))
+    except FormatError:
+        return [name]  # the master reads it again and says what is wrong
+    return [",".join(found)] if found else [name]
 
 
 def _run_editor(path: str) -> int:

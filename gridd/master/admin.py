@@ -45,6 +45,7 @@ class Option:
     changes: bool = True  # only managers may use it
     minimum: int = 0  # for REST
     optional: int = 0  # after `count` arguments, up to this many more that are no options
+    missing: str = ""  # what Grid Engine says when the arguments are missing, if not the usual
 
 
 def _show(count: int, verb: Verb) -> Option:
@@ -120,8 +121,8 @@ VERBS: dict[str, Option] = {
     # resource quota sets
     "-srqsl": _show(0, rqs.list_sets),
     "-srqs": _show(OPTIONAL, rqs.show_sets),
-    "-Arqs": Option(1, rqs.add_sets),
-    "-Mrqs": Option(1, rqs.modify_sets, optional=1),
+    "-Arqs": Option(1, rqs.add_sets, missing="no file argument given"),
+    "-Mrqs": Option(1, rqs.modify_sets, optional=1, missing="no file argument given"),
     "-drqs": Option(1, rqs.delete_sets),
     # one attribute at a time (object resource_quota: admin_rqs)
     **{option: Option(REST, rqs.routed(attr.attr_verb(mode), rqs.attr_verb(mode)), minimum=3)
@@ -176,7 +177,8 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
             break
         taken = _take(option, args)
         if taken is None:
-            total.fail(f'error: no option argument provided to "{name}"\nUsage: qconf -help')
+            total.fail(option.missing or
+                       f'error: no option argument provided to "{name}"\nUsage: qconf -help')
             break
         del args[:len(taken)]
         if option.changes and who.user not in config.managers:
