@@ -78,12 +78,13 @@ def _wrap(line: str, first_value: int) -> str:
     follows a comma: reading the line back would lose that blank (`a, \\` is read `a,`).
     """
     lines = []
-    start = first_value - 1
+    start = first_value - 1  # the blank before the value
     while len(line) > LINE_WIDTH:
         candidates: list[tuple[str, str]] = []
         for index in range(start, len(line)):
             char, before = line[index], line[index - 1]
-            if char == " " and before not in " ," and line[index + 1:].strip():
+            breaks = char == " " and (before not in " ," or index == first_value - 1)
+            if breaks and line[index + 1:].strip():
                 candidates.append((line[:index], line[index + 1:].lstrip(" ")))
             elif before == "," and char != " " and index > start:
                 candidates.append((line[:index], line[index:]))
@@ -94,6 +95,7 @@ def _wrap(line: str, first_value: int) -> str:
         lines.append(head + _CONTINUATION)
         line = _INDENT + tail
         start = len(_INDENT) + 1
+        first_value = 0
     lines.append(line)
     return "\n".join(lines)
 
