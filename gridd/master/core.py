@@ -412,8 +412,10 @@ class Master:
         if not self.plan.rqs:
             return p.QuotaReply()
         loads = self.loads()
-        quotas = Quotas(self.plan, Matcher(self.complex_table()), loads)
-        quotas.book_running(self.running.values(), {qi.name: qi for qi in self.plan.instances})
+        matcher = Matcher(self.complex_table())
+        quotas = Quotas.fresh(self.plan, matcher.table, loads)
+        quotas.book_running(self.running.values(), {qi.name: qi for qi in self.plan.instances},
+                            matcher)
         return p.QuotaReply(rows=quotas.rows(req.users, req.hosts, req.queues, req.pes,
                                              req.projects, req.resources))
 

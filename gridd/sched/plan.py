@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -35,7 +35,7 @@ from gridd.sched.levels import (
     matcher_for,
 )
 from gridd.sched.match import CategoryCache, JobRequest, Level, Matcher, MatchResult
-from gridd.sched.quota import Quotas, Who
+from gridd.sched.quota import QuotaRules, Quotas, Who
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -55,6 +55,7 @@ class Planner:
     def __init__(self) -> None:
         self._matcher: Matcher | None = None
         self._complexes: object = None
+        self._quota_rules: QuotaRules | None = None
 
     def matcher(self, conf: PlanConf) -> Matcher:
         if self._matcher is None or self._complexes is not conf.complexes:
@@ -68,7 +69,10 @@ class Planner:
                               self.matcher(view.conf))
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
-        cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states)
+        cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
+                      quota_rules=self._quota_rules)
+        if cycle.quotas is not None:
+            self._quota_rules = cycle.quotas.rules
         return cycle.run(sorted(view.jobs.values(), key=_order_key))
 
 
@@ -108,6 +112,26 @@ class _Category:
     # everywhere, are kept per user, group and project, apart from what resources say.
     quota_reasons: dict[Who, dict[str, None]] = field(default_factory=dict)
     rejected_who: set[Who] = field(default_factory=set)
+    resume_who: dict[Who, int] = field(default_factory=dict)  # past resource or quota refusals
+    sigs: list[int] | None = None  # the candidates' quota signatures, when quotas apply
+    # skip[i] leads to the next candidate from i that has not refused the category one
+    # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
+    skip: list[int] | None = None
+
+    def alive(self, i: int) -> int:
+        """The first candidate from index i that has not refused the category."""
+        skip = self.skip
+        if skip is None:
+            return i
+        while skip[i] != i:
+            skip[i] = skip[skip[i]]  # halve the path for the next walk
+            i = skip[i]
+        return i
+
+    def dead(self, i: int) -> None:
+        if self.skip is None:
+            self.skip = list(range(len(self.candidates) + 1))
+        self.skip[i] = i + 1
 
     def why(self, who: Who) -> list[str]:
         return [*self.reasons, *self.quota_reasons.get(who, ())]
@@ -125,11 +149,14 @@ class Cycle:
         states: Mapping[str, str],
         *,
         categories: bool = True,
+        quota_rules: QuotaRules | None = None,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no resume index, no skipping of rejected categories, and reasons
         gathered per job. It is far slower and exists as the reference the caches must
-        agree with (the property tests and bench/dispatch.py compare the two)."""
+        agree with (the property tests and bench/dispatch.py compare the two).
+        `quota_rules` are the rule sets compiled by an earlier cycle, reused while the
+        configuration is the same."""
         self.conf = conf
         self.levels = levels
         self.matcher = levels.matcher
@@ -140,8 +167,10 @@ class Cycle:
         running = list(running)
         self.quotas: Quotas | None = None
         if conf.rqs:
-            self.quotas = Quotas(conf, self.matcher, loads)
-            self.quotas.book_running(running, self.instances)
+            if quota_rules is None or not quota_rules.made_from(conf):
+                quota_rules = QuotaRules(conf, self.matcher.table)
+            self.quotas = Quotas(quota_rules, loads)
+            self.quotas.book_running(running, self.instances, self.matcher)
         self.quota_hit = False  # the current attempt met a quota refusal
         self.pe_used: dict[str, int] = {}
         for task in running:
@@ -255,7 +284,7 @@ class Cycle:
 
     def book(self, cat: _Category, granted: Granted, pe: str, who: Who) -> None:
         """Debit a placement on every level it uses, on its PE and its quotas."""
-        in_pe = replace(who, pe=pe)
+        in_pe = who._replace(pe=pe)
         for index, (name, slots) in enumerate(granted):
             qi = self.instances[name]
             g, h, q = self.levels.of(qi)
@@ -277,7 +306,8 @@ class Cycle:
         return True
 
     def _note_quota(self, cat: _Category, who: Who, why: str) -> None:
-        cat.quota_reasons.setdefault(replace(who, pe=""), {})[why] = None
+        """Keep a quota's refusal for the asker (`who` without a PE)."""
+        cat.quota_reasons.setdefault(who, {})[why] = None
         self.quota_hit = True
 
     # ---- sequential jobs -----------------------------------------------------------------
@@ -288,20 +318,55 @@ class Cycle:
         fits, matcher, req = self.cache.fits, self.matcher, cat.req
         candidates = cat.candidates
         first_fit = None
-        for i in range(cat.resume if self.use_categories else 0, len(candidates)):
+        start = max(cat.resume, cat.resume_who.get(who, 0)) if self.use_categories else 0
+        # Instances whose signature the quotas refuse the asker for good: skipped without
+        # asking the matcher, so they count as possibly fitting for the category.
+        blocked: dict[int, str] = {}
+        closed: dict[str, str] = {}
+        sigs: list[int] = []
+        if self.quotas is not None:
+            (blocked, closed), sigs = self.quotas.blocked(who, req), self._signatures(cat)
+        moving = start == cat.resume  # this scan may move the category's resume point
+        noted = cat.quota_reasons.setdefault(who, {}) if self.quotas is not None else {}
+        end = len(candidates)
+        i = cat.alive(start) if self.use_categories else start
+        while i < end:
             qi = candidates[i]
+            if (blocked or closed) and not (moving and first_fit is None):
+                why = blocked.get(sigs[i]) or closed.get(qi.name)
+                if why is not None:
+                    noted[why] = None
+                    self.quota_hit = True
+                    i = cat.alive(i + 1)
+                    continue
             g, h, q = self.levels.of(qi)
             result = fits(matcher, req, 1, g, h, q)
             if not result.ok:
                 cat.reasons[result.reason] = None
+                if self.use_categories:
+                    cat.dead(i)
+                i = cat.alive(i + 1)
                 continue
             if first_fit is None:
                 first_fit = i
-            if not self._quota_refuses(cat, who, qi):
+            if self._quota_refuses(cat, who, qi):
+                i = cat.alive(i + 1)
+                continue
+            if moving:  # the scan saw every instance from there
                 cat.resume = first_fit
-                return [(qi.name, 1)]
-        cat.resume = len(candidates) if first_fit is None else first_fit
+            cat.resume_who[who] = i
+            return [(qi.name, 1)]
+        if moving:
+            cat.resume = len(candidates) if first_fit is None else first_fit
+        cat.resume_who[who] = len(candidates)
         return None
+
+    def _signatures(self, cat: _Category) -> list[int]:
+        """The quota signature of each candidate, worked out once per category."""
+        if cat.sigs is None:
+            assert self.quotas is not None
+            cat.sigs = [self.quotas.signature(qi) for qi in cat.candidates]
+        return cat.sigs
 
     def _place_softly(self, cat: _Category, who: Who) -> Granted | None:
         best: tuple[int, Instance] | None = None
@@ -330,7 +395,8 @@ class Cycle:
     def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
-        in_pe = replace(who, pe=pe.name)
+        in_pe = who._replace(pe=pe.name)
+        quota_memo: dict[int, tuple[float, str | None]] = {}
         cap = _whole(min(matcher.slot_room(req, levels.global_level),
                          pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
@@ -356,7 +422,7 @@ class Cycle:
                 continue
             room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
             if self.quotas is not None:
-                quota_room, why = self.quotas.room(in_pe, qi, req)
+                quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
                 if quota_room < 1:
                     self._note_quota(cat, who, why or "")
                     continue

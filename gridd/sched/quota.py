@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
@@ -27,12 +28,13 @@ from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, rule_id
 from gridd.sched.match import JobRequest, Matcher, Need
 
 _EPSILON = 1e-9
+_WILD = re.compile(r"[*?\[]")
 _TERM = re.compile(r"([+-]?)(?:\$([A-Za-z_][\w.-]*)(?:\*([0-9.]+))?|([0-9.]+))")
 
 
-@dataclass(frozen=True, slots=True)
-class Who:
-    """The job's side of matching; pe is the PE a placement is tried in ("" for none)."""
+class Who(NamedTuple):
+    """The job's side of matching; pe is the PE a placement is tried in ("" for none).
+    A named tuple: it keys many dictionaries, and tuples hash fast."""
 
     user: str
     group: str = ""
@@ -44,15 +46,84 @@ Key = tuple[int, int, str, str, str, str, str]  # set, rule, user, project, pe, 
 
 
 @dataclass(frozen=True, slots=True)
-class _Check:
-    """One limit of one applied rule for one job on one instance."""
+class _Names:
+    """A filter's names compiled for matching: `*`, literal names, wildcard patterns and
+    `@group` references (access lists or host groups)."""
 
-    usage: dict[str, float]  # what the rule's scope uses, by resource
+    star: bool = False
+    names: frozenset[str] = frozenset()
+    patterns: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+
+    def has(self, value: str, in_group: Callable[[str, str], bool]) -> bool:
+        return (self.star or value in self.names
+                or any(fnmatch.fnmatchcase(value, p) for p in self.patterns)
+                or any(in_group(group, value) for group in self.groups))
+
+
+def _names(items: list[str]) -> _Names:
+    return _Names(
+        "*" in items,
+        frozenset(i for i in items if not i.startswith("@") and not _WILD.search(i)),
+        tuple(i for i in items if i != "*" and not i.startswith("@") and _WILD.search(i)),
+        tuple(i for i in items if i.startswith("@")))
+
+
+@dataclass(frozen=True, slots=True)
+class _Filter:
+    scope: _Names
+    xscope: _Names
+    any_scope: bool  # no names at all: everything is in scope
+
+
+def _filter(flt: Filter | None) -> _Filter | None:
+    if flt is None:
+        return None
+    return _Filter(_names(flt.scope), _names(flt.xscope), not flt.scope)
+
+
+@dataclass(frozen=True, slots=True)
+class _Limit:
+    name: str  # the attribute's full name
+    type: str
+    consumable: str
+    text: str  # as written
+    fixed: float | None  # the value when it is a number, None for a formula or a requirement
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A rule compiled for checking: its filters, which of them expand into the usage key
+    (whether that key depends on the queue instance), and its limits."""
+
+    set_index: int
+    rule_index: int
+    name: str  # "set/N" or "set/name"
+    filters: tuple[_Filter | None, ...]  # users, projects, pes, queues, hosts
+    expand: tuple[bool, ...]
+    local: bool  # queues or hosts expand: the key depends on the instance
+    limits: tuple[_Limit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One limit of one applied rule for one job on one instance; usage is looked up by
+    key when checked, so checks outlive the cycle that made them."""
+
+    key: Key  # the rule's scope
     resource: str
     per_slot: float  # amount per slot (consumable YES)
     per_job: float  # amount once per job, on the master instance (consumable JOB)
-    limit: float  # math.inf for a requirement that holds
-    why: str
+    limit: float | None  # None: a dynamic limit, worked out per cycle from `text`
+    text: str
+    type: str  # of the resource, for a dynamic limit's value
+    rule: _Rule
+    mark: tuple[Key, str]  # (key, resource): where its usage is booked
+
+    @property
+    def why(self) -> str:
+        return (f'cannot run because it exceeds limit "{key_text(self.key)}" in rule '
+                f'"{self.rule.name}"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,137 +138,261 @@ class Usage:
     limit: str  # as the rule says, or the computed value of a dynamic limit
 
 
-class Quotas:
-    """The enabled rule sets of one cycle (or one qquota), with the usage booked so far."""
+class QuotaRules:
+    """The enabled rule sets compiled for matching, kept as long as the configuration
+    they come from (the planner keeps one across cycles, as it keeps compiled requests).
 
-    def __init__(self, conf: PlanConf, matcher: Matcher,
-                 loads: Mapping[str, Mapping[str, str]]) -> None:
-        self.sets: list[RuleSet] = list(conf.rqs)
-        self.matcher = matcher
-        self.table: ComplexTable = matcher.table
+    Per instance a signature (which rules of each set its queue and host let apply), per
+    job (who) the rules its user, project and PE let apply, and per who and signature the
+    rule each set applies, with the scopes of those rules whose key does not depend on
+    the instance. Signatures a who cannot tell apart share one view.
+    """
+
+    def __init__(self, conf: PlanConf, table: ComplexTable) -> None:
         self.conf = conf
-        self.loads = loads
-        self.usage: dict[Key, dict[str, float]] = {}
+        self.sets: list[RuleSet] = list(conf.rqs)
+        self.table = table
+        self.rules = [[_compile(n, rs, i, table) for i in range(len(rs.rules))]
+                      for n, rs in enumerate(self.sets)]
+        self.limited = sorted({limit.name for rules in self.rules for rule in rules
+                               for limit in rule.limits})
+        self._usersets = {name: frozenset(entries) for name, entries in conf.usersets.items()}
+        self._hostgroups = {name: frozenset(hosts) for name, hosts in conf.hostgroups.items()}
         self._instance_sig: dict[str, int] = {}
-        self._sig_masks: dict[tuple[int, ...], int] = {}
+        self._sig_ids: dict[tuple[int, ...], int] = {}
         self._sig_list: list[tuple[int, ...]] = []
         self._who_masks: dict[Who, tuple[int, ...]] = {}
-        self._selected: dict[tuple[Who, int], tuple[tuple[int, int], ...]] = {}
-        self._checks: dict[tuple[Who, JobRequest, str], tuple[_Check, ...]] = {}
+        self._seen: dict[tuple[Who, int], int] = {}
+        self._view_ids: dict[tuple[Who, tuple[int, ...]], int] = {}
+        self.views: list[tuple[tuple[tuple[_Rule, Key], ...], tuple[_Rule, ...]]] = []
+        # Checks per view and request amounts, and for instance-dependent scopes per who,
+        # amounts and instance: they depend on the configuration only.
+        self.shared: dict[tuple[int, tuple[object, ...]], tuple[_Check, ...]] = {}
+        self.local: dict[tuple[Who, tuple[object, ...], str], tuple[_Check, ...]] = {}
+        self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
 
-    # ---- matching ------------------------------------------------------------------------
+    def made_from(self, conf: PlanConf) -> bool:
+        """Whether this was compiled from what `conf` says (the same objects)."""
+        c = self.conf
+        return (c.rqs is conf.rqs and c.usersets is conf.usersets
+                and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes)
 
-    def applied(self, who: Who, qi: Instance) -> tuple[tuple[int, int], ...]:
-        """(set, rule) for every set with a rule matching the job on this instance."""
-        sig = self._signature(qi)
-        found = self._selected.get((who, sig))
-        if found is None:
-            who_masks = self._who_masks.get(who)
-            if who_masks is None:
-                who_masks = self._who_masks[who] = tuple(
-                    _mask(rs.rules, lambda rule: self._job_matches(rule, who))
-                    for rs in self.sets)
-            picked = []
-            for index, (wm, im) in enumerate(zip(who_masks, self._sig_list[sig], strict=True)):
-                both = wm & im
-                if both:
-                    picked.append((index, (both & -both).bit_length() - 1))
-            found = self._selected[(who, sig)] = tuple(picked)
-        return found
-
-    def _signature(self, qi: Instance) -> int:
+    def signature(self, qi: Instance) -> int:
         sig = self._instance_sig.get(qi.name)
         if sig is None:
-            masks = tuple(_mask(rs.rules, lambda rule: self._place_matches(rule, qi))
-                          for rs in self.sets)
-            sig = self._sig_masks.get(masks)
+            masks = tuple(_mask(rules, lambda rule: self._place_matches(rule, qi))
+                          for rules in self.rules)
+            sig = self._sig_ids.get(masks)
             if sig is None:
-                sig = self._sig_masks[masks] = len(self._sig_list)
+                sig = self._sig_ids[masks] = len(self._sig_list)
                 self._sig_list.append(masks)
             self._instance_sig[qi.name] = sig
         return sig
 
-    def _job_matches(self, rule: Rule, who: Who) -> bool:
-        return (_matches(rule.users, lambda item: self._user_is(item, who))
-                and _optional_matches(rule.projects, who.project)
-                and _optional_matches(rule.pes, who.pe))
+    def view(self, who: Who, sig: int) -> int:
+        """The signature as the who sees it: one id for the signatures in which each set
+        applies the same rule to it; `views[id]` holds (shared scopes, local rules)."""
+        view = self._seen.get((who, sig))
+        if view is None:
+            who_masks = self._who_masks.get(who)
+            if who_masks is None:
+                who_masks = self._who_masks[who] = tuple(
+                    _mask(rules, lambda rule: self._job_matches(rule, who))
+                    for rules in self.rules)
+            # per set, the bit of the rule it applies (0: none)
+            picked = tuple(_lowest_bit(wm & im)
+                           for wm, im in zip(who_masks, self._sig_list[sig], strict=True))
+            view = self._view_ids.get((who, picked))
+            if view is None:
+                view = self._view_ids[(who, picked)] = len(self.views)
+                self.views.append(self._scopes(who, picked))
+            self._seen[(who, sig)] = view
+        return view
 
-    def _place_matches(self, rule: Rule, qi: Instance) -> bool:
-        return (_matches(rule.queues, lambda item: fnmatch.fnmatchcase(qi.queue, item))
-                and _matches(rule.hosts, lambda item: self._host_is(item, qi.host)))
+    def _scopes(self, who: Who, picked: tuple[int, ...]
+                ) -> tuple[tuple[tuple[_Rule, Key], ...], tuple[_Rule, ...]]:
+        shared: list[tuple[_Rule, Key]] = []
+        local: list[_Rule] = []
+        for rules, bit in zip(self.rules, picked, strict=True):
+            if not bit:
+                continue
+            rule = rules[bit.bit_length() - 1]
+            if rule.local:
+                local.append(rule)
+            else:
+                shared.append((rule, _key(rule, who, None)))
+        return tuple(shared), tuple(local)
 
-    def _user_is(self, item: str, who: Who) -> bool:
-        if item.startswith("@"):
-            entries = self.conf.usersets.get(item[1:], ())
-            return who.user in entries or (bool(who.group) and f"@{who.group}" in entries)
-        return fnmatch.fnmatchcase(who.user, item)
+    def _job_matches(self, rule: _Rule, who: Who) -> bool:
+        users, projects, pes = rule.filters[:3]
+        return (_holds(users, who.user, self.in_userset(who))
+                and _holds_optional(projects, who.project)
+                and _holds_optional(pes, who.pe))
 
-    def _host_is(self, item: str, host: str) -> bool:
-        if item.startswith("@"):
-            return any(host in members for group, members in self.conf.hostgroups.items()
-                       if fnmatch.fnmatchcase(group, item))
-        return fnmatch.fnmatchcase(host, item)
+    def _place_matches(self, rule: _Rule, qi: Instance) -> bool:
+        queues, hosts = rule.filters[3:]
+        return (_holds(queues, qi.queue, _no_group)
+                and _holds(hosts, qi.host, self.in_hostgroup))
+
+    def in_userset(self, who: Who) -> Callable[[str, str], bool]:
+        def in_set(group: str, user: str) -> bool:
+            entries = self._usersets.get(group[1:], frozenset())
+            return user in entries or (bool(who.group) and f"@{who.group}" in entries)
+        return in_set
+
+    def in_hostgroup(self, group: str, host: str) -> bool:
+        members = self._hostgroups.get(group)
+        if members is not None:
+            return host in members
+        return any(host in hosts for name, hosts in self._hostgroups.items()
+                   if fnmatch.fnmatchcase(name, group))
+
+
+class Quotas:
+    """The usage of one cycle (or one qquota) under compiled rule sets: what running
+    tasks and this cycle's placements hold per rule and scope, and the checks a job meets
+    (kept per who, request amounts and view; per instance for instance-dependent scopes).
+    """
+
+    def __init__(self, rules: QuotaRules, loads: Mapping[str, Mapping[str, str]]) -> None:
+        self.rules = rules
+        self.sets = rules.sets
+        self.table = rules.table
+        self.loads = loads
+        self.used: dict[tuple[Key, str], float] = {}  # by scope and resource
+        self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
+        # A check that refused one slot refuses for the rest of the cycle: usage only
+        # grows. Remembered per who and request amounts, by signature for checks the
+        # instances of a signature share and by instance for the others, with the refusal.
+        self._blocked: dict[tuple[Who, tuple[object, ...]], dict[int, str]] = {}
+        self._closed: dict[tuple[Who, tuple[object, ...]], dict[str, str]] = {}
+
+    @classmethod
+    def fresh(cls, conf: PlanConf, table: ComplexTable,
+              loads: Mapping[str, Mapping[str, str]]) -> Quotas:
+        """For a one-off question (qsub -w, qquota): rules compiled for it alone."""
+        return cls(QuotaRules(conf, table), loads)
+
+    def applied(self, who: Who, qi: Instance) -> list[_Rule]:
+        """The rule each set applies to the job on this instance (sets without one left out)."""
+        shared, local = self.rules.views[self.rules.view(who, self.rules.signature(qi))]
+        return sorted([rule for rule, _ in shared] + list(local),
+                      key=lambda r: (r.set_index, r.rule_index))
+
+    def signature(self, qi: Instance) -> int:
+        return self.rules.signature(qi)
 
     # ---- limits and usage -----------------------------------------------------------------
 
-    def _key(self, set_index: int, rule_index: int, who: Who, qi: Instance) -> Key:
-        rule = self.sets[set_index].rules[rule_index]
-        return (set_index, rule_index,
-                who.user if _expands(rule.users) else "",
-                who.project if _expands(rule.projects) else "",
-                who.pe if _expands(rule.pes) else "",
-                qi.queue if _expands(rule.queues) else "",
-                qi.host if _expands(rule.hosts) else "")
-
     def checks(self, who: Who, qi: Instance, req: JobRequest) -> tuple[_Check, ...]:
         """The limits that bind this job on this instance, each with its usage."""
-        memo = (who, req, qi.name)
-        found = self._checks.get(memo)
-        if found is not None:
-            return found
-        needs = {need.name: need for need in req.hard}
-        out = []
-        for set_index, rule_index in self.applied(who, qi):
-            rule = self.sets[set_index].rules[rule_index]
-            key = self._key(set_index, rule_index, who, qi)
-            why = (f'cannot run because it exceeds limit "{key_text(key)}" in rule '
-                   f'"{rule_id(self.sets[set_index], rule_index)}"')
-            for limit in rule.limits:
-                attr = self.table.resolve(limit.name)
-                need = needs.get(attr.name) if attr else None
-                if attr is None or need is None:
-                    continue
-                if attr.consumable == "NO":
-                    if not _requirement_holds(need, attr.type, limit.value):
-                        out.append(_Check({}, attr.name, 0.0, 0.0, -1.0, why))
-                    continue
-                per_slot = float(need.key) if need.consumable == "YES" else 0.0
-                per_job = float(need.key) if need.consumable == "JOB" else 0.0
-                if per_slot or per_job:
-                    usage = self.usage.setdefault(key, {})
-                    out.append(_Check(usage, attr.name, per_slot, per_job,
-                                      self.limit_value(limit.value, attr.type, qi.host), why))
-        found = self._checks[memo] = tuple(out)
+        sig = self.rules.signature(qi)
+        return self._shared_checks(who, req, sig) + self._local_checks(who, req, sig, qi)
+
+    def _shared_checks(self, who: Who, req: JobRequest, sig: int) -> tuple[_Check, ...]:
+        rules = self.rules
+        view = rules.view(who, sig)
+        needs, amounts = self._needs_of(req)
+        found = rules.shared.get((view, amounts))
+        if found is None:
+            found = rules.shared[(view, amounts)] = tuple(
+                check for rule, key in rules.views[view][0]
+                for check in _limit_checks(rule, key, needs))
         return found
+
+    def _local_checks(self, who: Who, req: JobRequest, sig: int,
+                      qi: Instance) -> tuple[_Check, ...]:
+        rules = self.rules
+        local = rules.views[rules.view(who, sig)][1]
+        if not local:
+            return ()
+        needs, amounts = self._needs_of(req)
+        found = rules.local.get((who, amounts, qi.name))
+        if found is None:
+            found = rules.local[(who, amounts, qi.name)] = tuple(
+                check for rule in local for check in _limit_checks(rule, _key(rule, who, qi),
+                                                                   needs))
+        return found
+
+    def _needs_of(self, req: JobRequest) -> tuple[dict[str, Need], tuple[object, ...]]:
+        """The request's needs by name, and what of them the limits can see: requests
+        with equal amounts of the limited resources share their checks."""
+        found = self.rules.needs.get(req)
+        if found is None:
+            needs = {need.name: need for need in req.hard}
+            seen = tuple((n.consumable, n.text) if (n := needs.get(name)) else None
+                         for name in self.rules.limited)
+            found = self.rules.needs[req] = (needs, seen)
+        return found
+
+    def _limit(self, check: _Check) -> float:
+        """The check's limit; a dynamic one worked out once per cycle and host."""
+        limit = check.limit
+        if limit is None:
+            memo = (check.text, check.type, check.key[6])
+            limit = self._dynamic.get(memo)
+            if limit is None:
+                limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
+        return limit
+
+    def _left(self, check: _Check) -> float:
+        """What the check's scope has left of its resource."""
+        return self._limit(check) - self.used.get(check.mark, 0.0)
+
+    def blocked(self, who: Who, req: JobRequest) -> tuple[dict[int, str], dict[str, str]]:
+        """Signatures and instances on which the job is refused for the rest of the
+        cycle, with why."""
+        amounts = self._needs_of(req)[1]
+        return (self._blocked.setdefault((who, amounts), {}),
+                self._closed.setdefault((who, amounts), {}))
 
     def refusal(self, who: Who, qi: Instance, req: JobRequest, slots: int,
                 master: bool = True) -> str | None:
         """Why the quotas refuse `slots` slots of the job here, or None."""
-        for check in self.checks(who, qi, req):
+        sig = self.rules.signature(qi)
+        blocked, closed = self.blocked(who, req)
+        why = blocked.get(sig) or closed.get(qi.name)
+        if why is not None:
+            return why
+        used = self.used
+        for check in self._shared_checks(who, req, sig):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            if check.usage.get(check.resource, 0.0) + amount > check.limit + _EPSILON:
+            limit = check.limit if check.limit is not None else self._limit(check)
+            if used.get(check.mark, 0.0) + amount > limit + _EPSILON:
+                if slots == 1 and master:
+                    blocked[sig] = check.why
+                return check.why
+        for check in self._local_checks(who, req, sig, qi):
+            amount = check.per_slot * slots + (check.per_job if master else 0.0)
+            limit = check.limit if check.limit is not None else self._limit(check)
+            if used.get(check.mark, 0.0) + amount > limit + _EPSILON:
+                if slots == 1 and master:
+                    closed[qi.name] = check.why
                 return check.why
         return None
 
-    def room(self, who: Who, qi: Instance, req: JobRequest) -> tuple[float, str | None]:
+    def room(self, who: Who, qi: Instance, req: JobRequest,
+             memo: dict[int, tuple[float, str | None]]) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
-        and the refusal that bounds it."""
+        and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
+        is booked meanwhile), the room of the checks an instance signature shares."""
+        sig = self.rules.signature(qi)
+        shared = memo.get(sig)
+        if shared is None:
+            shared = memo[sig] = self._room(self._shared_checks(who, req, sig))
+        local = self._local_checks(who, req, sig, qi)
+        if not local:
+            return shared
+        here = self._room(local)
+        return here if here[0] < shared[0] else shared
+
+    def _room(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
         room, why = math.inf, None
-        for check in self.checks(who, qi, req):
-            if check.limit < 0:
+        for check in checks:
+            if check.limit is not None and check.limit < 0:
                 return 0.0, check.why
             if check.per_slot:
-                left = (check.limit - check.usage.get(check.resource, 0.0)) / check.per_slot
+                left = self._left(check) / check.per_slot
                 if left < room:
                     room, why = max(math.floor(left + _EPSILON), 0), check.why
         return room, why
@@ -206,14 +401,14 @@ class Quotas:
                          req: JobRequest) -> tuple[str, int] | None:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say), and by how many slots at least; None when none."""
-        wanted: dict[tuple[int, str], tuple[_Check, float]] = {}
+        wanted: dict[tuple[Key, str], tuple[_Check, float]] = {}
         for index, (qi, slots) in enumerate(granted):
             for check in self.checks(who, qi, req):
                 amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
-                mark = (id(check.usage), check.resource)
+                mark = check.mark
                 wanted[mark] = (check, wanted.get(mark, (check, 0.0))[1] + amount)
         for check, amount in wanted.values():
-            over = check.usage.get(check.resource, 0.0) + amount - check.limit
+            over = amount - self._left(check)
             if over > _EPSILON:
                 slots = math.ceil(over / check.per_slot - _EPSILON) if check.per_slot else 0
                 return check.why, max(slots, 1) if check.per_slot else 1 << 31
@@ -221,17 +416,18 @@ class Quotas:
 
     def book(self, who: Who, qi: Instance, req: JobRequest, slots: int,
              master: bool = True) -> None:
+        used = self.used
         for check in self.checks(who, qi, req):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
             if amount:
-                check.usage[check.resource] = check.usage.get(check.resource, 0.0) + amount
+                used[check.mark] = used.get(check.mark, 0.0) + amount
 
-    def book_running(self, running: Iterable[Running],
-                     instances: Mapping[str, Instance]) -> None:
+    def book_running(self, running: Iterable[Running], instances: Mapping[str, Instance],
+                     matcher: Matcher) -> None:
         """Book what started tasks hold; an instance gone from the configuration still
         counts under the queue and host it had."""
         for task in running:
-            req = self.matcher.request(task.hard)
+            req = matcher.request(task.hard)
             who = Who(task.owner, task.group, task.project, task.pe)
             for index, (name, slots) in enumerate(task.granted):
                 qi = instances.get(name) or _gone(name)
@@ -255,7 +451,7 @@ class Quotas:
         attr = self.table.resolve(name)
         if attr is None:
             return 0.0
-        text = self.conf.host_values.get(host, {}).get(attr.name)
+        text = self.rules.conf.host_values.get(host, {}).get(attr.name)
         if text is None:
             text = self.loads.get(host, {}).get(attr.name)
         try:
@@ -265,9 +461,12 @@ class Quotas:
 
     def usage_lines(self) -> list[Usage]:
         """Every rule scope with something booked, in set and rule order (qquota)."""
+        by_key: dict[Key, dict[str, float]] = {}
+        for (key, resource), amount in self.used.items():
+            by_key.setdefault(key, {})[resource] = amount
         lines = []
-        for key in sorted(self.usage, key=lambda k: (k[0], k[1], k[2:])):
-            used = self.usage[key]
+        for key in sorted(by_key, key=lambda k: (k[0], k[1], k[2:])):
+            used = by_key[key]
             rs = self.sets[key[0]]
             rule = rs.rules[key[1]]
             for limit in rule.limits:
@@ -280,7 +479,6 @@ class Quotas:
                     lines.append(Usage(rs.name, rule_id(rs, key[1]), key, limit.name,
                                        amount, value))
         return lines
-
 
     def rows(self, users: list[str], hosts: list[str], queues: list[str], pes: list[str],
              projects: list[str], resources: list[str]) -> list[QuotaRow]:
@@ -295,16 +493,18 @@ class Quotas:
             name = attr.name if attr else line.resource
             if resources and name not in wanted:
                 continue
-            if not self._selected(rule, line.key, users, hosts, queues, pes, projects):
+            compiled = self.rules.rules[line.key[0]][line.key[1]]
+            if not self._selected(compiled, line.key, users, hosts, queues, pes, projects):
                 continue
             out.append(QuotaRow(rule=line.rule, resource=name,
                                 type=attr.type if attr else "INT", used=line.used,
                                 limit=line.limit, filters=_shown_filters(rule, line.key)))
         return out
 
-    def _selected(self, rule: Rule, key: Key, users: list[str], hosts: list[str],
+    def _selected(self, rule: _Rule, key: Key, users: list[str], hosts: list[str],
                   queues: list[str], pes: list[str], projects: list[str]) -> bool:
         _, _, k_user, k_project, k_pe, k_queue, k_host = key
+        f_users, f_projects, f_pes, f_queues, f_hosts = rule.filters
 
         def among(names: list[str], member: str, matches: Callable[[str], bool]) -> bool:
             if not names or "*" in names:
@@ -313,14 +513,12 @@ class Quotas:
                 return any(fnmatch.fnmatchcase(member, n) for n in names)
             return any(matches(n) for n in names)
 
-        return (among(users, k_user, lambda u: _matches(
-                    rule.users, lambda item: self._user_is(item, Who(u))))
-                and among(hosts, k_host, lambda h: _matches(
-                    rule.hosts, lambda item: self._host_is(item, h)))
-                and among(queues, k_queue, lambda q: _matches(
-                    rule.queues, lambda item: fnmatch.fnmatchcase(q, item)))
-                and among(pes, k_pe, lambda pe: _optional_matches(rule.pes, pe))
-                and among(projects, k_project, lambda pr: _optional_matches(rule.projects, pr)))
+        return (among(users, k_user,
+                      lambda u: _holds(f_users, u, self.rules.in_userset(Who(u))))
+                and among(hosts, k_host, lambda h: _holds(f_hosts, h, self.rules.in_hostgroup))
+                and among(queues, k_queue, lambda q: _holds(f_queues, q, _no_group))
+                and among(pes, k_pe, lambda pe: _holds_optional(f_pes, pe))
+                and among(projects, k_project, lambda pr: _holds_optional(f_projects, pr)))
 
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
@@ -338,39 +536,94 @@ def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]
     return shown
 
 
+def _compile(set_index: int, rule_set: RuleSet, index: int, table: ComplexTable) -> _Rule:
+    rule = rule_set.rules[index]
+    filters = tuple(getattr(rule, name) for name in FILTERS)
+    expand = tuple(_expands(flt) for flt in filters)
+    limits = []
+    for limit in rule.limits:
+        attr = table.resolve(limit.name)
+        if attr is None:
+            continue
+        fixed = None
+        if attr.consumable != "NO" and "$" not in limit.value:
+            try:
+                fixed = float(parse_value(attr.type, limit.value))
+            except ValueError:
+                fixed = math.inf
+        limits.append(_Limit(attr.name, attr.type, attr.consumable, limit.value, fixed))
+    return _Rule(set_index, index, rule_id(rule_set, index),
+                 tuple(_filter(flt) for flt in filters), expand, expand[3] or expand[4],
+                 tuple(limits))
+
+
+def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need]) -> list[_Check]:
+    """The rule's limits a job with these needs meets in one scope."""
+    out = []
+    for limit in rule.limits:
+        need = needs.get(limit.name)
+        if need is None:
+            continue
+        if limit.consumable == "NO":
+            if not _requirement_holds(need, limit.type, limit.text):
+                out.append(_Check(key, limit.name, 0.0, 0.0, -1.0, limit.text, limit.type,
+                                  rule, (key, limit.name)))
+            continue
+        per_slot = float(need.key) if need.consumable == "YES" else 0.0
+        per_job = float(need.key) if need.consumable == "JOB" else 0.0
+        if per_slot or per_job:
+            out.append(_Check(key, limit.name, per_slot, per_job, limit.fixed, limit.text,
+                              limit.type, rule, (key, limit.name)))
+    return out
+
+
+def _key(rule: _Rule, who: Who, qi: Instance | None) -> Key:
+    ex = rule.expand
+    return (rule.set_index, rule.rule_index, who.user if ex[0] else "",
+            who.project if ex[1] else "", who.pe if ex[2] else "",
+            qi.queue if qi is not None and ex[3] else "",
+            qi.host if qi is not None and ex[4] else "")
+
+
+def _holds(flt: _Filter | None, value: str, in_group: Callable[[str, str], bool]) -> bool:
+    """A user, queue or host filter: absent or `*` matches all; exclusions always win."""
+    if flt is None:
+        return True
+    if flt.xscope.has(value, in_group):
+        return False
+    return flt.any_scope or flt.scope.has(value, in_group)
+
+
+def _holds_optional(flt: _Filter | None, value: str) -> bool:
+    """A project or PE filter: `*` means jobs that have one, `!*` jobs that have none."""
+    if flt is None:
+        return True
+    if value and flt.xscope.has(value, _no_group):
+        return False
+    if flt.any_scope:
+        return True
+    return bool(value) and flt.scope.has(value, _no_group)
+
+
+def _lowest_bit(bits: int) -> int:
+    return bits & -bits
+
+
+def _no_group(group: str, value: str) -> bool:
+    return False
+
+
 def key_text(key: Key) -> str:
     """The scope as the scheduler names it: expanded members by filter, "/" after each."""
     return "".join(f"{part}/" for part in key[2:])
 
 
-def _mask(rules: list[Rule], matches: Callable[[Rule], bool]) -> int:
+def _mask(rules: list[_Rule], matches: Callable[[_Rule], bool]) -> int:
     mask = 0
     for index, rule in enumerate(rules):
         if matches(rule):
             mask |= 1 << index
     return mask
-
-
-def _matches(flt: Filter | None, is_item: Callable[[str], bool]) -> bool:
-    """A user, queue or host filter: absent or `*` matches all; exclusions always win."""
-    if flt is None:
-        return True
-    if any(item == "*" or is_item(item) for item in flt.xscope):
-        return False
-    return not flt.scope or any(item == "*" or is_item(item) for item in flt.scope)
-
-
-def _optional_matches(flt: Filter | None, value: str) -> bool:
-    """A project or PE filter: `*` means jobs that have one, `!*` jobs that have none."""
-    if flt is None:
-        return True
-    if any((item == "*" and value) or (value and fnmatch.fnmatchcase(value, item))
-           for item in flt.xscope):
-        return False
-    if not flt.scope:
-        return True
-    return any((item == "*" and bool(value)) or (bool(value) and fnmatch.fnmatchcase(value, item))
-               for item in flt.scope)
 
 
 def _expands(flt: Filter | None) -> bool:

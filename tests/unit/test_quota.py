@@ -224,7 +224,8 @@ def test_quotas_leave_other_users_of_a_category_free_to_run():
 
 def test_usage_counts_running_tasks_whatever_their_instance_became():
     conf, loads = cell([SPEC_SETS[0]])
-    quotas = Quotas(conf, build_levels(conf, loads, []).matcher, loads)
+    matcher = build_levels(conf, loads, []).matcher
+    quotas = Quotas.fresh(conf, matcher.table, loads)
     quotas.book_running([Running(1, 0, {}, [("gone.q@nowhere", 3)], owner="x")],
-                        {qi.name: qi for qi in conf.instances})
+                        {qi.name: qi for qi in conf.instances}, matcher)
     assert [(u.rule, u.used) for u in quotas.usage_lines()] == [("maxujobs/1", 3.0)]

@@ -1,0 +1,130 @@
+"""One dispatch decision of the complexes benchmark (bench/dispatch.py: 10,000 pending jobs,
+1,000 queue instances on 250 hosts) with resource quota sets: 50 rule sets of 10 rules
+each, over 200 users in 10 access lists and the hosts in 10 host groups, with expanded
+user and host lists, shared scopes, project and PE filters and a dynamic limit.
+
+The same jobs (owned by the 200 users) are planned with and without the rule sets; the
+target is at most twice the time without. Both are the production path (`Planner.plan`),
+best of a few runs on a warm planner. The benchmark also checks that the plan keeps every
+limit: it books the plan's orders as running tasks and lets the quota layer say whether
+any scope went over.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import dispatch
+
+from gridd.model.cluster import Running
+from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.sched.levels import build_levels
+from gridd.sched.plan import Plan, Planner
+from gridd.sched.quota import Quotas
+from gridd.sched.view import SchedView
+
+USERS = 200
+SETS = 50
+RULES = 10
+RUNS = 3
+SEED = 4242
+
+
+def users() -> list[str]:
+    return [f"u{i:03d}" for i in range(USERS)]
+
+
+def rule_sets() -> list[RuleSet]:
+    """Ten rules a set, from narrow to wide, each kind of filter in play."""
+
+    def names(*items: str, expand: bool = False) -> Filter:
+        return Filter(expand, [i for i in items if not i.startswith("!")],
+                      [i[1:] for i in items if i.startswith("!")])
+
+    def limit(text: str) -> list[Limit]:
+        return [Limit(*pair.split("=", 1)) for pair in text.split(",")]
+
+    sets = []
+    for s in range(SETS):
+        own = [f"u{(s * 4 + k) % USERS:03d}" for k in range(4)]
+        rack, other = f"@rack{s % 10}", f"@rack{(s + 3) % 10}"
+        rules = [
+            Rule(users=names(*own, expand=True), hosts=names(rack, expand=True),
+                 limits=limit("slots=6")),
+            Rule(users=names(f"@team{s % 10}", f"!{own[0]}"), hosts=names(other),
+                 limits=limit("slots=60")),
+            Rule(users=names(f"@team{(s + 1) % 10}", expand=True), queues=names("short.q"),
+                 limits=limit("slots=12")),
+            Rule(projects=names("*"), limits=limit("slots=300")),
+            Rule(pes=names("smp"), users=names("*", expand=True), limits=limit("slots=40")),
+            Rule(hosts=names(rack, expand=True), limits=limit("slots=$num_proc*2")),
+            Rule(users=names(*own), limits=limit("license=20")),
+            Rule(queues=names("big.q"), hosts=names(other, expand=True),
+                 limits=limit("slots=16")),
+            Rule(users=names(f"@team{(s + 2) % 10}"), limits=limit("slots=400")),
+            Rule(users=names("*", expand=True), limits=limit(f"slots={30 + s}")),
+        ]
+        assert len(rules) == RULES
+        sets.append(RuleSet(name=f"set{s:02d}", rules=rules))
+    return sets
+
+
+def build(with_quotas: bool) -> SchedView:
+    view = dispatch.build_view()
+    rng = random.Random(SEED)
+    people = users()
+    for job in view.jobs.values():
+        job.owner = rng.choice(people)
+        job.project = "proj" if rng.random() < 0.2 else ""
+    hosts = sorted({qi.host for qi in view.conf.instances})
+    view.conf.hostgroups = {f"@rack{g}": hosts[g * 25:(g + 1) * 25] for g in range(10)}
+    view.conf.usersets = {f"team{t}": people[t * 20:(t + 1) * 20] for t in range(10)}
+    if with_quotas:
+        view.conf.rqs = rule_sets()
+    return view
+
+
+def decide(planner: Planner, view: SchedView) -> tuple[float, Plan]:
+    planner.plan(view, dispatch.NOW)  # warm: requests compiled, as in a long-lived scheduler
+    best, plan = float("inf"), Plan()
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        plan = planner.plan(view, dispatch.NOW)
+        best = min(best, time.perf_counter() - t0)
+    return best, plan
+
+
+def overbooked(view: SchedView, plan: Plan) -> int:
+    """Scopes over a limit once the plan's orders run: must be none."""
+    jobs = view.jobs
+    running = [Running(o.job_id, o.task_id, jobs[o.job_id].hard, o.granted, o.pe,
+                       jobs[o.job_id].owner, "", jobs[o.job_id].project) for o in plan.orders]
+    levels = build_levels(view.conf, view.loads, [])
+    quotas = Quotas.fresh(view.conf, levels.matcher.table, view.loads)
+    quotas.book_running(running, {qi.name: qi for qi in view.conf.instances}, levels.matcher)
+    over = 0
+    for line in quotas.usage_lines():
+        limit = quotas.limit_value(line.limit, "INT", line.key[6])
+        over += line.used > limit + 1e-9
+    return over
+
+
+def main() -> dict[str, float]:
+    plain, quoted = build(False), build(True)
+    print(f"{dispatch.HOSTS} hosts, {len(plain.conf.instances)} queue instances, "
+          f"{len(plain.jobs):,} pending jobs of {USERS} users; {SETS} rule sets x {RULES} "
+          "rules")
+    base_s, base = decide(Planner(), plain)
+    rqs_s, limited = decide(Planner(), quoted)
+    for what, seconds, plan in (("no quotas", base_s, base), ("quotas", rqs_s, limited)):
+        print(f"{what:<10} {seconds:6.3f} s  best of {RUNS}  {len(plan.orders):,} jobs placed, "
+              f"{len(plan.info):,} with reasons")
+    over = overbooked(quoted, limited)
+    print(f"ratio with / without quotas: {rqs_s / base_s:.2f} (target <= 2)")
+    print(f"limits exceeded by the plan: {over} (must be 0)")
+    return {"base_s": base_s, "rqs_s": rqs_s, "ratio": rqs_s / base_s, "over": float(over)}
+
+
+if __name__ == "__main__":
+    main()
