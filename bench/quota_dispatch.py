@@ -5,9 +5,9 @@ user and host lists, shared scopes, project and PE filters and a dynamic limit.
 
 The same jobs (owned by the 200 users) are planned with and without the rule sets; the
 target is at most twice the time without. Both are the production path (`Planner.plan`),
-best of a few runs on a warm planner. The benchmark also checks that the plan keeps every
-limit: it books the plan's orders as running tasks and lets the quota layer say whether
-any scope went over.
+best of a few runs on a warm planner. The benchmark also checks the plan: it keeps every
+limit (the plan's orders booked as running tasks, the quota layer says whether any scope
+went over), and it equals the plan of the planner without category caches.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import dispatch
 
 from gridd.model.cluster import Running
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
-from gridd.sched.levels import build_levels
-from gridd.sched.plan import Plan, Planner
+from gridd.sched.levels import build_levels, instance_states
+from gridd.sched.plan import Cycle, Plan, Planner
 from gridd.sched.quota import Quotas
 from gridd.sched.view import SchedView
 
@@ -110,6 +110,17 @@ def overbooked(view: SchedView, plan: Plan) -> int:
     return over
 
 
+def uncached(view: SchedView) -> Plan:
+    """The same decision by a Cycle without category caches (seconds, not a figure)."""
+    planner = Planner()
+    levels = build_levels(view.conf, view.loads, [], planner.matcher(view.conf))
+    states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
+                             levels.matcher.table)
+    cycle = Cycle(view.conf, levels, view.loads, [], states, categories=False)
+    return cycle.run(sorted(view.jobs.values(),
+                            key=lambda j: (-j.priority, j.submit_time, j.job_id)))
+
+
 def main() -> dict[str, float]:
     plain, quoted = build(False), build(True)
     print(f"{dispatch.HOSTS} hosts, {len(plain.conf.instances)} queue instances, "
@@ -121,9 +132,12 @@ def main() -> dict[str, float]:
         print(f"{what:<10} {seconds:6.3f} s  best of {RUNS}  {len(plan.orders):,} jobs placed, "
               f"{len(plan.info):,} with reasons")
     over = overbooked(quoted, limited)
+    same = uncached(quoted).orders == limited.orders
     print(f"ratio with / without quotas: {rqs_s / base_s:.2f} (target <= 2)")
     print(f"limits exceeded by the plan: {over} (must be 0)")
-    return {"base_s": base_s, "rqs_s": rqs_s, "ratio": rqs_s / base_s, "over": float(over)}
+    print(f"same placements as the planner without caches: {'yes' if same else 'NO (BUG)'}")
+    return {"base_s": base_s, "rqs_s": rqs_s, "ratio": rqs_s / base_s, "over": float(over),
+            "agree": float(same)}
 
 
 if __name__ == "__main__":

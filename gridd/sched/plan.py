@@ -113,20 +113,13 @@ class _Category:
     quota_reasons: dict[Who, dict[str, None]] = field(default_factory=dict)
     rejected_who: set[Who] = field(default_factory=set)
     resume_who: dict[Who, int] = field(default_factory=dict)  # past resource or quota refusals
-    sigs: list[int] | None = None  # the candidates' quota signatures, when quotas apply
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
-        skip = self.skip
-        if skip is None:
-            return i
-        while skip[i] != i:
-            skip[i] = skip[skip[i]]  # halve the path for the next walk
-            i = skip[i]
-        return i
+        return i if self.skip is None else _jump(self.skip, i)
 
     def dead(self, i: int) -> None:
         if self.skip is None:
@@ -172,6 +165,11 @@ class Cycle:
             self.quotas = Quotas(quota_rules, loads)
             self.quotas.book_running(running, self.instances, self.matcher)
         self.quota_hit = False  # the current attempt met a quota refusal
+        self._lists: dict[tuple[int, ...], list[Instance]] = {}
+        self._sigs: dict[int, tuple[list[int], frozenset[int]]] = {}  # by id of a list
+        # Per asker, request amounts and candidate list: skip pointers past the instances
+        # the quotas closed to the asker for the rest of the cycle (see _Category.alive).
+        self._quota_dead: dict[tuple[Who, object, int], list[int]] = {}
         self.pe_used: dict[str, int] = {}
         for task in running:
             if task.pe:
@@ -261,6 +259,9 @@ class Cycle:
                                 "not in PE list"] = None
             else:
                 cat.candidates.append(qi)
+        # Categories that can use the same instances share one list, and with it the
+        # quota signatures and what the quotas close to an asker.
+        cat.candidates = self._lists.setdefault(tuple(map(id, cat.candidates)), cat.candidates)
         return cat
 
     def place(self, job: p.SchedJob, cat: _Category, who: Who) -> tuple[Granted, str] | None:
@@ -324,49 +325,92 @@ class Cycle:
         blocked: dict[int, str] = {}
         closed: dict[str, str] = {}
         sigs: list[int] = []
+        dead: list[int] | None = None
+        noted: dict[str, None] = {}
         if self.quotas is not None:
-            (blocked, closed), sigs = self.quotas.blocked(who, req), self._signatures(cat)
+            blocked, closed = self.quotas.blocked(who, req)
+            sigs, every = self._signatures(cat)
+            noted = cat.quota_reasons.setdefault(who, {})
+            if blocked and every <= blocked.keys():
+                # Quotas refuse the asker every kind of instance the category has.
+                noted.update(dict.fromkeys(blocked[sig] for sig in every))
+                self.quota_hit = True
+                cat.resume_who[who] = len(candidates)
+                return None
+            dead = self._quota_dead.get((who, self.quotas.amounts(req), id(candidates)))
         moving = start == cat.resume  # this scan may move the category's resume point
-        noted = cat.quota_reasons.setdefault(who, {}) if self.quotas is not None else {}
         end = len(candidates)
-        i = cat.alive(start) if self.use_categories else start
+        # Until the scan knows where the category's resume point goes, it takes no jumps
+        # past instances closed to this asker alone: other askers may still use them.
+        i = self._next(cat, None if moving else dead, start)
         while i < end:
             qi = candidates[i]
-            if (blocked or closed) and not (moving and first_fit is None):
-                why = blocked.get(sigs[i]) or closed.get(qi.name)
-                if why is not None:
-                    noted[why] = None
-                    self.quota_hit = True
-                    i = cat.alive(i + 1)
+            why = (blocked.get(sigs[i]) or closed.get(qi.name)) if blocked or closed else None
+            if why is None:
+                g, h, q = self.levels.of(qi)
+                result = fits(matcher, req, 1, g, h, q)
+                if not result.ok:
+                    cat.reasons[result.reason] = None
+                    if self.use_categories:
+                        cat.dead(i)
+                    i = self._next(cat, None if moving and first_fit is None else dead, i + 1)
                     continue
-            g, h, q = self.levels.of(qi)
-            result = fits(matcher, req, 1, g, h, q)
-            if not result.ok:
-                cat.reasons[result.reason] = None
-                if self.use_categories:
-                    cat.dead(i)
-                i = cat.alive(i + 1)
-                continue
-            if first_fit is None:
-                first_fit = i
-            if self._quota_refuses(cat, who, qi):
-                i = cat.alive(i + 1)
-                continue
-            if moving:  # the scan saw every instance from there
-                cat.resume = first_fit
-            cat.resume_who[who] = i
-            return [(qi.name, 1)]
+                if first_fit is None:
+                    first_fit = i
+                why = self._quota_refusal(who, qi, req)
+                if why is None:
+                    if moving:  # the scan saw every instance from there
+                        cat.resume = first_fit
+                    cat.resume_who[who] = i
+                    return [(qi.name, 1)]
+            elif first_fit is None:
+                first_fit = i  # not asked of the matcher: it may fit
+            noted[why] = None
+            self.quota_hit = True
+            if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
+                dead = self._close(who, req, candidates, dead, i)
+            i = self._next(cat, None if moving and first_fit is None else dead, i + 1)
         if moving:
             cat.resume = len(candidates) if first_fit is None else first_fit
+        if dead is not None:  # instances closed to this asker alone were passed over
+            self.quota_hit = True
         cat.resume_who[who] = len(candidates)
         return None
 
-    def _signatures(self, cat: _Category) -> list[int]:
-        """The quota signature of each candidate, worked out once per category."""
-        if cat.sigs is None:
+    def _quota_refusal(self, who: Who, qi: Instance, req: JobRequest) -> str | None:
+        return None if self.quotas is None else self.quotas.refusal(who, qi, req, 1)
+
+    def _next(self, cat: _Category, dead: list[int] | None, i: int) -> int:
+        """The next candidate from i neither the category's requests nor the asker's
+        quotas have ruled out for the rest of the cycle."""
+        while True:
+            i = cat.alive(i)
+            if dead is None:
+                return i
+            j = _jump(dead, i)
+            if j == i:
+                return i
+            i = j
+
+    def _close(self, who: Who, req: JobRequest, candidates: list[Instance],
+               dead: list[int] | None, i: int) -> list[int]:
+        """Mark candidate i closed to the asker by its quotas for the rest of the cycle."""
+        if dead is None:
             assert self.quotas is not None
-            cat.sigs = [self.quotas.signature(qi) for qi in cat.candidates]
-        return cat.sigs
+            dead = self._quota_dead.setdefault(
+                (who, self.quotas.amounts(req), id(candidates)),
+                list(range(len(candidates) + 1)))
+        dead[i] = i + 1
+        return dead
+
+    def _signatures(self, cat: _Category) -> tuple[list[int], frozenset[int]]:
+        """The quota signature of each candidate, and all of them, once per list."""
+        found = self._sigs.get(id(cat.candidates))
+        if found is None:
+            assert self.quotas is not None
+            sigs = [self.quotas.signature(qi) for qi in cat.candidates]
+            found = self._sigs[id(cat.candidates)] = (sigs, frozenset(sigs))
+        return found
 
     def _place_softly(self, cat: _Category, who: Who) -> Granted | None:
         best: tuple[int, Instance] | None = None
@@ -423,8 +467,9 @@ class Cycle:
             room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
             if self.quotas is not None:
                 quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
-                if quota_room < 1:
+                if quota_room < room:  # the asker's quotas, not the instance, bound it
                     self._note_quota(cat, who, why or "")
+                if quota_room < 1:
                     continue
                 room = _whole(min(room, quota_room))
             rooms.setdefault(qi.host, []).append((qi, room))
@@ -642,6 +687,15 @@ def _take(items: list[tuple[Instance, int]], n: int) -> Granted:
             granted.append((qi.name, k))
             n -= k
     return granted
+
+
+def _jump(skip: list[int], i: int) -> int:
+    """Follow skip pointers from i to a position that points to itself, halving the path
+    on the way so that later walks are short."""
+    while skip[i] != i:
+        skip[i] = skip[skip[i]]
+        i = skip[i]
+    return i
 
 
 def _whole(value: float) -> int:

@@ -339,6 +339,10 @@ class Quotas:
         """What the check's scope has left of its resource."""
         return self._limit(check) - self.used.get(check.mark, 0.0)
 
+    def amounts(self, req: JobRequest) -> tuple[object, ...]:
+        """What of a request the limits can see: requests with equal amounts are alike."""
+        return self._needs_of(req)[1]
+
     def blocked(self, who: Who, req: JobRequest) -> tuple[dict[int, str], dict[str, str]]:
         """Signatures and instances on which the job is refused for the rest of the
         cycle, with why."""
