@@ -450,39 +450,50 @@ class Cycle:
                 cat.pe_candidates[pe.name] = candidates
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
         # give more; with a per-job consumable the master task may need a host further on.
-        enough = _Enough(pe.allocation_rule, cap) if cap >= max(job.pe_min, 1) and not any(
-            n.consumable == "JOB" for n in req.hard) else None
+        stops = cap >= max(job.pe_min, 1) and not any(n.consumable == "JOB" for n in req.hard)
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
         host_cap: dict[str, float] = {}
-        refused: list[Instance] = []
-        seen = len(candidates)
-        for index, qi in enumerate(candidates):
-            g, h, q = levels.of(qi)
-            result = self.cache.fits(matcher, req, 1, g, h, q, master=False)
-            if not result.ok:
-                cat.reasons[result.reason] = None
-                refused.append(qi)
-                continue
-            room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h), job.pe_max))
-            if self.quotas is not None:
-                quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
-                if quota_room < room:  # the asker's quotas, not the instance, bound it
-                    self._note_quota(cat, who, why or "")
-                if quota_room < 1:
+        refused: set[int] = set()
+        scanned = 0
+
+        def scan() -> None:
+            """Gather rooms from where the last scan stopped until the hosts seen suffice."""
+            nonlocal scanned
+            enough = _Enough(pe.allocation_rule, cap) if stops else None
+            if enough is not None and any(enough.add(h, 0, r) for h, r in host_room.items()):
+                return
+            while scanned < len(candidates):
+                qi = candidates[scanned]
+                scanned += 1
+                g, h, q = levels.of(qi)
+                result = self.cache.fits(matcher, req, 1, g, h, q, master=False)
+                if not result.ok:
+                    cat.reasons[result.reason] = None
+                    refused.add(id(qi))
                     continue
-                room = _whole(min(room, quota_room))
-            rooms.setdefault(qi.host, []).append((qi, room))
-            if qi.host not in host_cap:
-                host_cap[qi.host] = matcher.slot_room(req, h)
-            before = host_room.get(qi.host, 0)
-            host_room[qi.host] = _whole(min(host_cap[qi.host], before + room))
-            if enough is not None and enough.add(qi.host, before, host_room[qi.host]):
-                seen = index + 1
-                break
+                room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h),
+                                  job.pe_max))
+                if self.quotas is not None:
+                    quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
+                    if quota_room < room:  # the asker's quotas, not the instance, bound it
+                        self._note_quota(cat, who, why or "")
+                    if quota_room < 1:
+                        continue
+                    room = _whole(min(room, quota_room))
+                rooms.setdefault(qi.host, []).append((qi, room))
+                if qi.host not in host_cap:
+                    host_cap[qi.host] = matcher.slot_room(req, h)
+                before = host_room.get(qi.host, 0)
+                host_room[qi.host] = _whole(min(host_cap[qi.host], before + room))
+                if enough is not None and enough.add(qi.host, before, host_room[qi.host]):
+                    return
+
+        scan()
         if refused and self.use_categories:  # a refusal of one slot holds all cycle long
-            gone = set(map(id, refused))
-            candidates[:seen] = [qi for qi in candidates[:seen] if id(qi) not in gone]
+            candidates[:scanned] = [qi for qi in candidates[:scanned] if id(qi) not in refused]
+            scanned -= len(refused)
+            refused.clear()
         quota_why = None
         while True:
             granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
@@ -504,13 +515,24 @@ class Cycle:
             if self.quotas is None:
                 return placed
             # Each instance kept within its own quotas; together they must also keep the
-            # limits they share: with fewer slots, when the range allows.
+            # limits they share. Take the excess from the instances that hold it, the last
+            # placed first, and allocate again: elsewhere, or fewer slots if the range allows.
             excess = self.quotas.placement_excess(
                 in_pe, [(self.instances[name], n) for name, n in placed], req)
             if excess is None:
                 return placed
-            quota_why, over = excess
-            cap = sum(n for _, n in placed) - over
+            quota_why, over, holders = excess
+            taken = dict(placed)
+            for name in reversed(holders):
+                if over <= 0:
+                    break
+                cut = min(over, taken[name])
+                over -= cut
+                _shrink(rooms, host_room, host_cap, self.instances[name], taken[name] - cut)
+            if over > 0:
+                self._note_quota(cat, who, quota_why)
+                return None
+            scan()  # what was cut may be found further on
 
     def _with_master(self, cat: _Category, granted: Granted) -> tuple[Granted | None,
                                                                       MatchResult | None]:
@@ -687,6 +709,14 @@ def _take(items: list[tuple[Instance, int]], n: int) -> Granted:
             granted.append((qi.name, k))
             n -= k
     return granted
+
+
+def _shrink(rooms: dict[str, list[tuple[Instance, int]]], host_room: dict[str, int],
+            host_cap: Mapping[str, float], qi: Instance, most: int) -> None:
+    """Let an instance take at most `most` slots, and its host accordingly."""
+    items = rooms[qi.host]
+    rooms[qi.host] = [(it, min(room, most) if it is qi else room) for it, room in items]
+    host_room[qi.host] = _whole(min(host_cap[qi.host], sum(r for _, r in rooms[qi.host])))
 
 
 def _jump(skip: list[int], i: int) -> int:

@@ -126,6 +126,22 @@ class _Check:
                 f'"{self.rule.name}"')
 
 
+class _Checks(NamedTuple):
+    """Checks with, for the common question (one slot, the master task), each as
+    (usage key, amount, limit or None, check): the scheduler's innermost loop."""
+
+    all: tuple[_Check, ...]
+    one: tuple[tuple[tuple[Key, str], float, float | None, _Check], ...]
+
+
+def _checks(checks: list[_Check]) -> _Checks:
+    return _Checks(tuple(checks), tuple((c.mark, c.per_slot + c.per_job, c.limit, c)
+                                        for c in checks))
+
+
+_NO_CHECKS = _Checks((), ())
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     """One line of qquota: a rule, its expanded scope, a resource used against its limit."""
@@ -167,8 +183,8 @@ class QuotaRules:
         self.views: list[tuple[tuple[tuple[_Rule, Key], ...], tuple[_Rule, ...]]] = []
         # Checks per view and request amounts, and for instance-dependent scopes per who,
         # amounts and instance: they depend on the configuration only.
-        self.shared: dict[tuple[int, tuple[object, ...]], tuple[_Check, ...]] = {}
-        self.local: dict[tuple[Who, tuple[object, ...], str], tuple[_Check, ...]] = {}
+        self.shared: dict[tuple[int, tuple[object, ...]], _Checks] = {}
+        self.local: dict[tuple[Who, tuple[object, ...], str], _Checks] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
 
     def made_from(self, conf: PlanConf) -> bool:
@@ -287,31 +303,30 @@ class Quotas:
     def checks(self, who: Who, qi: Instance, req: JobRequest) -> tuple[_Check, ...]:
         """The limits that bind this job on this instance, each with its usage."""
         sig = self.rules.signature(qi)
-        return self._shared_checks(who, req, sig) + self._local_checks(who, req, sig, qi)
+        return self._shared_checks(who, req, sig).all + self._local_checks(who, req, sig, qi).all
 
-    def _shared_checks(self, who: Who, req: JobRequest, sig: int) -> tuple[_Check, ...]:
+    def _shared_checks(self, who: Who, req: JobRequest, sig: int) -> _Checks:
         rules = self.rules
         view = rules.view(who, sig)
         needs, amounts = self._needs_of(req)
         found = rules.shared.get((view, amounts))
         if found is None:
-            found = rules.shared[(view, amounts)] = tuple(
+            found = rules.shared[(view, amounts)] = _checks([
                 check for rule, key in rules.views[view][0]
-                for check in _limit_checks(rule, key, needs))
+                for check in _limit_checks(rule, key, needs)])
         return found
 
-    def _local_checks(self, who: Who, req: JobRequest, sig: int,
-                      qi: Instance) -> tuple[_Check, ...]:
+    def _local_checks(self, who: Who, req: JobRequest, sig: int, qi: Instance) -> _Checks:
         rules = self.rules
         local = rules.views[rules.view(who, sig)][1]
         if not local:
-            return ()
+            return _NO_CHECKS
         needs, amounts = self._needs_of(req)
         found = rules.local.get((who, amounts, qi.name))
         if found is None:
-            found = rules.local[(who, amounts, qi.name)] = tuple(
+            found = rules.local[(who, amounts, qi.name)] = _checks([
                 check for rule in local for check in _limit_checks(rule, _key(rule, who, qi),
-                                                                   needs))
+                                                                   needs)])
         return found
 
     def _needs_of(self, req: JobRequest) -> tuple[dict[str, Need], tuple[object, ...]]:
@@ -359,19 +374,24 @@ class Quotas:
         if why is not None:
             return why
         used = self.used
-        for check in self._shared_checks(who, req, sig):
-            amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            limit = check.limit if check.limit is not None else self._limit(check)
-            if used.get(check.mark, 0.0) + amount > limit + _EPSILON:
-                if slots == 1 and master:
+        if slots == 1 and master:  # the common question, and the one remembered
+            for mark, amount, limit, check in self._shared_checks(who, req, sig).one:
+                if limit is None:
+                    limit = self._limit(check)
+                if used.get(mark, 0.0) + amount > limit + _EPSILON:
                     blocked[sig] = check.why
-                return check.why
-        for check in self._local_checks(who, req, sig, qi):
+                    return check.why
+            for mark, amount, limit, check in self._local_checks(who, req, sig, qi).one:
+                if limit is None:
+                    limit = self._limit(check)
+                if used.get(mark, 0.0) + amount > limit + _EPSILON:
+                    closed[qi.name] = check.why
+                    return check.why
+            return None
+        for check in self.checks(who, qi, req):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
             limit = check.limit if check.limit is not None else self._limit(check)
             if used.get(check.mark, 0.0) + amount > limit + _EPSILON:
-                if slots == 1 and master:
-                    closed[qi.name] = check.why
                 return check.why
         return None
 
@@ -379,12 +399,13 @@ class Quotas:
              memo: dict[int, tuple[float, str | None]]) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
         and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
-        is booked meanwhile), the room of the checks an instance signature shares."""
+        is booked meanwhile), the room of the checks the instances of a view share."""
         sig = self.rules.signature(qi)
-        shared = memo.get(sig)
+        view = self.rules.view(who, sig)  # signatures of one view share their checks
+        shared = memo.get(view)
         if shared is None:
-            shared = memo[sig] = self._room(self._shared_checks(who, req, sig))
-        local = self._local_checks(who, req, sig, qi)
+            shared = memo[view] = self._room(self._shared_checks(who, req, sig).all)
+        local = self._local_checks(who, req, sig, qi).all
         if not local:
             return shared
         here = self._room(local)
@@ -402,25 +423,34 @@ class Quotas:
         return room, why
 
     def placement_excess(self, who: Who, granted: list[tuple[Instance, int]],
-                         req: JobRequest) -> tuple[str, int] | None:
+                         req: JobRequest) -> tuple[str, int, list[str]] | None:
         """A limit a placement over several instances exceeds together (a user's slots
-        over several hosts, say), and by how many slots at least; None when none."""
-        wanted: dict[tuple[Key, str], tuple[_Check, float]] = {}
+        over several hosts, say): why, by how many slots at least, and the instances
+        (of the placement, in its order) that count against it; None when none."""
+        wanted: dict[tuple[Key, str], tuple[_Check, float, list[str]]] = {}
         for index, (qi, slots) in enumerate(granted):
             for check in self.checks(who, qi, req):
                 amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
-                mark = check.mark
-                wanted[mark] = (check, wanted.get(mark, (check, 0.0))[1] + amount)
-        for check, amount in wanted.values():
+                _, total, holders = wanted.get(check.mark, (check, 0.0, []))
+                wanted[check.mark] = (check, total + amount, [*holders, qi.name])
+        for check, amount, holders in wanted.values():
             over = amount - self._left(check)
             if over > _EPSILON:
-                slots = math.ceil(over / check.per_slot - _EPSILON) if check.per_slot else 0
-                return check.why, max(slots, 1) if check.per_slot else 1 << 31
+                if not check.per_slot:  # a per-job amount: fewer slots do not help
+                    return check.why, 1 << 31, holders
+                return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
         return None
 
     def book(self, who: Who, qi: Instance, req: JobRequest, slots: int,
              master: bool = True) -> None:
         used = self.used
+        if slots == 1 and master:
+            sig = self.rules.signature(qi)
+            for part in (self._shared_checks(who, req, sig), self._local_checks(who, req, sig, qi)):
+                for mark, amount, _, _ in part.one:
+                    if amount:
+                        used[mark] = used.get(mark, 0.0) + amount
+            return
         for check in self.checks(who, qi, req):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
             if amount:
