@@ -12,6 +12,7 @@ Value parsing comes from `gridd.formats.values` (stdlib only) so that a default 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
@@ -84,7 +85,7 @@ def _number(type_: str, text: str) -> float:
         value = parse_memory(text)
     if value != value:
         raise ValueError(f'invalid {type_} value "{text}"')
-    if type_ == "INT" and value != int(value) and value not in (float("inf"), float("-inf")):
+    if type_ == "INT" and math.isfinite(value) and value != int(value):
         raise ValueError(f'invalid INT value "{text}"')
     return value
 

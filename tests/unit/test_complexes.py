@@ -321,3 +321,12 @@ def test_values_and_defaults() -> None:
     assert not has_default(resolve("h_rt"))
     assert not has_default(resolve("arch"))
     assert has_default(resolve("slots"))
+
+
+def test_an_infinite_int_is_a_value_not_a_crash() -> None:
+    from gridd.model.complexes import parse_value
+
+    assert parse_value("INT", "infinity") == float("inf")
+    assert parse_value("INT", "4") == 4.0
+    with pytest.raises(ValueError):
+        parse_value("INT", "1.5")
