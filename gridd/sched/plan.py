@@ -448,6 +448,15 @@ class Cycle:
             candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
+        if self.quotas is not None:
+            # Limits all the instances share bound the job wherever it goes: fewer slots
+            # to look for, so the scan can stop early, or none to have at all.
+            most, why = self.quotas.common_room(in_pe, req, self._signatures(cat)[1])
+            if most < cap:
+                self._note_quota(cat, who, why or "")
+                cap = _whole(most)
+                if cap < max(job.pe_min, 1):
+                    return None
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
         # give more; with a per-job consumable the master task may need a host further on.
         stops = cap >= max(job.pe_min, 1) and not any(n.consumable == "JOB" for n in req.hard)
@@ -512,8 +521,8 @@ class Cycle:
                 if refusal is not None:
                     cat.reasons[refusal.reason] = None
                 return None
-            if self.quotas is None:
-                return placed
+            if self.quotas is None or len(placed) == 1:
+                return placed  # one instance's room already kept every limit it has
             # Each instance kept within its own quotas; together they must also keep the
             # limits they share. Take the excess from the instances that hold it, the last
             # placed first, and allocate again: elsewhere, or fewer slots if the range allows.

@@ -119,11 +119,7 @@ class _Check:
     type: str  # of the resource, for a dynamic limit's value
     rule: _Rule
     mark: tuple[Key, str]  # (key, resource): where its usage is booked
-
-    @property
-    def why(self) -> str:
-        return (f'cannot run because it exceeds limit "{key_text(self.key)}" in rule '
-                f'"{self.rule.name}"')
+    why: str  # the refusal it gives
 
 
 class _Checks(NamedTuple):
@@ -185,6 +181,7 @@ class QuotaRules:
         # amounts and instance: they depend on the configuration only.
         self.shared: dict[tuple[int, tuple[object, ...]], _Checks] = {}
         self.local: dict[tuple[Who, tuple[object, ...], str], _Checks] = {}
+        self.common: dict[tuple[Who, tuple[object, ...], frozenset[int]], _Checks] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
 
     def made_from(self, conf: PlanConf) -> bool:
@@ -412,15 +409,40 @@ class Quotas:
         return here if here[0] < shared[0] else shared
 
     def _room(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
-        room, why = math.inf, None
+        room: float = math.inf
+        bound = None
+        used = self.used
         for check in checks:
-            if check.limit is not None and check.limit < 0:
+            limit = check.limit
+            if limit is None:
+                limit = self._limit(check)
+            elif limit < 0:
                 return 0.0, check.why
-            if check.per_slot:
-                left = self._left(check) / check.per_slot
+            per_slot = check.per_slot
+            if per_slot:
+                left = (limit - used.get(check.mark, 0.0)) / per_slot
                 if left < room:
-                    room, why = max(math.floor(left + _EPSILON), 0), check.why
-        return room, why
+                    room, bound = left, check
+        if bound is None:
+            return room, None
+        return max(math.floor(room + _EPSILON), 0), bound.why
+
+    def common_room(self, who: Who, req: JobRequest,
+                    sigs: frozenset[int]) -> tuple[float, str | None]:
+        """How many slots the job may have at most wherever it goes among instances of
+        these signatures: the room of the limits whose scope all of them share (a user's
+        total, say), and the refusal that bounds it."""
+        key = (who, self._needs_of(req)[1], sigs)
+        common = self.rules.common.get(key)
+        if common is None:
+            marks: set[tuple[Key, str]] | None = None
+            every: dict[tuple[Key, str], _Check] = {}
+            for sig in sigs:
+                here = {check.mark: check for check in self._shared_checks(who, req, sig).all}
+                every.update(here)
+                marks = set(here) if marks is None else marks & here.keys()
+            common = self.rules.common[key] = _checks([every[m] for m in marks or ()])
+        return self._room(common.all)
 
     def placement_excess(self, who: Who, granted: list[tuple[Instance, int]],
                          req: JobRequest) -> tuple[str, int, list[str]] | None:
@@ -601,14 +623,18 @@ def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need]) -> list[_Che
         if limit.consumable == "NO":
             if not _requirement_holds(need, limit.type, limit.text):
                 out.append(_Check(key, limit.name, 0.0, 0.0, -1.0, limit.text, limit.type,
-                                  rule, (key, limit.name)))
+                                  rule, (key, limit.name), _refusal(rule, key)))
             continue
         per_slot = float(need.key) if need.consumable == "YES" else 0.0
         per_job = float(need.key) if need.consumable == "JOB" else 0.0
         if per_slot or per_job:
             out.append(_Check(key, limit.name, per_slot, per_job, limit.fixed, limit.text,
-                              limit.type, rule, (key, limit.name)))
+                              limit.type, rule, (key, limit.name), _refusal(rule, key)))
     return out
+
+
+def _refusal(rule: _Rule, key: Key) -> str:
+    return f'cannot run because it exceeds limit "{key_text(key)}" in rule "{rule.name}"'
 
 
 def _key(rule: _Rule, who: Who, qi: Instance | None) -> Key:
