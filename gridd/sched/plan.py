@@ -220,8 +220,8 @@ class Cycle:
                         else:
                             cat.rejected = True
                         break
-                    granted, pe = placed
-                    self.book(cat, granted, pe, who)
+                    granted, pe, claimed = placed
+                    self.book(cat, granted, pe, who, claimed)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
             if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
@@ -264,33 +264,37 @@ class Cycle:
         cat.candidates = self._lists.setdefault(tuple(map(id, cat.candidates)), cat.candidates)
         return cat
 
-    def place(self, job: p.SchedJob, cat: _Category, who: Who) -> tuple[Granted, str] | None:
+    def place(self, job: p.SchedJob, cat: _Category,
+              who: Who) -> tuple[Granted, str, bool] | None:
         """Where the job's next task goes and the PE it uses ("" for a sequential job).
 
         The PE is the one the placement was made for: with a wildcard (-pe "*") another
         PE listed by the same instances may have refused the job, for instance at its
-        slot limit, and must neither be named in the order nor be debited.
+        slot limit, and must neither be named in the order nor be debited. The flag says
+        whether its quotas are booked already (a one-slot placement claims them).
         """
         if job.pe:
             for pe in cat.pes:
                 granted = self._place_parallel(job, cat, pe, who)
                 if granted is not None:
-                    return granted, pe.name
+                    return granted, pe.name, False
             return None
         if cat.req.soft or cat.soft_queues:
             granted = self._place_softly(cat, who)
-        else:
-            granted = self._place_first(cat, who)
-        return None if granted is None else (granted, "")
+            return None if granted is None else (granted, "", False)
+        granted = self._place_first(cat, who)
+        return None if granted is None else (granted, "", True)
 
-    def book(self, cat: _Category, granted: Granted, pe: str, who: Who) -> None:
-        """Debit a placement on every level it uses, on its PE and its quotas."""
+    def book(self, cat: _Category, granted: Granted, pe: str, who: Who,
+             claimed: bool = False) -> None:
+        """Debit a placement on every level it uses, on its PE and (unless claimed
+        already) its quotas."""
         in_pe = who._replace(pe=pe)
         for index, (name, slots) in enumerate(granted):
             qi = self.instances[name]
             g, h, q = self.levels.of(qi)
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
-            if self.quotas is not None:
+            if self.quotas is not None and not claimed:
                 self.quotas.book(in_pe, qi, cat.req, slots, master=index == 0)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
@@ -357,7 +361,7 @@ class Cycle:
                     continue
                 if first_fit is None:
                     first_fit = i
-                why = self._quota_refusal(who, qi, req)
+                why = None if self.quotas is None else self.quotas.claim(who, qi, req)
                 if why is None:
                     if moving:  # the scan saw every instance from there
                         cat.resume = first_fit
@@ -376,9 +380,6 @@ class Cycle:
             self.quota_hit = True
         cat.resume_who[who] = len(candidates)
         return None
-
-    def _quota_refusal(self, who: Who, qi: Instance, req: JobRequest) -> str | None:
-        return None if self.quotas is None else self.quotas.refusal(who, qi, req, 1)
 
     def _next(self, cat: _Category, dead: list[int] | None, i: int) -> int:
         """The next candidate from i neither the category's requests nor the asker's

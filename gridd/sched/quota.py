@@ -182,6 +182,8 @@ class QuotaRules:
         self.shared: dict[tuple[int, tuple[object, ...]], _Checks] = {}
         self.local: dict[tuple[Who, tuple[object, ...], str], _Checks] = {}
         self.common: dict[tuple[Who, tuple[object, ...], frozenset[int]], _Checks] = {}
+        # Per who and request amounts, the shared checks by signature: the fast lookup.
+        self.by_sig: dict[tuple[Who, tuple[object, ...]], list[_Checks | None]] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
 
     def made_from(self, conf: PlanConf) -> bool:
@@ -304,13 +306,20 @@ class Quotas:
 
     def _shared_checks(self, who: Who, req: JobRequest, sig: int) -> _Checks:
         rules = self.rules
-        view = rules.view(who, sig)
         needs, amounts = self._needs_of(req)
+        table = rules.by_sig.get((who, amounts))
+        if table is None:
+            table = rules.by_sig[(who, amounts)] = []
+        if sig < len(table) and (found := table[sig]) is not None:
+            return found
+        view = rules.view(who, sig)
         found = rules.shared.get((view, amounts))
         if found is None:
             found = rules.shared[(view, amounts)] = _checks([
                 check for rule, key in rules.views[view][0]
                 for check in _limit_checks(rule, key, needs)])
+        table.extend([None] * (sig + 1 - len(table)))
+        table[sig] = found
         return found
 
     def _local_checks(self, who: Who, req: JobRequest, sig: int, qi: Instance) -> _Checks:
@@ -392,6 +401,19 @@ class Quotas:
                 return check.why
         return None
 
+    def claim(self, who: Who, qi: Instance, req: JobRequest) -> str | None:
+        """Book one slot of the job (its master task) here if the quotas allow it;
+        otherwise why not. One pass for the planner's commonest question."""
+        why = self.refusal(who, qi, req, 1)
+        if why is None:
+            sig = self.rules.signature(qi)
+            used = self.used
+            for part in (self._shared_checks(who, req, sig), self._local_checks(who, req, sig, qi)):
+                for mark, amount, _, _ in part.one:
+                    if amount:
+                        used[mark] = used.get(mark, 0.0) + amount
+        return why
+
     def room(self, who: Who, qi: Instance, req: JobRequest,
              memo: dict[int, tuple[float, str | None]]) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
@@ -466,13 +488,6 @@ class Quotas:
     def book(self, who: Who, qi: Instance, req: JobRequest, slots: int,
              master: bool = True) -> None:
         used = self.used
-        if slots == 1 and master:
-            sig = self.rules.signature(qi)
-            for part in (self._shared_checks(who, req, sig), self._local_checks(who, req, sig, qi)):
-                for mark, amount, _, _ in part.one:
-                    if amount:
-                        used[mark] = used.get(mark, 0.0) + amount
-            return
         for check in self.checks(who, qi, req):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
             if amount:
