@@ -10,6 +10,7 @@ import dispatch
 import drain
 import master_rss
 import qsub_latency
+import quota_dispatch
 import submit_to_running
 
 Figures = dict[str, float | None]
@@ -37,6 +38,7 @@ def main() -> None:
     d = run("drain", drain.main)
     x = run("dispatch decision", dispatch.main)
     r = run("master RSS", master_rss.main)
+    rq = run("dispatch decision with resource quotas", quota_dispatch.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -61,6 +63,9 @@ def main() -> None:
             x["cache_s"] < 0.5 and x["agree"] == 1 if x else None),
         row("master RSS, 100k pending", r.get("rss_mib"), "MiB", "< 1 GiB",
             max(r["rss_mib"], r["peak_mib"]) < 1024 if r else None),
+        row("dispatch with 50x10 quota rules", rq.get("rqs_s"), "s",
+            f"<= 2x without ({rq['base_s']:.2f} s)" if rq else "<= 2x without",
+            rq["ratio"] <= 2 and rq["over"] == 0 and rq["agree"] == 1 if rq else None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))
