@@ -14,31 +14,10 @@ import signal
 from pathlib import Path
 
 from tests.e2e.conftest import Cell, wait_for
+from tests.rqs_reference import RQS_ALL
 
 WHO = r"\S+@\S+"
 
-RQS_ALL = """\
-{
-   name         maxujobs
-   description  "max 20 slots per user"
-   enabled      TRUE
-   limit        users * to slots=20
-}
-{
-   name         max_linux
-   description  NONE
-   enabled      TRUE
-   limit        users * hosts @linux to slots=5
-}
-{
-   name         max_per_host
-   description  NONE
-   enabled      TRUE
-   limit        users roland hosts {@linux} to slots=2
-   limit        users {*} hosts {@linux} to slots=1
-   limit        users * hosts * to slots=0
-}
-"""
 
 
 def editor(cell: Cell, tmp_path: Path, sed: str = "") -> dict[str, str]:

@@ -25,6 +25,7 @@ from gridd.formats.rqs import (
 )
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from tests.rqs_reference import RQS_ALL
 
 # the reference cell's consumables, and the spec's
 COMPLEXES = [
@@ -47,28 +48,6 @@ def error(text: str) -> FormatError:
 
 # ---- the reference transcript ---------------------------------------------------------------
 
-RQS_ALL = """\
-{
-   name         maxujobs
-   description  "max 20 slots per user"
-   enabled      TRUE
-   limit        users * to slots=20
-}
-{
-   name         max_linux
-   description  NONE
-   enabled      TRUE
-   limit        users * hosts @linux to slots=5
-}
-{
-   name         max_per_host
-   description  NONE
-   enabled      TRUE
-   limit        users roland hosts {@linux} to slots=2
-   limit        users {*} hosts {@linux} to slots=1
-   limit        users * hosts * to slots=0
-}
-"""
 
 
 def test_the_reference_sets_read_and_print_back_as_qconf_shows_them():

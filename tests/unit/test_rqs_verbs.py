@@ -12,32 +12,11 @@ from gridd.master.admin import Caller, run_qconf
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.config import Configuration
 from gridd.model.rqs import Filter, Limit
+from tests.rqs_reference import RQS_ALL
 
 WHO = "root@vm"
 LICENSE = ComplexAttr("license", "lic", "INT", "<=", "YES", "YES", "0", "0")
 
-RQS_ALL = """\
-{
-   name         maxujobs
-   description  "max 20 slots per user"
-   enabled      TRUE
-   limit        users * to slots=20
-}
-{
-   name         max_linux
-   description  NONE
-   enabled      TRUE
-   limit        users * hosts @linux to slots=5
-}
-{
-   name         max_per_host
-   description  NONE
-   enabled      TRUE
-   limit        users roland hosts {@linux} to slots=2
-   limit        users {*} hosts {@linux} to slots=1
-   limit        users * hosts * to slots=0
-}
-"""
 
 BASE = """\
 {
