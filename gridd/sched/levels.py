@@ -19,7 +19,7 @@ from gridd.sched.match import GLOBAL, HOST, QUEUE, Level, Matcher
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
 # and "dus"); the letters set by qmod are kept by the master, the others derived here.
 STATE_ORDER = "aACDcdEouSs"
-ALARM, SUSPEND_ALARM, DISABLED, ERROR, UNKNOWN, SUSPENDED = "a", "A", "d", "E", "u", "s"
+ALARM, SUSPEND_ALARM, UNKNOWN = "a", "A", "u"
 
 # Why a queue instance in a state takes no jobs, as the scheduler's global messages say.
 _DROPPED = {

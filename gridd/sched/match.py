@@ -139,11 +139,6 @@ def available(level: Level, name: str) -> float | None:
     return level.free.get(name)
 
 
-def queue_full_reason(queue_instance: str) -> str:
-    """The scheduling-info line for a queue instance without a free slot."""
-    return f'queue instance "{queue_instance}" dropped because it is full'
-
-
 class Matcher:
     """Builds levels and requests for one complex table and checks one against the other.
 

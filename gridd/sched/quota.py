@@ -288,12 +288,6 @@ class Quotas:
         """For a one-off question (qsub -w, qquota): rules compiled for it alone."""
         return cls(QuotaRules(conf, table), loads)
 
-    def applied(self, who: Who, qi: Instance) -> list[_Rule]:
-        """The rule each set applies to the job on this instance (sets without one left out)."""
-        shared, local = self.rules.views[self.rules.view(who, self.rules.signature(qi))]
-        return sorted([rule for rule, _ in shared] + list(local),
-                      key=lambda r: (r.set_index, r.rule_index))
-
     def signature(self, qi: Instance) -> int:
         return self.rules.signature(qi)
 
