@@ -9,18 +9,19 @@ allocation rule can place on the fitting instances. Each placement is debited be
 next job is looked at, so nothing is booked twice.
 
 Jobs with equal requests form a category (the spec's caching section). Within a cycle a
-category keeps what it learned: the levels where it failed (CategoryCache), the instance
-its last job took (every instance before it refused the category, and resources only
-shrink during a cycle), and whether it was rejected, in which case its later jobs are
-not tried again and share its reasons.
+category keeps what it learned: the levels where it failed (CategoryCache), the instances
+that refused it (resources only shrink during a cycle, so they are passed over from then
+on), and whether it was rejected, in which case its later jobs are not tried again and
+share its reasons.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -34,7 +35,7 @@ from gridd.sched.levels import (
     instance_states,
     matcher_for,
 )
-from gridd.sched.match import CategoryCache, JobRequest, Level, Matcher, MatchResult
+from gridd.sched.match import CategoryCache, JobRequest, Matcher, MatchResult
 from gridd.sched.quota import QuotaRules, Quotas, Who
 from gridd.sched.view import SchedView
 
@@ -104,7 +105,6 @@ class _Category:
     pes: list[ParallelEnv]  # PEs its wildcard names, in name order
     soft_queues: list[str]
     reasons: dict[str, None] = field(default_factory=dict)  # an ordered set
-    resume: int = 0  # candidates before this index refused the category
     rejected: bool = False
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
     pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
@@ -120,6 +120,13 @@ class _Category:
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
         return i if self.skip is None else _jump(self.skip, i)
+
+    def walk(self) -> Iterator[tuple[int, Instance]]:
+        """The candidates that have not refused the category, with their indexes."""
+        i = self.alive(0)
+        while i < len(self.candidates):
+            yield i, self.candidates[i]
+            i = self.alive(i + 1)
 
     def dead(self, i: int) -> None:
         if self.skip is None:
@@ -145,7 +152,8 @@ class Cycle:
         quota_rules: QuotaRules | None = None,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
-        CategoryCache, no resume index, no skipping of rejected categories, and reasons
+        CategoryCache, no passing over refusing instances, no skipping of rejected
+        categories, and reasons
         gathered per job. It is far slower and exists as the reference the caches must
         agree with (the property tests and bench/dispatch.py compare the two).
         `quota_rules` are the rule sets compiled by an earlier cycle, reused while the
@@ -154,7 +162,11 @@ class Cycle:
         self.levels = levels
         self.matcher = levels.matcher
         self.use_categories = categories
-        self.cache: CategoryCache | _Uncached = CategoryCache() if categories else _Uncached()
+        # The matcher's checks, answered from the category's earlier failures if cached.
+        cache = CategoryCache()
+        self.fits = partial(cache.fits, self.matcher) if categories else self.matcher.fits
+        self.soft_violations = (partial(cache.soft_violations, self.matcher) if categories
+                                else self.matcher.soft_violations)
         self.categories: dict[tuple[object, ...], _Category] = {}
         self.instances = {qi.name: qi for qi in conf.instances}
         running = list(running)
@@ -318,14 +330,12 @@ class Cycle:
     # ---- sequential jobs -----------------------------------------------------------------
 
     def _place_first(self, cat: _Category, who: Who) -> Granted | None:
-        """The first instance that fits; the category's resume point moves only past
-        instances its requests do not fit (a quota refusal holds for one asker only)."""
-        fits, matcher, req = self.cache.fits, self.matcher, cat.req
+        """The first instance that fits. An instance the category's requests do not fit is
+        passed over by all its later scans, one a quota refuses by the asker's only."""
+        fits, req = self.fits, cat.req
         candidates = cat.candidates
-        first_fit = None
-        start = max(cat.resume, cat.resume_who.get(who, 0)) if self.use_categories else 0
         # Instances whose signature the quotas refuse the asker for good: skipped without
-        # asking the matcher, so they count as possibly fitting for the category.
+        # asking the matcher.
         blocked: dict[int, str] = {}
         closed: dict[str, str] = {}
         sigs: list[int] = []
@@ -342,40 +352,29 @@ class Cycle:
                 cat.resume_who[who] = len(candidates)
                 return None
             dead = self._quota_dead.get((who, self.quotas.amounts(req), id(candidates)))
-        moving = start == cat.resume  # this scan may move the category's resume point
         end = len(candidates)
-        # Until the scan knows where the category's resume point goes, it takes no jumps
-        # past instances closed to this asker alone: other askers may still use them.
-        i = self._next(cat, None if moving else dead, start)
+        i = self._next(cat, dead, cat.resume_who.get(who, 0) if self.use_categories else 0)
         while i < end:
             qi = candidates[i]
             why = (blocked.get(sigs[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
                 g, h, q = self.levels.of(qi)
-                result = fits(matcher, req, 1, g, h, q)
+                result = fits(req, 1, g, h, q)
                 if not result.ok:
                     cat.reasons[result.reason] = None
                     if self.use_categories:
                         cat.dead(i)
-                    i = self._next(cat, None if moving and first_fit is None else dead, i + 1)
+                    i = self._next(cat, dead, i + 1)
                     continue
-                if first_fit is None:
-                    first_fit = i
                 why = None if self.quotas is None else self.quotas.claim(who, qi, req)
                 if why is None:
-                    if moving:  # the scan saw every instance from there
-                        cat.resume = first_fit
                     cat.resume_who[who] = i
                     return [(qi.name, 1)]
-            elif first_fit is None:
-                first_fit = i  # not asked of the matcher: it may fit
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
                 dead = self._close(who, req, candidates, dead, i)
-            i = self._next(cat, None if moving and first_fit is None else dead, i + 1)
-        if moving:
-            cat.resume = len(candidates) if first_fit is None else first_fit
+            i = self._next(cat, dead, i + 1)
         if dead is not None:  # instances closed to this asker alone were passed over
             self.quota_hit = True
         cat.resume_who[who] = len(candidates)
@@ -416,16 +415,17 @@ class Cycle:
     def _place_softly(self, cat: _Category, who: Who) -> Granted | None:
         best: tuple[int, Instance] | None = None
         groups = self.conf.hostgroups
-        for i in range(cat.resume, len(cat.candidates)):
-            qi = cat.candidates[i]
+        for i, qi in cat.walk():
             g, h, q = self.levels.of(qi)
-            result = self.cache.fits(self.matcher, cat.req, 1, g, h, q)
+            result = self.fits(cat.req, 1, g, h, q)
             if not result.ok:
                 cat.reasons[result.reason] = None
+                if self.use_categories:
+                    cat.dead(i)
                 continue
             if self._quota_refuses(cat, who, qi):
                 continue
-            misses = self.cache.soft_violations(self.matcher, cat.req, g, h, q)
+            misses = self.soft_violations(cat.req, g, h, q)
             if cat.soft_queues and not any(queue_matches(ref, qi, groups)
                                            for ref in cat.soft_queues):
                 misses += 1
@@ -464,7 +464,6 @@ class Cycle:
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
         host_cap: dict[str, float] = {}
-        refused: set[int] = set()
         scanned = 0
 
         def scan() -> None:
@@ -473,11 +472,12 @@ class Cycle:
             enough = _Enough(pe.allocation_rule, cap) if stops else None
             if enough is not None and any(enough.add(h, 0, r) for h, r in host_room.items()):
                 return
+            refused: set[int] = set()
             while scanned < len(candidates):
                 qi = candidates[scanned]
                 scanned += 1
                 g, h, q = levels.of(qi)
-                result = self.cache.fits(matcher, req, 1, g, h, q, master=False)
+                result = self.fits(req, 1, g, h, q, master=False)
                 if not result.ok:
                     cat.reasons[result.reason] = None
                     refused.add(id(qi))
@@ -497,13 +497,12 @@ class Cycle:
                 before = host_room.get(qi.host, 0)
                 host_room[qi.host] = _whole(min(host_cap[qi.host], before + room))
                 if enough is not None and enough.add(qi.host, before, host_room[qi.host]):
-                    return
+                    break
+            if refused and self.use_categories:  # a refusal of one slot holds all cycle long
+                candidates[:scanned] = [qi for qi in candidates[:scanned] if id(qi) not in refused]
+                scanned -= len(refused)
 
         scan()
-        if refused and self.use_categories:  # a refusal of one slot holds all cycle long
-            candidates[:scanned] = [qi for qi in candidates[:scanned] if id(qi) not in refused]
-            scanned -= len(refused)
-            refused.clear()
         quota_why = None
         while True:
             granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
@@ -616,34 +615,6 @@ class _Enough:
         if before < self.per_host <= after:
             self.hosts += 1
         return self.hosts * self.per_host >= self.cap
-
-
-class _Uncached:
-    """CategoryCache's interface answered by the matcher every time (`categories=False`)."""
-
-    def fits(
-        self,
-        matcher: Matcher,
-        req: JobRequest,
-        slots: int,
-        global_level: Level | None,
-        host_level: Level | None = None,
-        queue_level: Level | None = None,
-        *,
-        master: bool = True,
-    ) -> MatchResult:
-        return matcher.fits(req, slots, global_level, host_level, queue_level, master=master)
-
-    def soft_violations(
-        self,
-        matcher: Matcher,
-        req: JobRequest,
-        global_level: Level | None,
-        host_level: Level | None = None,
-        queue_level: Level | None = None,
-        slots: int = 1,
-    ) -> int:
-        return matcher.soft_violations(req, global_level, host_level, queue_level, slots)
 
 
 def allocate(
