@@ -12,10 +12,11 @@ each best of a few runs on a warm planner (compiled requests are kept across cyc
 in the scheduler):
 
   none      `Cycle(categories=False)`: every job planned on its own with `Matcher.fits`,
-            no CategoryCache, no resume index, no skipping of rejected categories;
+            no CategoryCache, no passing over refusing instances, no skipping
+            of rejected categories;
   cache     `Planner.plan`, the production path: a category's refusals are remembered
-            per level (CategoryCache), its next job resumes at the instance the previous
-            one took, and a category none of whose jobs found a place is skipped for the
+            per level (CategoryCache), the instances that refused it are passed over by
+            its later jobs, and a category none of whose jobs found a place is skipped for the
             rest of the cycle (spec section 5: the list of queues to test gets shorter
             and shorter). The benchmark used to time the cache alone and the cache with
             the planner's skipping separately; the planner has them as one mode, so
@@ -169,7 +170,7 @@ def main() -> dict[str, float]:
         figures["placed"] = float(len(plan.orders))
     figures["cache+rej_s"] = cache_s
     print("(cache+rej: the same mode as cache; the planner's category caching includes the "
-          "resume index and rejected-category skipping)")
+          "passing over refusing instances and rejected-category skipping)")
     same = cached.orders == uncached.orders
     print(f"placements identical across modes: {'yes' if same else 'NO (BUG)'}")
     print(f"speed-up from categories: {none_s / cache_s:,.0f}x")
