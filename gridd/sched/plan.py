@@ -157,7 +157,7 @@ class Cycle:
         gathered per job. It is far slower and exists as the reference the caches must
         agree with (the property tests and bench/dispatch.py compare the two).
         `quota_rules` are the rule sets compiled by an earlier cycle, reused while the
-        configuration is the same."""
+        configuration is the same (and their tables within bounds)."""
         self.conf = conf
         self.levels = levels
         self.matcher = levels.matcher
@@ -172,7 +172,7 @@ class Cycle:
         running = list(running)
         self.quotas: Quotas | None = None
         if conf.rqs:
-            if quota_rules is None or not quota_rules.made_from(conf):
+            if quota_rules is None or not quota_rules.reusable_for(conf):
                 quota_rules = QuotaRules(conf, self.matcher.table)
             self.quotas = Quotas(quota_rules, loads)
             self.quotas.book_running(running, self.instances, self.matcher)

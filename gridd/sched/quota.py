@@ -30,6 +30,9 @@ from gridd.sched.match import JobRequest, Matcher, Need
 _EPSILON = 1e-9
 _WILD = re.compile(r"[*?\[]")
 _TERM = re.compile(r"([+-]?)(?:\$([A-Za-z_][\w.-]*)(?:\*([0-9.]+))?|([0-9.]+))")
+# Compiled rules are kept across cycles, and their tables grow with the askers and
+# requests a long-lived scheduler sees: past this many entries they are compiled afresh.
+_MAX_ENTRIES = 200_000
 
 
 class Who(NamedTuple):
@@ -186,11 +189,16 @@ class QuotaRules:
         self.by_sig: dict[tuple[Who, tuple[object, ...]], list[_Checks | None]] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
 
-    def made_from(self, conf: PlanConf) -> bool:
-        """Whether this was compiled from what `conf` says (the same objects)."""
+    def reusable_for(self, conf: PlanConf) -> bool:
+        """Whether a cycle planning `conf` may use these: compiled from what it says (the
+        same objects), and their tables still within bounds."""
         c = self.conf
+        entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
+                   + len(self.shared) + len(self.local) + len(self.common)
+                   + len(self.by_sig) + len(self.needs))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
-                and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes)
+                and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
+                and entries <= _MAX_ENTRIES)
 
     def signature(self, qi: Instance) -> int:
         sig = self._instance_sig.get(qi.name)

@@ -229,3 +229,19 @@ def test_usage_counts_running_tasks_whatever_their_instance_became():
     quotas.book_running([Running(1, 0, {}, [("gone.q@nowhere", 3)], owner="x")],
                         {qi.name: qi for qi in conf.instances}, matcher)
     assert [(u.rule, u.used) for u in quotas.usage_lines()] == [("maxujobs/1", 3.0)]
+
+
+def test_compiled_rules_are_kept_across_cycles_within_bounds(monkeypatch):
+    from gridd.sched import quota
+    from gridd.sched.plan import Planner
+    from gridd.sched.view import SchedView
+
+    conf, loads = cell(SPEC_SETS)
+    view = SchedView(jobs={1: job(1, "a"), 2: job(2, "b")}, conf=conf, loads=loads,
+                     hosts_up={"durin", "carc"})
+    planner = Planner()
+    first = planner.plan(view, 0.0)
+    rules = planner._quota_rules
+    assert planner.plan(view, 0.0) == first and planner._quota_rules is rules
+    monkeypatch.setattr(quota, "_MAX_ENTRIES", 1)  # a long-lived scheduler's tables grew
+    assert planner.plan(view, 0.0) == first and planner._quota_rules is not rules
