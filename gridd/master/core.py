@@ -35,7 +35,6 @@ from gridd.model.job import (
     Task,
     new_job,
 )
-from gridd.model.pe import ParallelEnv
 from gridd.sched.levels import build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import verify
@@ -73,7 +72,6 @@ class Effects:
 class MasterState:
     queues: dict[str, Queue] = field(default_factory=dict)
     hosts: dict[str, ExecHost] = field(default_factory=dict)
-    pes: dict[str, ParallelEnv] = field(default_factory=dict)
     jobs: dict[int, Job] = field(default_factory=dict)
     next_job_id: int = 1
     next_seq: int = 1
@@ -281,7 +279,7 @@ class Master:
                     f'"{qref}"'
                 )
         if spec.pe_name and not any(
-            fnmatch.fnmatchcase(n, spec.pe_name) for n in self.s.pes
+            fnmatch.fnmatchcase(n, spec.pe_name) for n in self.plan.pes
         ):
             return (
                 "Unable to run job: job rejected: the requested parallel environment "
@@ -486,10 +484,8 @@ class Master:
 
     def refresh_views(self) -> None:
         """Derive the queue, PE and planning views from the configured objects."""
-        cfg = self.s.config
-        self.s.queues = {n: views.queue_view(q, cfg) for n, q in cfg.queues.items()}
-        self.s.pes = {n: views.pe_view(pe) for n, pe in cfg.pes.items()}
-        self.plan = views.plan_conf(cfg)
+        self.plan = views.plan_conf(self.s.config)
+        self.s.queues = views.queue_views(self.s.config, self.plan.instances)
         self.by_host = {}
         for qi in self.plan.instances:
             if qi.suspend_thresholds:

@@ -31,20 +31,20 @@ def queue_hosts(cq: ClusterQueue, cfg: Configuration) -> list[str]:
     return hosts
 
 
-def groups_of(host: str, cfg: Configuration) -> list[str]:
-    return [name for name in cfg.hostgroups if host in resolve_hostgroup(cfg, name)]
+def queue_views(cfg: Configuration, instances: list[Instance]) -> dict[str, Queue]:
+    """The cluster queues as qsub and qstat see them, from the planning instances (whose
+    per-host overrides are resolved already)."""
+    by_queue: dict[str, list[Instance]] = {}
+    for qi in instances:
+        by_queue.setdefault(qi.queue, []).append(qi)
+    return {name: _queue_view(cq, by_queue.get(name, [])) for name, cq in cfg.queues.items()}
 
 
-def queue_view(cq: ClusterQueue, cfg: Configuration) -> Queue:
-    hosts = queue_hosts(cq, cfg)
+def _queue_view(cq: ClusterQueue, instances: list[Instance]) -> Queue:
     default = _int(cq.value_for("slots", "", []))
-    per_host = {}
-    for host in hosts:
-        slots = _int(cq.value_for("slots", host, groups_of(host, cfg)))
-        if slots != default:
-            per_host[host] = slots
     return Queue(
-        name=cq.qname, hostlist=hosts, slots=default, slots_per_host=per_host,
+        name=cq.qname, hostlist=[qi.host for qi in instances], slots=default,
+        slots_per_host={qi.host: qi.slots for qi in instances if qi.slots != default},
         qtype=cq.value_for("qtype", "", []), seq_no=_int(cq.value_for("seq_no", "", [])),
         tmpdir=cq.value_for("tmpdir", "", []), shell=cq.value_for("shell", "", []),
         h_rt=cq.value_for("h_rt", "", []), s_rt=cq.value_for("s_rt", "", []),

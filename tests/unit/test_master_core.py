@@ -204,3 +204,19 @@ def test_dispatch_carries_each_reason_list_once_and_only_changes():
     assert again.info == {} and again.reasons == {} and again.global_info is None
     cleared = told.dispatch(Plan(info={1: why}, global_info=["dropped"]))
     assert cleared.info == {2: 0, 3: 0} and cleared.global_info == ["dropped"]
+
+
+def test_queue_views_resolve_host_and_hostgroup_overrides():
+    from gridd.model.objects import HostGroup
+
+    master = make_master(hosts=3, slots=2)
+    cfg = master.s.config
+    cfg.hostgroups["@big"] = HostGroup(group_name="@big", hostlist="@bigger node2")
+    cfg.hostgroups["@bigger"] = HostGroup(group_name="@bigger", hostlist="node3")
+    cq = next(iter(cfg.queues.values()))
+    cq.slots = "2,[@big=5],[node3=7]"
+    master.refresh_views()
+    queue = master.s.queues[cq.qname]
+    assert queue.hostlist == ["node1", "node2", "node3"]
+    assert (queue.slots, queue.slots_per_host) == (2, {"node2": 5, "node3": 7})
+    assert [qi.slots for qi in master.plan.instances] == [2, 5, 7]
