@@ -11,7 +11,7 @@ text; elsewhere it follows the same shape with words of our own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -412,14 +412,7 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
     """
     kind = KINDS[kind_name]
     values: dict[str, str] = {}
-    for key, raw in pairs:
-        if key not in kind.checks:
-            raise _fail(kind, f'unknown attribute name "{key}"', source)
-        if key in values:
-            raise _fail(kind, f'attribute "{key}" appears more than once', source)
-        text = raw.strip()
-        if not text:
-            raise _fail(kind, f'attribute "{key}" has no value', source)
+    for key, text in _stripped(kind, pairs, kind.checks, source):
         try:
             values[key] = _checked(kind, key, text)
         except _Invalid as error:
@@ -433,6 +426,23 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
     if kind.name_key is not None and kind.name_key not in values:
         raise _fail(kind, f'required attribute "{kind.name_key}" is missing', source)
     return msgspec.convert(values, kind.cls)
+
+
+def _stripped(kind: _Kind, pairs: Iterable[tuple[str, str]], known: Container[str],
+              source: str) -> Iterator[tuple[str, str]]:
+    """The pairs with their values stripped; an unknown, repeated or empty attribute
+    refuses the whole file."""
+    seen: set[str] = set()
+    for key, raw in pairs:
+        if key not in known:
+            raise _fail(kind, f'unknown attribute name "{key}"', source)
+        if key in seen:
+            raise _fail(kind, f'attribute "{key}" appears more than once', source)
+        text = raw.strip()
+        if not text:
+            raise _fail(kind, f'attribute "{key}" has no value', source)
+        seen.add(key)
+        yield key, text
 
 
 def show(kind_name: str, obj: ConfObject) -> str:
@@ -512,14 +522,7 @@ def userset_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> User
         "entries": _user_list,
     }
     values: dict[str, object] = {}
-    for key, raw in pairs:
-        if key not in checks:
-            raise _fail(kind, f'unknown attribute name "{key}"', source)
-        if key in values:
-            raise _fail(kind, f'attribute "{key}" appears more than once', source)
-        text = raw.strip()
-        if not text:
-            raise _fail(kind, f'attribute "{key}" has no value', source)
+    for key, text in _stripped(kind, pairs, checks, source):
         try:
             values[key] = checks[key](text)
         except _Invalid as error:
@@ -553,16 +556,7 @@ def host_conf_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> di
     the parameters it overrides, in the order written, which is the order they are shown.
     """
     kind = _HOST_CONF_KIND
-    values: dict[str, str] = {}
-    for key, raw in pairs:
-        if key not in HOST_CONF_NAMES:
-            raise _fail(kind, f'unknown attribute name "{key}"', source)
-        if key in values:
-            raise _fail(kind, f'attribute "{key}" appears more than once', source)
-        text = raw.strip()
-        if not text:
-            raise _fail(kind, f'attribute "{key}" has no value', source)
-        values[key] = text
+    values = dict(_stripped(kind, pairs, HOST_CONF_NAMES, source))
     if not values:
         raise InvalidObject(
             "the file sets no parameter", source,
