@@ -133,7 +133,7 @@ def show_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:
             continue
         if ans.out:
             ans.out.append("")
-        ans.out += show_userset(userset).splitlines()
+        ans.out += format_userset(userset)
     return ans
 
 
