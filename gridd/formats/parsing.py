@@ -111,7 +111,7 @@ def expected_terminals(error: UnexpectedInput) -> frozenset[str]:
     return frozenset(allowed)
 
 
-def _at_end(error: UnexpectedInput) -> bool:
+def at_end(error: UnexpectedInput) -> bool:
     token = getattr(error, "token", None)
     return token is not None and token.type == "$END"
 
@@ -119,7 +119,7 @@ def _at_end(error: UnexpectedInput) -> bool:
 def offending_word(error: UnexpectedInput, text: str) -> str:
     """The word where parsing stopped: a blank if it stopped at one, "" at a line end."""
     position = getattr(error, "pos_in_stream", None)
-    if position is None or _at_end(error):
+    if position is None or at_end(error):
         return ""
     word = _WORD.match(text, position)
     if word and word.group():
@@ -133,7 +133,7 @@ def error_position(error: UnexpectedInput, text: str) -> tuple[int, int]:
     """
     line = getattr(error, "line", -1)
     column = getattr(error, "column", -1)
-    if line is None or line < 1 or _at_end(error):
+    if line is None or line < 1 or at_end(error):
         lines = text.split("\n")
         return len(lines), len(lines[-1]) + 1
     return line, column

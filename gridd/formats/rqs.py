@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gridd.formats.objects import join_continued
 from gridd.formats.parsing import (
     FormatError,
+    at_end,
     error_position,
     expected_names,
     expected_terminals,
@@ -534,10 +535,9 @@ def _syntax_error(parser: Lark, error: UnexpectedInput, text: str, source: str) 
     line, column = error_position(error, text)
     allowed = expected_terminals(error)
     expected = expected_names(parser, allowed, _DESCRIBED)
-    token = getattr(error, "token", None)
-    at_end = token is not None and token.type == "$END"
+    ended = at_end(error)
     position = getattr(error, "pos_in_stream", None) or 0
-    at_line_end = not at_end and text[position:position + 1] in ("\n", "\r")
+    at_line_end = not ended and text[position:position + 1] in ("\n", "\r")
     word = offending_word(error, text)
     shown = "end of line" if at_line_end else f'"{word}"'
 
@@ -547,7 +547,7 @@ def _syntax_error(parser: Lark, error: UnexpectedInput, text: str, source: str) 
     def fail(message: str) -> FormatError:
         return FormatError(message, source, line, column, expected)
 
-    if at_end:
+    if ended:
         return fail(f'each value in the attribute value list in line {line} should end '
                     'with "}"')
     if "KW_LIMIT" in allowed:
