@@ -8,13 +8,14 @@ every running task is debited where it runs. Pure: the caller passes loads and h
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
-from gridd.sched.match import GLOBAL, HOST, QUEUE, Level, Matcher
+from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher
 
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
 # and "dus"); the letters set by qmod are kept by the master, the others derived here.
@@ -138,17 +139,10 @@ def exceeded(
             value, bound = parse_value(attr.type, text), parse_value(attr.type, limit)
         except ValueError:
             continue
-        if _reaches(attr.relop, value, bound):
+        # EXCL (an exclusive BOOL) has no order: any other value reaches the threshold.
+        if OPERATORS.get(attr.relop, operator.ne)(value, bound):
             reached.append((attr.name, text, limit))
     return reached
-
-
-def _reaches(relop: str, value: float | str, bound: float | str) -> bool:
-    if relop in (">=", ">"):
-        return value >= bound if relop == ">=" else value > bound  # type: ignore[operator]
-    if relop in ("<=", "<"):
-        return value <= bound if relop == "<=" else value < bound  # type: ignore[operator]
-    return (value == bound) == (relop == "==")
 
 
 def dropped_reason(state: str) -> str | None:

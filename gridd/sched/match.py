@@ -38,7 +38,7 @@ _MAX_REQUESTS = 20_000
 # Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
 _MAX_MEMO = 20_000
 
-_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
     "<=": operator.le,
@@ -253,7 +253,7 @@ class Matcher:
             attr.consumable,
             text,
             parse_value(attr.type, text),
-            _OPERATORS[attr.relop],
+            OPERATORS[attr.relop],
             explicit,
         )
 
