@@ -182,8 +182,11 @@ class Matcher:
             if attr.consumable != "NO":
                 level.load_caps[attr.name] = float(offer.key)
             else:
+                # A configured value replaces the load value for `==`/`!=`; for ordering
+                # operators the more restrictive one counts (mem_free 1G configured, 0.9G
+                # reported: 0.9G).
                 fixed = level.offers.get(attr.name)
-                if fixed is None or _load_wins(attr.relop, offer.key, fixed.key):
+                if fixed is None or more_restrictive(attr.relop, offer.key, fixed.key):
                     level.offers[attr.name] = offer
         return level
 
@@ -581,14 +584,13 @@ def _first_failure(need: Need, levels: tuple[Level, ...], slots: int) -> tuple[L
     return levels[-1], f"job requests unknown resource ({need.name})"
 
 
-def _load_wins(relop: str, load: Any, fixed: Any) -> bool:
-    """On one level a configured value replaces the load value for `==`/`!=`; for ordering
-    operators the more restrictive one counts (mem_free 1G configured, 0.9G reported: 0.9G).
-    """
+def more_restrictive(relop: str, value: Any, than: Any) -> bool:
+    """Whether `value` binds a request more than `than` does: lower for `<=`/`<`, higher
+    for `>=`/`>`; values of `==`/`!=` attributes have no such order."""
     if relop in ("<=", "<"):
-        return bool(load < fixed)
+        return bool(value < than)
     if relop in (">=", ">"):
-        return bool(load > fixed)
+        return bool(value > than)
     return False
 
 

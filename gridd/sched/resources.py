@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from gridd.model.cluster import Instance, PlanConf, Resource
 from gridd.model.complexes import ComplexTable
 from gridd.sched.levels import Levels
-from gridd.sched.match import GLOBAL, HOST, QUEUE, Level
+from gridd.sched.match import GLOBAL, HOST, QUEUE, Level, more_restrictive
 
 _LETTER = {GLOBAL: "g", HOST: "h", QUEUE: "q"}
 
@@ -95,11 +95,9 @@ def _more_restrictive(table: ComplexTable, new: _Entry, old: _Entry) -> bool:
     attr = table.resolve(new[0])
     if attr is None or isinstance(new[3], str) or isinstance(old[3], str):
         return False
-    if attr.consumable != "NO" or attr.relop in ("<=", "<"):
+    if attr.consumable != "NO":
         return new[3] < old[3]
-    if attr.relop in (">=", ">"):
-        return new[3] > old[3]
-    return False
+    return more_restrictive(attr.relop, new[3], old[3])
 
 
 def selected(resources: list[Resource], names: list[str] | None,
