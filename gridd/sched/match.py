@@ -475,10 +475,9 @@ _SEEN = _Plan(FIT, (), FIT, ())  # marks a combination checked once, without a p
 
 def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool) -> MatchResult:
     """A check without a plan, need by need and level by level."""
-    for level in levels:
-        if level.forced and not level.forced <= req.requested:
-            missing = ",".join(sorted(level.forced - req.requested))
-            return _failure(req, level, f"job does not request forced resource ({missing})")
+    refused = _forced_refusal(req, levels)
+    if refused is not None:
+        return refused
     for need in req.hard:
         if need.consumable == "JOB" and not master:
             continue
@@ -489,14 +488,21 @@ def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool)
 
 
 def _plan(req: JobRequest, levels: tuple[Level, ...]) -> _Plan:
-    for level in levels:
-        if level.forced and not level.forced <= req.requested:
-            missing = ",".join(sorted(level.forced - req.requested))
-            refused = _failure(req, level, f"job does not request forced resource ({missing})")
-            return _Plan(refused, (), refused, ())
+    refused = _forced_refusal(req, levels)
+    if refused is not None:
+        return _Plan(refused, (), refused, ())
     master_result, master_checks = _plan_needs(req, levels, True)
     slave_result, slave_checks = _plan_needs(req, levels, False)
     return _Plan(master_result, master_checks, slave_result, slave_checks)
+
+
+def _forced_refusal(req: JobRequest, levels: tuple[Level, ...]) -> MatchResult | None:
+    """A level's FORCED attributes must all be requested for a job to run there."""
+    for level in levels:
+        if level.forced and not level.forced <= req.requested:
+            missing = ",".join(sorted(level.forced - req.requested))
+            return _failure(req, level, f"job does not request forced resource ({missing})")
+    return None
 
 
 def _plan_needs(
