@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from gridd.formats.overrides import parse_overridable
 from gridd.model.config import Configuration
 from gridd.model.objects import (
     NONE,
@@ -22,6 +21,7 @@ from gridd.model.objects import (
     HostGroup,
     ParallelEnvConf,
     Project,
+    overridable,
     words,
 )
 
@@ -32,7 +32,7 @@ def texts(obj: Any, attr: str) -> list[str]:
     """Every value an attribute holds: a queue's default and each host's override."""
     text = getattr(obj, attr)
     if isinstance(obj, ClusterQueue) and attr not in _NOT_OVERRIDABLE:
-        value = parse_overridable(text)
+        value = overridable(text)
         return [value.default, *value.overrides.values()]
     return [text]
 
@@ -52,7 +52,7 @@ def override_keys(queue: ClusterQueue) -> set[str]:
     keys: set[str] = set()
     for attr in queue.__struct_fields__:
         if attr not in _NOT_OVERRIDABLE:
-            keys.update(parse_overridable(getattr(queue, attr)).overrides)
+            keys.update(overridable(getattr(queue, attr)).overrides)
     return keys
 
 

@@ -24,8 +24,9 @@ NONE = "NONE"
 
 
 @functools.lru_cache(maxsize=1024)
-def _overridable(text: str) -> Overridable:
-    """Parsed once per distinct text: the scheduler asks for the same attributes per host."""
+def overridable(text: str) -> Overridable:
+    """Parsed once per distinct text (the master asks for the same attributes per host and
+    per reference check): shared, so read it and never change it."""
     return parse_overridable(text)
 
 
@@ -103,7 +104,7 @@ class ClusterQueue(msgspec.Struct, kw_only=True):
         """
         if attr in ("qname", "hostlist"):
             raise ValueError(f'"{attr}" has no per-host value')
-        value = _overridable(getattr(self, attr))
+        value = overridable(getattr(self, attr))
         if host in value.overrides:
             return value.overrides[host]
         groups = set(hostgroups_of_host)
