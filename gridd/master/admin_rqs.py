@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import fnmatch
 
+import msgspec
+
 from gridd.formats.objects import parse_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.rqs import (
@@ -221,12 +223,10 @@ def _edit_limits(mode: str, table: ComplexTable, rule: Rule, value: str,
     return limits
 
 
-def _edited(cfg: Configuration, mode: str, rule_set: RuleSet, ident: str,
+def _edited(table: ComplexTable, mode: str, rule_set: RuleSet, ident: str,
             pairs: list[tuple[str, str]], notes: list[str]) -> RuleSet:
     """A copy of the set with the attribute pairs applied; _Refused if one can't be."""
-    new = RuleSet(name=rule_set.name, description=rule_set.description,
-                  enabled=rule_set.enabled, rules=list(rule_set.rules))
-    table = ComplexTable(cfg.complexes)
+    new = msgspec.structs.replace(rule_set, rules=list(rule_set.rules))
     for attr, value in pairs:
         if attr == "enabled":
             try:
@@ -247,15 +247,14 @@ def _edited(cfg: Configuration, mode: str, rule_set: RuleSet, ident: str,
             if not limits:
                 raise _Refused(f'resource quota rule "{new.name}/{ident}" would have no '
                                "limit left")
-            new.rules[index] = Rule(name=rule.name, users=rule.users, projects=rule.projects,
-                                    pes=rule.pes, queues=rule.queues, hosts=rule.hosts,
-                                    limits=limits)
+            new.rules[index] = msgspec.structs.replace(rule, limits=limits)
     return new
 
 
 def _apply(cfg: Configuration, who: Caller, mode: str, pairs: list[tuple[str, str]],
            targets: list[str], ans: Answer) -> None:
     """Each target (`set`, `set/N`, `set/rule_name`) in turn; a refused one stays as it was."""
+    table = ComplexTable(cfg.complexes)
     for target in targets:
         set_name, slash, ident = target.partition("/")
         rule_set = cfg.rqs.get(set_name)
@@ -267,7 +266,7 @@ def _apply(cfg: Configuration, who: Caller, mode: str, pairs: list[tuple[str, st
             continue
         notes: list[str] = []
         try:
-            new = _edited(cfg, mode, rule_set, ident, pairs, notes)
+            new = _edited(table, mode, rule_set, ident, pairs, notes)
         except _Refused as exc:
             ans.fail(str(exc))
             continue
