@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-from gridd.formats.objects import parse_object
 from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import KINDS, from_pairs, to_pairs
@@ -204,7 +203,7 @@ def attr_file_verb(mode: str) -> Verb:
                    f'error: invalid option argument "{path}"\nUsage: qconf -help')
         nk = ATTR_OBJECTS.get(obj_name)
         try:
-            pairs = parse_object(who.files.get(path, ""), source=path)
+            pairs = who.pairs(path)
         except FormatError:
             ans.fail(refused)
             return ans

@@ -11,7 +11,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from gridd.formats.objects import parse_object
+from gridd.formats.qconf_objects import from_pairs
 from gridd.model.config import Configuration
 
 
@@ -38,6 +41,15 @@ class Caller:
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"
+
+    def pairs(self, path: str) -> list[tuple[str, str]]:
+        """The `attribute value` lines of a file the command named (FormatError if bad)."""
+        return parse_object(self.files.get(path, ""), source=path)
+
+
+def load_object(kind: str, who: Caller, path: str) -> Any:
+    """The object a -A*/-M* file describes; FormatError with Grid Engine's words if bad."""
+    return from_pairs(kind, who.pairs(path), source=path)
 
 
 Verb = Callable[[Configuration, list[str], Caller], Answer]

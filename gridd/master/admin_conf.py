@@ -14,7 +14,7 @@ import msgspec
 from gridd.formats.objects import parse_object, print_configuration
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import from_pairs, host_conf_from_pairs, show, to_pairs
-from gridd.master.admin_base import Answer, Caller, Verb, basename, names
+from gridd.master.admin_base import Answer, Caller, Verb, basename, load_object, names
 from gridd.model.complexes import ComplexAttr, validate_table
 from gridd.model.config import Configuration
 
@@ -78,8 +78,7 @@ def replace_sched(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     ans = Answer()
     path = args[0]
     try:
-        new = from_pairs("sched", parse_object(who.files.get(path, ""), source=path),
-                         source=path)
+        new = load_object("sched", who, path)
     except FormatError as exc:
         ans.fail(f"{exc.ge_message}\nerror reading in file")
         return ans

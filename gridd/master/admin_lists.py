@@ -6,7 +6,6 @@ for a manager with 1; the verbs keep those differences, since scripts test the c
 
 from __future__ import annotations
 
-from gridd.formats.objects import parse_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import show_userset, userset_from_pairs
 from gridd.master.admin_base import Answer, Caller, Verb, names
@@ -169,8 +168,7 @@ def put_userset(adding: bool) -> Verb:
         ans = Answer()
         path = args[0]
         try:
-            userset = userset_from_pairs(parse_object(who.files.get(path, ""), source=path),
-                                         source=path)
+            userset = userset_from_pairs(who.pairs(path), source=path)
         except FormatError as exc:
             ans.fail(f"{exc.ge_message}\nerror reading in file")
             return ans

@@ -16,11 +16,10 @@ from typing import Any
 
 import msgspec
 
-from gridd.formats.objects import parse_object
 from gridd.formats.parsing import FormatError
-from gridd.formats.qconf_objects import REPORTED, from_pairs, show, template
+from gridd.formats.qconf_objects import REPORTED, show, template
 from gridd.master import admin_refs as refs
-from gridd.master.admin_base import Answer, Caller, Verb, names
+from gridd.master.admin_base import Answer, Caller, Verb, load_object, names
 from gridd.model.config import Configuration
 
 
@@ -114,11 +113,6 @@ def show_queues(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     for name in chosen:
         ans.out += show("queue", cfg.queues[name]).splitlines()
     return ans
-
-
-def load_object(kind: str, who: Caller, path: str) -> Any:
-    """The object a -A*/-M* file describes; FormatError with Grid Engine's words if bad."""
-    return from_pairs(kind, parse_object(who.files.get(path, ""), source=path), source=path)
 
 
 def _keep_reported(nk: NamedKind, new: Any, old: Any | None) -> Any:

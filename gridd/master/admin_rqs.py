@@ -18,7 +18,6 @@ import fnmatch
 
 import msgspec
 
-from gridd.formats.objects import parse_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.rqs import (
     RqsError,
@@ -318,7 +317,7 @@ def attr_file_verb(mode: str) -> Verb:
         refused = (f'error: error reading file: "{path}"\n'
                    f'error: invalid option argument "{path}"\nUsage: qconf -help')
         try:
-            pairs = parse_object(who.files.get(path, ""), source=path)
+            pairs = who.pairs(path)
         except FormatError:
             ans.fail(refused)
             return ans
