@@ -19,7 +19,7 @@ from gridd.formats.overrides import Overridable, parse_overridable, print_overri
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import KINDS, from_pairs, to_pairs
 from gridd.master import admin_refs as refs
-from gridd.master.admin_base import Answer, Caller, Verb, names
+from gridd.master.admin_base import Answer, Caller, Verb, names, read_attr_file
 from gridd.master.admin_objects import EXECHOSTS, HOSTGROUPS, PES, QUEUES, NamedKind
 from gridd.model.config import Configuration
 
@@ -198,28 +198,11 @@ def attr_file_verb(mode: str) -> Verb:
         if len(args) < 3:
             ans.fail("qconf: missing object list")
             return ans
-        obj_name, path, targets = args[0], args[1], args[2:]
-        refused = (f'error: error reading file: "{path}"\n'
-                   f'error: invalid option argument "{path}"\nUsage: qconf -help')
+        obj_name, targets = args[0], args[2:]
         nk = ATTR_OBJECTS.get(obj_name)
-        try:
-            pairs = who.pairs(path)
-        except FormatError:
-            ans.fail(refused)
-            return ans
-        seen: set[str] = set()
-        for attr, _ in pairs:
-            problem = ""
-            if nk is not None and attr not in KINDS[nk.kind].checks:
-                problem = f'error: unknown attribute name "{attr}"'
-            elif attr in seen:
-                problem = f'error: attribute "{attr}" appears more than once'
-            if problem:
-                ans.fail(f"{problem}\n{refused}")
-                return ans
-            seen.add(attr)
-        if not pairs:
-            ans.fail(refused)
+        pairs = read_attr_file(who, args[1], None if nk is None else KINDS[nk.kind].checks)
+        if isinstance(pairs, str):
+            ans.fail(pairs)
             return ans
         nk = _check_object(obj_name, [a for a, _ in pairs], ans)
         if nk is None:

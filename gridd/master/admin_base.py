@@ -9,11 +9,12 @@ code 0; an Answer keeps both streams and the code apart so the command can do th
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
 from gridd.formats.objects import parse_object
+from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import from_pairs
 from gridd.model.config import Configuration
 
@@ -45,6 +46,26 @@ class Caller:
     def pairs(self, path: str) -> list[tuple[str, str]]:
         """The `attribute value` lines of a file the command named (FormatError if bad)."""
         return parse_object(self.files.get(path, ""), source=path)
+
+
+def read_attr_file(who: Caller, path: str,
+                   known: Container[str] | None) -> list[tuple[str, str]] | str:
+    """The `attr value` lines of a -Aattr/-Mattr/-Dattr/-Rattr file, or qconf's refusal of
+    it: unreadable, empty, naming an attribute `known` lacks (None: any), or one twice."""
+    refused = (f'error: error reading file: "{path}"\n'
+               f'error: invalid option argument "{path}"\nUsage: qconf -help')
+    try:
+        pairs = who.pairs(path)
+    except FormatError:
+        return refused
+    seen: set[str] = set()
+    for attr, _ in pairs:
+        if known is not None and attr not in known:
+            return f'error: unknown attribute name "{attr}"\n{refused}'
+        if attr in seen:
+            return f'error: attribute "{attr}" appears more than once\n{refused}'
+        seen.add(attr)
+    return pairs or refused
 
 
 def load_object(kind: str, who: Caller, path: str) -> Any:

@@ -29,7 +29,7 @@ from gridd.formats.rqs import (
     parse_rule_sets,
     print_rule_sets,
 )
-from gridd.master.admin_base import Answer, Caller, Verb, names
+from gridd.master.admin_base import Answer, Caller, Verb, names, read_attr_file
 from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
 from gridd.model.rqs import Limit, Rule, RuleSet
@@ -313,27 +313,9 @@ def attr_file_verb(mode: str) -> Verb:
         if len(args) < 3:
             ans.fail("qconf: missing object list")
             return ans
-        path = args[1]
-        refused = (f'error: error reading file: "{path}"\n'
-                   f'error: invalid option argument "{path}"\nUsage: qconf -help')
-        try:
-            pairs = who.pairs(path)
-        except FormatError:
-            ans.fail(refused)
-            return ans
-        seen: set[str] = set()
-        for attr, _ in pairs:
-            problem = ""
-            if attr not in ATTRIBUTES:
-                problem = f'error: unknown attribute name "{attr}"'
-            elif attr in seen:
-                problem = f'error: attribute "{attr}" appears more than once'
-            if problem:
-                ans.fail(f"{problem}\n{refused}")
-                return ans
-            seen.add(attr)
-        if not pairs:
-            ans.fail(refused)
+        pairs = read_attr_file(who, args[1], ATTRIBUTES)
+        if isinstance(pairs, str):
+            ans.fail(pairs)
             return ans
         problem = _pairs_problem(pairs)
         if problem:
