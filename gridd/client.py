@@ -131,9 +131,10 @@ class Client:
         return self.request(p.WaitScheduled(job_id=job_id), timeout=None)
 
     def jobs(self, ids: list[str] | None = None, details: bool = False,
-             resources: list[str] | None = None,
+             resources: list[str] | None = None, host_resources: list[str] | None = None,
              host_request: dict[str, str] | None = None) -> p.JobsReply:
         return self.request(p.QueryJobs(ids=ids or [], details=details, resources=resources,
+                                        host_resources=host_resources,
                                         host_request=host_request or {}))
 
     def delete(self, targets: list[str], user: str, users: list[str] | None = None,

@@ -94,8 +94,10 @@ class QueryJobs(Msg, tag="query_jobs"):
     ids: list[str] = []
     finished: bool = False
     details: bool = False  # with the scheduler's reasons (qstat -j)
-    # With the values of qstat -F and qhost -F: these attributes ([] = all), None = none.
+    # With the values qstat -F shows per queue instance, and qhost -F per host: these
+    # attributes ([] = all), None = none.
     resources: list[str] | None = None
+    host_resources: list[str] | None = None
     host_request: dict[str, str] = {}  # qhost -l: which hosts offer this
 
 
@@ -106,7 +108,8 @@ class JobsReply(Msg, tag="jobs"):
     now: float
     reasons: dict[int, list[str]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
-    # With QueryJobs.resources: per queue instance, and per host ("global" included).
+    # With QueryJobs.resources, per queue instance; with QueryJobs.host_resources, per host
+    # ("global" included).
     instance_resources: dict[str, list[Resource]] = {}
     host_resources: dict[str, list[Resource]] = {}
     fitting_hosts: list[str] | None = None  # with QueryJobs.host_request

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         with Client() as client:
-            reply = client.jobs(resources=opts["resources"], host_request=opts["request"])
+            reply = client.jobs(host_resources=opts["resources"], host_request=opts["request"])
         hosts = sorted(reply.hosts, key=lambda h: h.name)
         known = {h.name for h in hosts} | {"global"}
         for name in opts["hosts"] or []:

@@ -15,7 +15,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master import admin, qmod, views
-from gridd.model.cluster import ExecHost, PlanConf, Queue, Running, split_instance
+from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
 from gridd.model.job import (
@@ -35,7 +35,7 @@ from gridd.model.job import (
     Task,
     new_job,
 )
-from gridd.sched.levels import build_levels, exceeded, instance_states
+from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import verify
 from gridd.sched.quota import Quotas
@@ -350,9 +350,14 @@ class Master:
         return f"{req.user} has deleted job {job.job_id}"
 
     def query_jobs(self, req: p.QueryJobs, now: float) -> p.Msg:
+        loads = self.loads()
+        levels = None  # what planning would see now, if the query asks about resources
+        if req.host_request or req.resources is not None or req.host_resources is not None:
+            levels = build_levels(self.plan, loads, self.running.values())
         fitting = None
         if req.host_request:
-            fitting = self._fitting_hosts(req.host_request)
+            assert levels is not None
+            fitting = self._fitting_hosts(req.host_request, levels)
             if isinstance(fitting, p.Error):
                 return fitting
         if req.ids:
@@ -371,13 +376,14 @@ class Master:
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
             states=self.instance_states(),
-            **(self._resources(req.resources) if req.resources is not None else {}),
+            instance_resources=self._instance_resources(req.resources, levels, loads),
+            host_resources=self._host_resources(req.host_resources, levels, loads),
             fitting_hosts=fitting,
         )
 
-    def _fitting_hosts(self, request: dict[str, str]) -> list[str] | p.Error:
+    def _fitting_hosts(self, request: dict[str, str], levels: Levels) -> list[str] | p.Error:
         """Hosts whose global and host levels satisfy a request (qhost -l)."""
-        table = self.complex_table()
+        table = levels.matcher.table
         for name, value in request.items():
             attr = table.resolve(name)
             if attr is None:
@@ -386,24 +392,27 @@ class Master:
                 parse_value(attr.type, value)
             except ValueError:
                 return p.Error(text=f'error: invalid value "{value}" for resource "{name}"')
-        levels = build_levels(self.plan, self.loads(), self.running.values())
         req = levels.matcher.request(_full_names(table, request))
         return [host for host, level in levels.hosts.items()
                 if levels.matcher.fits(req, 1, levels.global_level, level).ok]
 
-    def _resources(self, names: list[str]) -> dict[str, dict[str, list]]:
-        """What qstat -F and qhost -F show, from the levels planning would use now."""
-        loads = self.loads()
-        levels = build_levels(self.plan, loads, self.running.values())
+    def _instance_resources(self, names: list[str] | None, levels: Levels | None,
+                            loads: dict[str, dict[str, str]]) -> dict[str, list[Resource]]:
+        """What qstat -F shows per queue instance (none unless asked)."""
+        if names is None or levels is None:
+            return {}
         table = levels.matcher.table
-        return {
-            "instance_resources": {
-                qi.name: selected(instance_resources(self.plan, levels, loads, qi), names, table)
-                for qi in self.plan.instances},
-            "host_resources": {
-                h: selected(host_resources(self.plan, levels, loads, h), names, table)
-                for h in ["global", *levels.hosts]},
-        }
+        return {qi.name: selected(instance_resources(self.plan, levels, loads, qi), names, table)
+                for qi in self.plan.instances}
+
+    def _host_resources(self, names: list[str] | None, levels: Levels | None,
+                        loads: dict[str, dict[str, str]]) -> dict[str, list[Resource]]:
+        """What qhost -F shows per host, the global line included (none unless asked)."""
+        if names is None or levels is None:
+            return {}
+        table = levels.matcher.table
+        return {h: selected(host_resources(self.plan, levels, loads, h), names, table)
+                for h in ["global", *levels.hosts]}
 
     def quota(self, req: p.QueryQuota) -> p.QuotaReply:
         """qquota: the resource quotas in use, from what runs now."""
