@@ -37,7 +37,7 @@ from gridd.model.job import (
 )
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
-from gridd.sched.plan import verify
+from gridd.sched.plan import queue_matches, verify
 from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
 
@@ -288,12 +288,9 @@ class Master:
         return None
 
     def _queue_exists(self, ref: str) -> bool:
-        qpat, _, hpat = ref.partition("@")
-        for q in self.s.queues.values():
-            if fnmatch.fnmatchcase(q.name, qpat or "*"):
-                if not hpat or any(fnmatch.fnmatchcase(h, hpat) for h in q.hostlist):
-                    return True
-        return False
+        """Whether a -q reference names a queue instance, read as the scheduler reads it."""
+        groups = self.plan.hostgroups
+        return any(queue_matches(ref, qi, groups) for qi in self.plan.instances)
 
     def delete(self, req: p.Delete, now: float, fx: Effects) -> p.Msg:
         lines: list[str] = []

@@ -220,3 +220,17 @@ def test_queue_views_resolve_host_and_hostgroup_overrides():
     assert queue.hostlist == ["node1", "node2", "node3"]
     assert (queue.slots, queue.slots_per_host) == (2, {"node2": 5, "node3": 7})
     assert [qi.slots for qi in master.plan.instances] == [2, 5, 7]
+
+
+def test_hard_queue_references_name_instances_as_the_scheduler_reads_them():
+    from gridd.model.objects import HostGroup
+
+    master = make_master(hosts=2)
+    master.s.config.hostgroups["@linux"] = HostGroup(group_name="@linux", hostlist="node2")
+    master.refresh_views()
+    for ref in ("all.q", "all.q@node1", "*@node*", "all.q@@linux", "@@lin*"):
+        reply = master.submit(spec(hard_queues=[ref]), 1.0, Effects())
+        assert isinstance(reply, p.Submitted), (ref, reply)
+    for ref in ("other.q", "all.q@node9", "all.q@@windows"):
+        reply = master.submit(spec(hard_queues=[ref]), 1.0, Effects())
+        assert "job requests unknown queue" in reply.text, ref
