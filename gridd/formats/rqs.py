@@ -308,21 +308,19 @@ def check_limits(table: ComplexTable, rule: Rule, limits: Iterable[Limit]) -> li
     """check_limit for each; a resource limited twice is refused."""
     checked: list[Limit] = []
     for limit in limits:
-        new = check_limit(table, limit, per_host=is_per_host(rule))
-        if any(old.name == new.name for old in checked):
-            raise RqsError(f'attribute "{new.name}" appears more than once')
-        checked.append(new)
+        _add_limit(table, rule, checked, limit)
     return checked
 
 
-def check_rule_set(table: ComplexTable, rule_set: RuleSet) -> RuleSet:
-    """The set with every limit checked against the complexes (see check_limit)."""
-    rules = [Rule(name=rule.name, users=rule.users, projects=rule.projects, pes=rule.pes,
-                  queues=rule.queues, hosts=rule.hosts,
-                  limits=check_limits(table, rule, rule.limits))
-             for rule in rule_set.rules]
-    return RuleSet(name=rule_set.name, description=rule_set.description,
-                   enabled=rule_set.enabled, rules=rules)
+def _add_limit(table: ComplexTable | None, rule: Rule, checked: list[Limit],
+               limit: Limit) -> None:
+    """Append the limit, checked against the complexes when there are any to check it
+    against; RqsError if it can't be, or if its resource is limited already."""
+    if table is not None:
+        limit = check_limit(table, limit, per_host=is_per_host(rule))
+    if any(old.name == limit.name for old in checked):
+        raise RqsError(f'attribute "{limit.name}" appears more than once')
+    checked.append(limit)
 
 
 _PAIR = re.compile(r"([^\s,=\\]+)=([^\s,\\]+)")
@@ -436,9 +434,8 @@ def parse_rule_sets(
     return [_rule_set(brace, parts, table, source) for brace, parts in raw]
 
 
-def _fail(message: str, source: str, token: Token, ge_message: str | None = None) -> FormatError:
-    return FormatError(message, source, token.line or 0, token.column or 0,
-                       ge_message=ge_message)
+def _fail(message: str, source: str, token: Token) -> FormatError:
+    return FormatError(message, source, token.line or 0, token.column or 0)
 
 
 def _once(parts: list[_Part], source: str) -> dict[str, _Part]:
@@ -507,15 +504,10 @@ def _rule(part: _Part, table: ComplexTable | None, source: str) -> Rule:
     checked: list[Limit] = []
     for token in single["to"].value:
         resource, _, value = str(token).partition("=")
-        limit = Limit(resource, value)
         try:
-            if table is not None:
-                limit = check_limit(table, limit, per_host=is_per_host(rule))
-            if any(old.name == limit.name for old in checked):
-                raise RqsError(f'attribute "{limit.name}" appears more than once')
+            _add_limit(table, rule, checked, Limit(resource, value))
         except RqsError as exc:
             raise _fail(str(exc), source, token) from None
-        checked.append(limit)
     rule.limits = checked
     return rule
 
