@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
+from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.job import (
     ACTIVE,
     ERROR,
@@ -494,7 +495,7 @@ def resource_value(resource: Resource, *, qhost: bool = False) -> str:
     """A -F value as Grid Engine prints it: qstat shows INT values whole, qhost with six
     decimals; memory scaled (23.540G), times as infinity or hh:mm:ss."""
     kind = resource.type
-    if kind not in ("INT", "DOUBLE", "BOOL", "MEMORY", "TIME"):
+    if kind not in NUMERIC_TYPES:
         return resource.text
     value = _as_number(resource.text, kind)
     if value is None:
@@ -515,8 +516,6 @@ def _as_number(text: str, kind: str) -> float | None:
         return float(text)
     except ValueError:
         pass
-    from gridd.model.complexes import parse_value
-
     try:
         return float(parse_value(kind, text))
     except ValueError:

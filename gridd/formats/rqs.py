@@ -36,7 +36,13 @@ from gridd.formats.parsing import (
     load_parser,
     offending_word,
 )
-from gridd.model.complexes import STRING_TYPES, ComplexAttr, ComplexTable, parse_value
+from gridd.model.complexes import (
+    CONSUMABLE_TYPES,
+    STRING_TYPES,
+    ComplexAttr,
+    ComplexTable,
+    parse_value,
+)
 from gridd.model.rqs import FILTERS, Filter, Limit, Rule, RuleSet
 
 if TYPE_CHECKING:
@@ -197,6 +203,7 @@ def lookup_rule(rule_set: RuleSet, ident: str) -> int | None:
 _TYPE_WORDS = {"INT": "integer", "DOUBLE": "double", "MEMORY": "memory", "TIME": "time",
                "BOOL": "boolean"}
 _FORMULA_TYPES = frozenset({"INT", "DOUBLE"})
+_TEXT_TYPES = STRING_TYPES | {"HOST"}
 _NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _WEIGHT = re.compile(rf"[+-]?{_NUMBER}")
 _REFERENCE = re.compile(r"\$([^*+\-$]*)")
@@ -252,7 +259,7 @@ def _formula_reference(table: ComplexTable, name: str) -> str:
     attr = table.resolve(name)
     if attr is None:
         raise RqsError(f'"dynamical_limit" references not existing complex attribute "{name}"')
-    if attr.type in STRING_TYPES or attr.type == "HOST":
+    if attr.type in _TEXT_TYPES:
         raise RqsError('String, CString, ReString or Host attributes are not allowed in '
                        f'"dynamical_limit": "{attr.name}"')
     if attr.type not in _FORMULA_TYPES:
@@ -262,7 +269,7 @@ def _formula_reference(table: ComplexTable, name: str) -> str:
 
 
 def _static_value(attr: ComplexAttr, text: str) -> str:
-    if attr.type in STRING_TYPES or attr.type == "HOST":
+    if attr.type in _TEXT_TYPES:
         return text
     infinite = attr.type != "BOOL" and text.strip().lower() in ("inf", "infinity")
     if infinite and attr.consumable != "NO":  # 8.1.9 refuses INFINITY (takes "inf" by mistake)
@@ -294,7 +301,7 @@ def check_limit(table: ComplexTable, limit: Limit, *, per_host: bool) -> Limit:
         return Limit(attr.name, _static_value(attr, limit.value))
     if not per_host:
         raise RqsError("dynamic limits are only supported for per host rules")
-    if attr.type not in _TYPE_WORDS or attr.type == "BOOL":
+    if attr.type not in CONSUMABLE_TYPES:
         raise RqsError(f'attribute "{attr.name}" can not have a dynamical limit')
     return Limit(attr.name, _formula(table, attr.name, limit.value))
 
