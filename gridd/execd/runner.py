@@ -378,6 +378,7 @@ class TaskRunner:
         try:
             task = self._launch(plan)
         except SetupError as exc:
+            self._stopped.discard(key)
             return self._finish(plan, self._setup_report(plan, exc))
         self._running[key] = task
         if key in self._stopped:
