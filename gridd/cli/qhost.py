@@ -6,6 +6,7 @@ import sys
 
 from gridd.cli.common import run_command
 from gridd.client import Client
+from gridd.formats import requests
 
 USAGE = """usage: qhost [options]
   [-F [resource_attribute]]  show the resources of each host (or only these)
@@ -40,17 +41,20 @@ def _parse(args: list[str]) -> dict:
         elif arg == "-F":
             opts["resources"] = []
             if args and not args[0].startswith("-"):
-                opts["resources"] = [r for r in args.pop(0).split(",") if r]
+                opts["resources"] = requests.parse_name_list(args.pop(0))
         elif arg in ("-h", "-l", "-u"):
             if not args:
                 raise _Usage(f"error: {arg} option must have argument", usage=False)
-            items = [i for i in args.pop(0).split(",") if i]
+            value = args.pop(0)
             if arg == "-h":
-                opts["hosts"] = items
+                opts["hosts"] = requests.parse_name_list(value)
             elif arg == "-u":
-                opts["users"] = items
+                opts["users"] = requests.parse_name_list(value)
             else:
-                opts["request"] = dict(item.partition("=")[::2] for item in items)
+                try:
+                    opts["request"] = requests.parse_resource_list(value)
+                except ValueError as exc:
+                    raise _Usage(f"error: {exc}", usage=False) from None
         else:
             raise _Usage(f'error: invalid option argument "{arg}"')
     return opts
