@@ -16,10 +16,7 @@ so saving an unchanged file counts as unchanged here.
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -286,6 +283,8 @@ def _edit_one(option: str, form: EditorForm, name: str, request: Request) -> int
     if isinstance(offered, int):
         return offered
     text, send = offered
+    import tempfile  # the editor forms alone need it: kept out of qconf's start-up
+
     with tempfile.TemporaryDirectory(prefix="qconf-") as tmpdir:
         # a configuration's file is named after its host, as -Aconf/-Mconf expect
         path = os.path.join(tmpdir, name if send in ("-Aconf", "-Mconf") else "object")
@@ -329,6 +328,9 @@ def _run_editor(path: str) -> int:
     """$EDITOR (which may carry its own arguments, `emacs -nw`) on the file; 0 when it
     succeeded, else the exit code with Grid Engine's message printed.
     """
+    import shlex
+    import subprocess
+
     editor = os.environ.get("EDITOR") or "vi"
     try:
         status = subprocess.run([*shlex.split(editor), path]).returncode
