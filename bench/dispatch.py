@@ -170,7 +170,7 @@ def main() -> dict[str, float]:
         figures["placed"] = float(len(plan.orders))
     figures["cache+rej_s"] = cache_s
     print("(cache+rej: the same mode as cache; the planner's category caching includes the "
-          "passing over refusing instances and rejected-category skipping)")
+          "passing over the instances that refused a category, and rejected-category skipping)")
     same = cached.orders == uncached.orders
     print(f"placements identical across modes: {'yes' if same else 'NO (BUG)'}")
     print(f"speed-up from categories: {none_s / cache_s:,.0f}x")
