@@ -169,7 +169,7 @@ def main() -> dict[str, float]:
         figures[f"{mode}_s"] = seconds
         figures["placed"] = float(len(plan.orders))
     figures["cache+rej_s"] = cache_s
-    print("(cache+rej: the same mode as cache; the planner's category caching includes the "
+    print("(cache+rej: the same mode as cache; the planner's category caching includes "
           "passing over the instances that refused a category, and rejected-category skipping)")
     same = cached.orders == uncached.orders
     print(f"placements identical across modes: {'yes' if same else 'NO (BUG)'}")
