@@ -18,10 +18,12 @@ share its reasons.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from typing import NamedTuple
 
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -137,6 +139,28 @@ class _Category:
         return [*self.reasons, *self.quota_reasons.get(who, ())]
 
 
+class _Sigs(NamedTuple):
+    """The quota signatures of a candidate list: each candidate's, all of them, and the
+    candidates (indexes) of each."""
+
+    of: list[int]
+    every: frozenset[int]
+    members: dict[int, list[int]]
+
+
+_NO_SIGS = _Sigs([], frozenset(), {})
+
+
+@dataclass(slots=True, eq=False)
+class _Closed:
+    """The candidates of one list the quotas closed to one asker for the rest of the
+    cycle: skip pointers as in _Category, and how many of the asker's blocked signatures
+    (Quotas.blocked, in the order they were blocked) have been closed en bloc."""
+
+    skip: list[int]
+    applied: int = 0
+
+
 class Cycle:
     """One dispatch decision over one set of levels."""
 
@@ -178,10 +202,10 @@ class Cycle:
             self.quotas.book_running(running, self.instances, self.matcher)
         self.quota_hit = False  # the current attempt met a quota refusal
         self._lists: dict[tuple[int, ...], list[Instance]] = {}
-        self._sigs: dict[int, tuple[list[int], frozenset[int]]] = {}  # by id of a list
+        self._sigs: dict[int, _Sigs] = {}  # by id of a list
         # Per asker, request amounts and candidate list: skip pointers past the instances
         # the quotas closed to the asker for the rest of the cycle (see _Category.alive).
-        self._quota_dead: dict[tuple[Who, object, int], list[int]] = {}
+        self._quota_dead: dict[tuple[Who, object, int], _Closed] = {}
         self.pe_used: dict[str, int] = {}
         for task in running:
             if task.pe:
@@ -301,7 +325,7 @@ class Cycle:
              claimed: bool = False) -> None:
         """Debit a placement on every level it uses, on its PE and (unless claimed
         already) its quotas."""
-        in_pe = who._replace(pe=pe)
+        in_pe = Who(who.user, who.group, who.project, pe)
         for index, (name, slots) in enumerate(granted):
             qi = self.instances[name]
             g, h, q = self.levels.of(qi)
@@ -338,25 +362,29 @@ class Cycle:
         # asking the matcher.
         blocked: dict[int, str] = {}
         closed: dict[str, str] = {}
-        sigs: list[int] = []
-        dead: list[int] | None = None
+        sigs = _NO_SIGS
+        shut: _Closed | None = None
         noted: dict[str, None] = {}
+        key: tuple[Who, object, int] = (who, None, 0)
         if self.quotas is not None:
             blocked, closed = self.quotas.blocked(who, req)
-            sigs, every = self._signatures(cat)
+            sigs = self._signatures(cat)
             noted = cat.quota_reasons.setdefault(who, {})
-            if blocked and every <= blocked.keys():
+            if blocked and sigs.every <= blocked.keys():
                 # Quotas refuse the asker every kind of instance the category has.
-                noted.update(dict.fromkeys(blocked[sig] for sig in every))
+                noted.update(dict.fromkeys(blocked[sig] for sig in sigs.every))
                 self.quota_hit = True
                 cat.resume_who[who] = len(candidates)
                 return None
-            dead = self._quota_dead.get((who, self.quotas.amounts(req), id(candidates)))
+            key = (who, self.quotas.amounts(req), id(candidates))
+            if self.use_categories:
+                shut = self._shut_blocked(key, blocked, sigs, noted)
         end = len(candidates)
+        dead = None if shut is None else shut.skip
         i = self._next(cat, dead, cat.resume_who.get(who, 0) if self.use_categories else 0)
         while i < end:
             qi = candidates[i]
-            why = (blocked.get(sigs[i]) or closed.get(qi.name)) if blocked or closed else None
+            why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
                 g, h, q = self.levels.of(qi)
                 result = fits(req, 1, g, h, q)
@@ -373,7 +401,12 @@ class Cycle:
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
-                dead = self._close(who, req, candidates, dead, i)
+                shut = self._shut_blocked(key, blocked, sigs, noted)
+                if shut is None:
+                    shut = self._quota_dead[key] = _Closed(list(range(end + 1)))
+                if shut.skip[i] == i:
+                    shut.skip[i] = i + 1
+                dead = shut.skip
             i = self._next(cat, dead, i + 1)
         if dead is not None:  # instances closed to this asker alone were passed over
             self.quota_hit = True
@@ -392,24 +425,40 @@ class Cycle:
                 return i
             i = j
 
-    def _close(self, who: Who, req: JobRequest, candidates: list[Instance],
-               dead: list[int] | None, i: int) -> list[int]:
-        """Mark candidate i closed to the asker by its quotas for the rest of the cycle."""
-        if dead is None:
-            assert self.quotas is not None
-            dead = self._quota_dead.setdefault(
-                (who, self.quotas.amounts(req), id(candidates)),
-                list(range(len(candidates) + 1)))
-        dead[i] = i + 1
-        return dead
+    def _shut_blocked(self, key: tuple[Who, object, int], blocked: Mapping[int, str],
+                      sigs: _Sigs, noted: dict[str, None]) -> _Closed | None:
+        """The candidates closed to the asker (keyed by who, request amounts and list),
+        with every instance of a signature the quotas blocked since the last call closed
+        at once: scans then pass over them without a look."""
+        shut = self._quota_dead.get(key)
+        start = 0 if shut is None else shut.applied
+        if start == len(blocked):
+            return shut
+        for sig, why in itertools.islice(blocked.items(), start, None):
+            members = sigs.members.get(sig)
+            if not members:
+                continue
+            if shut is None:
+                shut = self._quota_dead[key] = _Closed(list(range(len(sigs.of) + 1)))
+            noted[why] = None
+            skip = shut.skip
+            for j in members:
+                if skip[j] == j:
+                    skip[j] = j + 1
+        if shut is not None:
+            shut.applied = len(blocked)
+        return shut
 
-    def _signatures(self, cat: _Category) -> tuple[list[int], frozenset[int]]:
-        """The quota signature of each candidate, and all of them, once per list."""
+    def _signatures(self, cat: _Category) -> _Sigs:
+        """The quota signature of each candidate, once per list."""
         found = self._sigs.get(id(cat.candidates))
         if found is None:
             assert self.quotas is not None
-            sigs = [self.quotas.signature(qi) for qi in cat.candidates]
-            found = self._sigs[id(cat.candidates)] = (sigs, frozenset(sigs))
+            of = [self.quotas.signature(qi) for qi in cat.candidates]
+            members: dict[int, list[int]] = {}
+            for i, sig in enumerate(of):
+                members.setdefault(sig, []).append(i)
+            found = self._sigs[id(cat.candidates)] = _Sigs(of, frozenset(of), members)
         return found
 
     def _place_softly(self, cat: _Category, who: Who) -> Granted | None:
@@ -440,7 +489,7 @@ class Cycle:
     def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
-        in_pe = who._replace(pe=pe.name)
+        in_pe = Who(who.user, who.group, who.project, pe.name)
         quota_memo: dict[int, tuple[float, str | None]] = {}
         cap = _whole(min(matcher.slot_room(req, levels.global_level),
                          pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
@@ -452,7 +501,7 @@ class Cycle:
         if self.quotas is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
             # to look for, so the scan can stop early, or none to have at all.
-            most, why = self.quotas.common_room(in_pe, req, self._signatures(cat)[1])
+            most, why = self.quotas.common_room(in_pe, req, self._signatures(cat).every)
             if most < cap:
                 self._note_quota(cat, who, why or "")
                 cap = _whole(most)
@@ -476,6 +525,12 @@ class Cycle:
             while scanned < len(candidates):
                 qi = candidates[scanned]
                 scanned += 1
+                quota_room, why = math.inf, None
+                if self.quotas is not None:
+                    quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
+                    if quota_room < 1:  # closed to the asker: the matcher need not look
+                        self._note_quota(cat, who, why or "")
+                        continue
                 g, h, q = levels.of(qi)
                 result = self.fits(req, 1, g, h, q, master=False)
                 if not result.ok:
@@ -484,13 +539,9 @@ class Cycle:
                     continue
                 room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h),
                                   job.pe_max))
-                if self.quotas is not None:
-                    quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
-                    if quota_room < room:  # the asker's quotas, not the instance, bound it
-                        self._note_quota(cat, who, why or "")
-                    if quota_room < 1:
-                        continue
-                    room = _whole(min(room, quota_room))
+                if quota_room < room:  # the asker's quotas, not the instance, bound it
+                    self._note_quota(cat, who, why or "")
+                    room = _whole(quota_room)
                 rooms.setdefault(qi.host, []).append((qi, room))
                 if qi.host not in host_cap:
                     host_cap[qi.host] = matcher.slot_room(req, h)

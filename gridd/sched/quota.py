@@ -121,7 +121,7 @@ class _Check:
     text: str
     type: str  # of the resource, for a dynamic limit's value
     rule: _Rule
-    mark: tuple[Key, str]  # (key, resource): where its usage is booked
+    mark: int  # where its usage is booked: (key, resource) interned, QuotaRules.marks
     why: str  # the refusal it gives
 
 
@@ -130,7 +130,7 @@ class _Checks(NamedTuple):
     (usage key, amount, limit or None, check): the scheduler's innermost loop."""
 
     all: tuple[_Check, ...]
-    one: tuple[tuple[tuple[Key, str], float, float | None, _Check], ...]
+    one: tuple[tuple[int, float, float | None, _Check], ...]
 
 
 def _checks(checks: list[_Check]) -> _Checks:
@@ -182,12 +182,17 @@ class QuotaRules:
         self.views: list[tuple[tuple[tuple[_Rule, Key], ...], tuple[_Rule, ...]]] = []
         # Checks per view and request amounts, and for instance-dependent scopes per who,
         # amounts and instance: they depend on the configuration only.
-        self.shared: dict[tuple[int, tuple[object, ...]], _Checks] = {}
-        self.local: dict[tuple[Who, tuple[object, ...], str], _Checks] = {}
-        self.common: dict[tuple[Who, tuple[object, ...], frozenset[int]], _Checks] = {}
+        self.shared: dict[tuple[int, int], _Checks] = {}
+        self.local: dict[tuple[Who, int, str], _Checks] = {}
+        self.common: dict[tuple[Who, int, frozenset[int]], _Checks] = {}
         # Per who and request amounts, the shared checks by signature: the fast lookup.
-        self.by_sig: dict[tuple[Who, tuple[object, ...]], list[_Checks | None]] = {}
-        self.needs: dict[JobRequest, tuple[dict[str, Need], tuple[object, ...]]] = {}
+        self.by_sig: dict[tuple[Who, int], list[_Checks | None]] = {}
+        self.needs: dict[JobRequest, tuple[dict[str, Need], int]] = {}
+        self.amount_ids: dict[tuple[object, ...], int] = {}  # see Quotas._needs_of
+        # Usage is booked under (scope, resource) pairs interned as small integers: they
+        # are looked up in the innermost loops, and an integer hashes far faster.
+        self.marks: list[tuple[Key, str]] = []
+        self._mark_ids: dict[tuple[Key, str], int] = {}
 
     def reusable_for(self, conf: PlanConf) -> bool:
         """Whether a cycle planning `conf` may use these: compiled from what it says (the
@@ -195,10 +200,17 @@ class QuotaRules:
         c = self.conf
         entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
                    + len(self.shared) + len(self.local) + len(self.common)
-                   + len(self.by_sig) + len(self.needs))
+                   + len(self.by_sig) + len(self.needs) + len(self.marks))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
+
+    def mark(self, key: Key, resource: str) -> int:
+        found = self._mark_ids.get((key, resource))
+        if found is None:
+            found = self._mark_ids[(key, resource)] = len(self.marks)
+            self.marks.append((key, resource))
+        return found
 
     def signature(self, qi: Instance) -> int:
         sig = self._instance_sig.get(qi.name)
@@ -282,13 +294,13 @@ class Quotas:
         self.sets = rules.sets
         self.table = rules.table
         self.loads = loads
-        self.used: dict[tuple[Key, str], float] = {}  # by scope and resource
+        self.used: dict[int, float] = {}  # by mark (scope and resource)
         self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
-        self._blocked: dict[tuple[Who, tuple[object, ...]], dict[int, str]] = {}
-        self._closed: dict[tuple[Who, tuple[object, ...]], dict[str, str]] = {}
+        self._blocked: dict[tuple[Who, int], dict[int, str]] = {}
+        self._closed: dict[tuple[Who, int], dict[str, str]] = {}
 
     @classmethod
     def fresh(cls, conf: PlanConf, table: ComplexTable,
@@ -319,7 +331,7 @@ class Quotas:
         if found is None:
             found = rules.shared[(view, amounts)] = _checks([
                 check for rule, key in rules.views[view][0]
-                for check in _limit_checks(rule, key, needs)])
+                for check in _limit_checks(rule, key, needs, rules.mark)])
         table.extend([None] * (sig + 1 - len(table)))
         table[sig] = found
         return found
@@ -333,19 +345,21 @@ class Quotas:
         found = rules.local.get((who, amounts, qi.name))
         if found is None:
             found = rules.local[(who, amounts, qi.name)] = _checks([
-                check for rule in local for check in _limit_checks(rule, _key(rule, who, qi),
-                                                                   needs)])
+                check for rule in local
+                for check in _limit_checks(rule, _key(rule, who, qi), needs, rules.mark)])
         return found
 
-    def _needs_of(self, req: JobRequest) -> tuple[dict[str, Need], tuple[object, ...]]:
-        """The request's needs by name, and what of them the limits can see: requests
-        with equal amounts of the limited resources share their checks."""
-        found = self.rules.needs.get(req)
+    def _needs_of(self, req: JobRequest) -> tuple[dict[str, Need], int]:
+        """The request's needs by name, and what of them the limits can see, as an id:
+        requests with equal amounts of the limited resources share their checks."""
+        rules = self.rules
+        found = rules.needs.get(req)
         if found is None:
             needs = {need.name: need for need in req.hard}
             seen = tuple((n.consumable, n.text) if (n := needs.get(name)) else None
-                         for name in self.rules.limited)
-            found = self.rules.needs[req] = (needs, seen)
+                         for name in rules.limited)
+            found = rules.needs[req] = (needs, rules.amount_ids.setdefault(
+                seen, len(rules.amount_ids)))
         return found
 
     def _limit(self, check: _Check) -> float:
@@ -362,7 +376,7 @@ class Quotas:
         """What the check's scope has left of its resource."""
         return self._limit(check) - self.used.get(check.mark, 0.0)
 
-    def amounts(self, req: JobRequest) -> tuple[object, ...]:
+    def amounts(self, req: JobRequest) -> int:
         """What of a request the limits can see: requests with equal amounts are alike."""
         return self._needs_of(req)[1]
 
@@ -459,8 +473,8 @@ class Quotas:
         key = (who, self._needs_of(req)[1], sigs)
         common = self.rules.common.get(key)
         if common is None:
-            marks: set[tuple[Key, str]] | None = None
-            every: dict[tuple[Key, str], _Check] = {}
+            marks: set[int] | None = None
+            every: dict[int, _Check] = {}
             for sig in sigs:
                 here = {check.mark: check for check in self._shared_checks(who, req, sig).all}
                 every.update(here)
@@ -473,7 +487,7 @@ class Quotas:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
-        wanted: dict[tuple[Key, str], tuple[_Check, float, list[str]]] = {}
+        wanted: dict[int, tuple[_Check, float, list[str]]] = {}
         for index, (qi, slots) in enumerate(granted):
             for check in self.checks(who, qi, req):
                 amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
@@ -535,7 +549,8 @@ class Quotas:
     def usage_lines(self) -> list[Usage]:
         """Every rule scope with something booked, in set and rule order (qquota)."""
         by_key: dict[Key, dict[str, float]] = {}
-        for (key, resource), amount in self.used.items():
+        for mark, amount in self.used.items():
+            key, resource = self.rules.marks[mark]
             by_key.setdefault(key, {})[resource] = amount
         lines = []
         for key in sorted(by_key, key=lambda k: (k[0], k[1], k[2:])):
@@ -630,8 +645,10 @@ def _compile(set_index: int, rule_set: RuleSet, index: int, table: ComplexTable)
                  tuple(limits))
 
 
-def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need]) -> list[_Check]:
-    """The rule's limits a job with these needs meets in one scope."""
+def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need],
+                  mark: Callable[[Key, str], int]) -> list[_Check]:
+    """The rule's limits a job with these needs meets in one scope; `mark` interns where
+    a limit's usage is booked."""
     out = []
     for limit in rule.limits:
         need = needs.get(limit.name)
@@ -640,13 +657,13 @@ def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need]) -> list[_Che
         if limit.consumable == "NO":
             if not _requirement_holds(need, limit.type, limit.text):
                 out.append(_Check(key, limit.name, 0.0, 0.0, -1.0, limit.text, limit.type,
-                                  rule, (key, limit.name), _refusal(rule, key)))
+                                  rule, mark(key, limit.name), _refusal(rule, key)))
             continue
         per_slot = float(need.key) if need.consumable == "YES" else 0.0
         per_job = float(need.key) if need.consumable == "JOB" else 0.0
         if per_slot or per_job:
             out.append(_Check(key, limit.name, per_slot, per_job, limit.fixed, limit.text,
-                              limit.type, rule, (key, limit.name), _refusal(rule, key)))
+                              limit.type, rule, mark(key, limit.name), _refusal(rule, key)))
     return out
 
 
