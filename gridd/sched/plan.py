@@ -38,7 +38,7 @@ from gridd.sched.levels import (
     matcher_for,
 )
 from gridd.sched.match import CategoryCache, JobRequest, Matcher, MatchResult
-from gridd.sched.quota import QuotaRules, Quotas, Who
+from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -115,6 +115,7 @@ class _Category:
     quota_reasons: dict[Who, dict[str, None]] = field(default_factory=dict)
     rejected_who: set[Who] = field(default_factory=set)
     resume_who: dict[Who, int] = field(default_factory=dict)  # past resource or quota refusals
+    askers: dict[Who, Asker] = field(default_factory=dict)  # by who with the PE tried
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
@@ -205,7 +206,7 @@ class Cycle:
         self._sigs: dict[int, _Sigs] = {}  # by id of a list
         # Per asker, request amounts and candidate list: skip pointers past the instances
         # the quotas closed to the asker for the rest of the cycle (see _Category.alive).
-        self._quota_dead: dict[tuple[Who, object, int], _Closed] = {}
+        self._quota_dead: dict[tuple[Who, int, int], _Closed] = {}
         self.pe_used: dict[str, int] = {}
         for task in running:
             if task.pe:
@@ -331,7 +332,7 @@ class Cycle:
             g, h, q = self.levels.of(qi)
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
             if self.quotas is not None and not claimed:
-                self.quotas.book(in_pe, qi, cat.req, slots, master=index == 0)
+                self._asker(cat, in_pe).book(qi, slots, master=index == 0)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
 
@@ -340,11 +341,18 @@ class Cycle:
         """Whether a quota refuses the job here; the reason is kept for its asker."""
         if self.quotas is None:
             return False
-        why = self.quotas.refusal(who, qi, cat.req, slots, master)
+        why = self._asker(cat, who).refusal(qi, slots, master)
         if why is None:
             return False
         self._note_quota(cat, who, why)
         return True
+
+    def _asker(self, cat: _Category, who: Who) -> Asker:
+        asker = cat.askers.get(who)
+        if asker is None:
+            assert self.quotas is not None
+            asker = cat.askers[who] = self.quotas.asker(who, cat.req)
+        return asker
 
     def _note_quota(self, cat: _Category, who: Who, why: str) -> None:
         """Keep a quota's refusal for the asker (`who` without a PE)."""
@@ -365,9 +373,11 @@ class Cycle:
         sigs = _NO_SIGS
         shut: _Closed | None = None
         noted: dict[str, None] = {}
-        key: tuple[Who, object, int] = (who, None, 0)
+        asker: Asker | None = None
+        key: tuple[Who, int, int] = (who, 0, 0)
         if self.quotas is not None:
-            blocked, closed = self.quotas.blocked(who, req)
+            asker = self._asker(cat, who)
+            blocked, closed = asker.blocked, asker.closed
             sigs = self._signatures(cat)
             noted = cat.quota_reasons.setdefault(who, {})
             if blocked and sigs.every <= blocked.keys():
@@ -376,7 +386,7 @@ class Cycle:
                 self.quota_hit = True
                 cat.resume_who[who] = len(candidates)
                 return None
-            key = (who, self.quotas.amounts(req), id(candidates))
+            key = (who, asker.amounts, id(candidates))
             if self.use_categories:
                 shut = self._shut_blocked(key, blocked, sigs, noted)
         end = len(candidates)
@@ -394,7 +404,7 @@ class Cycle:
                         cat.dead(i)
                     i = self._next(cat, dead, i + 1)
                     continue
-                why = None if self.quotas is None else self.quotas.claim(who, qi, req)
+                why = None if asker is None else asker.claim(qi, sigs.of[i])
                 if why is None:
                     cat.resume_who[who] = i
                     return [(qi.name, 1)]
@@ -425,7 +435,7 @@ class Cycle:
                 return i
             i = j
 
-    def _shut_blocked(self, key: tuple[Who, object, int], blocked: Mapping[int, str],
+    def _shut_blocked(self, key: tuple[Who, int, int], blocked: Mapping[int, str],
                       sigs: _Sigs, noted: dict[str, None]) -> _Closed | None:
         """The candidates closed to the asker (keyed by who, request amounts and list),
         with every instance of a signature the quotas blocked since the last call closed
@@ -498,10 +508,11 @@ class Cycle:
             candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
-        if self.quotas is not None:
+        asker = None if self.quotas is None else self._asker(cat, in_pe)
+        if asker is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
             # to look for, so the scan can stop early, or none to have at all.
-            most, why = self.quotas.common_room(in_pe, req, self._signatures(cat).every)
+            most, why = asker.common_room(self._signatures(cat).every)
             if most < cap:
                 self._note_quota(cat, who, why or "")
                 cap = _whole(most)
@@ -526,8 +537,8 @@ class Cycle:
                 qi = candidates[scanned]
                 scanned += 1
                 quota_room, why = math.inf, None
-                if self.quotas is not None:
-                    quota_room, why = self.quotas.room(in_pe, qi, req, quota_memo)
+                if asker is not None:
+                    quota_room, why = asker.room(qi, quota_memo)
                     if quota_room < 1:  # closed to the asker: the matcher need not look
                         self._note_quota(cat, who, why or "")
                         continue
@@ -572,13 +583,12 @@ class Cycle:
                 if refusal is not None:
                     cat.reasons[refusal.reason] = None
                 return None
-            if self.quotas is None or len(placed) == 1:
+            if asker is None or len(placed) == 1:
                 return placed  # one instance's room already kept every limit it has
             # Each instance kept within its own quotas; together they must also keep the
             # limits they share. Take the excess from the instances that hold it, the last
             # placed first, and allocate again: elsewhere, or fewer slots if the range allows.
-            excess = self.quotas.placement_excess(
-                in_pe, [(self.instances[name], n) for name, n in placed], req)
+            excess = asker.placement_excess([(self.instances[name], n) for name, n in placed])
             if excess is None:
                 return placed
             quota_why, over, holders = excess

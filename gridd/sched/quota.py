@@ -138,8 +138,6 @@ def _checks(checks: list[_Check]) -> _Checks:
                                         for c in checks))
 
 
-_NO_CHECKS = _Checks((), ())
-
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -183,12 +181,12 @@ class QuotaRules:
         # Checks per view and request amounts, and for instance-dependent scopes per who,
         # amounts and instance: they depend on the configuration only.
         self.shared: dict[tuple[int, int], _Checks] = {}
-        self.local: dict[tuple[Who, int, str], _Checks] = {}
+        self.local: dict[tuple[Who, int], dict[str, _Checks]] = {}  # by instance name
         self.common: dict[tuple[Who, int, frozenset[int]], _Checks] = {}
         # Per who and request amounts, the shared checks by signature: the fast lookup.
         self.by_sig: dict[tuple[Who, int], list[_Checks | None]] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], int]] = {}
-        self.amount_ids: dict[tuple[object, ...], int] = {}  # see Quotas._needs_of
+        self.amount_ids: dict[tuple[object, ...], int] = {}  # see Quotas.needs_of
         # Usage is booked under (scope, resource) pairs interned as small integers: they
         # are looked up in the innermost loops, and an integer hashes far faster.
         self.marks: list[tuple[Key, str]] = []
@@ -299,8 +297,8 @@ class Quotas:
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
-        self._blocked: dict[tuple[Who, int], dict[int, str]] = {}
-        self._closed: dict[tuple[Who, int], dict[str, str]] = {}
+        self.blocked: dict[tuple[Who, int], dict[int, str]] = {}
+        self.closed: dict[tuple[Who, int], dict[str, str]] = {}
 
     @classmethod
     def fresh(cls, conf: PlanConf, table: ComplexTable,
@@ -311,45 +309,12 @@ class Quotas:
     def signature(self, qi: Instance) -> int:
         return self.rules.signature(qi)
 
+    def asker(self, who: Who, req: JobRequest) -> Asker:
+        return Asker(self, who, req)
+
     # ---- limits and usage -----------------------------------------------------------------
 
-    def checks(self, who: Who, qi: Instance, req: JobRequest) -> tuple[_Check, ...]:
-        """The limits that bind this job on this instance, each with its usage."""
-        sig = self.rules.signature(qi)
-        return self._shared_checks(who, req, sig).all + self._local_checks(who, req, sig, qi).all
-
-    def _shared_checks(self, who: Who, req: JobRequest, sig: int) -> _Checks:
-        rules = self.rules
-        needs, amounts = self._needs_of(req)
-        table = rules.by_sig.get((who, amounts))
-        if table is None:
-            table = rules.by_sig[(who, amounts)] = []
-        if sig < len(table) and (found := table[sig]) is not None:
-            return found
-        view = rules.view(who, sig)
-        found = rules.shared.get((view, amounts))
-        if found is None:
-            found = rules.shared[(view, amounts)] = _checks([
-                check for rule, key in rules.views[view][0]
-                for check in _limit_checks(rule, key, needs, rules.mark)])
-        table.extend([None] * (sig + 1 - len(table)))
-        table[sig] = found
-        return found
-
-    def _local_checks(self, who: Who, req: JobRequest, sig: int, qi: Instance) -> _Checks:
-        rules = self.rules
-        local = rules.views[rules.view(who, sig)][1]
-        if not local:
-            return _NO_CHECKS
-        needs, amounts = self._needs_of(req)
-        found = rules.local.get((who, amounts, qi.name))
-        if found is None:
-            found = rules.local[(who, amounts, qi.name)] = _checks([
-                check for rule in local
-                for check in _limit_checks(rule, _key(rule, who, qi), needs, rules.mark)])
-        return found
-
-    def _needs_of(self, req: JobRequest) -> tuple[dict[str, Need], int]:
+    def needs_of(self, req: JobRequest) -> tuple[dict[str, Need], int]:
         """The request's needs by name, and what of them the limits can see, as an id:
         requests with equal amounts of the limited resources share their checks."""
         rules = self.rules
@@ -362,7 +327,7 @@ class Quotas:
                 seen, len(rules.amount_ids)))
         return found
 
-    def _limit(self, check: _Check) -> float:
+    def limit(self, check: _Check) -> float:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
@@ -372,88 +337,16 @@ class Quotas:
                 limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
         return limit
 
-    def _left(self, check: _Check) -> float:
-        """What the check's scope has left of its resource."""
-        return self._limit(check) - self.used.get(check.mark, 0.0)
-
-    def amounts(self, req: JobRequest) -> int:
-        """What of a request the limits can see: requests with equal amounts are alike."""
-        return self._needs_of(req)[1]
-
-    def blocked(self, who: Who, req: JobRequest) -> tuple[dict[int, str], dict[str, str]]:
-        """Signatures and instances on which the job is refused for the rest of the
-        cycle, with why."""
-        amounts = self._needs_of(req)[1]
-        return (self._blocked.setdefault((who, amounts), {}),
-                self._closed.setdefault((who, amounts), {}))
-
-    def refusal(self, who: Who, qi: Instance, req: JobRequest, slots: int,
-                master: bool = True) -> str | None:
-        """Why the quotas refuse `slots` slots of the job here, or None."""
-        sig = self.rules.signature(qi)
-        blocked, closed = self.blocked(who, req)
-        why = blocked.get(sig) or closed.get(qi.name)
-        if why is not None:
-            return why
-        used = self.used
-        if slots == 1 and master:  # the common question, and the one remembered
-            for mark, amount, limit, check in self._shared_checks(who, req, sig).one:
-                if limit is None:
-                    limit = self._limit(check)
-                if used.get(mark, 0.0) + amount > limit + _EPSILON:
-                    blocked[sig] = check.why
-                    return check.why
-            for mark, amount, limit, check in self._local_checks(who, req, sig, qi).one:
-                if limit is None:
-                    limit = self._limit(check)
-                if used.get(mark, 0.0) + amount > limit + _EPSILON:
-                    closed[qi.name] = check.why
-                    return check.why
-            return None
-        for check in self.checks(who, qi, req):
-            amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            limit = check.limit if check.limit is not None else self._limit(check)
-            if used.get(check.mark, 0.0) + amount > limit + _EPSILON:
-                return check.why
-        return None
-
-    def claim(self, who: Who, qi: Instance, req: JobRequest) -> str | None:
-        """Book one slot of the job (its master task) here if the quotas allow it;
-        otherwise why not. One pass for the planner's commonest question."""
-        why = self.refusal(who, qi, req, 1)
-        if why is None:
-            sig = self.rules.signature(qi)
-            used = self.used
-            for part in (self._shared_checks(who, req, sig), self._local_checks(who, req, sig, qi)):
-                for mark, amount, _, _ in part.one:
-                    if amount:
-                        used[mark] = used.get(mark, 0.0) + amount
-        return why
-
-    def room(self, who: Who, qi: Instance, req: JobRequest,
-             memo: dict[int, tuple[float, str | None]]) -> tuple[float, str | None]:
-        """How many slots of the job the quotas allow here (not counting per-job amounts),
-        and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
-        is booked meanwhile), the room of the checks the instances of a view share."""
-        sig = self.rules.signature(qi)
-        view = self.rules.view(who, sig)  # signatures of one view share their checks
-        shared = memo.get(view)
-        if shared is None:
-            shared = memo[view] = self._room(self._shared_checks(who, req, sig).all)
-        local = self._local_checks(who, req, sig, qi).all
-        if not local:
-            return shared
-        here = self._room(local)
-        return here if here[0] < shared[0] else shared
-
-    def _room(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
+    def room_of(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
+        """How many slots the checks allow (per-slot amounts only), and the refusal that
+        bounds it."""
         room: float = math.inf
         bound = None
         used = self.used
         for check in checks:
             limit = check.limit
             if limit is None:
-                limit = self._limit(check)
+                limit = self.limit(check)
             elif limit < 0:
                 return 0.0, check.why
             per_slot = check.per_slot
@@ -465,50 +358,6 @@ class Quotas:
             return room, None
         return max(math.floor(room + _EPSILON), 0), bound.why
 
-    def common_room(self, who: Who, req: JobRequest,
-                    sigs: frozenset[int]) -> tuple[float, str | None]:
-        """How many slots the job may have at most wherever it goes among instances of
-        these signatures: the room of the limits whose scope all of them share (a user's
-        total, say), and the refusal that bounds it."""
-        key = (who, self._needs_of(req)[1], sigs)
-        common = self.rules.common.get(key)
-        if common is None:
-            marks: set[int] | None = None
-            every: dict[int, _Check] = {}
-            for sig in sigs:
-                here = {check.mark: check for check in self._shared_checks(who, req, sig).all}
-                every.update(here)
-                marks = set(here) if marks is None else marks & here.keys()
-            common = self.rules.common[key] = _checks([every[m] for m in marks or ()])
-        return self._room(common.all)
-
-    def placement_excess(self, who: Who, granted: list[tuple[Instance, int]],
-                         req: JobRequest) -> tuple[str, int, list[str]] | None:
-        """A limit a placement over several instances exceeds together (a user's slots
-        over several hosts, say): why, by how many slots at least, and the instances
-        (of the placement, in its order) that count against it; None when none."""
-        wanted: dict[int, tuple[_Check, float, list[str]]] = {}
-        for index, (qi, slots) in enumerate(granted):
-            for check in self.checks(who, qi, req):
-                amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
-                _, total, holders = wanted.get(check.mark, (check, 0.0, []))
-                wanted[check.mark] = (check, total + amount, [*holders, qi.name])
-        for check, amount, holders in wanted.values():
-            over = amount - self._left(check)
-            if over > _EPSILON:
-                if not check.per_slot:  # a per-job amount: fewer slots do not help
-                    return check.why, 1 << 31, holders
-                return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
-        return None
-
-    def book(self, who: Who, qi: Instance, req: JobRequest, slots: int,
-             master: bool = True) -> None:
-        used = self.used
-        for check in self.checks(who, qi, req):
-            amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            if amount:
-                used[check.mark] = used.get(check.mark, 0.0) + amount
-
     def book_running(self, running: Iterable[Running], instances: Mapping[str, Instance],
                      matcher: Matcher) -> None:
         """Book what started tasks hold; an instance gone from the configuration still
@@ -518,7 +367,7 @@ class Quotas:
             who = Who(task.owner, task.group, task.project, task.pe)
             for index, (name, slots) in enumerate(task.granted):
                 qi = instances.get(name) or _gone(name)
-                self.book(who, qi, req, slots, master=index == 0)
+                self.asker(who, req).book(qi, slots, master=index == 0)
 
     def limit_value(self, text: str, type_: str, host: str) -> float:
         """A limit as a number: fixed, or a dynamic formula of the host's values."""
@@ -607,6 +456,166 @@ class Quotas:
                 and among(queues, k_queue, lambda q: _holds(f_queues, q, _no_group))
                 and among(pes, k_pe, lambda pe: _holds_optional(f_pes, pe))
                 and among(projects, k_project, lambda pr: _holds_optional(f_projects, pr)))
+
+
+class Asker:
+    """A job's who and request as the quotas see them during one cycle. The planner asks
+    about thousands of candidate instances per asker: the tables each question needs
+    (by who and request amounts) are looked up once, here."""
+
+    __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_shared",
+                 "_local")
+
+    def __init__(self, quotas: Quotas, who: Who, req: JobRequest) -> None:
+        rules = quotas.rules
+        self.quotas, self.who = quotas, who
+        self.needs, self.amounts = quotas.needs_of(req)
+        key = (who, self.amounts)
+        # Signatures and instances on which one slot was refused, with why: refused for
+        # the rest of the cycle, since usage only grows.
+        self.blocked = quotas.blocked.setdefault(key, {})
+        self.closed = quotas.closed.setdefault(key, {})
+        self._shared = rules.by_sig.setdefault(key, [])
+        self._local = rules.local.setdefault(key, {})
+
+    def shared(self, sig: int) -> _Checks:
+        """The checks of the scopes all instances of the signature share."""
+        table = self._shared
+        if sig < len(table) and (found := table[sig]) is not None:
+            return found
+        rules = self.quotas.rules
+        view = rules.view(self.who, sig)
+        found = rules.shared.get((view, self.amounts))
+        if found is None:
+            found = rules.shared[(view, self.amounts)] = _checks([
+                check for rule, key in rules.views[view][0]
+                for check in _limit_checks(rule, key, self.needs, rules.mark)])
+        table.extend([None] * (sig + 1 - len(table)))
+        table[sig] = found
+        return found
+
+    def local(self, qi: Instance, sig: int) -> _Checks:
+        """The checks of the scopes that depend on the instance (queues or hosts expand)."""
+        found = self._local.get(qi.name)
+        if found is None:
+            rules = self.quotas.rules
+            who = self.who
+            found = self._local[qi.name] = _checks([
+                check for rule in rules.views[rules.view(who, sig)][1]
+                for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.mark)])
+        return found
+
+    def checks(self, qi: Instance) -> tuple[_Check, ...]:
+        """The limits that bind the job on this instance."""
+        sig = self.quotas.rules.signature(qi)
+        return self.shared(sig).all + self.local(qi, sig).all
+
+    def refusal(self, qi: Instance, slots: int = 1, master: bool = True) -> str | None:
+        """Why the quotas refuse `slots` slots of the job here, or None."""
+        sig = self.quotas.rules.signature(qi)
+        if slots == 1 and master:
+            return self._refusal_one(qi, sig)
+        quotas = self.quotas
+        used = quotas.used
+        for check in self.checks(qi):
+            amount = check.per_slot * slots + (check.per_job if master else 0.0)
+            if used.get(check.mark, 0.0) + amount > quotas.limit(check) + _EPSILON:
+                return check.why
+        return None
+
+    def _refusal_one(self, qi: Instance, sig: int) -> str | None:
+        """The common question (one slot, the master task), and the one remembered."""
+        why = self.blocked.get(sig) or self.closed.get(qi.name)
+        if why is not None:
+            return why
+        quotas = self.quotas
+        used = quotas.used
+        for mark, amount, limit, check in self.shared(sig).one:
+            if limit is None:
+                limit = quotas.limit(check)
+            if used.get(mark, 0.0) + amount > limit + _EPSILON:
+                self.blocked[sig] = check.why
+                return check.why
+        for mark, amount, limit, check in self.local(qi, sig).one:
+            if limit is None:
+                limit = quotas.limit(check)
+            if used.get(mark, 0.0) + amount > limit + _EPSILON:
+                self.closed[qi.name] = check.why
+                return check.why
+        return None
+
+    def claim(self, qi: Instance, sig: int) -> str | None:
+        """Book one slot of the job (its master task) here if the quotas allow it;
+        otherwise why not. One pass for the planner's commonest question."""
+        why = self._refusal_one(qi, sig)
+        if why is None:
+            used = self.quotas.used
+            for part in (self.shared(sig), self.local(qi, sig)):
+                for mark, amount, _, _ in part.one:
+                    if amount:
+                        used[mark] = used.get(mark, 0.0) + amount
+        return why
+
+    def room(self, qi: Instance, memo: dict[int, tuple[float, str | None]]
+             ) -> tuple[float, str | None]:
+        """How many slots of the job the quotas allow here (not counting per-job amounts),
+        and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
+        is booked meanwhile), the room of the checks the instances of a view share."""
+        quotas = self.quotas
+        sig = quotas.rules.signature(qi)
+        view = quotas.rules.view(self.who, sig)  # signatures of one view share their checks
+        shared = memo.get(view)
+        if shared is None:
+            shared = memo[view] = quotas.room_of(self.shared(sig).all)
+        local = self.local(qi, sig).all
+        if not local:
+            return shared
+        here = quotas.room_of(local)
+        return here if here[0] < shared[0] else shared
+
+    def common_room(self, sigs: frozenset[int]) -> tuple[float, str | None]:
+        """How many slots the job may have at most wherever it goes among instances of
+        these signatures: the room of the limits whose scope all of them share (a user's
+        total, say), and the refusal that bounds it."""
+        rules = self.quotas.rules
+        key = (self.who, self.amounts, sigs)
+        common = rules.common.get(key)
+        if common is None:
+            marks: set[int] | None = None
+            every: dict[int, _Check] = {}
+            for sig in sigs:
+                here = {check.mark: check for check in self.shared(sig).all}
+                every.update(here)
+                marks = set(here) if marks is None else marks & here.keys()
+            common = rules.common[key] = _checks([every[m] for m in marks or ()])
+        return self.quotas.room_of(common.all)
+
+    def placement_excess(self, granted: list[tuple[Instance, int]]
+                         ) -> tuple[str, int, list[str]] | None:
+        """A limit a placement over several instances exceeds together (a user's slots
+        over several hosts, say): why, by how many slots at least, and the instances
+        (of the placement, in its order) that count against it; None when none."""
+        wanted: dict[int, tuple[_Check, float, list[str]]] = {}
+        for index, (qi, slots) in enumerate(granted):
+            for check in self.checks(qi):
+                amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                _, total, holders = wanted.get(check.mark, (check, 0.0, []))
+                wanted[check.mark] = (check, total + amount, [*holders, qi.name])
+        quotas = self.quotas
+        for check, amount, holders in wanted.values():
+            over = amount - (quotas.limit(check) - quotas.used.get(check.mark, 0.0))
+            if over > _EPSILON:
+                if not check.per_slot:  # a per-job amount: fewer slots do not help
+                    return check.why, 1 << 31, holders
+                return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
+        return None
+
+    def book(self, qi: Instance, slots: int, master: bool = True) -> None:
+        used = self.quotas.used
+        for check in self.checks(qi):
+            amount = check.per_slot * slots + (check.per_job if master else 0.0)
+            if amount:
+                used[check.mark] = used.get(check.mark, 0.0) + amount
 
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:

@@ -139,5 +139,5 @@ def test_limits_hold_and_caches_change_nothing(cell) -> None:
         for qi in conf.instances:
             g, h, q = final.of(qi)
             fits = final.matcher.fits(req, 1, g, h, q).ok
-            assert not fits or quotas.refusal(who, qi, req, 1) is not None, (
+            assert not fits or quotas.asker(who, req).refusal(qi) is not None, (
                 f"job {job.job_id} waits although {qi.name} takes it")
