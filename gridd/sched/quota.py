@@ -127,16 +127,18 @@ class _Check:
 
 class _Checks(NamedTuple):
     """Checks with, for the common question (one slot, the master task), each as
-    (usage key, amount, limit or None, check): the scheduler's innermost loop."""
+    (usage key, amount, the usage above which that amount is refused or None for a
+    dynamic limit, check): the scheduler's innermost loop; and the marks they look at."""
 
     all: tuple[_Check, ...]
     one: tuple[tuple[int, float, float | None, _Check], ...]
+    marks: frozenset[int]
 
 
 def _checks(checks: list[_Check]) -> _Checks:
-    return _Checks(tuple(checks), tuple((c.mark, c.per_slot + c.per_job, c.limit, c)
-                                        for c in checks))
-
+    one = tuple((c.mark, amount, None if c.limit is None else c.limit - amount + _EPSILON, c)
+                for c in checks for amount in (c.per_slot + c.per_job,))
+    return _Checks(tuple(checks), one, frozenset(c.mark for c in checks))
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +294,7 @@ class Quotas:
         self.sets = rules.sets
         self.table = rules.table
         self.loads = loads
-        self.used: dict[int, float] = {}  # by mark (scope and resource)
+        self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
         self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
@@ -311,6 +313,13 @@ class Quotas:
 
     def asker(self, who: Who, req: JobRequest) -> Asker:
         return Asker(self, who, req)
+
+    def grow(self) -> None:
+        """Make room in `used` for marks interned since: usage is a list indexed by mark,
+        the fastest lookup there is for the innermost loops."""
+        missing = len(self.rules.marks) - len(self.used)
+        if missing > 0:
+            self.used.extend([0.0] * missing)
 
     # ---- limits and usage -----------------------------------------------------------------
 
@@ -351,7 +360,7 @@ class Quotas:
                 return 0.0, check.why
             per_slot = check.per_slot
             if per_slot:
-                left = (limit - used.get(check.mark, 0.0)) / per_slot
+                left = (limit - used[check.mark]) / per_slot
                 if left < room:
                     room, bound = left, check
         if bound is None:
@@ -398,7 +407,9 @@ class Quotas:
     def usage_lines(self) -> list[Usage]:
         """Every rule scope with something booked, in set and rule order (qquota)."""
         by_key: dict[Key, dict[str, float]] = {}
-        for mark, amount in self.used.items():
+        for mark, amount in enumerate(self.used):
+            if not amount:
+                continue
             key, resource = self.rules.marks[mark]
             by_key.setdefault(key, {})[resource] = amount
         lines = []
@@ -490,6 +501,7 @@ class Asker:
             found = rules.shared[(view, self.amounts)] = _checks([
                 check for rule, key in rules.views[view][0]
                 for check in _limit_checks(rule, key, self.needs, rules.mark)])
+            self.quotas.grow()
         table.extend([None] * (sig + 1 - len(table)))
         table[sig] = found
         return found
@@ -503,6 +515,7 @@ class Asker:
             found = self._local[qi.name] = _checks([
                 check for rule in rules.views[rules.view(who, sig)][1]
                 for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.mark)])
+            self.quotas.grow()
         return found
 
     def checks(self, qi: Instance) -> tuple[_Check, ...]:
@@ -519,7 +532,7 @@ class Asker:
         used = quotas.used
         for check in self.checks(qi):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            if used.get(check.mark, 0.0) + amount > quotas.limit(check) + _EPSILON:
+            if used[check.mark] + amount > quotas.limit(check) + _EPSILON:
                 return check.why
         return None
 
@@ -530,19 +543,27 @@ class Asker:
             return why
         quotas = self.quotas
         used = quotas.used
-        for mark, amount, limit, check in self.shared(sig).one:
-            if limit is None:
-                limit = quotas.limit(check)
-            if used.get(mark, 0.0) + amount > limit + _EPSILON:
-                self.blocked[sig] = check.why
+        for mark, amount, top, check in self.shared(sig).one:
+            if top is None:
+                top = quotas.limit(check) - amount + _EPSILON
+            if used[mark] > top:
+                self._block(mark, check.why)
                 return check.why
-        for mark, amount, limit, check in self.local(qi, sig).one:
-            if limit is None:
-                limit = quotas.limit(check)
-            if used.get(mark, 0.0) + amount > limit + _EPSILON:
+        for mark, amount, top, check in self.local(qi, sig).one:
+            if top is None:
+                top = quotas.limit(check) - amount + _EPSILON
+            if used[mark] > top:
                 self.closed[qi.name] = check.why
                 return check.why
         return None
+
+    def _block(self, mark: int, why: str) -> None:
+        """Block every signature whose shared checks (known so far) include a scope that
+        refused one slot: for this asker each refuses the same amount there."""
+        blocked = self.blocked
+        for sig, checks in enumerate(self._shared):
+            if checks is not None and mark in checks.marks and sig not in blocked:
+                blocked[sig] = why
 
     def claim(self, qi: Instance, sig: int) -> str | None:
         """Book one slot of the job (its master task) here if the quotas allow it;
@@ -553,20 +574,21 @@ class Asker:
             for part in (self.shared(sig), self.local(qi, sig)):
                 for mark, amount, _, _ in part.one:
                     if amount:
-                        used[mark] = used.get(mark, 0.0) + amount
+                        used[mark] += amount
         return why
 
     def room(self, qi: Instance, memo: dict[int, tuple[float, str | None]]
              ) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
         and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
-        is booked meanwhile), the room of the checks the instances of a view share."""
+        is booked meanwhile), the room of the shared checks, by their id (the signatures
+        of one view share them)."""
         quotas = self.quotas
         sig = quotas.rules.signature(qi)
-        view = quotas.rules.view(self.who, sig)  # signatures of one view share their checks
-        shared = memo.get(view)
+        checks = self.shared(sig)
+        shared = memo.get(id(checks))
         if shared is None:
-            shared = memo[view] = quotas.room_of(self.shared(sig).all)
+            shared = memo[id(checks)] = quotas.room_of(checks.all)
         local = self.local(qi, sig).all
         if not local:
             return shared
@@ -603,7 +625,7 @@ class Asker:
                 wanted[check.mark] = (check, total + amount, [*holders, qi.name])
         quotas = self.quotas
         for check, amount, holders in wanted.values():
-            over = amount - (quotas.limit(check) - quotas.used.get(check.mark, 0.0))
+            over = amount - (quotas.limit(check) - quotas.used[check.mark])
             if over > _EPSILON:
                 if not check.per_slot:  # a per-job amount: fewer slots do not help
                     return check.why, 1 << 31, holders
@@ -615,7 +637,7 @@ class Asker:
         for check in self.checks(qi):
             amount = check.per_slot * slots + (check.per_job if master else 0.0)
             if amount:
-                used[check.mark] = used.get(check.mark, 0.0) + amount
+                used[check.mark] += amount
 
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
