@@ -17,6 +17,7 @@ share its reasons.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import itertools
 import math
@@ -388,7 +389,8 @@ class Cycle:
                 return None
             key = (who, asker.amounts, id(candidates))
             if self.use_categories:
-                shut = self._shut_blocked(key, blocked, sigs, noted)
+                shut = self._shut_blocked(key, blocked, sigs, noted,
+                                          cat.resume_who.get(who, 0))
         end = len(candidates)
         dead = None if shut is None else shut.skip
         i = self._next(cat, dead, cat.resume_who.get(who, 0) if self.use_categories else 0)
@@ -411,7 +413,7 @@ class Cycle:
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
-                shut = self._shut_blocked(key, blocked, sigs, noted)
+                shut = self._shut_blocked(key, blocked, sigs, noted, i + 1)
                 if shut is None:
                     shut = self._quota_dead[key] = _Closed(list(range(end + 1)))
                 if shut.skip[i] == i:
@@ -436,15 +438,17 @@ class Cycle:
             i = j
 
     def _shut_blocked(self, key: tuple[Who, int, int], blocked: Mapping[int, str],
-                      sigs: _Sigs, noted: dict[str, None]) -> _Closed | None:
+                      sigs: _Sigs, noted: dict[str, None], start: int) -> _Closed | None:
         """The candidates closed to the asker (keyed by who, request amounts and list),
-        with every instance of a signature the quotas blocked since the last call closed
-        at once: scans then pass over them without a look."""
+        with every instance from `start` on of a signature the quotas blocked since the
+        last call closed at once: scans then pass over them without a look. (A scan of
+        another category that shares the list and starts earlier finds those before
+        `start` blocked when it reaches them.)"""
         shut = self._quota_dead.get(key)
-        start = 0 if shut is None else shut.applied
-        if start == len(blocked):
+        applied = 0 if shut is None else shut.applied
+        if applied == len(blocked):
             return shut
-        for sig, why in itertools.islice(blocked.items(), start, None):
+        for sig, why in itertools.islice(blocked.items(), applied, None):
             members = sigs.members.get(sig)
             if not members:
                 continue
@@ -452,7 +456,7 @@ class Cycle:
                 shut = self._quota_dead[key] = _Closed(list(range(len(sigs.of) + 1)))
             noted[why] = None
             skip = shut.skip
-            for j in members:
+            for j in itertools.islice(members, bisect.bisect_left(members, start), None):
                 if skip[j] == j:
                     skip[j] = j + 1
         if shut is not None:

@@ -296,6 +296,7 @@ class Quotas:
         self.loads = loads
         self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
         self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
+        self._by_check: dict[int, float] = {}  # the same by id of the check (kept by rules)
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
@@ -340,10 +341,13 @@ class Quotas:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
-            memo = (check.text, check.type, check.key[6])
-            limit = self._dynamic.get(memo)
+            limit = self._by_check.get(id(check))
             if limit is None:
-                limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
+                memo = (check.text, check.type, check.key[6])
+                limit = self._dynamic.get(memo)
+                if limit is None:
+                    limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
+                self._by_check[id(check)] = limit
         return limit
 
     def room_of(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
