@@ -406,7 +406,7 @@ class Cycle:
                         cat.dead(i)
                     i = self._next(cat, dead, i + 1)
                     continue
-                why = None if asker is None else asker.claim(qi, sigs.of[i])
+                why = None if asker is None else asker.claim(qi)
                 if why is None:
                     cat.resume_who[who] = i
                     return [(qi.name, 1)]

@@ -19,7 +19,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -126,19 +126,53 @@ class _Check:
 
 
 class _Checks(NamedTuple):
-    """Checks with, for the common question (one slot, the master task), each as
-    (usage key, amount, the usage above which that amount is refused or None for a
-    dynamic limit, check): the scheduler's innermost loop; and the marks they look at."""
+    """Checks, with what the scheduler's innermost loops walk laid out for them: for one
+    slot of the master task, per check with a fixed limit (mark, the usage above which
+    that slot is refused, why) and per check with a dynamic one (mark, amount, check);
+    what that slot books (mark, amount); per check with a per-slot amount (mark, amount,
+    limit or None when dynamic, check) for how many slots fit; the first check whose
+    fixed limit is negative (a requirement not met), and the marks all of them use."""
 
     all: tuple[_Check, ...]
-    one: tuple[tuple[int, float, float | None, _Check], ...]
+    fixed: tuple[tuple[int, float, str], ...]
+    dynamic: tuple[tuple[int, float, _Check], ...]
+    book: tuple[tuple[int, float], ...]
+    per_slot: tuple[tuple[int, float, float | None, _Check], ...]
+    banned: _Check | None
     marks: frozenset[int]
 
 
 def _checks(checks: list[_Check]) -> _Checks:
-    one = tuple((c.mark, amount, None if c.limit is None else c.limit - amount + _EPSILON, c)
-                for c in checks for amount in (c.per_slot + c.per_job,))
-    return _Checks(tuple(checks), one, frozenset(c.mark for c in checks))
+    def one(c: _Check) -> float:
+        return c.per_slot + c.per_job
+
+    return _Checks(
+        tuple(checks),
+        tuple((c.mark, c.limit - one(c) + _EPSILON, c.why) for c in checks
+              if c.limit is not None),
+        tuple((c.mark, one(c), c) for c in checks if c.limit is None),
+        tuple((c.mark, one(c)) for c in checks if one(c)),
+        tuple((c.mark, c.per_slot, c.limit, c) for c in checks if c.per_slot),
+        next((c for c in checks if c.limit is not None and c.limit < 0), None),
+        frozenset(c.mark for c in checks))
+
+
+class _Place(NamedTuple):
+    """An instance as an asker sees it: its signature, the checks it shares with the
+    other instances of the signature, and its own (scopes with queues or hosts expanded)."""
+
+    sig: int
+    shared: _Checks
+    local: _Checks
+
+
+@dataclass(slots=True)
+class _AskerTables:
+    """What the checks of one who with one request's amounts are, by signature and by
+    instance name: compiled once, kept by QuotaRules across cycles."""
+
+    by_sig: list[_Checks | None] = field(default_factory=list)
+    at: dict[str, _Place] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +214,11 @@ class QuotaRules:
         self._seen: dict[tuple[Who, int], int] = {}
         self._view_ids: dict[tuple[Who, tuple[int, ...]], int] = {}
         self.views: list[tuple[tuple[tuple[_Rule, Key], ...], tuple[_Rule, ...]]] = []
-        # Checks per view and request amounts, and for instance-dependent scopes per who,
-        # amounts and instance: they depend on the configuration only.
+        # Checks per view and request amounts, and per who and amounts by signature and
+        # instance: they depend on the configuration only.
         self.shared: dict[tuple[int, int], _Checks] = {}
-        self.local: dict[tuple[Who, int], dict[str, _Checks]] = {}  # by instance name
+        self.tables: dict[tuple[Who, int], _AskerTables] = {}
         self.common: dict[tuple[Who, int, frozenset[int]], _Checks] = {}
-        # Per who and request amounts, the shared checks by signature: the fast lookup.
-        self.by_sig: dict[tuple[Who, int], list[_Checks | None]] = {}
         self.needs: dict[JobRequest, tuple[dict[str, Need], int]] = {}
         self.amount_ids: dict[tuple[object, ...], int] = {}  # see Quotas.needs_of
         # Usage is booked under (scope, resource) pairs interned as small integers: they
@@ -199,8 +231,8 @@ class QuotaRules:
         same objects), and their tables still within bounds."""
         c = self.conf
         entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
-                   + len(self.shared) + len(self.local) + len(self.common)
-                   + len(self.by_sig) + len(self.needs) + len(self.marks))
+                   + len(self.shared) + len(self.tables) + len(self.common)
+                   + len(self.needs) + len(self.marks))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
@@ -300,8 +332,7 @@ class Quotas:
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
-        self.blocked: dict[tuple[Who, int], dict[int, str]] = {}
-        self.closed: dict[tuple[Who, int], dict[str, str]] = {}
+        self.refused: dict[tuple[Who, int], tuple[dict[int, str], dict[str, str]]] = {}
 
     @classmethod
     def fresh(cls, conf: PlanConf, table: ComplexTable,
@@ -350,23 +381,20 @@ class Quotas:
                 self._by_check[id(check)] = limit
         return limit
 
-    def room_of(self, checks: tuple[_Check, ...]) -> tuple[float, str | None]:
+    def room_of(self, checks: _Checks) -> tuple[float, str | None]:
         """How many slots the checks allow (per-slot amounts only), and the refusal that
         bounds it."""
+        if checks.banned is not None:
+            return 0.0, checks.banned.why
         room: float = math.inf
         bound = None
         used = self.used
-        for check in checks:
-            limit = check.limit
+        for mark, per_slot, limit, check in checks.per_slot:
             if limit is None:
                 limit = self.limit(check)
-            elif limit < 0:
-                return 0.0, check.why
-            per_slot = check.per_slot
-            if per_slot:
-                left = (limit - used[check.mark]) / per_slot
-                if left < room:
-                    room, bound = left, check
+            left = (limit - used[mark]) / per_slot
+            if left < room:
+                room, bound = left, check
         if bound is None:
             return room, None
         return max(math.floor(room + _EPSILON), 0), bound.why
@@ -478,24 +506,29 @@ class Asker:
     about thousands of candidate instances per asker: the tables each question needs
     (by who and request amounts) are looked up once, here."""
 
-    __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_shared",
-                 "_local")
+    __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_tables",
+                 "_common")
 
     def __init__(self, quotas: Quotas, who: Who, req: JobRequest) -> None:
         rules = quotas.rules
         self.quotas, self.who = quotas, who
         self.needs, self.amounts = quotas.needs_of(req)
         key = (who, self.amounts)
+        refused = quotas.refused.get(key)
+        if refused is None:
+            refused = quotas.refused[key] = ({}, {})
         # Signatures and instances on which one slot was refused, with why: refused for
         # the rest of the cycle, since usage only grows.
-        self.blocked = quotas.blocked.setdefault(key, {})
-        self.closed = quotas.closed.setdefault(key, {})
-        self._shared = rules.by_sig.setdefault(key, [])
-        self._local = rules.local.setdefault(key, {})
+        self.blocked, self.closed = refused
+        tables = rules.tables.get(key)
+        if tables is None:
+            tables = rules.tables[key] = _AskerTables()
+        self._tables = tables
+        self._common: tuple[frozenset[int], _Checks] | None = None
 
     def shared(self, sig: int) -> _Checks:
         """The checks of the scopes all instances of the signature share."""
-        table = self._shared
+        table = self._tables.by_sig
         if sig < len(table) and (found := table[sig]) is not None:
             return found
         rules = self.quotas.rules
@@ -510,28 +543,28 @@ class Asker:
         table[sig] = found
         return found
 
-    def local(self, qi: Instance, sig: int) -> _Checks:
-        """The checks of the scopes that depend on the instance (queues or hosts expand)."""
-        found = self._local.get(qi.name)
+    def at(self, qi: Instance) -> _Place:
+        found = self._tables.at.get(qi.name)
         if found is None:
             rules = self.quotas.rules
             who = self.who
-            found = self._local[qi.name] = _checks([
+            sig = rules.signature(qi)
+            local = _checks([
                 check for rule in rules.views[rules.view(who, sig)][1]
                 for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.mark)])
             self.quotas.grow()
+            found = self._tables.at[qi.name] = _Place(sig, self.shared(sig), local)
         return found
 
     def checks(self, qi: Instance) -> tuple[_Check, ...]:
         """The limits that bind the job on this instance."""
-        sig = self.quotas.rules.signature(qi)
-        return self.shared(sig).all + self.local(qi, sig).all
+        place = self.at(qi)
+        return place.shared.all + place.local.all
 
     def refusal(self, qi: Instance, slots: int = 1, master: bool = True) -> str | None:
         """Why the quotas refuse `slots` slots of the job here, or None."""
-        sig = self.quotas.rules.signature(qi)
         if slots == 1 and master:
-            return self._refusal_one(qi, sig)
+            return self._refusal_one(qi, self.at(qi))
         quotas = self.quotas
         used = quotas.used
         for check in self.checks(qi):
@@ -540,23 +573,29 @@ class Asker:
                 return check.why
         return None
 
-    def _refusal_one(self, qi: Instance, sig: int) -> str | None:
+    def _refusal_one(self, qi: Instance, place: _Place) -> str | None:
         """The common question (one slot, the master task), and the one remembered."""
-        why = self.blocked.get(sig) or self.closed.get(qi.name)
+        why = self.blocked.get(place.sig) or self.closed.get(qi.name)
         if why is not None:
             return why
         quotas = self.quotas
         used = quotas.used
-        for mark, amount, top, check in self.shared(sig).one:
-            if top is None:
-                top = quotas.limit(check) - amount + _EPSILON
+        shared = place.shared
+        for mark, top, why in shared.fixed:
             if used[mark] > top:
+                self._block(mark, why)
+                return why
+        for mark, amount, check in shared.dynamic:  # none once checked (hosts expand)
+            if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self._block(mark, check.why)
                 return check.why
-        for mark, amount, top, check in self.local(qi, sig).one:
-            if top is None:
-                top = quotas.limit(check) - amount + _EPSILON
+        local = place.local
+        for mark, top, why in local.fixed:
             if used[mark] > top:
+                self.closed[qi.name] = why
+                return why
+        for mark, amount, check in local.dynamic:
+            if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self.closed[qi.name] = check.why
                 return check.why
         return None
@@ -565,20 +604,21 @@ class Asker:
         """Block every signature whose shared checks (known so far) include a scope that
         refused one slot: for this asker each refuses the same amount there."""
         blocked = self.blocked
-        for sig, checks in enumerate(self._shared):
+        for sig, checks in enumerate(self._tables.by_sig):
             if checks is not None and mark in checks.marks and sig not in blocked:
                 blocked[sig] = why
 
-    def claim(self, qi: Instance, sig: int) -> str | None:
+    def claim(self, qi: Instance) -> str | None:
         """Book one slot of the job (its master task) here if the quotas allow it;
         otherwise why not. One pass for the planner's commonest question."""
-        why = self._refusal_one(qi, sig)
+        place = self.at(qi)
+        why = self._refusal_one(qi, place)
         if why is None:
             used = self.quotas.used
-            for part in (self.shared(sig), self.local(qi, sig)):
-                for mark, amount, _, _ in part.one:
-                    if amount:
-                        used[mark] += amount
+            for mark, amount in place.shared.book:
+                used[mark] += amount
+            for mark, amount in place.local.book:
+                used[mark] += amount
         return why
 
     def room(self, qi: Instance, memo: dict[int, tuple[float, str | None]]
@@ -587,34 +627,33 @@ class Asker:
         and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
         is booked meanwhile), the room of the shared checks, by their id (the signatures
         of one view share them)."""
-        quotas = self.quotas
-        sig = quotas.rules.signature(qi)
-        checks = self.shared(sig)
-        shared = memo.get(id(checks))
+        place = self.at(qi)
+        shared = memo.get(id(place.shared))
         if shared is None:
-            shared = memo[id(checks)] = quotas.room_of(checks.all)
-        local = self.local(qi, sig).all
-        if not local:
+            shared = memo[id(place.shared)] = self.quotas.room_of(place.shared)
+        if not place.local.all:
             return shared
-        here = quotas.room_of(local)
+        here = self.quotas.room_of(place.local)
         return here if here[0] < shared[0] else shared
 
     def common_room(self, sigs: frozenset[int]) -> tuple[float, str | None]:
         """How many slots the job may have at most wherever it goes among instances of
         these signatures: the room of the limits whose scope all of them share (a user's
         total, say), and the refusal that bounds it."""
-        rules = self.quotas.rules
-        key = (self.who, self.amounts, sigs)
-        common = rules.common.get(key)
-        if common is None:
-            marks: set[int] | None = None
-            every: dict[int, _Check] = {}
-            for sig in sigs:
-                here = {check.mark: check for check in self.shared(sig).all}
-                every.update(here)
-                marks = set(here) if marks is None else marks & here.keys()
-            common = rules.common[key] = _checks([every[m] for m in marks or ()])
-        return self.quotas.room_of(common.all)
+        if self._common is None or self._common[0] is not sigs:
+            rules = self.quotas.rules
+            key = (self.who, self.amounts, sigs)
+            common = rules.common.get(key)
+            if common is None:
+                marks: set[int] | None = None
+                every: dict[int, _Check] = {}
+                for sig in sigs:
+                    here = {check.mark: check for check in self.shared(sig).all}
+                    every.update(here)
+                    marks = set(here) if marks is None else marks & here.keys()
+                common = rules.common[key] = _checks([every[m] for m in marks or ()])
+            self._common = (sigs, common)
+        return self.quotas.room_of(self._common[1])
 
     def placement_excess(self, granted: list[tuple[Instance, int]]
                          ) -> tuple[str, int, list[str]] | None:
@@ -639,10 +678,7 @@ class Asker:
     def book(self, qi: Instance, slots: int, master: bool = True) -> None:
         used = self.quotas.used
         for check in self.checks(qi):
-            amount = check.per_slot * slots + (check.per_job if master else 0.0)
-            if amount:
-                used[check.mark] += amount
-
+            used[check.mark] += check.per_slot * slots + (check.per_job if master else 0.0)
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""
