@@ -4,8 +4,9 @@ each, over 200 users in 10 access lists and the hosts in 10 host groups, with ex
 user and host lists, shared scopes, project and PE filters and a dynamic limit.
 
 The same jobs (owned by the 200 users) are planned with and without the rule sets; the
-target is at most twice the time without. Both are the production path (`Planner.plan`),
-best of a few runs on a warm planner. The benchmark also checks the plan: it keeps every
+target is at most twice the time without. Both are the production path (`Planner.plan`)
+on a warm planner, best of five runs each, the two planners' runs interleaved so that the
+machine's drift falls on both alike. The benchmark also checks the plan: it keeps every
 limit (the plan's orders booked as running tasks, the quota layer says whether any scope
 went over), and it equals the plan of the planner without category caches.
 """
