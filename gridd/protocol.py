@@ -257,6 +257,7 @@ class SchedJob(msgspec.Struct, kw_only=True):
     owner: str = ""  # who asks, and for which project: resource quotas limit them
     group: str = ""
     project: str = ""
+    reserve: bool = False  # -R y
 
 
 class SchedState(Msg, tag="sched_state"):

@@ -806,14 +806,15 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
         submit_time=job.submit_time, hard=spec.hard_resources, soft=spec.soft_resources,
         queues=spec.hard_queues, soft_queues=spec.soft_queues, pe=spec.pe_name,
         pe_min=spec.pe_min, pe_max=spec.pe_max, immediate=spec.immediate,
-        owner=spec.owner, group=spec.group, project=spec.project,
+        owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
     )
 
 
 def _holding(job: Job, task: Task) -> Running:
     spec = job.spec
     return Running(job.job_id, task.task_id, spec.hard_resources, task.granted,
-                   task.pe or spec.pe_name, spec.owner, spec.group, spec.project)
+                   task.pe or spec.pe_name, spec.owner, spec.group, spec.project,
+                   task.start_time)
 
 
 def _task_selection(task_part: str, job: Job) -> set[int] | None:

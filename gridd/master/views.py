@@ -5,7 +5,10 @@ hostgroup overrides; planning wants values per queue instance. These views are d
 from the configuration after every change, never spooled themselves.
 """
 
+import math
+
 from gridd.formats.requests import parse_resource_list
+from gridd.formats.values import parse_time
 from gridd.master.admin import resolve_hostgroup
 from gridd.model.cluster import Instance, PlanConf, Queue
 from gridd.model.complexes import ComplexTable, parse_value
@@ -70,6 +73,7 @@ def plan_conf(cfg: Configuration) -> PlanConf:
              for name, conf in cfg.exechosts.items() if name != "global"}
     glob = cfg.exechosts.get("global")
     job_info = cfg.sched.schedd_job_info.strip().lower() != "false"
+    params = sched_params(cfg.sched.params)
     return PlanConf(
         complexes=list(cfg.complexes),
         global_values=_known(_values(glob.complex_values), table) if glob else {},
@@ -82,7 +86,30 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         job_info=job_info,
         rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
         usersets={name: list(us.entries) for name, us in cfg.usersets.items()},
+        max_reservation=max(_int(cfg.sched.max_reservation), 0),
+        default_duration=_seconds(cfg.sched.default_duration, math.inf),
+        duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
+        monitor=params.get("MONITOR", "0").strip().lower() not in ("0", "false", ""),
     )
+
+
+def sched_params(text: str) -> dict[str, str]:
+    """The scheduler's `params`: NAME=value items, comma or space separated (NONE: none);
+    a bare NAME means true."""
+    out: dict[str, str] = {}
+    for item in text.replace(",", " ").split():
+        if item.lower() == "none":
+            continue
+        name, sep, value = item.partition("=")
+        out[name.upper()] = value if sep else "1"
+    return out
+
+
+def _seconds(text: str, default: float) -> float:
+    try:
+        return parse_time(text) if text.strip() else default
+    except ValueError:
+        return default
 
 
 def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTable) -> Instance:

@@ -1,5 +1,6 @@
 """Execution hosts and cluster queues as the master keeps them."""
 
+import math
 
 import msgspec
 
@@ -81,6 +82,13 @@ class PlanConf(msgspec.Struct, kw_only=True):
     job_info: bool = True  # schedd_job_info: keep the reasons a job cannot run
     rqs: list[RuleSet] = msgspec.field(default_factory=list)  # enabled resource quota sets
     usersets: dict[str, list[str]] = msgspec.field(default_factory=dict)  # access list entries
+    # Resource reservation (sched_conf): reservations per cycle, the duration assumed for a
+    # job without h_rt or s_rt (seconds, infinite for INFINITY), and from params the
+    # DURATION_OFFSET added to every duration and whether to write the schedule file.
+    max_reservation: int = 0
+    default_duration: float = math.inf
+    duration_offset: float = 60.0
+    monitor: bool = False
 
 
 class Running(msgspec.Struct, array_like=True):
@@ -95,6 +103,7 @@ class Running(msgspec.Struct, array_like=True):
     owner: str = ""
     group: str = ""
     project: str = ""
+    start: float = 0.0  # when it started (epoch seconds)
 
 
 class Resource(msgspec.Struct, array_like=True):

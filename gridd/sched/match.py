@@ -545,6 +545,14 @@ def _refusal(req: JobRequest, level: Level, need: Need, free: float, source: str
     return refused
 
 
+def reservation_refusal(req: JobRequest, level: Level, name: str, left: float) -> MatchResult:
+    """A consumable a reservation keeps: what is left of it while the job would run."""
+    attr_type = next((n.type for n in req.hard if n.name == name), "DOUBLE")
+    shown = _show_number(attr_type, max(left, 0.0))
+    return _failure(req, level, f"it offers only {_LETTER[level.kind]}c:{name}={shown} due to "
+                                "a reservation")
+
+
 def _known(failed: dict[Any, MatchResult], level: Level) -> MatchResult | None:
     known = failed.get(level.name)
     if known is None or known.kind == level.kind:

@@ -38,8 +38,17 @@ from gridd.sched.levels import (
     instance_states,
     matcher_for,
 )
-from gridd.sched.match import CategoryCache, JobRequest, Matcher, MatchResult
+from gridd.sched.match import (
+    FIT,
+    CategoryCache,
+    JobRequest,
+    Level,
+    Matcher,
+    MatchResult,
+    reservation_refusal,
+)
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
+from gridd.sched.reserve import Booking, Schedule, Use, uses
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -51,6 +60,8 @@ class Plan:
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
     info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
     global_info: list[str] = field(default_factory=list)  # why instances took no job
+    reserved: dict[int, tuple[float, list[tuple[str, int]]]] = field(default_factory=dict)
+    schedule: list[str] | None = None  # the schedule file's lines for this cycle (MONITOR)
 
 
 class Planner:
@@ -74,7 +85,7 @@ class Planner:
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                      quota_rules=self._quota_rules)
+                      quota_rules=self._quota_rules, now=now)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         return cycle.run(sorted(view.jobs.values(), key=_order_key))
@@ -107,6 +118,7 @@ class _Category:
     candidates: list[Instance]  # instances that may take its jobs, in planning order
     pes: list[ParallelEnv]  # PEs its wildcard names, in name order
     soft_queues: list[str]
+    duration: float  # what planning assumes it runs: h_rt or s_rt, DURATION_OFFSET added
     reasons: dict[str, None] = field(default_factory=dict)  # an ordered set
     rejected: bool = False
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
@@ -176,6 +188,7 @@ class Cycle:
         *,
         categories: bool = True,
         quota_rules: QuotaRules | None = None,
+        now: float = 0.0,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -214,6 +227,15 @@ class Cycle:
                 self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + sum(
                     n for _, n in task.granted)
         self.global_info: list[str] = []
+        # Reservation: the diagrams are made when first needed (Schedule); until then the
+        # placements started are only remembered, for them to be booked then.
+        self.now = now
+        self.loads = loads
+        self.running = running
+        self.schedule: Schedule | None = None
+        self._keep_starts = conf.max_reservation > 0 or conf.monitor
+        self._started: list[tuple[int, int, _Category, Granted, str]] = []
+        self._empty: Levels | None = None
         self.usable = self._usable(self._ordered(loads), states)
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
@@ -248,6 +270,7 @@ class Cycle:
             cat = self.category(job)
             who = Who(job.owner, job.group, job.project)
             started = False
+            waiting: int | None = job.pending[0] if job.pending else None
             if not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
                     self.quota_hit = False
@@ -257,15 +280,27 @@ class Cycle:
                             cat.rejected_who.add(who)
                         else:
                             cat.rejected = True
+                        waiting = task_id
                         break
                     granted, pe, claimed = placed
                     self.book(cat, granted, pe, who, claimed)
+                    self._started_now(job.job_id, task_id, cat, granted, pe)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
+                else:
+                    waiting = None
             if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
                 plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
+            if waiting is not None and job.reserve and not job.immediate and (
+                    self.conf.max_reservation > self._the_schedule_reserved()):
+                reserved = self._reserve(job, waiting, cat)
+                if reserved is not None:
+                    plan.reserved[job.job_id] = reserved
+        if self.conf.monitor:
+            plan.schedule = [line for booking in self._the_schedule().bookings
+                             for line in booking.lines()]
         return plan
 
     def category(self, job: p.SchedJob) -> _Category:
@@ -282,7 +317,7 @@ class Cycle:
         req = self.matcher.request(job.hard, job.soft)
         pes = [pe for name, pe in sorted(self.conf.pes.items())
                if job.pe and fnmatch.fnmatchcase(name, job.pe)]
-        cat = _Category(req, [], pes, job.soft_queues)
+        cat = _Category(req, [], pes, job.soft_queues, self._duration(req))
         groups = self.conf.hostgroups
         for qi in self.usable:
             if not qi.batch:
@@ -360,6 +395,107 @@ class Cycle:
         cat.quota_reasons.setdefault(who, {})[why] = None
         self.quota_hit = True
 
+    # ---- reservation ---------------------------------------------------------------------
+
+    def _duration(self, req: JobRequest) -> float:
+        """How long planning assumes a job runs: the longer of its h_rt and s_rt, else
+        default_duration; plus DURATION_OFFSET."""
+        limits = [need.key for need in req.hard if need.name in ("h_rt", "s_rt")]
+        return (max(limits) if limits else self.conf.default_duration) + \
+            self.conf.duration_offset
+
+    def _capacity(self, use: Use) -> float:
+        if use.level == "P":
+            pe = self.conf.pes.get(use.name)
+            return float(pe.slots) if pe is not None else math.inf
+        level = (self.levels.global_level if use.level == "G" else
+                 self.levels.hosts.get(use.name) if use.level == "H" else
+                 self.levels.queues.get(use.name))
+        return math.inf if level is None else level.capacity.get(use.resource, math.inf)
+
+    def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
+              ) -> tuple[Use, ...]:
+        placed = []
+        for name, slots in granted:
+            qi = self.instances.get(name)
+            if qi is not None:
+                placed.append((self.levels.of(qi), slots))
+            else:  # gone from the configuration: still holds global and host resources
+                host = self.levels.hosts.get(name.partition("@")[2])
+                levels = (self.levels.global_level, host) if host else (self.levels.global_level,)
+                placed.append((levels, slots))
+        return uses(req, placed, pe)
+
+    def _started_now(self, job_id: int, task_id: int, cat: _Category, granted: Granted,
+                     pe: str) -> None:
+        """Book a start in the diagrams, or remember it for when they are made."""
+        if self.schedule is not None:
+            self.schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
+                                       cat.duration, self._uses(cat.req, granted, pe)))
+        elif self._keep_starts:
+            self._started.append((job_id, task_id, cat, granted, pe))
+
+    def _the_schedule(self) -> Schedule:
+        """The diagrams: running tasks until their expected end, the cycle's starts."""
+        if self.schedule is None:
+            schedule = Schedule(self.now, self._capacity)
+            for task in self.running:
+                req = self.matcher.request(task.hard)
+                start = task.start or self.now
+                # One past its expected end is taken to end at once.
+                duration = max(self._duration(req), self.now + 1 - start)
+                schedule.book(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
+                                      duration, self._uses(req, task.granted, task.pe)))
+            for job_id, task_id, cat, granted, pe in self._started:
+                schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
+                                      cat.duration, self._uses(cat.req, granted, pe)))
+            self._started.clear()
+            self.schedule = schedule
+        return self.schedule
+
+    def _the_schedule_reserved(self) -> int:
+        return 0 if self.schedule is None else self.schedule.reserved
+
+    def _clear_of_reservations(self, cat: _Category,
+                               *placed: tuple[tuple[Level, Level, Level], int]) -> MatchResult:
+        """Whether a placement starting now keeps clear of the cycle's reservations: it
+        may take what one holds only if it ends before the reservation starts."""
+        assert self.schedule is not None
+        short = self.schedule.short(uses(cat.req, placed), cat.duration)
+        if short is None:
+            return FIT
+        use, left = short
+        level = (self.levels.global_level if use.level == "G" else
+                 self.levels.hosts[use.name] if use.level == "H" else
+                 self.levels.queues[use.name])
+        return reservation_refusal(cat.req, level, use.resource, left)
+
+    def _reserve(self, job: p.SchedJob, task_id: int, cat: _Category
+                 ) -> tuple[float, list[tuple[str, int]]] | None:
+        """Reserve for a job that cannot start now: the earliest start over the instances
+        that could ever take it (the first of them among equals), booked in the diagrams
+        so that no later job takes what it needs. Parallel jobs are not reserved yet."""
+        if job.pe:
+            return None
+        schedule = self._the_schedule()
+        empty = self._empty
+        if empty is None:
+            empty = self._empty = build_levels(self.conf, self.loads, [], self.matcher)
+        best: tuple[float, Instance, tuple[Use, ...]] | None = None
+        for qi in cat.candidates:
+            if not self.matcher.fits(cat.req, 1, *empty.of(qi)).ok:
+                continue
+            placement = uses(cat.req, [(self.levels.of(qi), 1)])
+            start = schedule.earliest(placement, cat.duration)
+            if best is None or start < best[0]:
+                best = (start, qi, placement)
+        if best is None or math.isinf(best[0]):
+            return None
+        start, qi, placement = best
+        schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
+                              placement))
+        return start, [(qi.name, 1)]
+
     # ---- sequential jobs -----------------------------------------------------------------
 
     def _place_first(self, cat: _Category, who: Who) -> Granted | None:
@@ -400,6 +536,8 @@ class Cycle:
             if why is None:
                 g, h, q = self.levels.of(qi)
                 result = fits(req, 1, g, h, q)
+                if result.ok and self.schedule is not None:
+                    result = self._clear_of_reservations(cat, ((g, h, q), 1))
                 if not result.ok:
                     cat.reasons[result.reason] = None
                     if self.use_categories:
@@ -481,6 +619,8 @@ class Cycle:
         for i, qi in cat.walk():
             g, h, q = self.levels.of(qi)
             result = self.fits(cat.req, 1, g, h, q)
+            if result.ok and self.schedule is not None:
+                result = self._clear_of_reservations(cat, ((g, h, q), 1))
             if not result.ok:
                 cat.reasons[result.reason] = None
                 if self.use_categories:

@@ -1,0 +1,186 @@
+"""Resource utilization over time, for resource reservation and backfilling.
+
+A dispatch cycle that may reserve keeps, per consumable of the global host, each
+execution host and each queue instance, a diagram of how much of it is in use from when
+to when: what running tasks hold until their expected end (start + h_rt or s_rt, else
+default_duration, plus DURATION_OFFSET), what the cycle starts now and what it reserves
+for later. A job that cannot start now gets the earliest time all its consumables are free
+for its whole duration (a reservation); a job that can start now may do so only if it
+ends before any reservation needs what it takes (backfilling).
+
+Diagrams are made when the cycle first reserves: until then (and in every cycle without
+jobs asking for reservations) planning costs what it cost before.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from gridd.sched.match import GLOBAL, HOST, JobRequest, Level
+
+_EPSILON = 1e-9
+LEVEL_CHAR = {GLOBAL: "G", HOST: "H"}  # the schedule file's letter per level kind ("Q" else)
+
+
+@dataclass(slots=True, eq=False)
+class Diagram:
+    """Usage of one resource of one level as a step function of time: `times` sorted,
+    `deltas[t]` the change of usage at t (positive at a start, negative at an end)."""
+
+    capacity: float
+    times: list[float] = field(default_factory=list)
+    deltas: dict[float, float] = field(default_factory=dict)
+    reserved: bool = False  # a reservation uses it: jobs starting now must keep clear
+
+    def add(self, start: float, end: float, amount: float) -> None:
+        for t, change in ((start, amount), (end, -amount)):
+            if math.isinf(t):
+                continue
+            if t not in self.deltas:
+                bisect.insort(self.times, t)
+                self.deltas[t] = 0.0
+            self.deltas[t] += change
+
+    def usage_at(self, t: float) -> float:
+        """Usage at time t (changes at t included)."""
+        end = bisect.bisect_right(self.times, t)
+        return sum(self.deltas[x] for x in self.times[:end])
+
+    def peak(self, start: float, end: float) -> float:
+        """The highest usage in [start, end)."""
+        used = self.usage_at(start)
+        top = used
+        for t in self.times[bisect.bisect_right(self.times, start):]:
+            if t >= end:
+                break
+            used += self.deltas[t]
+            top = max(top, used)
+        return top
+
+    def fits(self, start: float, duration: float, amount: float) -> bool:
+        return self.peak(start, start + duration) + amount <= self.capacity + _EPSILON
+
+    def earliest(self, start: float, duration: float, amount: float) -> float:
+        """The earliest time from `start` on at which `amount` more fits for `duration`
+        (infinity when never): usage only drops at the times something ends."""
+        if amount > self.capacity + _EPSILON:
+            return math.inf
+        candidates = [start, *(t for t in self.times[bisect.bisect_right(self.times, start):]
+                              if self.deltas[t] < 0)]
+        for t in candidates:
+            if self.fits(t, duration, amount):
+                return t
+        return math.inf
+
+
+@dataclass(slots=True, frozen=True)
+class Use:
+    """One utilization of one job on one level, as the schedule file prints it."""
+
+    level: str  # "G", "H", "Q" or "P"
+    name: str  # global, the host, the queue instance, the PE
+    resource: str
+    amount: float
+
+
+@dataclass(slots=True, frozen=True)
+class Booking:
+    """What a job holds (RUNNING), starts now (STARTING) or reserves (RESERVING)."""
+
+    job_id: int
+    task_id: int
+    state: str
+    start: float
+    duration: float
+    uses: tuple[Use, ...]
+
+    def lines(self) -> list[str]:
+        """The job's lines of a schedule file interval."""
+        duration = "INFINITY" if math.isinf(self.duration) else str(int(round(self.duration)))
+        return [f"{self.job_id}:{self.task_id}:{self.state}:{int(self.start)}:{duration}:"
+                f"{u.level}:{u.name}:{u.resource}:{u.amount:f}" for u in self.uses]
+
+
+def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], int]],
+         pe: str = "") -> tuple[Use, ...]:
+    """Where a placement takes consumables: what `Matcher.debit` would take, level by
+    level (the global level once, each host once), and the PE's slots."""
+    totals: dict[tuple[str, str, str], float] = {}
+    order: list[tuple[str, str, str]] = []
+    slots_total = 0
+    for index, (levels, slots) in enumerate(granted):
+        slots_total += slots
+        for need in req.hard:
+            if need.consumable == "NO" or (need.consumable == "JOB" and index > 0):
+                continue
+            amount = need.key if need.consumable == "JOB" else need.key * slots
+            for level in levels:
+                if need.name not in level.capacity:
+                    continue
+                key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
+                if key not in totals:
+                    order.append(key)
+                    totals[key] = 0.0
+                totals[key] += amount
+    out = [Use(level, name, resource, totals[(level, name, resource)])
+           for level, name, resource in sorted(order, key=lambda k: "GHQ".index(k[0]))]
+    if pe:
+        out.append(Use("P", pe, "slots", float(slots_total)))
+    return tuple(out)
+
+
+class Schedule:
+    """The cycle's diagrams, and what it booked in them (for the schedule file).
+    `capacity` tells how much of a resource a level has in all."""
+
+    def __init__(self, now: float, capacity: Callable[[Use], float]) -> None:
+        self.now = now
+        self.capacity = capacity
+        self.diagrams: dict[tuple[str, str, str], Diagram] = {}
+        self.bookings: list[Booking] = []
+        self.reserved = 0  # reservations made this cycle
+
+    def _diagram(self, use: Use) -> Diagram:
+        key = (use.level, use.name, use.resource)
+        found = self.diagrams.get(key)
+        if found is None:
+            found = self.diagrams[key] = Diagram(self.capacity(use))
+        return found
+
+    def book(self, booking: Booking) -> None:
+        end = booking.start + booking.duration
+        for use in booking.uses:
+            diagram = self._diagram(use)
+            diagram.add(booking.start, end, use.amount)
+            if booking.state == "RESERVING":
+                diagram.reserved = True
+        if booking.state == "RESERVING":
+            self.reserved += 1
+        self.bookings.append(booking)
+
+    def short(self, placement: tuple[Use, ...], duration: float) -> tuple[Use, float] | None:
+        """The first use of a placement starting now that would take what a reservation
+        needs, with what is left of it meanwhile (None when it may start: backfilling)."""
+        for use in placement:
+            diagram = self.diagrams.get((use.level, use.name, use.resource))
+            if diagram is not None and diagram.reserved and not diagram.fits(
+                    self.now, duration, use.amount):
+                return use, diagram.capacity - diagram.peak(self.now, self.now + duration)
+        return None
+
+    def earliest(self, placement: tuple[Use, ...], duration: float) -> float:
+        """The earliest start from now on at which every use fits for the duration
+        (infinity when never)."""
+        t = self.now
+        while True:
+            latest = t
+            for use in placement:
+                latest = max(latest, self._diagram(use).earliest(t, duration, use.amount))
+                if math.isinf(latest):
+                    return latest
+            if latest == t:
+                return t
+            t = latest

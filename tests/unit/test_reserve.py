@@ -1,0 +1,129 @@
+"""Resource reservation and backfilling in the planner (spec/resource-reservation-
+backfilling.txt), and its schedule file lines: the spec's license example, cycle by cycle
+as in reference/sge-8.1.9/transcripts/resource_reservation.txt (one host "vm")."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from gridd import protocol as p
+from gridd.model.cluster import Running
+from gridd.sched.plan import Plan, Planner
+from gridd.sched.reserve import Diagram
+from gridd.sched.view import SchedView
+from tests.unit.test_plan import cell, qi
+
+NOW = 1_795_327_298.0
+
+
+def license_cell(running: list[Running] = ()) -> SchedView:
+    view = cell(qi("all.q@vm", slots=4, h_rt="INFINITY", s_rt="INFINITY"),
+                global_values={"license": "5"},
+                host_values={"vm": {"slots": "4"}}, running=running)
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=10, monitor=True)
+    return view
+
+
+def rr(job_id: int, license: int, h_rt: int, priority: int = 0, reserve: bool = True,
+       submit: float | None = None) -> p.SchedJob:
+    return p.SchedJob(job_id=job_id, pending=[1], priority=priority,
+                      submit_time=float(submit if submit is not None else job_id),
+                      hard={"h_rt": str(h_rt), "license": str(license)}, reserve=reserve)
+
+
+def plan_at(view: SchedView, now: float, *jobs: p.SchedJob) -> Plan:
+    view.jobs = {j.job_id: j for j in jobs}
+    return Planner().plan(view, now)
+
+
+def test_diagram_earliest_is_when_enough_has_ended() -> None:
+    d = Diagram(5.0)
+    d.add(0.0, 90.0, 4.0)
+    assert d.earliest(0.0, 90.0, 1.0) == 0.0
+    assert d.earliest(0.0, 90.0, 5.0) == 90.0
+    d.add(90.0, 180.0, 5.0)
+    assert d.earliest(0.0, 91.0, 1.0) == 180.0
+    assert d.earliest(0.0, 80.0, 1.0) == 0.0  # ends before the 90 s reservation: backfill
+    assert d.earliest(0.0, 10.0, 6.0) == math.inf
+
+
+def test_license_example_first_cycle_starts_l4_and_reserves_l5_then_l1() -> None:
+    view = license_cell()
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30), rr(45, 1, 31))
+    assert [o.job_id for o in plan.orders] == [43]
+    assert plan.reserved == {44: (NOW + 90, [("all.q@vm", 1)]),
+                             45: (NOW + 180, [("all.q@vm", 1)])}
+    assert plan.schedule == [
+        f"43:1:STARTING:{int(NOW)}:90:G:global:license:4.000000",
+        f"43:1:STARTING:{int(NOW)}:90:H:vm:slots:1.000000",
+        f"43:1:STARTING:{int(NOW)}:90:Q:all.q@vm:slots:1.000000",
+        f"44:1:RESERVING:{int(NOW) + 90}:90:G:global:license:5.000000",
+        f"44:1:RESERVING:{int(NOW) + 90}:90:H:vm:slots:1.000000",
+        f"44:1:RESERVING:{int(NOW) + 90}:90:Q:all.q@vm:slots:1.000000",
+        f"45:1:RESERVING:{int(NOW) + 180}:91:G:global:license:1.000000",
+        f"45:1:RESERVING:{int(NOW) + 180}:91:H:vm:slots:1.000000",
+        f"45:1:RESERVING:{int(NOW) + 180}:91:Q:all.q@vm:slots:1.000000",
+    ]
+    # L1_RR fits now by the license count, but would run into L5_RR's reservation.
+    assert plan.info[45] == ["(-l h_rt=31,license=1) cannot run globally because it offers "
+                             "only gc:license=0.000000 due to a reservation"]
+
+
+def test_license_example_backfills_a_short_job_and_keeps_the_reservations() -> None:
+    running = [Running(43, 1, {"license": "4", "h_rt": "30"}, [("all.q@vm", 1)], start=NOW)]
+    view = license_cell(running)
+    now = NOW + 6
+    plan = plan_at(view, now, rr(44, 5, 30, submit=1), rr(45, 1, 31, submit=2),
+                   rr(46, 1, 20, reserve=False, submit=3))
+    assert [o.job_id for o in plan.orders] == [46]  # ends at +86, before L5_RR at +90
+    assert plan.reserved[44][0] == NOW + 90
+    assert plan.reserved[45][0] == NOW + 180
+    assert plan.schedule[0] == f"43:1:RUNNING:{int(NOW)}:90:G:global:license:4.000000"
+    assert f"46:1:STARTING:{int(now)}:80:G:global:license:1.000000" in plan.schedule
+
+
+def test_a_job_too_long_to_backfill_waits() -> None:
+    running = [Running(43, 1, {"license": "4", "h_rt": "30"}, [("all.q@vm", 1)], start=NOW)]
+    plan = plan_at(license_cell(running), NOW + 6, rr(44, 5, 30, submit=1),
+                   rr(47, 1, 60, reserve=False, submit=3))
+    assert plan.orders == []
+    assert "due to a reservation" in plan.info[47][0]
+
+
+def test_no_reservation_without_max_reservation_or_minus_r() -> None:
+    view = license_cell()
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=0)
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30), rr(45, 1, 31))
+    assert plan.reserved == {}
+    assert [o.job_id for o in plan.orders] == [43, 45]  # without reservation L1 overtakes
+    view = license_cell()
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30, reserve=False),
+                   rr(45, 1, 31))
+    assert 44 not in plan.reserved and [o.job_id for o in plan.orders] == [43, 45]
+
+
+def test_max_reservation_bounds_the_reservations_of_a_cycle() -> None:
+    view = license_cell()
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=1)
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30), rr(45, 1, 31))
+    assert list(plan.reserved) == [44]
+    assert [o.job_id for o in plan.orders] == [43]  # 45 would delay 44's reservation
+
+
+def test_immediate_jobs_never_reserve() -> None:
+    view = license_cell()
+    now_job = msgspec.structs.replace(rr(44, 5, 30), immediate=True)
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), now_job)
+    assert plan.reserved == {} and plan.unschedulable == [44]
+
+
+def test_duration_offset_and_default_duration() -> None:
+    view = license_cell()
+    view.conf = msgspec.structs.replace(view.conf, duration_offset=0.0, default_duration=600.0)
+    no_limit = p.SchedJob(job_id=44, pending=[1], priority=0, submit_time=44.0,
+                          hard={"license": "5"}, reserve=True)
+    plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), no_limit)
+    assert plan.reserved[44][0] == NOW + 30
+    assert f"44:1:RESERVING:{int(NOW) + 30}:600:G:global:license:5.000000" in plan.schedule
