@@ -82,7 +82,7 @@ class MasterActor:
                 nursery.start_soon(self._apply_loop, inbox)
                 nursery.start_soon(self._host_timer, send.clone())
                 nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
-                                   self.schedule_interval)
+                                   self.schedule_interval, self.base)
                 nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
                 await self._resend_outbox()
                 await self.stopping.wait()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import trio
 import zmq
 
+from gridd import paths
 from gridd import protocol as p
 from gridd.sched.info import Told
 from gridd.sched.plan import Planner
@@ -25,7 +27,8 @@ log = logging.getLogger("gridd.scheduler")
 ANSWER_TIMEOUT = 30.0  # seconds; the master answers every Dispatch, this is a safety net
 
 
-async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
+async def run(ctx: zmq.Context, endpoint: str, interval: float,
+              base: Path | None = None) -> None:
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
     view = SchedView()
@@ -62,7 +65,9 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
                 synced = True
                 continue
             due = view.changed or now - last_cycle >= interval
-            if awaiting or not due or not (view.jobs or told.info):
+            # With MONITOR each interval is recorded while something runs, as Grid Engine does.
+            if awaiting or not due or not (view.jobs or told.info
+                                           or (view.conf.monitor and view.running)):
                 continue
             view.changed, last_cycle = False, now
             try:
@@ -71,6 +76,8 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
                 log.exception("planning failed; asking the master for a fresh state")
                 synced = False
                 continue
+            if plan.schedule is not None:
+                _monitor(paths.common(base) / "schedule", plan.schedule)
             dispatch = told.dispatch(plan)
             if dispatch.orders or dispatch.unschedulable or dispatch.info \
                     or dispatch.global_info is not None:
@@ -78,6 +85,16 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float) -> None:
                 await sock.send([p.encode(dispatch)])
     finally:
         sock.close()
+
+
+def _monitor(path: Path, lines: list[str]) -> None:
+    """Append a cycle's interval to the schedule file (MONITOR): a few lines, written at
+    once; the file is never truncated, as in Grid Engine."""
+    try:
+        with path.open("a") as out:
+            out.write("".join(f"{line}\n" for line in ["::::::::", *lines]))
+    except OSError as exc:
+        log.error("cannot write the schedule file %s: %s", path, exc)
 
 
 def _decoded(frames: list[list[bytes]]) -> list[p.Msg]:
