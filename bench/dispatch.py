@@ -36,8 +36,7 @@ from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import PE_SLOTS, ParallelEnv
-from gridd.sched.levels import build_levels, instance_states
-from gridd.sched.plan import Cycle, Plan, Planner
+from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 
 HOSTS = 250
@@ -129,18 +128,6 @@ def build_view() -> SchedView:
     return SchedView(jobs=jobs, conf=conf, loads=loads, hosts_up=set(names))
 
 
-def decide_without_categories(planner: Planner, view: SchedView) -> Plan:
-    """`Planner.plan` with a Cycle that keeps no category caches."""
-    levels = build_levels(view.conf, view.loads, view.running.values(),
-                          planner.matcher(view.conf))
-    states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
-                             levels.matcher.table)
-    cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                  categories=False)
-    return cycle.run(sorted(view.jobs.values(),
-                            key=lambda j: (-j.priority, j.submit_time, j.job_id)))
-
-
 def best_of(runs: int, decide: Callable[[], Plan]) -> tuple[float, Plan]:
     """The shortest of `runs` decisions, and the plan (every run decides the same)."""
     best, plan = float("inf"), Plan()
@@ -159,7 +146,7 @@ def main() -> dict[str, float]:
           f"pending jobs in {len(categories)} categories, global license={LICENSES}")
     planner.plan(view, NOW)  # warm: requests compiled once, as in a long-lived scheduler
     cache_s, cached = best_of(RUNS, lambda: planner.plan(view, NOW))
-    none_s, uncached = best_of(NONE_RUNS, lambda: decide_without_categories(planner, view))
+    none_s, uncached = best_of(NONE_RUNS, lambda: planner.plan(view, NOW, categories=False))
     figures: dict[str, float] = {}
     for mode, seconds, plan, runs in (("none", none_s, uncached, NONE_RUNS),
                                       ("cache", cache_s, cached, RUNS)):

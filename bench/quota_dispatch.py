@@ -20,8 +20,8 @@ import dispatch
 
 from gridd.model.cluster import Running
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
-from gridd.sched.levels import build_levels, instance_states
-from gridd.sched.plan import Cycle, Plan, Planner
+from gridd.sched.levels import build_levels
+from gridd.sched.plan import Plan, Planner
 from gridd.sched.quota import Quotas
 from gridd.sched.view import SchedView
 
@@ -115,17 +115,6 @@ def overbooked(view: SchedView, plan: Plan) -> int:
     return over
 
 
-def uncached(view: SchedView) -> Plan:
-    """The same decision by a Cycle without category caches (seconds, not a figure)."""
-    planner = Planner()
-    levels = build_levels(view.conf, view.loads, [], planner.matcher(view.conf))
-    states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
-                             levels.matcher.table)
-    cycle = Cycle(view.conf, levels, view.loads, [], states, categories=False)
-    return cycle.run(sorted(view.jobs.values(),
-                            key=lambda j: (-j.priority, j.submit_time, j.job_id)))
-
-
 def main() -> dict[str, float]:
     plain, quoted = build(False), build(True)
     print(f"{dispatch.HOSTS} hosts, {len(plain.conf.instances)} queue instances, "
@@ -136,7 +125,8 @@ def main() -> dict[str, float]:
         print(f"{what:<10} {seconds:6.3f} s  best of {RUNS}  {len(plan.orders):,} jobs placed, "
               f"{len(plan.info):,} with reasons")
     over = overbooked(quoted, limited)
-    same = uncached(quoted).orders == limited.orders
+    # The planner without category caches (seconds, not a figure) must agree.
+    same = Planner().plan(quoted, dispatch.NOW, categories=False).orders == limited.orders
     print(f"ratio with / without quotas: {rqs_s / base_s:.2f} (target <= 2)")
     print(f"limits exceeded by the plan: {over} (must be 0)")
     print(f"same placements as the planner without caches: {'yes' if same else 'NO (BUG)'}")

@@ -77,15 +77,16 @@ class Planner:
             self._matcher, self._complexes = matcher_for(conf), conf.complexes
         return self._matcher
 
-    def plan(self, view: SchedView, now: float) -> Plan:
+    def plan(self, view: SchedView, now: float, *, categories: bool = True) -> Plan:
         """Decide which pending tasks start now. The view is left alone: the master
-        answers with events that carry the orders' effects."""
+        answers with events that carry the orders' effects. `categories=False` is the
+        slow reference the caches must agree with (see Cycle)."""
         levels = build_levels(view.conf, view.loads, view.running.values(),
                               self.matcher(view.conf))
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                      quota_rules=self._quota_rules, now=now)
+                      categories=categories, quota_rules=self._quota_rules, now=now)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         return cycle.run(sorted(view.jobs.values(), key=_order_key))

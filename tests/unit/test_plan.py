@@ -16,8 +16,8 @@ from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
-from gridd.sched.levels import Levels, build_levels, instance_states
-from gridd.sched.plan import Cycle, Plan, Planner, verify
+from gridd.sched.levels import Levels, build_levels
+from gridd.sched.plan import Plan, Planner, verify
 from gridd.sched.view import SchedView
 
 
@@ -94,13 +94,8 @@ def after(view: SchedView, result: Plan) -> Levels:
 
 
 def uncached(view: SchedView) -> Plan:
-    """The same cycle without category caches (Cycle(categories=False))."""
-    levels = build_levels(view.conf, view.loads, view.running.values())
-    states = instance_states(view.conf, view.loads, view.hosts_up, view.flags)
-    cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                  categories=False)
-    return cycle.run(sorted(view.jobs.values(),
-                            key=lambda j: (-j.priority, j.submit_time, j.job_id)))
+    """The same cycle without category caches."""
+    return Planner().plan(view, 100.0, categories=False)
 
 
 # ---- sequential jobs: first fit in queue_sort_method order ---------------------------------

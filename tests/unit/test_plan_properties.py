@@ -25,7 +25,7 @@ from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.sched.levels import Levels, build_levels, debit, dropped_reason, instance_states
-from gridd.sched.plan import Cycle, Plan, Planner
+from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 
 USER_ATTRS = (
@@ -196,19 +196,6 @@ def free_amounts(levels: Levels) -> dict[tuple[str, str, str], float]:
             for level in everything for name, amount in level.free.items()}
 
 
-def plan_without_categories(view: SchedView) -> Plan:
-    """Planner.plan with a Cycle that keeps no category caches: the reference."""
-    planner = Planner()
-    levels = build_levels(view.conf, view.loads, view.running.values(),
-                          planner.matcher(view.conf))
-    states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
-                             levels.matcher.table)
-    cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                  categories=False)
-    return cycle.run(sorted(view.jobs.values(),
-                            key=lambda j: (-j.priority, j.submit_time, j.job_id)))
-
-
 def usable_names(view: SchedView) -> set[str]:
     """Batch instances that may take jobs this cycle: state without a dropping letter,
     host up, and a free slot once the running tasks are debited."""
@@ -331,7 +318,7 @@ def check_caches_change_nothing(view: SchedView, plan: Plan) -> None:
     orders in the same order, the same unschedulable immediate jobs and global messages,
     and the same jobs with scheduling info. (The info text may differ: a cached refusal
     shows the amount left when the category learned it.)"""
-    reference = plan_without_categories(view)
+    reference = Planner().plan(view, 100.0, categories=False)
     assert plan.orders == reference.orders, "caches changed the orders"
     assert plan.unschedulable == reference.unschedulable
     assert plan.global_info == reference.global_info
