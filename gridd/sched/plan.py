@@ -60,7 +60,7 @@ class Plan:
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
     info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
     global_info: list[str] = field(default_factory=list)  # why instances took no job
-    reserved: dict[int, tuple[float, list[tuple[str, int]]]] = field(default_factory=dict)
+    reserved: dict[int, tuple[float, Granted]] = field(default_factory=dict)  # job -> when, where
     schedule: list[str] | None = None  # the schedule file's lines for this cycle (MONITOR)
 
 
@@ -294,8 +294,7 @@ class Cycle:
                 plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
-            if waiting is not None and job.reserve and not job.immediate and (
-                    self.conf.max_reservation > self._the_schedule_reserved()):
+            if waiting is not None and self._may_reserve(job):
                 reserved = self._reserve(job, waiting, cat)
                 if reserved is not None:
                     plan.reserved[job.job_id] = reserved
@@ -405,13 +404,19 @@ class Cycle:
         return (max(limits) if limits else self.conf.default_duration) + \
             self.conf.duration_offset
 
+    def _level(self, use: Use) -> Level | None:
+        """The level a utilization is on (None for a PE's slots)."""
+        if use.level == "G":
+            return self.levels.global_level
+        if use.level == "H":
+            return self.levels.hosts.get(use.name)
+        return self.levels.queues.get(use.name) if use.level == "Q" else None
+
     def _capacity(self, use: Use) -> float:
         if use.level == "P":
             pe = self.conf.pes.get(use.name)
             return float(pe.slots) if pe is not None else math.inf
-        level = (self.levels.global_level if use.level == "G" else
-                 self.levels.hosts.get(use.name) if use.level == "H" else
-                 self.levels.queues.get(use.name))
+        level = self._level(use)
         return math.inf if level is None else level.capacity.get(use.resource, math.inf)
 
     def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
@@ -454,8 +459,10 @@ class Cycle:
             self.schedule = schedule
         return self.schedule
 
-    def _the_schedule_reserved(self) -> int:
-        return 0 if self.schedule is None else self.schedule.reserved
+    def _may_reserve(self, job: p.SchedJob) -> bool:
+        """-R y, not -now y, and the cycle's reservations below max_reservation."""
+        made = 0 if self.schedule is None else self.schedule.reserved
+        return job.reserve and not job.immediate and made < self.conf.max_reservation
 
     def _clear_of_reservations(self, cat: _Category,
                                *placed: tuple[tuple[Level, Level, Level], int]) -> MatchResult:
@@ -466,13 +473,12 @@ class Cycle:
         if short is None:
             return FIT
         use, left = short
-        level = (self.levels.global_level if use.level == "G" else
-                 self.levels.hosts[use.name] if use.level == "H" else
-                 self.levels.queues[use.name])
+        level = self._level(use)
+        assert level is not None  # the placement's own levels
         return reservation_refusal(cat.req, level, use.resource, left)
 
     def _reserve(self, job: p.SchedJob, task_id: int, cat: _Category
-                 ) -> tuple[float, list[tuple[str, int]]] | None:
+                 ) -> tuple[float, Granted] | None:
         """Reserve for a job that cannot start now: the earliest start over the instances
         that could ever take it (the first of them among equals), booked in the diagrams
         so that no later job takes what it needs. Parallel jobs are not reserved yet."""
@@ -499,10 +505,23 @@ class Cycle:
 
     # ---- sequential jobs -----------------------------------------------------------------
 
+    def _refused_now(self, cat: _Category, i: int, levels: tuple[Level, Level, Level]) -> bool:
+        """Whether one slot of the category is refused on candidate i now, by what its
+        levels have left or by a reservation it would run into; the reason is kept, and
+        the refusal holds for the rest of the cycle (both only grow)."""
+        result = self.fits(cat.req, 1, *levels)
+        if result.ok and self.schedule is not None:
+            result = self._clear_of_reservations(cat, (levels, 1))
+        if result.ok:
+            return False
+        cat.reasons[result.reason] = None
+        if self.use_categories:
+            cat.dead(i)
+        return True
+
     def _place_first(self, cat: _Category, who: Who) -> Granted | None:
         """The first instance that fits. An instance the category's requests do not fit is
         passed over by all its later scans, one a quota refuses by the asker's only."""
-        fits, req = self.fits, cat.req
         candidates = cat.candidates
         # Instances whose signature the quotas refuse the asker for good: skipped without
         # asking the matcher.
@@ -535,14 +554,7 @@ class Cycle:
             qi = candidates[i]
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
-                g, h, q = self.levels.of(qi)
-                result = fits(req, 1, g, h, q)
-                if result.ok and self.schedule is not None:
-                    result = self._clear_of_reservations(cat, ((g, h, q), 1))
-                if not result.ok:
-                    cat.reasons[result.reason] = None
-                    if self.use_categories:
-                        cat.dead(i)
+                if self._refused_now(cat, i, self.levels.of(qi)):
                     i = self._next(cat, dead, i + 1)
                     continue
                 why = None if asker is None else asker.claim(qi)
@@ -552,9 +564,8 @@ class Cycle:
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
-                shut = self._shut_blocked(key, blocked, sigs, noted, i + 1)
-                if shut is None:
-                    shut = self._quota_dead[key] = _Closed(list(range(end + 1)))
+                shut = self._shut_blocked(key, blocked, sigs, noted, i + 1) or \
+                    self._closed(key, end)
                 if shut.skip[i] == i:
                     shut.skip[i] = i + 1
                 dead = shut.skip
@@ -592,7 +603,7 @@ class Cycle:
             if not members:
                 continue
             if shut is None:
-                shut = self._quota_dead[key] = _Closed(list(range(len(sigs.of) + 1)))
+                shut = self._closed(key, len(sigs.of))
             noted[why] = None
             skip = shut.skip
             for j in itertools.islice(members, bisect.bisect_left(members, start), None):
@@ -600,6 +611,11 @@ class Cycle:
                     skip[j] = j + 1
         if shut is not None:
             shut.applied = len(blocked)
+        return shut
+
+    def _closed(self, key: tuple[Who, int, int], n: int) -> _Closed:
+        """A fresh record of the candidates (n of them) closed to the asker."""
+        shut = self._quota_dead[key] = _Closed(list(range(n + 1)))
         return shut
 
     def _signatures(self, cat: _Category) -> _Sigs:
@@ -619,13 +635,7 @@ class Cycle:
         groups = self.conf.hostgroups
         for i, qi in cat.walk():
             g, h, q = self.levels.of(qi)
-            result = self.fits(cat.req, 1, g, h, q)
-            if result.ok and self.schedule is not None:
-                result = self._clear_of_reservations(cat, ((g, h, q), 1))
-            if not result.ok:
-                cat.reasons[result.reason] = None
-                if self.use_categories:
-                    cat.dead(i)
+            if self._refused_now(cat, i, (g, h, q)):
                 continue
             if self._quota_refuses(cat, who, qi):
                 continue
