@@ -328,7 +328,6 @@ class Quotas:
         self.loads = loads
         self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
         self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
-        self._by_check: dict[int, float] = {}  # the same by id of the check (kept by rules)
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
@@ -372,13 +371,10 @@ class Quotas:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
-            limit = self._by_check.get(id(check))
+            memo = (check.text, check.type, check.key[6])
+            limit = self._dynamic.get(memo)
             if limit is None:
-                memo = (check.text, check.type, check.key[6])
-                limit = self._dynamic.get(memo)
-                if limit is None:
-                    limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
-                self._by_check[id(check)] = limit
+                limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
         return limit
 
     def room_of(self, checks: _Checks) -> tuple[float, str | None]:
@@ -405,10 +401,9 @@ class Quotas:
         counts under the queue and host it had."""
         for task in running:
             req = matcher.request(task.hard)
-            who = Who(task.owner, task.group, task.project, task.pe)
+            asker = self.asker(Who(task.owner, task.group, task.project, task.pe), req)
             for index, (name, slots) in enumerate(task.granted):
-                qi = instances.get(name) or _gone(name)
-                self.asker(who, req).book(qi, slots, master=index == 0)
+                asker.book(instances.get(name) or _gone(name), slots, master=index == 0)
 
     def limit_value(self, text: str, type_: str, host: str) -> float:
         """A limit as a number: fixed, or a dynamic formula of the host's values."""
