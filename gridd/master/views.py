@@ -73,7 +73,7 @@ def plan_conf(cfg: Configuration) -> PlanConf:
              for name, conf in cfg.exechosts.items() if name != "global"}
     glob = cfg.exechosts.get("global")
     job_info = cfg.sched.schedd_job_info.strip().lower() != "false"
-    params = sched_params(cfg.sched.params)
+    params = {name.upper(): value for name, value in _values(cfg.sched.params).items()}
     return PlanConf(
         complexes=list(cfg.complexes),
         global_values=_known(_values(glob.complex_values), table) if glob else {},
@@ -89,20 +89,8 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         max_reservation=max(_int(cfg.sched.max_reservation), 0),
         default_duration=_seconds(cfg.sched.default_duration, math.inf),
         duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
-        monitor=params.get("MONITOR", "0").strip().lower() not in ("0", "false", ""),
+        monitor=params.get("MONITOR", "0").lower() not in ("0", "false"),
     )
-
-
-def sched_params(text: str) -> dict[str, str]:
-    """The scheduler's `params`: NAME=value items, comma or space separated (NONE: none);
-    a bare NAME means true."""
-    out: dict[str, str] = {}
-    for item in text.replace(",", " ").split():
-        if item.lower() == "none":
-            continue
-        name, sep, value = item.partition("=")
-        out[name.upper()] = value if sep else "1"
-    return out
 
 
 def _seconds(text: str, default: float) -> float:

@@ -9,6 +9,9 @@ import math
 import msgspec
 
 from gridd import protocol as p
+from gridd.master.bootstrap import CellConfig, initial_config
+from gridd.master.core import MasterState
+from gridd.master.views import plan_conf
 from gridd.model.cluster import Running
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.reserve import Diagram
@@ -127,3 +130,19 @@ def test_duration_offset_and_default_duration() -> None:
     plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), no_limit)
     assert plan.reserved[44][0] == NOW + 30
     assert f"44:1:RESERVING:{int(NOW) + 30}:600:G:global:license:5.000000" in plan.schedule
+
+
+def test_plan_conf_reads_the_reservation_settings() -> None:
+    state = MasterState()
+    initial_config(state, CellConfig(hosts=["vm"], slots=4))
+    sched = state.config.sched
+    conf = plan_conf(state.config)
+    assert (conf.max_reservation, conf.default_duration, conf.duration_offset,
+            conf.monitor) == (0, math.inf, 60.0, False)
+    sched.max_reservation, sched.default_duration = "10", "0:10:0"
+    sched.params = "monitor,DURATION_OFFSET=30"
+    conf = plan_conf(state.config)
+    assert (conf.max_reservation, conf.default_duration, conf.duration_offset,
+            conf.monitor) == (10, 600.0, 30.0, True)
+    sched.params = "MONITOR=0"
+    assert not plan_conf(state.config).monitor
