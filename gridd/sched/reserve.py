@@ -108,8 +108,7 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
          pe: str = "") -> tuple[Use, ...]:
     """Where a placement takes consumables: what `Matcher.debit` would take, level by
     level (the global level once, each host once), and the PE's slots."""
-    totals: dict[tuple[str, str, str], float] = {}
-    order: list[tuple[str, str, str]] = []
+    totals: dict[tuple[str, str, str], float] = {}  # in the order first used
     slots_total = 0
     for index, (levels, slots) in enumerate(granted):
         slots_total += slots
@@ -118,15 +117,10 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
                 continue
             amount = need.key if need.consumable == "JOB" else need.key * slots
             for level in levels:
-                if need.name not in level.capacity:
-                    continue
-                key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
-                if key not in totals:
-                    order.append(key)
-                    totals[key] = 0.0
-                totals[key] += amount
-    out = [Use(level, name, resource, totals[(level, name, resource)])
-           for level, name, resource in sorted(order, key=lambda k: "GHQ".index(k[0]))]
+                if need.name in level.capacity:
+                    key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
+                    totals[key] = totals.get(key, 0.0) + amount
+    out = [Use(*key, totals[key]) for key in sorted(totals, key=lambda k: "GHQ".index(k[0]))]
     if pe:
         out.append(Use("P", pe, "slots", float(slots_total)))
     return tuple(out)
