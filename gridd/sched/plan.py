@@ -349,6 +349,12 @@ class Cycle:
         if job.pe:
             for pe in cat.pes:
                 granted = self._place_parallel(job, cat, pe, who)
+                if granted is not None and self.schedule is not None:
+                    result = self._clear_of_reservations(
+                        cat, *((self.levels.of(self.instances[name]), n) for name, n in granted))
+                    if not result.ok:
+                        cat.reasons[result.reason] = None
+                        continue
                 if granted is not None:
                     return granted, pe.name, False
             return None

@@ -13,6 +13,7 @@ from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.cluster import Running
+from gridd.model.pe import ParallelEnv
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.reserve import Diagram
 from gridd.sched.view import SchedView
@@ -113,6 +114,24 @@ def test_max_reservation_bounds_the_reservations_of_a_cycle() -> None:
     plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30), rr(45, 1, 31))
     assert list(plan.reserved) == [44]
     assert [o.job_id for o in plan.orders] == [43]  # 45 would delay 44's reservation
+
+
+def test_parallel_jobs_backfill_only_when_they_end_before_the_reservation() -> None:
+    running = [Running(43, 1, {"license": "3", "h_rt": "30"}, [("all.q@vm", 1)], start=NOW)]
+    view = license_cell(running)
+    view.conf = msgspec.structs.replace(
+        view.conf, pes={"smp": ParallelEnv("smp", 99)},
+        instances=[msgspec.structs.replace(i, pe_list=["smp"]) for i in view.conf.instances])
+
+    def parallel(job_id: int, h_rt: int) -> p.SchedJob:
+        return p.SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+                          hard={"h_rt": str(h_rt), "license": "1"}, pe="smp", pe_min=2,
+                          pe_max=2)
+
+    plan = plan_at(view, NOW + 6, rr(44, 5, 30, submit=1), parallel(47, 60))
+    assert plan.orders == [] and "due to a reservation" in plan.info[47][0]
+    plan = plan_at(view, NOW + 6, rr(44, 5, 30, submit=1), parallel(48, 20))
+    assert [(o.job_id, o.granted) for o in plan.orders] == [(48, [("all.q@vm", 2)])]
 
 
 def test_immediate_jobs_never_reserve() -> None:
