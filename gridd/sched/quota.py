@@ -142,19 +142,35 @@ class _Checks(NamedTuple):
     marks: frozenset[int]
 
 
-def _checks(checks: list[_Check]) -> _Checks:
-    def one(c: _Check) -> float:
-        return c.per_slot + c.per_job
+class _Entries(NamedTuple):
+    """A check's entries in the tuples of _Checks (None where it has none)."""
 
+    fixed: tuple[int, float, str] | None
+    dynamic: tuple[int, float, _Check] | None
+    book: tuple[int, float] | None
+    per_slot: tuple[int, float, float | None, _Check] | None
+
+
+def _entries(c: _Check) -> _Entries:
+    one = c.per_slot + c.per_job
+    return _Entries(
+        (c.mark, c.limit - one + _EPSILON, c.why) if c.limit is not None else None,
+        (c.mark, one, c) if c.limit is None else None,
+        (c.mark, one) if one else None,
+        (c.mark, c.per_slot, c.limit, c) if c.per_slot else None)
+
+
+def _checks(checks: list[tuple[_Check, _Entries]]) -> _Checks:
+    """The checks laid out; each comes with its entries, made once (QuotaRules.check), so
+    that the many lists holding a check share them."""
     return _Checks(
-        tuple(checks),
-        tuple((c.mark, c.limit - one(c) + _EPSILON, c.why) for c in checks
-              if c.limit is not None),
-        tuple((c.mark, one(c), c) for c in checks if c.limit is None),
-        tuple((c.mark, one(c)) for c in checks if one(c)),
-        tuple((c.mark, c.per_slot, c.limit, c) for c in checks if c.per_slot),
-        next((c for c in checks if c.limit is not None and c.limit < 0), None),
-        frozenset(c.mark for c in checks))
+        tuple(c for c, _ in checks),
+        tuple(e.fixed for _, e in checks if e.fixed is not None),
+        tuple(e.dynamic for _, e in checks if e.dynamic is not None),
+        tuple(e.book for _, e in checks if e.book is not None),
+        tuple(e.per_slot for _, e in checks if e.per_slot is not None),
+        next((c for c, _ in checks if c.limit is not None and c.limit < 0), None),
+        frozenset(c.mark for c, _ in checks))
 
 
 class _Place(NamedTuple):
@@ -225,6 +241,9 @@ class QuotaRules:
         # are looked up in the innermost loops, and an integer hashes far faster.
         self.marks: list[tuple[Key, str]] = []
         self._mark_ids: dict[tuple[Key, str], int] = {}
+        # Checks by mark and amounts: one object (and one set of entries) for every list
+        # that holds the same limit of the same scope for the same amounts.
+        self._checks: dict[tuple[int, float, float], tuple[_Check, _Entries]] = {}
 
     def reusable_for(self, conf: PlanConf) -> bool:
         """Whether a cycle planning `conf` may use these: compiled from what it says (the
@@ -232,10 +251,20 @@ class QuotaRules:
         c = self.conf
         entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
                    + len(self.shared) + len(self.tables) + len(self.common)
-                   + len(self.needs) + len(self.marks))
+                   + len(self.needs) + len(self.marks) + len(self._checks))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
+
+    def check(self, rule: _Rule, key: Key, limit: _Limit, per_slot: float, per_job: float,
+              value: float | None) -> tuple[_Check, _Entries]:
+        mark = self.mark(key, limit.name)
+        found = self._checks.get((mark, per_slot, per_job))
+        if found is None:
+            check = _Check(key, limit.name, per_slot, per_job, value, limit.text, limit.type,
+                           rule, mark, _refusal(rule, key))
+            found = self._checks[(mark, per_slot, per_job)] = (check, _entries(check))
+        return found
 
     def mark(self, key: Key, resource: str) -> int:
         found = self._mark_ids.get((key, resource))
@@ -532,7 +561,7 @@ class Asker:
         if found is None:
             found = rules.shared[(view, self.amounts)] = _checks([
                 check for rule, key in rules.views[view][0]
-                for check in _limit_checks(rule, key, self.needs, rules.mark)])
+                for check in _limit_checks(rule, key, self.needs, rules.check)])
             self.quotas.grow()
         table.extend([None] * (sig + 1 - len(table)))
         table[sig] = found
@@ -546,7 +575,7 @@ class Asker:
             sig = rules.signature(qi)
             local = _checks([
                 check for rule in rules.views[rules.view(who, sig)][1]
-                for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.mark)])
+                for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.check)])
             self.quotas.grow()
             found = self._tables.at[qi.name] = _Place(sig, self.shared(sig), local)
         return found
@@ -646,7 +675,8 @@ class Asker:
                     here = {check.mark: check for check in self.shared(sig).all}
                     every.update(here)
                     marks = set(here) if marks is None else marks & here.keys()
-                common = rules.common[key] = _checks([every[m] for m in marks or ()])
+                common = rules.common[key] = _checks(
+                    [(every[m], _entries(every[m])) for m in marks or ()])
             self._common = (sigs, common)
         return self.quotas.room_of(self._common[1])
 
@@ -711,10 +741,11 @@ def _compile(set_index: int, rule_set: RuleSet, index: int, table: ComplexTable)
                  tuple(limits))
 
 
-def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need],
-                  mark: Callable[[Key, str], int]) -> list[_Check]:
-    """The rule's limits a job with these needs meets in one scope; `mark` interns where
-    a limit's usage is booked."""
+def _limit_checks(
+    rule: _Rule, key: Key, needs: Mapping[str, Need],
+    check: Callable[[_Rule, Key, _Limit, float, float, float | None], tuple[_Check, _Entries]],
+) -> list[tuple[_Check, _Entries]]:
+    """The rule's limits a job with these needs meets in one scope, made by `check`."""
     out = []
     for limit in rule.limits:
         need = needs.get(limit.name)
@@ -722,14 +753,12 @@ def _limit_checks(rule: _Rule, key: Key, needs: Mapping[str, Need],
             continue
         if limit.consumable == "NO":
             if not _requirement_holds(need, limit.type, limit.text):
-                out.append(_Check(key, limit.name, 0.0, 0.0, -1.0, limit.text, limit.type,
-                                  rule, mark(key, limit.name), _refusal(rule, key)))
+                out.append(check(rule, key, limit, 0.0, 0.0, -1.0))
             continue
         per_slot = float(need.key) if need.consumable == "YES" else 0.0
         per_job = float(need.key) if need.consumable == "JOB" else 0.0
         if per_slot or per_job:
-            out.append(_Check(key, limit.name, per_slot, per_job, limit.fixed, limit.text,
-                              limit.type, rule, mark(key, limit.name), _refusal(rule, key)))
+            out.append(check(rule, key, limit, per_slot, per_job, limit.fixed))
     return out
 
 
