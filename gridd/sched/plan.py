@@ -133,6 +133,11 @@ class _Category:
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
+    # The reasons as a list, with the size of the set it was made from, and the last list
+    # made per asker with the size of its quota reasons: jobs refused alike share them
+    # (the sets only grow during a cycle).
+    _reasons: tuple[int, list[str]] = (0, [])
+    _why: dict[Who, tuple[list[str], int, list[str]]] = field(default_factory=dict)
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
@@ -151,7 +156,15 @@ class _Category:
         self.skip[i] = i + 1
 
     def why(self, who: Who) -> list[str]:
-        return [*self.reasons, *self.quota_reasons.get(who, ())]
+        if self._reasons[0] != len(self.reasons):
+            self._reasons = (len(self.reasons), list(self.reasons))
+        reasons = self._reasons[1]
+        quota = self.quota_reasons.get(who, ())
+        made = self._why.get(who)
+        if made is None or made[0] is not reasons or made[1] != len(quota):
+            made = self._why[who] = (reasons, len(quota),
+                                     reasons + list(quota) if quota else reasons)
+        return made[2]
 
 
 class _Sigs(NamedTuple):
