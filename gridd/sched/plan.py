@@ -48,7 +48,7 @@ from gridd.sched.match import (
     reservation_refusal,
 )
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
-from gridd.sched.reserve import Booking, Schedule, Use, uses
+from gridd.sched.reserve import LEVEL_CHAR, Booking, Schedule, Use, uses
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -500,13 +500,11 @@ class Cycle:
                  ) -> tuple[float, Granted] | None:
         """Reserve for a job that cannot start now: the earliest start over the instances
         that could ever take it (the first of them among equals), booked in the diagrams
-        so that no later job takes what it needs. Parallel jobs are not reserved yet."""
+        so that no later job takes what it needs."""
         if job.pe:
-            return None
+            return self._reserve_parallel(job, task_id, cat)
         schedule = self._the_schedule()
-        empty = self._empty
-        if empty is None:
-            empty = self._empty = build_levels(self.conf, self.loads, [], self.matcher)
+        empty = self._empty_levels()
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
         for qi in cat.candidates:
             if not self.matcher.fits(cat.req, 1, *empty.of(qi)).ok:
@@ -521,6 +519,78 @@ class Cycle:
         schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
                               placement))
         return start, [(qi.name, 1)]
+
+    def _empty_levels(self) -> Levels:
+        """The levels with nothing running: what could ever fit where."""
+        if self._empty is None:
+            self._empty = build_levels(self.conf, self.loads, [], self.matcher)
+        return self._empty
+
+    def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
+                          ) -> tuple[float, Granted] | None:
+        """The earliest start over the PEs the job names (the first PE among equal
+        starts, the largest slot count of the range at that start), booked as for a
+        sequential job. Starts are tried at now and wherever the usage of a resource the
+        job could use drops."""
+        schedule = self._the_schedule()
+        empty = self._empty_levels()
+        best: tuple[float, int, Granted, str] | None = None
+        for pe in cat.pes:
+            candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list
+                          and self.matcher.fits(cat.req, 1, *empty.of(qi), master=False).ok]
+            keys = {("P", pe.name, "slots")}
+            for qi in candidates:
+                keys.update((u.level, u.name, u.resource)
+                            for u in uses(cat.req, [(self.levels.of(qi), 1)]))
+            for start in schedule.ends(keys) if candidates else ():
+                if best is not None and start > best[0]:
+                    break
+                granted = self._parallel_at(job, cat, pe, candidates, start)
+                if granted is not None:
+                    slots = sum(n for _, n in granted)
+                    if best is None or start < best[0] or slots > best[1]:
+                        best = (start, slots, granted, pe.name)
+                    break
+        if best is None:
+            return None
+        start, _, granted, pe_name = best
+        schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
+                              self._uses(cat.req, granted, pe_name)))
+        return start, granted
+
+    def _parallel_at(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+                     candidates: list[Instance], start: float) -> Granted | None:
+        """The allocation of the job's slots the diagrams allow from `start` on for its
+        whole duration, or None."""
+        assert self.schedule is not None
+        schedule, req, duration = self.schedule, cat.req, cat.duration
+        per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
+
+        def room(level: Level) -> float:
+            letter = LEVEL_CHAR.get(level.kind, "Q")
+            return min((schedule.left(Use(letter, level.name, need.name, 0.0), start, duration)
+                        / need.key for need in per_slot if need.name in level.capacity),
+                       default=math.inf)
+
+        cap = _whole(min(job.pe_max, room(self.levels.global_level),
+                         schedule.left(Use("P", pe.name, "slots", 0.0), start, duration)))
+        rooms: dict[str, list[tuple[Instance, int]]] = {}
+        host_room: dict[str, int] = {}
+        host_cap: dict[str, float] = {}
+        for qi in candidates:
+            _, h, q = self.levels.of(qi)
+            if qi.host not in host_cap:
+                host_cap[qi.host] = room(h)
+            here = _whole(min(room(q), host_cap[qi.host], job.pe_max))
+            if here > 0:
+                rooms.setdefault(qi.host, []).append((qi, here))
+                host_room[qi.host] = _whole(min(host_cap[qi.host],
+                                                host_room.get(qi.host, 0) + here))
+        granted, _ = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
+        if granted is None or not schedule.fits(self._uses(req, granted, pe.name), start,
+                                                duration):
+            return None
+        return granted
 
     # ---- sequential jobs -----------------------------------------------------------------
 

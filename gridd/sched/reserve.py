@@ -15,6 +15,7 @@ jobs asking for reservations) planning costs what it cost before.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,12 +29,14 @@ LEVEL_CHAR = {GLOBAL: "G", HOST: "H"}  # the schedule file's letter per level ki
 @dataclass(slots=True, eq=False)
 class Diagram:
     """Usage of one resource of one level as a step function of time: `times` sorted,
-    `deltas[t]` the change of usage at t (positive at a start, negative at an end)."""
+    `deltas[t]` the change of usage at t (positive at a start, negative at an end).
+    `_after[i]` is the usage from times[i] on, made again when a booking changed it."""
 
     capacity: float
     times: list[float] = field(default_factory=list)
     deltas: dict[float, float] = field(default_factory=dict)
     reserved: bool = False  # a reservation uses it: jobs starting now must keep clear
+    _after: list[float] | None = None
 
     def add(self, start: float, end: float, amount: float) -> None:
         for t, change in ((start, amount), (end, -amount)):
@@ -43,34 +46,44 @@ class Diagram:
                 bisect.insort(self.times, t)
                 self.deltas[t] = 0.0
             self.deltas[t] += change
+        self._after = None
+
+    def _usage(self) -> list[float]:
+        after = self._after
+        if after is None:
+            after = self._after = list(itertools.accumulate(self.deltas[t] for t in self.times))
+        return after
 
     def usage_at(self, t: float) -> float:
         """Usage at time t (changes at t included)."""
         end = bisect.bisect_right(self.times, t)
-        return sum(self.deltas[x] for x in self.times[:end])
+        return self._usage()[end - 1] if end else 0.0
 
     def peak(self, start: float, end: float) -> float:
         """The highest usage in [start, end)."""
-        used = self.usage_at(start)
-        top = used
-        for t in self.times[bisect.bisect_right(self.times, start):]:
-            if t >= end:
-                break
-            used += self.deltas[t]
-            top = max(top, used)
+        times = self.times
+        first = bisect.bisect_right(times, start)
+        after = self._usage()
+        top = after[first - 1] if first else 0.0
+        last = bisect.bisect_left(times, end, first)
+        if last > first:
+            top = max(top, max(after[first:last]))
         return top
 
     def fits(self, start: float, duration: float, amount: float) -> bool:
         return self.peak(start, start + duration) + amount <= self.capacity + _EPSILON
+
+    def ends(self, start: float) -> list[float]:
+        """The times after `start` at which usage drops: where a later start may fit."""
+        return [t for t in self.times[bisect.bisect_right(self.times, start):]
+                if self.deltas[t] < 0]
 
     def earliest(self, start: float, duration: float, amount: float) -> float:
         """The earliest time from `start` on at which `amount` more fits for `duration`
         (infinity when never): usage only drops at the times something ends."""
         if amount > self.capacity + _EPSILON:
             return math.inf
-        candidates = [start, *(t for t in self.times[bisect.bisect_right(self.times, start):]
-                              if self.deltas[t] < 0)]
-        for t in candidates:
+        for t in (start, *self.ends(start)):
             if self.fits(t, duration, amount):
                 return t
         return math.inf
@@ -154,6 +167,26 @@ class Schedule:
         if booking.state == "RESERVING":
             self.reserved += 1
         self.bookings.append(booking)
+
+    def left(self, use: Use, start: float, duration: float) -> float:
+        """How much of a use's resource is free all through [start, start + duration)."""
+        diagram = self.diagrams.get((use.level, use.name, use.resource))
+        if diagram is None:
+            return self.capacity(use)
+        return diagram.capacity - diagram.peak(start, start + duration)
+
+    def fits(self, placement: tuple[Use, ...], start: float, duration: float) -> bool:
+        return all(use.amount <= self.left(use, start, duration) + _EPSILON
+                   for use in placement)
+
+    def ends(self, keys: Iterable[tuple[str, str, str]]) -> list[float]:
+        """Now and the later times at which usage of these resources drops, in order."""
+        times = {self.now}
+        for key in keys:
+            diagram = self.diagrams.get(key)
+            if diagram is not None:
+                times.update(diagram.ends(self.now))
+        return sorted(times)
 
     def short(self, placement: tuple[Use, ...], duration: float) -> tuple[Use, float] | None:
         """The first use of a placement starting now that would take what a reservation

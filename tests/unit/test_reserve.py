@@ -165,3 +165,62 @@ def test_plan_conf_reads_the_reservation_settings() -> None:
             conf.monitor) == (10, 600.0, 30.0, True)
     sched.params = "MONITOR=0"
     assert not plan_conf(state.config).monitor
+
+
+def two_hosts(*pes: ParallelEnv) -> SchedView:
+    """Hosts h0 and h1 with four slots each, three of them busy: on h0 until +100, on
+    h1 until +200 (no DURATION_OFFSET)."""
+    names = [pe.name for pe in pes]
+    running = [Running(100 + i, 1, {"h_rt": str(100 if host == "h0" else 200)},
+                       [(f"all.q@{host}", 1)], start=NOW)
+               for i, host in enumerate(["h0"] * 3 + ["h1"] * 3)]
+    view = cell(*(qi(f"all.q@{h}", pe_list=names, h_rt="INFINITY") for h in ("h0", "h1")),
+                pes=pes, running=running)
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=10, duration_offset=0.0)
+    return view
+
+
+def wide(job_id: int, pe: str, slots: tuple[int, int], h_rt: int = 100,
+         priority: int = 0) -> p.SchedJob:
+    return p.SchedJob(job_id=job_id, pending=[1], priority=priority,
+                      submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
+                      pe_min=slots[0], pe_max=slots[1], reserve=True)
+
+
+def test_a_wide_parallel_job_is_not_starved_and_short_jobs_backfill() -> None:
+    view = two_hosts(ParallelEnv("mpi", 99, allocation_rule="$fill_up"))
+    small = [rr(10 + i, 0, 300, submit=10 + i) for i in range(3)]
+    short = [rr(20 + i, 0, 50, submit=20 + i) for i in range(2)]
+    for j in small + short:
+        del j.hard["license"]
+    plan = plan_at(view, NOW, wide(1, "mpi", (8, 8), priority=100), *small, *short)
+    assert plan.reserved[1] == (NOW + 200, [("all.q@h0", 4), ("all.q@h1", 4)])
+    # The small jobs would still hold slots at +200; the short ones end before.
+    assert sorted(o.job_id for o in plan.orders) == [20, 21]
+
+
+def test_a_slot_range_takes_the_earliest_start_then_the_most_slots() -> None:
+    view = two_hosts(ParallelEnv("mpi", 99, allocation_rule="$fill_up"))
+    plan = plan_at(view, NOW, wide(1, "mpi", (4, 8)))
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4), ("all.q@h1", 1)])
+
+
+def test_pe_slots_needs_one_host_and_a_wildcard_takes_the_earliest_pe() -> None:
+    view = two_hosts(ParallelEnv("smp", 99, allocation_rule="$pe_slots"))
+    plan = plan_at(view, NOW, wide(1, "smp", (4, 4)))
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)])
+    view = two_hosts(ParallelEnv("mpi_a", 99), ParallelEnv("mpi_b", 99))
+    view.conf.instances[0].pe_list[:] = ["mpi_b"]  # h0 only in mpi_b
+    view.conf.instances[1].pe_list[:] = ["mpi_a"]
+    plan = plan_at(view, NOW, wide(1, "mpi_*", (4, 4)))
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)])
+
+
+def test_a_pe_slot_limit_is_a_diagram_too() -> None:
+    view = two_hosts(ParallelEnv("mpi", 3, allocation_rule="$round_robin"))
+    view.running = {}
+    first = wide(1, "mpi", (3, 3), h_rt=1000, priority=10)
+    plan = plan_at(view, NOW, first, wide(2, "mpi", (2, 2)))
+    # Five slots are free, but the PE's three are the first job's until +1000.
+    assert [o.job_id for o in plan.orders] == [1]
+    assert plan.reserved[2][0] == NOW + 1000
