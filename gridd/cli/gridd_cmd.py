@@ -5,6 +5,8 @@
     gridd status                       say what runs
     gridd master                       the master process in the foreground
     gridd execd --name NAME --master ENDPOINT
+    gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] --out JOBS.csv
+                                       replay an SWF trace in virtual time
 """
 
 from __future__ import annotations
@@ -40,7 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     execd.add_argument("--name", required=True)
     execd.add_argument("--master", required=True, dest="master_endpoint")
     execd.add_argument("--load-report-time", type=float, default=10.0)
+    sim = sub.add_parser("sim", help="replay an SWF job trace through the planner in virtual "
+                         "time")
+    sim.add_argument("trace", help="a Standard Workload Format file (.swf or .swf.gz)")
+    sim.add_argument("--slots", type=int, required=True, help="the pool's processors")
+    sim.add_argument("--max-reservation", type=int, default=0,
+                     help="reservations per scheduling run (sched_conf max_reservation)")
+    sim.add_argument("--duration-offset", type=float, default=60.0,
+                     help="seconds added to every expected run time (DURATION_OFFSET)")
+    sim.add_argument("--out", required=True, help="the per-job CSV to write")
     args = parser.parse_args(argv)
+    if args.cmd == "sim":
+        from gridd.cli.sim import cmd_sim
+
+        return cmd_sim(args)
     base = paths.root()
     try:
         return COMMANDS[args.cmd](base, args)

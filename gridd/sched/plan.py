@@ -64,6 +64,22 @@ class Plan:
     schedule: list[str] | None = None  # the schedule file's lines for this cycle (MONITOR)
 
 
+@dataclass(slots=True, eq=False)
+class Carried:
+    """What a cycle leaves the next while the configuration stays the same object: the
+    levels with nothing running (for the loads they were built with) and, per running
+    task, where it holds what (for the diagrams)."""
+
+    conf: PlanConf | None = None
+    loads: dict[str, dict[str, str]] = field(default_factory=dict)
+    empty: Levels | None = None
+    uses: dict[tuple[int, int, float], tuple[Use, ...]] = field(default_factory=dict)
+
+    def follow(self, conf: PlanConf) -> None:
+        if conf is not self.conf:
+            self.conf, self.empty, self.uses = conf, None, {}
+
+
 class Planner:
     """Plans cycles; compiled requests live as long as the complex table does."""
 
@@ -71,6 +87,7 @@ class Planner:
         self._matcher: Matcher | None = None
         self._complexes: object = None
         self._quota_rules: QuotaRules | None = None
+        self._carried = Carried()
 
     def matcher(self, conf: PlanConf) -> Matcher:
         if self._matcher is None or self._complexes is not conf.complexes:
@@ -86,7 +103,8 @@ class Planner:
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
-                      categories=categories, quota_rules=self._quota_rules, now=now)
+                      categories=categories, quota_rules=self._quota_rules, now=now,
+                      carried=self._carried)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         return cycle.run(sorted(view.jobs.values(), key=_order_key))
@@ -203,6 +221,7 @@ class Cycle:
         categories: bool = True,
         quota_rules: QuotaRules | None = None,
         now: float = 0.0,
+        carried: Carried | None = None,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -249,8 +268,13 @@ class Cycle:
         self.schedule: Schedule | None = None
         self._keep_starts = conf.max_reservation > 0 or conf.monitor
         self._started: list[tuple[int, int, _Category, Granted, str]] = []
-        self._empty: Levels | None = None
+        self._carried = carried or Carried()
+        self._carried.follow(conf)
         self.usable = self._usable(self._ordered(loads), states)
+        # An upper bound of what any job could get now: the free slots of the usable
+        # instances (booked down as jobs start).
+        self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
+                              for qi in self.usable)
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
         terms = formula_terms(self.conf.load_formula)
@@ -281,11 +305,18 @@ class Cycle:
     def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
         plan = Plan(global_info=self.global_info)
         for job in jobs:
+            # Fewer slots free in all than the job needs: it waits. Matching it would
+            # only find the reasons, and there are none to keep.
+            hopeless = not self.conf.job_info and max(job.pe_min, 1) > self.free_slots
+            if hopeless and not self._may_reserve(job):
+                if job.immediate:
+                    plan.unschedulable.append(job.job_id)
+                continue
             cat = self.category(job)
             who = Who(job.owner, job.group, job.project)
             started = False
             waiting: int | None = job.pending[0] if job.pending else None
-            if not cat.rejected and who not in cat.rejected_who:
+            if not hopeless and not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
                     self.quota_hit = False
                     placed = self.place(job, cat, who)
@@ -388,6 +419,7 @@ class Cycle:
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
             if self.quotas is not None and not claimed:
                 self._asker(cat, in_pe).book(qi, slots, master=index == 0)
+        self.free_slots -= sum(n for _, n in granted)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
 
@@ -464,13 +496,19 @@ class Cycle:
         """The diagrams: running tasks until their expected end, the cycle's starts."""
         if self.schedule is None:
             schedule = Schedule(self.now, self._capacity)
+            known = self._carried.uses
+            held: dict[tuple[int, int, float], tuple[Use, ...]] = {}
             for task in self.running:
                 req = self.matcher.request(task.hard)
                 start = task.start or self.now
                 # One past its expected end is taken to end at once.
                 duration = max(self._duration(req), self.now + 1 - start)
+                key = (task.job_id, task.task_id, start)
+                placement = held[key] = known.get(key) or self._uses(req, task.granted,
+                                                                      task.pe)
                 schedule.book(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
-                                      duration, self._uses(req, task.granted, task.pe)))
+                                      duration, placement))
+            self._carried.uses = held
             for job_id, task_id, cat, granted, pe in self._started:
                 schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
                                       cat.duration, self._uses(cat.req, granted, pe)))
@@ -522,9 +560,11 @@ class Cycle:
 
     def _empty_levels(self) -> Levels:
         """The levels with nothing running: what could ever fit where."""
-        if self._empty is None:
-            self._empty = build_levels(self.conf, self.loads, [], self.matcher)
-        return self._empty
+        carried = self._carried
+        if carried.empty is None or carried.loads != self.loads:
+            carried.empty = build_levels(self.conf, self.loads, [], self.matcher)
+            carried.loads = {host: dict(values) for host, values in self.loads.items()}
+        return carried.empty
 
     def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
                           ) -> tuple[float, Granted] | None:
@@ -542,7 +582,12 @@ class Cycle:
             for qi in candidates:
                 keys.update((u.level, u.name, u.resource)
                             for u in uses(cat.req, [(self.levels.of(qi), 1)]))
+            # No allocation starts before the PE has its fewest slots free.
+            first = schedule.earliest((Use("P", pe.name, "slots", float(max(job.pe_min, 1))),),
+                                      cat.duration)
             for start in schedule.ends(keys) if candidates else ():
+                if start < first:
+                    continue
                 if best is not None and start > best[0]:
                     break
                 granted = self._parallel_at(job, cat, pe, candidates, start)

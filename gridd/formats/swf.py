@@ -1,0 +1,54 @@
+"""The Standard Workload Format of the Parallel Workloads Archive: one job per line, 18
+whitespace-separated numbers, -1 where unknown; lines starting with `;` are the header."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(slots=True, frozen=True)
+class TraceJob:
+    job_id: int
+    submit: float
+    run: float  # how long it ran (it is killed at `limit` if that is shorter)
+    slots: int
+    limit: float  # the run time it asked for: its h_rt
+
+
+@dataclass(slots=True)
+class Trace:
+    jobs: list[TraceJob]
+    skipped: int  # records that cannot be replayed: no run time or no processor count
+    max_procs: int | None  # from the header, when it says
+
+
+def read_swf(lines: Iterable[str]) -> Trace:
+    """Jobs in trace order. Requested processors (field 8) count, else allocated ones
+    (5); requested time (9), else the run time (4). Records without a run time or a
+    processor count (jobs cancelled before they started) are skipped and counted."""
+    jobs: list[TraceJob] = []
+    skipped = 0
+    max_procs = None
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith(";"):
+            key, _, value = text[1:].partition(":")
+            if key.strip() == "MaxProcs" and value.strip().isdigit():
+                max_procs = int(value)
+            continue
+        fields = text.split()
+        try:
+            job_id, submit, run, allocated = int(fields[0]), float(fields[1]), \
+                float(fields[3]), int(fields[4])
+            requested, limit = int(fields[7]), float(fields[8])
+        except (IndexError, ValueError):
+            raise ValueError(f"line {number}: not an SWF job record: {text[:60]!r}") from None
+        slots = requested if requested > 0 else allocated
+        if run < 0 or slots <= 0:
+            skipped += 1
+            continue
+        jobs.append(TraceJob(job_id, submit, run, slots, limit if limit > 0 else max(run, 1.0)))
+    return Trace(jobs, skipped, max_procs)
