@@ -151,6 +151,9 @@ class _Category:
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
+    # The candidates that could ever take one slot, with where that slot takes what
+    # (for reservations); made when first needed.
+    reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
     # The reasons as a list, with the size of the set it was made from, and the last list
     # made per asker with the size of its quota reasons: jobs refused alike share them
     # (the sets only grow during a cycle).
@@ -542,12 +545,13 @@ class Cycle:
         if job.pe:
             return self._reserve_parallel(job, task_id, cat)
         schedule = self._the_schedule()
-        empty = self._empty_levels()
+        if cat.reservable is None:
+            empty = self._empty_levels()
+            cat.reservable = [(qi, uses(cat.req, [(self.levels.of(qi), 1)]))
+                              for qi in cat.candidates
+                              if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
-        for qi in cat.candidates:
-            if not self.matcher.fits(cat.req, 1, *empty.of(qi)).ok:
-                continue
-            placement = uses(cat.req, [(self.levels.of(qi), 1)])
+        for qi, placement in cat.reservable:
             start = schedule.earliest(placement, cat.duration)
             if best is None or start < best[0]:
                 best = (start, qi, placement)
@@ -582,9 +586,7 @@ class Cycle:
             for qi in candidates:
                 keys.update((u.level, u.name, u.resource)
                             for u in uses(cat.req, [(self.levels.of(qi), 1)]))
-            # No allocation starts before the PE has its fewest slots free.
-            first = schedule.earliest((Use("P", pe.name, "slots", float(max(job.pe_min, 1))),),
-                                      cat.duration)
+            first = self._no_sooner(job, cat, pe, candidates)
             for start in schedule.ends(keys) if candidates else ():
                 if start < first:
                     continue
@@ -602,6 +604,20 @@ class Cycle:
         schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
                               self._uses(cat.req, granted, pe_name)))
         return start, granted
+
+    def _no_sooner(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+                   candidates: list[Instance]) -> float:
+        """A time before which no allocation can start: when the PE has the fewest slots
+        free, and with $pe_slots the earliest any one instance can take them all (then
+        exactly the earliest start)."""
+        assert self.schedule is not None
+        fewest = max(job.pe_min, 1)
+        if pe.allocation_rule != PE_SLOTS:
+            return self.schedule.earliest((Use("P", pe.name, "slots", float(fewest)),),
+                                          cat.duration)
+        return min((self.schedule.earliest(self._uses(cat.req, [(qi.name, fewest)], pe.name),
+                                           cat.duration) for qi in candidates),
+                   default=math.inf)
 
     def _parallel_at(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
                      candidates: list[Instance], start: float) -> Granted | None:

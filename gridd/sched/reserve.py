@@ -80,13 +80,30 @@ class Diagram:
 
     def earliest(self, start: float, duration: float, amount: float) -> float:
         """The earliest time from `start` on at which `amount` more fits for `duration`
-        (infinity when never): usage only drops at the times something ends."""
+        (infinity when never). One walk along the steps: where a window breaks, the next
+        start to try is the next step low enough."""
         if amount > self.capacity + _EPSILON:
             return math.inf
-        for t in (start, *self.ends(start)):
-            if self.fits(t, duration, amount):
-                return t
-        return math.inf
+        room = self.capacity - amount + _EPSILON
+        times, after = self.times, self._usage()
+        n = len(times)
+        i = bisect.bisect_right(times, start)  # the steps after the start tried
+        t, level = start, (after[i - 1] if i else 0.0)
+        while True:
+            if level <= room:
+                end = t + duration
+                k = i
+                while k < n and times[k] < end and after[k] <= room:
+                    k += 1
+                if k == n or times[k] >= end:
+                    return t
+                i = k
+            while i < n and after[i] > room:
+                i += 1
+            if i == n:
+                return math.inf
+            t, level = times[i], after[i]
+            i += 1
 
 
 @dataclass(slots=True, frozen=True)
@@ -149,6 +166,9 @@ class Schedule:
         self.diagrams: dict[tuple[str, str, str], Diagram] = {}
         self.bookings: list[Booking] = []
         self.reserved = 0  # reservations made this cycle
+        # Earliest starts asked since the last booking: the instances of a host, and all
+        # instances, ask the same of the host's and the global diagrams.
+        self._earliest: dict[tuple[str, str, str, float, float, float], float] = {}
 
     def _diagram(self, use: Use) -> Diagram:
         key = (use.level, use.name, use.resource)
@@ -167,6 +187,7 @@ class Schedule:
         if booking.state == "RESERVING":
             self.reserved += 1
         self.bookings.append(booking)
+        self._earliest.clear()
 
     def left(self, use: Use, start: float, duration: float) -> float:
         """How much of a use's resource is free all through [start, start + duration)."""
@@ -202,10 +223,15 @@ class Schedule:
         """The earliest start from now on at which every use fits for the duration
         (infinity when never)."""
         t = self.now
+        memo = self._earliest
         while True:
             latest = t
             for use in placement:
-                latest = max(latest, self._diagram(use).earliest(t, duration, use.amount))
+                key = (use.level, use.name, use.resource, t, duration, use.amount)
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = self._diagram(use).earliest(t, duration, use.amount)
+                latest = max(latest, found)
                 if math.isinf(latest):
                     return latest
             if latest == t:
