@@ -107,6 +107,8 @@ class JobsReply(Msg, tag="jobs"):
     hosts: list[ExecHost]
     now: float
     reasons: dict[int, list[str]] = {}
+    # With details: the jobs the last cycle reserved for, when and where (qstat -j).
+    reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
     # With QueryJobs.resources, per queue instance; with QueryJobs.host_resources, per host
     # ("global" included).
@@ -309,6 +311,9 @@ class Dispatch(Msg, tag="dispatch"):
     reasons: dict[int, list[str]] = {}
     info: dict[int, int] = {}
     global_info: list[str] | None = None  # messages for every job; None: unchanged
+    # The cycle's reservations: job -> planned start and where (queue instance, slots);
+    # None: unchanged.
+    reserved: dict[int, tuple[float, list[tuple[str, int]]]] | None = None
 
 
 # ---- master <-> accounting (inproc) ------------------------------------------------

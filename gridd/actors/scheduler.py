@@ -80,7 +80,7 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 _monitor(paths.common(base) / "schedule", plan.schedule)
             dispatch = told.dispatch(plan)
             if dispatch.orders or dispatch.unschedulable or dispatch.info \
-                    or dispatch.global_info is not None:
+                    or dispatch.global_info is not None or dispatch.reserved is not None:
                 awaiting = now
                 await sock.send([p.encode(dispatch)])
     finally:

@@ -648,6 +648,16 @@ def _task_lines(job: Job) -> list[str]:
     return lines
 
 
+def _reservation_lines(reserved: tuple[float, list[tuple[str, int]]] | None) -> list[str]:
+    """When and where the last scheduling run reserved resources for a waiting job: the
+    planned start Grid Engine only writes to its schedule file."""
+    if reserved is None:
+        return []
+    start, granted = reserved
+    where = ",".join(f"{name}={slots}" for name, slots in granted)
+    return [_field("reserved start", f"{time.asctime(time.localtime(start))} {where}")]
+
+
 def _reason_lines(reasons: list[str]) -> list[str]:
     """Scheduler messages: the first after the label, the rest aligned under it."""
     if not reasons:
@@ -664,6 +674,7 @@ def job_detail(job: Job, reply: JobsReply) -> str:
         + _request_lines(job)
         + _relation_lines(job, reply.jobs)
         + _task_lines(job)
+        + _reservation_lines(reply.reserved.get(job.job_id))
         + _reason_lines(reply.reasons.get(job.job_id, []))
     )
 

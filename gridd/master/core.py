@@ -103,6 +103,7 @@ class Master:
         }
         # The scheduler's last word on pending jobs (not spooled: the next cycle says it again).
         self.sched_info: dict[int, list[str]] = {}
+        self.sched_reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
         self.sched_global_info: list[str] = []
         self._table_rows: list | None = None
         self._table = ComplexTable(())
@@ -372,6 +373,8 @@ class Master:
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
+            reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
+                      if j.job_id in self.sched_reserved} if req.details else {},
             states=self.instance_states(),
             instance_resources=self._instance_resources(req.resources, levels, loads),
             host_resources=self._host_resources(req.host_resources, levels, loads),
@@ -546,6 +549,8 @@ class Master:
     def _note_info(self, orders: p.Dispatch) -> None:
         if orders.global_info is not None:
             self.sched_global_info = orders.global_info
+        if orders.reserved is not None:
+            self.sched_reserved = orders.reserved
         for job_id, number in orders.info.items():
             if number:
                 self.sched_info[job_id] = orders.reasons.get(number, [])
@@ -553,6 +558,7 @@ class Master:
                 self.sched_info.pop(job_id, None)
 
     def _start(self, job: Job, task: Task, order: p.Order, now: float, fx: Effects) -> None:
+        self.sched_reserved.pop(job.job_id, None)  # what it waited for has come
         task.state = TRANSFERRING
         task.granted = order.granted
         task.pe = order.pe

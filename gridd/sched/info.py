@@ -14,6 +14,7 @@ class Told:
     def __init__(self) -> None:
         self.info: dict[int, list[str]] = {}
         self.global_info: list[str] = []
+        self.reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
 
     def dispatch(self, plan: Plan) -> p.Dispatch:
         numbers: dict[tuple[str, ...], int] = {}
@@ -32,5 +33,9 @@ class Told:
         global_info = None
         if plan.global_info != self.global_info:
             global_info = self.global_info = plan.global_info
+        reserved = None
+        if plan.reserved != self.reserved:
+            reserved = self.reserved = plan.reserved
         return p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
-                          reasons=reasons, info=info, global_info=global_info)
+                          reasons=reasons, info=info, global_info=global_info,
+                          reserved=reserved)

@@ -4,6 +4,7 @@ schedule file it leaves (times and host names aside)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.e2e.conftest import Cell, wait_for
@@ -78,3 +79,26 @@ def test_license_example_schedule_file(cell: Cell, tmp_path: Path) -> None:
     rest = iter(seen)
     assert all(any(got == want for got in rest) for want in SPEC_SEQUENCE), \
         "\n".join(map(str, seen))
+
+
+def test_qstat_j_shows_when_and_where_a_waiting_job_is_reserved(cell: Cell,
+                                                                tmp_path: Path) -> None:
+    add_complexes(cell, tmp_path, "license lic INT <= YES YES 0 0")
+    cell.ok("qconf", "-mattr", "exechost", "complex_values", "license=5", "global")
+    set_sched(cell, tmp_path, max_reservation="10")
+    first = submit(cell, "-l", "h_rt=30,license=5", "-b", "y", "sleep", "30")
+    wait_for(lambda: "running" in cell.run("qstat", "-j", str(first)).stdout
+             or " r " in cell.ok("qstat"), what="the first job to run")
+    waiting = submit(cell, "-R", "y", "-l", "h_rt=30,license=5", "-b", "y", "true")
+
+    def reserved() -> str | None:
+        out = cell.ok("qstat", "-j", str(waiting))
+        return next((line for line in out.splitlines()
+                     if line.startswith("reserved start:")), None)
+
+    line = wait_for(reserved, what="qstat -j to show the reservation")
+    assert isinstance(line, str)
+    # Planned at the first job's start + h_rt + DURATION_OFFSET, on one slot somewhere.
+    assert re.search(r"reserved start:\s+\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4} "
+                     r"all\.q@\S+=1$", line), line
+    cell.ok("qdel", str(first), str(waiting))
