@@ -820,7 +820,7 @@ def _holding(job: Job, task: Task) -> Running:
     spec = job.spec
     return Running(job.job_id, task.task_id, spec.hard_resources, task.granted,
                    task.pe or spec.pe_name, spec.owner, spec.group, spec.project,
-                   task.start_time)
+                   task.start_time, job.submit_time)
 
 
 def _task_selection(task_part: str, job: Job) -> set[int] | None:

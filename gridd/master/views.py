@@ -90,6 +90,9 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         default_duration=_seconds(cfg.sched.default_duration, math.inf),
         duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
         monitor=params.get("MONITOR", "0").lower() not in ("0", "false"),
+        **{name: _float(getattr(cfg.sched, name), default) for name, default in (
+            ("weight_priority", 0.0), ("weight_urgency", 0.5), ("weight_ticket", 0.5),
+            ("weight_waiting_time", 0.278), ("weight_deadline", 3_600_000.0))},
     )
 
 
@@ -142,6 +145,13 @@ def _known(values: dict[str, str], table: ComplexTable) -> dict[str, str]:
             continue
         kept[attr.name] = text
     return kept
+
+
+def _float(text: str, default: float) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return default
 
 
 def _int(text: str) -> int:

@@ -6,6 +6,7 @@ import msgspec
 
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import ParallelEnv
+from gridd.model.priority import Weights
 from gridd.model.rqs import RuleSet
 
 
@@ -89,6 +90,16 @@ class PlanConf(msgspec.Struct, kw_only=True):
     default_duration: float = math.inf
     duration_offset: float = 60.0
     monitor: bool = False
+    # Job priority (sched_conf weight_*): see gridd.model.priority.
+    weight_priority: float = 0.0
+    weight_urgency: float = 0.5
+    weight_ticket: float = 0.5
+    weight_waiting_time: float = 0.278
+    weight_deadline: float = 3_600_000.0
+
+    def weights(self) -> Weights:
+        return Weights(self.weight_priority, self.weight_urgency, self.weight_ticket,
+                       self.weight_waiting_time, self.weight_deadline)
 
 
 class Running(msgspec.Struct, array_like=True):
@@ -104,6 +115,7 @@ class Running(msgspec.Struct, array_like=True):
     group: str = ""
     project: str = ""
     start: float = 0.0  # when it started (epoch seconds)
+    submit: float = 0.0  # when its job was submitted: its urgency kept the waiting time
 
 
 class Resource(msgspec.Struct, array_like=True):

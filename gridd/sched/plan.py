@@ -29,6 +29,7 @@ from typing import NamedTuple
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.priority import ResourceUrgency
 from gridd.sched.levels import (
     Levels,
     build_levels,
@@ -88,6 +89,8 @@ class Planner:
         self._complexes: object = None
         self._quota_rules: QuotaRules | None = None
         self._carried = Carried()
+        self._urgency: ResourceUrgency | None = None
+        self._urgency_of: object = None
 
     def matcher(self, conf: PlanConf) -> Matcher:
         if self._matcher is None or self._complexes is not conf.complexes:
@@ -107,7 +110,34 @@ class Planner:
                       carried=self._carried)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
-        return cycle.run(sorted(view.jobs.values(), key=_order_key))
+        return cycle.run(self.order(view, now))
+
+    def order(self, view: SchedView, now: float) -> list[p.SchedJob]:
+        """The pending jobs in priority order (gridd.model.priority; urgency normalised
+        over pending and running jobs), equals by submission time, then job number."""
+        conf = view.conf
+        jobs = list(view.jobs.values())
+        w = conf.weights()
+        urgent = [0.0] * len(jobs)
+        if w.urgency:
+            resources = self._resource_urgency(conf)
+            urgent = [resources.of(j.hard, max(j.pe_min, 1))
+                      + w.waiting_time * max(now - j.submit_time, 0.0) for j in jobs]
+            held = [resources.of(t.hard, sum(n for _, n in t.granted))
+                    + w.waiting_time * max(t.start - t.submit, 0.0) if t.submit else 0.0
+                    for t in view.running.values()]
+            low, high = min(urgent + held, default=0.0), max(urgent + held, default=0.0)
+            span = high - low
+            urgent = [w.urgency * ((u - low) / span if span else 0.5) for u in urgent]
+        # The ticket part is the same for every job (no tickets): it changes no order.
+        prior = {j.job_id: w.priority * (j.priority + 1024) / 2048 + u
+                 for j, u in zip(jobs, urgent, strict=True)}
+        return sorted(jobs, key=lambda j: (-prior[j.job_id], j.submit_time, j.job_id))
+
+    def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
+        if self._urgency is None or self._urgency_of is not conf.complexes:
+            self._urgency, self._urgency_of = ResourceUrgency(conf.complexes), conf.complexes
+        return self._urgency
 
 
 def verify(
@@ -127,8 +157,10 @@ def verify(
     return cycle.category(job).why(who)
 
 
-def _order_key(job: p.SchedJob) -> tuple[int, float, int]:
-    return (-job.priority, job.submit_time, job.job_id)
+class _PeOpen(NamedTuple):
+    instances: list[Instance]
+    hosts: dict[str, tuple[list[Instance], set[tuple[str, str, str]]]]
+    keys: set[tuple[str, str, str]]  # every diagram a slot of the job could use
 
 
 @dataclass(slots=True, eq=False)
@@ -151,9 +183,12 @@ class _Category:
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
-    # The candidates that could ever take one slot, with where that slot takes what
-    # (for reservations); made when first needed.
+    # The instances that may take its reservations (the candidates and the full ones);
+    # of those the ones that could ever take one slot, with where that slot takes what,
+    # made when first needed.
+    open: list[Instance] = field(default_factory=list)
     reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
+    pe_open: dict[str, _PeOpen] = field(default_factory=dict)  # by PE, see Cycle._pe_open
     # The reasons as a list, with the size of the set it was made from, and the last list
     # made per asker with the size of its quota reasons: jobs refused alike share them
     # (the sets only grow during a cycle).
@@ -273,7 +308,7 @@ class Cycle:
         self._started: list[tuple[int, int, _Category, Granted, str]] = []
         self._carried = carried or Carried()
         self._carried.follow(conf)
-        self.usable = self._usable(self._ordered(loads), states)
+        self.usable, self.open = self._usable(self._ordered(loads), states)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
@@ -291,17 +326,22 @@ class Cycle:
         return sorted(self.conf.instances,
                       key=lambda qi: (load[qi.host], qi.seq_no, index[qi.name]))
 
-    def _usable(self, ordered: list[Instance], states: Mapping[str, str]) -> list[Instance]:
-        usable = []
+    def _usable(self, ordered: list[Instance], states: Mapping[str, str]
+                ) -> tuple[list[Instance], list[Instance]]:
+        """The instances jobs may start in now, and those that may take reservations: the
+        same and the full ones."""
+        usable, open_ = [], []
         for qi in ordered:
             why = dropped_reason(states.get(qi.name, ""))
-            if why is None and self.levels.queues[qi.name].free.get("slots", 1) <= 0:
-                why = "it is full"
+            if why is None:
+                open_.append(qi)
+                if self.levels.queues[qi.name].free.get("slots", 1) <= 0:
+                    why = "it is full"
             if why is None:
                 usable.append(qi)
             else:
                 self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
-        return usable
+        return usable, open_
 
     # ---- the cycle ---------------------------------------------------------------------
 
@@ -367,22 +407,31 @@ class Cycle:
         cat = _Category(req, [], pes, job.soft_queues, self._duration(req))
         groups = self.conf.hostgroups
         for qi in self.usable:
-            if not qi.batch:
-                cat.reasons[f'cannot run in queue instance "{qi.name}" because it is not of '
-                            "type batch"] = None
-            elif job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):
-                cat.reasons[f'cannot run in queue instance "{qi.name}" because it is not '
-                            "contained in its hard queue list (-q)"] = None
-            elif pes and not any(pe.name in qi.pe_list for pe in pes):
-                for pe in pes:
-                    cat.reasons[f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is '
-                                "not in PE list"] = None
+            reasons = self._excluded(job, pes, qi, groups)
+            if reasons:
+                cat.reasons.update(dict.fromkeys(reasons))
             else:
                 cat.candidates.append(qi)
         # Categories that can use the same instances share one list, and with it the
         # quota signatures and what the quotas close to an asker.
         cat.candidates = self._lists.setdefault(tuple(map(id, cat.candidates)), cat.candidates)
+        cat.open = cat.candidates if len(self.open) == len(self.usable) else [
+            qi for qi in self.open if not self._excluded(job, pes, qi, groups)]
         return cat
+
+    @staticmethod
+    def _excluded(job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
+                  groups: Mapping[str, list[str]]) -> list[str]:
+        """Why the job may never run in the instance, whatever it has free (none: it may)."""
+        if not qi.batch:
+            return [f'cannot run in queue instance "{qi.name}" because it is not of type batch']
+        if job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):
+            return [f'cannot run in queue instance "{qi.name}" because it is not contained in '
+                    "its hard queue list (-q)"]
+        if pes and not any(pe.name in qi.pe_list for pe in pes):
+            return [f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is not in PE list'
+                    for pe in pes]
+        return []
 
     def place(self, job: p.SchedJob, cat: _Category,
               who: Who) -> tuple[Granted, str, bool] | None:
@@ -398,7 +447,8 @@ class Cycle:
                 granted = self._place_parallel(job, cat, pe, who)
                 if granted is not None and self.schedule is not None:
                     result = self._clear_of_reservations(
-                        cat, *((self.levels.of(self.instances[name]), n) for name, n in granted))
+                        cat, [(self.levels.of(self.instances[name]), n) for name, n in granted],
+                        pe.name)
                     if not result.ok:
                         cat.reasons[result.reason] = None
                         continue
@@ -525,16 +575,19 @@ class Cycle:
         return job.reserve and not job.immediate and made < self.conf.max_reservation
 
     def _clear_of_reservations(self, cat: _Category,
-                               *placed: tuple[tuple[Level, Level, Level], int]) -> MatchResult:
+                               placed: list[tuple[tuple[Level, Level, Level], int]],
+                               pe: str = "") -> MatchResult:
         """Whether a placement starting now keeps clear of the cycle's reservations: it
         may take what one holds only if it ends before the reservation starts."""
         assert self.schedule is not None
-        short = self.schedule.short(uses(cat.req, placed), cat.duration)
+        short = self.schedule.short(uses(cat.req, placed, pe), cat.duration)
         if short is None:
             return FIT
         use, left = short
         level = self._level(use)
-        assert level is not None  # the placement's own levels
+        if level is None:  # the PE's slots
+            return MatchResult(False, f'cannot run in PE "{pe}" because it only offers '
+                               f"{int(left)} slots due to a reservation")
         return reservation_refusal(cat.req, level, use.resource, left)
 
     def _reserve(self, job: p.SchedJob, task_id: int, cat: _Category
@@ -548,7 +601,7 @@ class Cycle:
         if cat.reservable is None:
             empty = self._empty_levels()
             cat.reservable = [(qi, uses(cat.req, [(self.levels.of(qi), 1)]))
-                              for qi in cat.candidates
+                              for qi in cat.open
                               if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
         for qi, placement in cat.reservable:
@@ -577,17 +630,12 @@ class Cycle:
         sequential job. Starts are tried at now and wherever the usage of a resource the
         job could use drops."""
         schedule = self._the_schedule()
-        empty = self._empty_levels()
         best: tuple[float, int, Granted, str] | None = None
         for pe in cat.pes:
-            candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list
-                          and self.matcher.fits(cat.req, 1, *empty.of(qi), master=False).ok]
-            keys = {("P", pe.name, "slots")}
-            for qi in candidates:
-                keys.update((u.level, u.name, u.resource)
-                            for u in uses(cat.req, [(self.levels.of(qi), 1)]))
-            first = self._no_sooner(job, cat, pe, candidates)
-            for start in schedule.ends(keys) if candidates else ():
+            where = self._pe_open(cat, pe)
+            candidates = where.instances
+            first = self._no_sooner(job, cat, pe, where)
+            for start in schedule.ends(where.keys) if candidates else ():
                 if start < first:
                     continue
                 if best is not None and start > best[0]:
@@ -605,19 +653,49 @@ class Cycle:
                               self._uses(cat.req, granted, pe_name)))
         return start, granted
 
+    def _pe_open(self, cat: _Category, pe: ParallelEnv) -> _PeOpen:
+        """The instances of the PE that could ever take a slot of the category, by host
+        with the diagrams each host's slot would use; made once per cycle."""
+        found = cat.pe_open.get(pe.name)
+        if found is None:
+            empty = self._empty_levels()
+            found = cat.pe_open[pe.name] = _PeOpen([], {}, set())
+            for qi in cat.open:
+                if pe.name in qi.pe_list and self.matcher.fits(cat.req, 1, *empty.of(qi),
+                                                                 master=False).ok:
+                    found.instances.append(qi)
+                    on_host, keys = found.hosts.setdefault(qi.host, ([], set()))
+                    on_host.append(qi)
+                    keys.update((u.level, u.name, u.resource)
+                                for u in self._uses(cat.req, [(qi.name, 1)], pe.name))
+            for _, keys in found.hosts.values():
+                found.keys.update(keys)
+        return found
+
     def _no_sooner(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
-                   candidates: list[Instance]) -> float:
+                   where: _PeOpen) -> float:
         """A time before which no allocation can start: when the PE has the fewest slots
-        free, and with $pe_slots the earliest any one instance can take them all (then
-        exactly the earliest start)."""
-        assert self.schedule is not None
+        free; with $pe_slots exactly the earliest start, the earliest of any one host (its
+        instances together) taking them all."""
+        schedule = self.schedule
+        assert schedule is not None
         fewest = max(job.pe_min, 1)
+        first = schedule.earliest((Use("P", pe.name, "slots", float(fewest)),), cat.duration)
         if pe.allocation_rule != PE_SLOTS:
-            return self.schedule.earliest((Use("P", pe.name, "slots", float(fewest)),),
-                                          cat.duration)
-        return min((self.schedule.earliest(self._uses(cat.req, [(qi.name, fewest)], pe.name),
-                                           cat.duration) for qi in candidates),
-                   default=math.inf)
+            return first
+        best = math.inf
+        for on_host, keys in where.hosts.values():
+            if len(on_host) == 1:  # the diagrams answer at once
+                best = min(best, schedule.earliest(
+                    self._uses(cat.req, [(on_host[0].name, fewest)], pe.name), cat.duration))
+                continue
+            for start in schedule.ends(keys):
+                if start >= best:
+                    break
+                if start >= first and self._parallel_at(job, cat, pe, on_host, start):
+                    best = start
+                    break
+        return best
 
     def _parallel_at(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
                      candidates: list[Instance], start: float) -> Granted | None:
@@ -627,11 +705,20 @@ class Cycle:
         schedule, req, duration = self.schedule, cat.req, cat.duration
         per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
 
+        diagrams, end = schedule.diagrams, start + duration
+
         def room(level: Level) -> float:
             letter = LEVEL_CHAR.get(level.kind, "Q")
-            return min((schedule.left(Use(letter, level.name, need.name, 0.0), start, duration)
-                        / need.key for need in per_slot if need.name in level.capacity),
-                       default=math.inf)
+            most = math.inf
+            for need in per_slot:
+                capacity = level.capacity.get(need.name)
+                if capacity is None:
+                    continue
+                diagram = diagrams.get((letter, level.name, need.name))
+                left = capacity if diagram is None else diagram.capacity - diagram.peak(start,
+                                                                                         end)
+                most = min(most, left / need.key)
+            return most
 
         cap = _whole(min(job.pe_max, room(self.levels.global_level),
                          schedule.left(Use("P", pe.name, "slots", 0.0), start, duration)))
@@ -661,7 +748,7 @@ class Cycle:
         the refusal holds for the rest of the cycle (both only grow)."""
         result = self.fits(cat.req, 1, *levels)
         if result.ok and self.schedule is not None:
-            result = self._clear_of_reservations(cat, (levels, 1))
+            result = self._clear_of_reservations(cat, [(levels, 1)])
         if result.ok:
             return False
         cat.reasons[result.reason] = None

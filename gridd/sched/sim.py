@@ -56,7 +56,8 @@ def pool_conf(slots: int, max_reservation: int, duration_offset: float) -> PlanC
                                 "h_rt": "INFINITY"})
     return PlanConf(instances=[instance], pes={PE: ParallelEnv(PE, slots, PE_SLOTS)},
                     queue_sort_method="seqno", job_info=False,
-                    max_reservation=max_reservation, duration_offset=duration_offset)
+                    max_reservation=max_reservation, duration_offset=duration_offset,
+                    weight_urgency=0.0, weight_ticket=0.0)  # equal priorities: trace order
 
 
 def _request(job: TraceJob, number: int) -> p.SchedJob:

@@ -69,13 +69,21 @@ def test_first_fit_never_overbooks_slots():
 
 
 def test_priority_orders_dispatch():
-    master = make_master(hosts=1, slots=1)
-    fx = Effects()
-    master.submit(spec(name="low", priority=-10), 1.0, fx)
-    master.submit(spec(name="high", priority=10), 2.0, fx)
-    fx = schedule(master, 3.0)
-    (host, start), = [(h, m) for h, m in fx.to_execd if isinstance(m, p.StartTask)]
-    assert start.job.spec.name == "high" and host == "node1"
+    """-p counts as far as weight_priority says: not at all by Grid Engine's defaults
+    (the job waiting longer is the more urgent), first with the weights of the spec's
+    example (weight_priority 1, weight_urgency 0.1) when the -p values are far enough
+    apart: the urgency of the longer wait still adds 0.1."""
+    for weight, first in (("0.000000", "low"), ("1.000000", "high")):
+        master = make_master(hosts=1, slots=1)
+        master.s.config.sched.weight_priority = weight
+        master.s.config.sched.weight_urgency = "0.100000"
+        master.refresh_views()
+        fx = Effects()
+        master.submit(spec(name="low", priority=-500), 1.0, fx)
+        master.submit(spec(name="high", priority=500), 2.0, fx)
+        fx = schedule(master, 3.0)
+        (host, start), = [(h, m) for h, m in fx.to_execd if isinstance(m, p.StartTask)]
+        assert start.job.spec.name == first and host == "node1"
 
 
 def test_finish_is_accounted_once_and_job_leaves_after_accounting():

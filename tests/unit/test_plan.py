@@ -59,7 +59,10 @@ def cell(*instances: Instance, sort: str = "seqno", formula: str = "np_load_avg"
                     host_values=host_values or {}, instances=list(instances),
                     pes={pe.name: pe for pe in pes}, queue_sort_method=sort,
                     load_formula=formula, job_info=job_info,
-                    hostgroups={"@even": ["h0", "h2"]})
+                    hostgroups={"@even": ["h0", "h2"]},
+                    # -p alone orders jobs (then submission, then number), so that tests
+                    # say orders plainly; Grid Engine's default weights: test_priority.py.
+                    weight_priority=1.0, weight_urgency=0.0, weight_ticket=0.0)
     hosts = {i.host for i in instances}
     view = SchedView(conf=conf, loads=loads or {}, hosts_up=hosts - set(down),
                      flags=flags or {})
