@@ -107,6 +107,7 @@ class JobsReply(Msg, tag="jobs"):
     hosts: list[ExecHost]
     now: float
     reasons: dict[int, list[str]] = {}
+    priorities: dict[int, float] = {}  # job -> normalised priority (qstat's prior)
     # With details: the jobs the last cycle reserved for, when and where (qstat -j).
     reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)

@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                 hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
                 show_jobs="-j" in flags, states=reply.states, select=shown,
                 resources=reply.host_resources if opts["resources"] is not None else None,
-                picked=bool(opts["resources"]), users=opts["users"])
+                picked=bool(opts["resources"]), users=opts["users"],
+                priorities=reply.priorities)
         sys.stdout.write(text)
         return 0
 

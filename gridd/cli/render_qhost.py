@@ -147,7 +147,7 @@ def _resource_lines(resources: list[Resource], picked: bool) -> list[str]:
     return lines
 
 
-def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
+def _job_lines(host: str, jobs: Iterable[Job], priorities: Mapping[int, float]) -> list[str]:
     """Tasks with slots on the host: MASTER on the master queue instance, SLAVE elsewhere."""
     lines = []
     for job in sorted(jobs, key=lambda j: j.job_id):
@@ -158,7 +158,8 @@ def _job_lines(host: str, jobs: Iterable[Job]) -> list[str]:
             for qi, slots in task.granted:
                 if split_instance(qi)[1] != host:
                     continue
-                row = Row(job, task.state, task.start_time, qi, slots, tasks, task.task_id)
+                row = Row(job, task.state, task.start_time, qi, slots, tasks, task.task_id,
+                          priorities.get(job.job_id, 0.5))
                 role = "MASTER" if qi == task.queue else "SLAVE"
                 lines.append(f"   {job_columns(row)} {qi[:10]:<10} {role:<6} "
                              f"{tasks or ' ' * 7}\n")
@@ -170,7 +171,8 @@ def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
                   show_jobs: bool = False, states: Mapping[str, str] | None = None,
                   select: HostSelection | None = None,
                   resources: Mapping[str, list[Resource]] | None = None,
-                  picked: bool = False, users: list[str] | None = None) -> str:
+                  picked: bool = False, users: list[str] | None = None,
+                  priorities: Mapping[int, float] | None = None) -> str:
     """qhost, with -q (queue instances per host), -j (jobs per host, -u owners only) and
     -F (resources per host) when asked."""
     select = select or HostSelection()
@@ -195,7 +197,7 @@ def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
                                                                 states or {}):
                 out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {letters}\n")
         if show_jobs:
-            lines = _job_lines(host.name, jobs)
+            lines = _job_lines(host.name, jobs, priorities or {})
             if lines:
                 out += [_JOB_HEADER + "\n", "   " + "-" * (len(_JOB_HEADER) - 4) + "\n"]
                 out += lines

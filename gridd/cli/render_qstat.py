@@ -89,15 +89,7 @@ class Row:
     slots: int
     tasks: str  # ja-task-ID text; "" for a job that is not an array
     task_id: int  # the (lowest) task the row stands for; 0 for a job that is not an array
-
-
-def job_priority(job: Job) -> float:
-    """The normalized priority qstat prints.
-
-    gridd's scheduler computes no GE-style priority yet; 0.5 is what GE shows for a job
-    with neither urgency nor ticket differences. Replace this when the model gains one.
-    """
-    return 0.5
+    prior: float = 0.5  # the job's normalised priority, as the master worked it out
 
 
 # ---- selecting and ordering jobs --------------------------------------------------------
@@ -150,7 +142,7 @@ def _array_text(job: Job) -> str:
     return f"{first}-{last}:{step}"
 
 
-def _pending_rows(job: Job, tasks: list[Task]) -> list[Row]:
+def _pending_rows(job: Job, tasks: list[Task], prior: float) -> list[Row]:
     """Fold the job's waiting tasks into one row per state, as GE folds array tasks."""
     by_state: dict[str, list[int]] = {}
     for task in sorted(tasks, key=lambda t: t.task_id):
@@ -160,14 +152,16 @@ def _pending_rows(job: Job, tasks: list[Task]) -> list[Row]:
         text = ""
         if job.is_array:
             text = _array_text(job) if ids == job.task_ids() else task_range(ids)
-        rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0]))
+        rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0],
+                        prior))
     return rows
 
 
-def _running_row(job: Job, task: Task) -> Row:
+def _running_row(job: Job, task: Task, prior: float) -> Row:
     slots = sum(n for _, n in task.granted) or job.spec.slots()
     tasks = str(task.task_id) if job.is_array else ""
-    return Row(job, task.state, task.start_time, task.queue, slots, tasks, task.task_id)
+    return Row(job, task.state, task.start_time, task.queue, slots, tasks, task.task_id,
+               prior)
 
 
 def job_rows(reply: JobsReply, users: list[str] | None,
@@ -181,11 +175,12 @@ def job_rows(reply: JobsReply, users: list[str] | None,
         if not _user_matches(job.spec.owner, users):
             continue
         tasks = [t for t in job.tasks.values() if t.state in wanted]
-        running += [_running_row(job, t) for t in tasks
+        prior = reply.priorities.get(job.job_id, 0.5)
+        running += [_running_row(job, t, prior) for t in tasks
                     if t.state in SHOWN_HOLDING]
-        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING])
+        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior)
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
-    pending.sort(key=lambda r: (-job_priority(r.job), r.job.job_id, r.task_id))
+    pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
     return running, pending
 
 
@@ -199,7 +194,7 @@ def job_columns(row: Row) -> str:
     """The columns every job listing starts with, from job-ID to submit/start at."""
     spec = row.job.spec
     return (
-        f"{row.job.job_id:7d} {job_priority(row.job):7.5f} {spec.name[:10]:<10} "
+        f"{row.job.job_id:7d} {row.prior:7.5f} {spec.name[:10]:<10} "
         f"{spec.owner[:12]:<12} {row.state[:5]:<5} {_stamp(row.stamp)}"
     )
 
@@ -338,7 +333,7 @@ def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Ro
         granted = tasks[(row.job.job_id, row.task_id)].granted or [(row.queue, row.slots)]
         for qi, n in granted:
             placed.setdefault(qi, []).append(
-                Row(row.job, row.state, row.stamp, qi, n, row.tasks, row.task_id)
+                Row(row.job, row.state, row.stamp, qi, n, row.tasks, row.task_id, row.prior)
             )
     return placed
 
@@ -383,7 +378,7 @@ def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
     time_tag = "JAT_start_time" if running else "JB_submission_time"
     fields = [
         ("JB_job_number", str(row.job.job_id)),
-        ("JAT_prio", f"{job_priority(row.job):.5f}"),
+        ("JAT_prio", f"{row.prior:.5f}"),
         ("JB_name", row.job.spec.name),
         ("JB_owner", row.job.spec.owner),
         ("state", row.state),

@@ -35,6 +35,7 @@ from gridd.model.job import (
     Task,
     new_job,
 )
+from gridd.model.priority import ResourceUrgency, priorities, urgency
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import queue_matches, verify
@@ -104,6 +105,8 @@ class Master:
         # The scheduler's last word on pending jobs (not spooled: the next cycle says it again).
         self.sched_info: dict[int, list[str]] = {}
         self.sched_reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
+        self._urgency: ResourceUrgency | None = None
+        self._urgency_of: object = None
         self.sched_global_info: list[str] = []
         self._table_rows: list | None = None
         self._table = ComplexTable(())
@@ -373,6 +376,7 @@ class Master:
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
+            priorities=self.priorities(live, now),
             reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
                       if j.job_id in self.sched_reserved} if req.details else {},
             states=self.instance_states(),
@@ -431,6 +435,23 @@ class Master:
         states = instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
                                  self.complex_table())
         return states | dict.fromkeys(self.orphaned, "o")
+
+    def priorities(self, jobs: list[Job], now: float) -> dict[int, float]:
+        """Each job's priority as the scheduler orders by it (gridd.model.priority),
+        normalised over these jobs."""
+        weights = self.plan.weights()
+        if self._urgency is None or self._urgency_of is not self.plan.complexes:
+            self._urgency = ResourceUrgency(self.plan.complexes)
+            self._urgency_of = self.plan.complexes
+        parts = []
+        for job in jobs:
+            starts = [t.start_time for t in job.tasks.values() if t.start_time]
+            waited = (min(starts) if starts else now) - job.submit_time
+            parts.append((job.spec.priority, urgency(
+                self._urgency.of(job.spec.hard_resources, job.spec.slots()), waited, None,
+                now, weights)))
+        return {job.job_id: x.prior
+                for job, x in zip(jobs, priorities(parts, weights), strict=True)}
 
     def job_info(self, job: Job) -> list[str]:
         """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's

@@ -6,6 +6,7 @@ from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec
+from gridd.model.objects import ParallelEnvConf
 from gridd.sched.info import Told
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
@@ -242,3 +243,17 @@ def test_hard_queue_references_name_instances_as_the_scheduler_reads_them():
     for ref in ("other.q", "all.q@node9", "all.q@@windows"):
         reply = master.submit(spec(hard_queues=[ref]), 1.0, Effects())
         assert "job requests unknown queue" in reply.text, ref
+
+
+def test_qstat_priorities_follow_urgency_with_the_default_weights():
+    """The transcript's case: three waiting jobs, 3, 2 and 1 slots (slots urgency 1000):
+    prior 0.75, 0.5 and 0.25 (weight_urgency and weight_ticket 0.5, tickets all 0)."""
+    master = make_master(hosts=1, slots=1)
+    master.s.config.pes["smp"] = ParallelEnvConf(pe_name="smp", slots="99")
+    master.refresh_views()
+    fx = Effects()
+    for slots in (3, 2, 1):
+        master.submit(spec(pe_name="smp", pe_min=slots, pe_max=slots), 10.0, fx)
+    reply = master.query_jobs(p.QueryJobs(), 18.0)
+    assert isinstance(reply, p.JobsReply)
+    assert {j: round(v, 5) for j, v in reply.priorities.items()} == {1: 0.75, 2: 0.5, 3: 0.25}

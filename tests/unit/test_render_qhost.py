@@ -75,8 +75,7 @@ def running(job_id: int, name: str, start: float) -> Job:
                tasks={0: task})
 
 
-def test_qhost_j_lists_jobs_under_their_host(monkeypatch):
-    monkeypatch.setattr(rq, "job_priority", lambda job: {560: 0.75, 561: 0.25}[job.job_id])
+def test_qhost_j_lists_jobs_under_their_host():
     jobs = [running(561, "t02b", T_B), running(560, "t02a", T_A)]
     host = vm(mem_used=str(int(1.1 * 2**30)), load_avg="3.807617")
     expected = TABLE.replace("1.37   23.5G  243.5M", "3.81   23.5G    1.1G") + """\
@@ -85,7 +84,8 @@ def test_qhost_j_lists_jobs_under_their_host(monkeypatch):
        560 0.75000 t02a       root         r     11/22/2026 06:11:43 all.q@vm   MASTER        
        561 0.25000 t02b       root         r     11/22/2026 06:11:45 all.q@vm   MASTER        
 """  # noqa: W291, E501
-    assert rh.qhost_default([host], queues(), jobs, show_jobs=True) == expected
+    assert rh.qhost_default([host], queues(), jobs, show_jobs=True,
+                            priorities={560: 0.75, 561: 0.25}) == expected
 
 
 HOST_XML = """\

@@ -1,7 +1,8 @@
 """qstat renderers against the Grid Engine 8.1.9 transcripts (jobs.txt, queues_pe.txt).
 
 The jobs are rebuilt by hand from the transcript; where the reference shows scheduler
-priorities, job_priority is patched with them so the comparison stays byte for byte.
+priorities, the reply carries them (as the master's would) so the comparison stays byte for
+byte.
 """
 
 from __future__ import annotations
@@ -42,8 +43,11 @@ def utc(monkeypatch):
     time.tzset()
 
 
+PRIORITIES: dict[int, float] = {}  # what reply() puts in the replies it makes
+
+
 def patch_priorities(monkeypatch, prios: dict[int, float]) -> None:
-    monkeypatch.setattr(rq, "job_priority", lambda job: prios[job.job_id])
+    monkeypatch.setitem(globals(), "PRIORITIES", prios)
 
 
 def spec(name: str = "sleep", args: tuple[str, ...] = ("60",), **kw) -> JobSpec:
@@ -89,7 +93,8 @@ def queues() -> list[Queue]:
 
 
 def reply(jobs: list[Job], load_avg: str = "3.46", **kw) -> JobsReply:
-    return JobsReply(jobs=jobs, queues=queues(), hosts=[vm_host(load_avg)], now=T_SUB, **kw)
+    return JobsReply(jobs=jobs, queues=queues(), hosts=[vm_host(load_avg)], now=T_SUB,
+                     priorities=PRIORITIES, **kw)
 
 
 def four_running() -> list[Job]:
