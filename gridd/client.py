@@ -142,6 +142,9 @@ class Client:
         return self.request(p.Delete(targets=targets, user=user, users=users or [],
                                      force=force))
 
+    def alter(self, request: p.Alter) -> p.Msg:
+        return self.request(request)
+
     def shutdown(self) -> None:
         self.request(p.Shutdown(), timeout=CONNECT_TIMEOUT)
 

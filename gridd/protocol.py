@@ -88,6 +88,18 @@ class Delete(Msg, tag="delete"):
     force: bool = False
 
 
+class Alter(Msg, tag="alter"):
+    """qalter: new values for some attributes of jobs; None leaves one as it is."""
+
+    targets: list[str]  # ids or names
+    user: str
+    host: str = ""
+    name: str | None = None
+    hard: dict[str, str] | None = None  # -l: the whole hard resource list
+    priority: int | None = None
+    reserve: bool | None = None
+
+
 class QueryJobs(Msg, tag="query_jobs"):
     """Fetch jobs (all when ids is empty) with the queues and hosts that qstat shows."""
 
@@ -333,7 +345,7 @@ class Accounted(Msg, tag="accounted"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
+    | Delete | Alter | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
     | QueryQuota | QuotaReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask

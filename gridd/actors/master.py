@@ -163,6 +163,8 @@ class MasterActor:
                 reply = m.submit(msg.spec, now, fx)
             case p.Delete():
                 reply = m.delete(msg, now, fx)
+            case p.Alter():
+                reply = m.alter(msg, fx)
             case p.QueryJobs():
                 reply = m.query_jobs(msg, now)
             case p.WaitJob():

@@ -40,6 +40,10 @@ def qdel() -> None:
     _run("qdel")
 
 
+def qalter() -> None:
+    _run("qalter")
+
+
 def qhost() -> None:
     _run("qhost")
 

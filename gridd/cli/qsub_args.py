@@ -541,3 +541,13 @@ def parse_qsub(
         verify=spec.verify,
         verify_only=bool(settings.get("verify_only")),
     )
+
+
+ALTERABLE = ("-N", "-p", "-R", "-l")
+
+
+def alter_settings(option: str, value: str) -> dict[str, Any]:
+    """What one of qalter's options (ALTERABLE) sets, checked as qsub checks it."""
+    if option == "-l":
+        return {"hard_resources": _parsed(requests.parse_resource_list, value)}
+    return _SIMPLE[option](value)

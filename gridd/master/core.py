@@ -318,6 +318,47 @@ class Master:
                 lines.append(self._delete_job(job, task_part, req, now, fx))
         return p.Ok(lines=lines, code=code)
 
+    def alter(self, req: p.Alter, fx: Effects) -> p.Msg:
+        """qalter: every named job changed, or none where a value is refused."""
+        table = self.complex_table()
+        hard = None if req.hard is None else _full_names(table, req.hard)
+        for name, value in (hard or {}).items():
+            attr = table.resolve(name)
+            if attr is None or attr.requestable == "NO":
+                return p.Error(text=f'denied: unknown resource "{name}"')
+            if attr.type == "TIME" and _seconds(value) is None:
+                return p.Error(text=f'denied: invalid time value "{value}" for resource '
+                                    f'"{name}"')
+        lines: list[str] = []
+        code = 0
+        for target in req.targets:
+            jobs = self.live_jobs(target)
+            if not jobs:
+                lines.append(f'denied: job "{target}" does not exist')
+                code = 1
+            for job in jobs:
+                lines += self._alter_job(job, req, hard)
+                fx.dirty_jobs.add(job.job_id)
+                fx.sched.append(self.sched_job(job) or _nothing(job))
+        return p.Ok(lines=lines, code=code)
+
+    def _alter_job(self, job: Job, req: p.Alter, hard: dict[str, str] | None) -> list[str]:
+        spec, number, lines = job.spec, job.job_id, []
+        if req.name is not None:
+            spec.name = req.name
+            lines.append(f"modified job name of job {number}")
+        if hard is not None:
+            spec.hard_resources = hard
+            lines.append(f"modified hard resource list of job {number}")
+        if req.priority is not None:
+            spec.priority = req.priority
+            lines.append(f"{req.user}@{req.host} sets scheduling priority of job {number} to "
+                         f"{req.priority}")
+        if req.reserve is not None:
+            spec.reserve = req.reserve
+            lines.append(f"modified reservation usage of job {number}")
+        return lines
+
     def _delete_job(self, job: Job, task_part: str, req: p.Delete, now: float,
                     fx: Effects) -> str:
         wanted = _task_selection(task_part, job)

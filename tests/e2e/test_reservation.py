@@ -102,3 +102,27 @@ def test_qstat_j_shows_when_and_where_a_waiting_job_is_reserved(cell: Cell,
     assert re.search(r"reserved start:\s+\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4} "
                      r"all\.q@\S+=1$", line), line
     cell.ok("qdel", str(first), str(waiting))
+
+
+def test_qalter_changes_reservation_priority_name_and_resources(cell: Cell) -> None:
+    cell.ok("qmod", "-d", "all.q")
+    job = submit(cell, "-b", "y", "true")
+    assert cell.ok("qalter", "-R", "y", str(job)).strip() == \
+        f"modified reservation usage of job {job}"
+    assert cell.ok("qalter", "-l", "h_rt=0:5:0", str(job)).strip() == \
+        f"modified hard resource list of job {job}"
+    assert cell.ok("qalter", "-N", "renamed", str(job)).strip() == \
+        f"modified job name of job {job}"
+    out = cell.ok("qalter", "-p", "50", str(job)).strip()
+    assert re.fullmatch(rf"\S+@\S+ sets scheduling priority of job {job} to 50", out), out
+    details = cell.ok("qstat", "-j", str(job))
+    assert re.search(r"^reserve:\s+y$", details, re.M), details
+    assert re.search(r"^job_name:\s+renamed$", details, re.M), details
+    assert re.search(r"^hard resource_list:\s+h_rt=300$", details, re.M), details
+    missing = cell.run("qalter", "-N", "x", "9999")
+    assert (missing.returncode, missing.stdout.strip()) == \
+        (1, 'denied: job "9999" does not exist')
+    bad = cell.run("qalter", "-p", "2000", str(job))
+    assert bad.returncode != 0 and "invalid priority" in bad.stderr
+    cell.ok("qmod", "-e", "all.q")
+    wait_for(lambda: finished(cell, job), what="the altered job to run")
