@@ -684,15 +684,24 @@ class Cycle:
         if pe.allocation_rule != PE_SLOTS:
             return first
         best = math.inf
+        hosts = []  # (no sooner than, its instances, their diagrams)
         for on_host, keys in where.hosts.values():
             if len(on_host) == 1:  # the diagrams answer at once
                 best = min(best, schedule.earliest(
                     self._uses(cat.req, [(on_host[0].name, fewest)], pe.name), cat.duration))
-                continue
+            else:  # not before one of its instances takes one slot
+                hosts.append((min(schedule.earliest(self._uses(cat.req, [(qi.name, 1)], pe.name),
+                                                    cat.duration) for qi in on_host),
+                              on_host, keys))
+        hosts.sort(key=lambda h: h[0])
+        for soonest, on_host, keys in hosts:
+            if soonest >= best:
+                break
             for start in schedule.ends(keys):
                 if start >= best:
                     break
-                if start >= first and self._parallel_at(job, cat, pe, on_host, start):
+                if start >= max(first, soonest) and self._parallel_at(job, cat, pe, on_host,
+                                                                       start):
                     best = start
                     break
         return best
