@@ -305,7 +305,9 @@ class Cycle:
         self.running = running
         self.schedule: Schedule | None = None
         self._keep_starts = conf.max_reservation > 0 or conf.monitor
-        self._started: list[tuple[int, int, _Category, Granted, str]] = []
+        self._started: list[tuple[int, int, _Category, Granted, str, Who]] = []
+        self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
+        self._quota_reserved = False  # a reservation holds quota
         self._carried = carried or Carried()
         self._carried.follow(conf)
         self.usable, self.open = self._usable(self._ordered(loads), states)
@@ -372,7 +374,7 @@ class Cycle:
                         break
                     granted, pe, claimed = placed
                     self.book(cat, granted, pe, who, claimed)
-                    self._started_now(job.job_id, task_id, cat, granted, pe)
+                    self._started_now(job.job_id, task_id, cat, granted, pe, who)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
                 else:
@@ -448,7 +450,8 @@ class Cycle:
                 if granted is not None and self.schedule is not None:
                     result = self._clear_of_reservations(
                         cat, [(self.levels.of(self.instances[name]), n) for name, n in granted],
-                        pe.name)
+                        pe.name, self._quota_uses(cat.req, who, granted, pe.name)
+                        if self._quota_reserved else ())
                     if not result.ok:
                         cat.reasons[result.reason] = None
                         continue
@@ -517,6 +520,8 @@ class Cycle:
         return self.levels.queues.get(use.name) if use.level == "Q" else None
 
     def _capacity(self, use: Use) -> float:
+        if use.level == "R":
+            return self._quota_limits.get(int(use.name), math.inf)
         if use.level == "P":
             pe = self.conf.pes.get(use.name)
             return float(pe.slots) if pe is not None else math.inf
@@ -537,13 +542,36 @@ class Cycle:
         return uses(req, placed, pe)
 
     def _started_now(self, job_id: int, task_id: int, cat: _Category, granted: Granted,
-                     pe: str) -> None:
+                     pe: str, who: Who) -> None:
         """Book a start in the diagrams, or remember it for when they are made."""
         if self.schedule is not None:
             self.schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
-                                       cat.duration, self._uses(cat.req, granted, pe)))
+                                       cat.duration, self._uses(cat.req, granted, pe)
+                                       + self._quota_uses(cat.req, who, granted, pe)))
         elif self._keep_starts:
-            self._started.append((job_id, task_id, cat, granted, pe))
+            self._started.append((job_id, task_id, cat, granted, pe, who))
+
+    def _quota_uses(self, req: JobRequest, who: Who, granted: Iterable[tuple[str, int]],
+                    pe: str) -> tuple[Use, ...]:
+        """What a placement books under the resource quotas, as utilizations of level "R"
+        (one diagram per rule scope and resource, its capacity the limit): reservations
+        honour quotas as they honour the levels' capacities."""
+        if self.quotas is None:
+            return ()
+        asker = self.quotas.asker(Who(who.user, who.group, who.project, pe), req)
+        totals: dict[int, float] = {}
+        for index, (name, slots) in enumerate(granted):
+            qi = self.instances.get(name)
+            if qi is None:
+                continue
+            for check in asker.checks(qi):
+                amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                if amount:
+                    totals[check.mark] = totals.get(check.mark, 0.0) + amount
+                    self._quota_limits[check.mark] = self.quotas.limit(check)
+        marks = self.quotas.rules.marks
+        return tuple(Use("R", str(mark), marks[mark][1], amount)
+                     for mark, amount in totals.items())
 
     def _the_schedule(self) -> Schedule:
         """The diagrams: running tasks until their expected end, the cycle's starts."""
@@ -559,12 +587,15 @@ class Cycle:
                 key = (task.job_id, task.task_id, start)
                 placement = held[key] = known.get(key) or self._uses(req, task.granted,
                                                                       task.pe)
+                quota = self._quota_uses(req, Who(task.owner, task.group, task.project),
+                                         task.granted, task.pe)
                 schedule.book(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
-                                      duration, placement))
+                                      duration, placement + quota))
             self._carried.uses = held
-            for job_id, task_id, cat, granted, pe in self._started:
+            for job_id, task_id, cat, granted, pe, who in self._started:
                 schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
-                                      cat.duration, self._uses(cat.req, granted, pe)))
+                                      cat.duration, self._uses(cat.req, granted, pe)
+                                      + self._quota_uses(cat.req, who, granted, pe)))
             self._started.clear()
             self.schedule = schedule
         return self.schedule
@@ -576,15 +607,18 @@ class Cycle:
 
     def _clear_of_reservations(self, cat: _Category,
                                placed: list[tuple[tuple[Level, Level, Level], int]],
-                               pe: str = "") -> MatchResult:
+                               pe: str = "", quota: tuple[Use, ...] = ()) -> MatchResult:
         """Whether a placement starting now keeps clear of the cycle's reservations: it
         may take what one holds only if it ends before the reservation starts."""
         assert self.schedule is not None
-        short = self.schedule.short(uses(cat.req, placed, pe), cat.duration)
+        short = self.schedule.short(uses(cat.req, placed, pe) + quota, cat.duration)
         if short is None:
             return FIT
         use, left = short
         level = self._level(use)
+        if use.level == "R":
+            return MatchResult(False, f"cannot run because a resource quota leaves only "
+                               f"{use.resource}={left:f} due to a reservation")
         if level is None:  # the PE's slots
             return MatchResult(False, f'cannot run in PE "{pe}" because it only offers '
                                f"{int(left)} slots due to a reservation")
@@ -604,16 +638,33 @@ class Cycle:
                               for qi in cat.open
                               if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
+        who = Who(job.owner, job.group, job.project)
         for qi, placement in cat.reservable:
+            placement += self._quota_uses(cat.req, who, [(qi.name, 1)], "")
             start = schedule.earliest(placement, cat.duration)
             if best is None or start < best[0]:
                 best = (start, qi, placement)
         if best is None or math.isinf(best[0]):
             return None
         start, qi, placement = best
-        schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
-                              placement))
+        self._book_reservation(Booking(job.job_id, task_id or 1, "RESERVING", start,
+                                       cat.duration, placement))
         return start, [(qi.name, 1)]
+
+    def _quota_held(self, cat: _Category, who: Who, qi: Instance) -> str | None:
+        """Why one slot of the job may not start on the instance now: the quota it would
+        take is what a reservation of the cycle needs (None when it may)."""
+        if not self._quota_reserved:
+            return None
+        result = self._clear_of_reservations(
+            cat, [], "", self._quota_uses(cat.req, who, [(qi.name, 1)], ""))
+        return None if result.ok else result.reason
+
+    def _book_reservation(self, booking: Booking) -> None:
+        assert self.schedule is not None
+        self.schedule.book(booking)
+        self._quota_reserved = self._quota_reserved or any(u.level == "R"
+                                                           for u in booking.uses)
 
     def _empty_levels(self) -> Levels:
         """The levels with nothing running: what could ever fit where."""
@@ -635,7 +686,10 @@ class Cycle:
             where = self._pe_open(cat, pe)
             candidates = where.instances
             first = self._no_sooner(job, cat, pe, where)
-            for start in schedule.ends(where.keys) if candidates else ():
+            keys = where.keys | {(u.level, u.name, u.resource) for qi in candidates
+                                 for u in self._quota_uses(cat.req, _who(job), [(qi.name, 1)],
+                                                           pe.name)}
+            for start in schedule.ends(keys) if candidates else ():
                 if start < first:
                     continue
                 if best is not None and start > best[0]:
@@ -649,8 +703,10 @@ class Cycle:
         if best is None:
             return None
         start, _, granted, pe_name = best
-        schedule.book(Booking(job.job_id, task_id or 1, "RESERVING", start, cat.duration,
-                              self._uses(cat.req, granted, pe_name)))
+        self._book_reservation(Booking(
+            job.job_id, task_id or 1, "RESERVING", start, cat.duration,
+            self._uses(cat.req, granted, pe_name)
+            + self._quota_uses(cat.req, _who(job), granted, pe_name)))
         return start, granted
 
     def _pe_open(self, cat: _Category, pe: ParallelEnv) -> _PeOpen:
@@ -744,8 +800,9 @@ class Cycle:
                 host_room[qi.host] = _whole(min(host_cap[qi.host],
                                                 host_room.get(qi.host, 0) + here))
         granted, _ = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
-        if granted is None or not schedule.fits(self._uses(req, granted, pe.name), start,
-                                                duration):
+        if granted is None or not schedule.fits(
+                self._uses(req, granted, pe.name)
+                + self._quota_uses(req, _who(job), granted, pe.name), start, duration):
             return None
         return granted
 
@@ -801,6 +858,12 @@ class Cycle:
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
                 if self._refused_now(cat, i, self.levels.of(qi)):
+                    i = self._next(cat, dead, i + 1)
+                    continue
+                held = self._quota_held(cat, who, qi)
+                if held is not None:  # depends on the job's duration: not for good
+                    noted[held] = None
+                    self.quota_hit = True
                     i = self._next(cat, dead, i + 1)
                     continue
                 why = None if asker is None else asker.claim(qi)
@@ -884,6 +947,10 @@ class Cycle:
             if self._refused_now(cat, i, (g, h, q)):
                 continue
             if self._quota_refuses(cat, who, qi):
+                continue
+            why = self._quota_held(cat, who, qi)
+            if why is not None:
+                self._note_quota(cat, who, why)
                 continue
             misses = self.soft_violations(cat.req, g, h, q)
             if cat.soft_queues and not any(queue_matches(ref, qi, groups)
@@ -1169,6 +1236,10 @@ def _jump(skip: list[int], i: int) -> int:
         skip[i] = skip[skip[i]]
         i = skip[i]
     return i
+
+
+def _who(job: p.SchedJob) -> Who:
+    return Who(job.owner, job.group, job.project)
 
 
 def _whole(value: float) -> int:

@@ -131,7 +131,8 @@ class Booking:
         """The job's lines of a schedule file interval."""
         duration = "INFINITY" if math.isinf(self.duration) else str(int(round(self.duration)))
         return [f"{self.job_id}:{self.task_id}:{self.state}:{int(self.start)}:{duration}:"
-                f"{u.level}:{u.name}:{u.resource}:{u.amount:f}" for u in self.uses]
+                f"{u.level}:{u.name}:{u.resource}:{u.amount:f}" for u in self.uses
+                if u.level != "R"]  # quota scopes are gridd's own: not in the file
 
 
 def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], int]],

@@ -224,3 +224,35 @@ def test_a_pe_slot_limit_is_a_diagram_too() -> None:
     # Five slots are free, but the PE's three are the first job's until +1000.
     assert [o.job_id for o in plan.orders] == [1]
     assert plan.reserved[2][0] == NOW + 1000
+
+
+def test_reservations_honour_resource_quotas() -> None:
+    """roland may hold two slots (limit users {*} to slots=2) and holds one until +100.
+    His license job waits for the license until +50 and reserves then, within his quota;
+    a long job of his that fits now would take the quota slot the reservation needs and
+    waits; a short one ending before +50 is backfilled. Another user is not held back."""
+    from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+
+    running = [Running(90, 1, {"h_rt": "100"}, [("all.q@vm", 1)], owner="roland", start=NOW),
+               Running(91, 1, {"h_rt": "50", "license": "1"}, [("all.q@vm", 1)],
+                       owner="andre", start=NOW)]
+    view = license_cell(running)
+    view.conf = msgspec.structs.replace(
+        view.conf, global_values={"license": "1"}, duration_offset=0.0,
+        instances=[msgspec.structs.replace(i, slots=8, values={**i.values, "slots": "8"})
+                   for i in view.conf.instances],
+        host_values={},
+        rqs=[RuleSet(name="per_user", rules=[
+            Rule(users=Filter(True, ["*"], []), limits=[Limit("slots", "2")])])])
+
+    def by(owner: str, job_id: int, h_rt: int, license: int = 0, reserve: bool = False
+           ) -> p.SchedJob:
+        hard = {"h_rt": str(h_rt), **({"license": str(license)} if license else {})}
+        return p.SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+                          hard=hard, reserve=reserve, owner=owner)
+
+    plan = plan_at(view, NOW, by("roland", 1, 100, license=1, reserve=True),
+                   by("roland", 2, 200), by("roland", 3, 20), by("andre", 4, 200))
+    assert plan.reserved[1][0] == NOW + 50
+    assert sorted(o.job_id for o in plan.orders) == [3, 4]
+    assert not any(":R:" in line for line in plan.schedule or [])
