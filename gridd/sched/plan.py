@@ -189,6 +189,10 @@ class _Category:
     open: list[Instance] = field(default_factory=list)
     reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
     pe_open: dict[str, _PeOpen] = field(default_factory=dict)  # by PE, see Cycle._pe_open
+    pe_vetted: dict[str, set[int]] = field(default_factory=dict)  # per PE: instances (ids)
+    # one slot of the category fitted in this cycle, as far as the offers go
+    pe_hosts: dict[str, dict[str, int]] = field(default_factory=dict)  # per PE: instances
+    # of each host among pe_candidates ($pe_slots)
     # The reasons as a list, with the size of the set it was made from, and the last list
     # made per asker with the size of its quota reasons: jobs refused alike share them
     # (the sets only grow during a cycle).
@@ -976,6 +980,22 @@ class Cycle:
             candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
+        # With $pe_slots a host whose instances together have less room than the job
+        # needs never will this cycle (room only shrinks): once each of its instances has
+        # been seen, the host is passed over by the category's later scans. Not with
+        # quotas, whose room depends on who asks.
+        need = max(job.pe_min, 1)
+        per_host: dict[str, int] | None = None
+        if pe.allocation_rule == PE_SLOTS and self.use_categories and self.quotas is None:
+            per_host = cat.pe_hosts.get(pe.name)
+            if per_host is None:
+                per_host = cat.pe_hosts[pe.name] = {}
+                for qi in candidates:
+                    per_host[qi.host] = per_host.get(qi.host, 0) + 1
+        seen: dict[str, int] = {}
+        of, fits, slot_room = levels.of, self.fits, matcher.slot_room
+        global_room = slot_room(req, levels.global_level) >= 1
+        vetted = cat.pe_vetted.setdefault(pe.name, set())
         asker = None if self.quotas is None else self._asker(cat, in_pe)
         if asker is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
@@ -1001,36 +1021,55 @@ class Cycle:
             if enough is not None and any(enough.add(h, 0, r) for h, r in host_room.items()):
                 return
             refused: set[int] = set()
+            small: set[str] = set()
             while scanned < len(candidates):
                 qi = candidates[scanned]
                 scanned += 1
+                if per_host is not None:
+                    seen[qi.host] = seen.get(qi.host, 0) + 1
+                    if seen[qi.host] == per_host[qi.host]:
+                        small.add(qi.host)  # unless its room suffices (below)
                 quota_room, why = math.inf, None
                 if asker is not None:
                     quota_room, why = asker.room(qi, quota_memo)
                     if quota_room < 1:  # closed to the asker: the matcher need not look
                         self._note_quota(cat, who, why or "")
                         continue
-                g, h, q = levels.of(qi)
-                result = self.fits(req, 1, g, h, q, master=False)
-                if not result.ok:
-                    cat.reasons[result.reason] = None
-                    refused.add(id(qi))
-                    continue
-                room = _whole(min(matcher.slot_room(req, q), matcher.slot_room(req, h),
-                                  job.pe_max))
+                g, h, q = of(qi)
+                host = qi.host
+                most = host_cap.get(host)
+                if most is None:
+                    most = host_cap[host] = slot_room(req, h)
+                here = slot_room(req, q)
+                # An instance that met the category's other requests once does again:
+                # one slot fits where each level has room for one.
+                if not (global_room and here >= 1 and most >= 1 and id(qi) in vetted):
+                    result = fits(req, 1, g, h, q, master=False)
+                    if not result.ok:
+                        cat.reasons[result.reason] = None
+                        refused.add(id(qi))
+                        continue
+                    vetted.add(id(qi))
+                room = _whole(min(here, most, job.pe_max))
                 if quota_room < room:  # the asker's quotas, not the instance, bound it
                     self._note_quota(cat, who, why or "")
                     room = _whole(quota_room)
-                rooms.setdefault(qi.host, []).append((qi, room))
-                if qi.host not in host_cap:
-                    host_cap[qi.host] = matcher.slot_room(req, h)
-                before = host_room.get(qi.host, 0)
-                host_room[qi.host] = _whole(min(host_cap[qi.host], before + room))
-                if enough is not None and enough.add(qi.host, before, host_room[qi.host]):
+                rooms.setdefault(host, []).append((qi, room))
+                before = host_room.get(host, 0)
+                after = host_room[host] = _whole(min(most, before + room))
+                if enough is not None and enough.add(host, before, after):
                     break
-            if refused and self.use_categories:  # a refusal of one slot holds all cycle long
-                candidates[:scanned] = [qi for qi in candidates[:scanned] if id(qi) not in refused]
-                scanned -= len(refused)
+            small = {h for h in small if host_room.get(h, 0) < need}
+            if (refused or small) and self.use_categories:  # holds all cycle long
+                kept = [qi for qi in candidates[:scanned]
+                        if id(qi) not in refused and qi.host not in small]
+                if per_host is not None:
+                    for qi in candidates[:scanned]:
+                        if id(qi) in refused or qi.host in small:
+                            per_host[qi.host] -= 1
+                            seen[qi.host] -= 1
+                candidates[:scanned] = kept
+                scanned = len(kept)
 
         scan()
         quota_why = None
