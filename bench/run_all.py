@@ -11,6 +11,8 @@ import drain
 import master_rss
 import qsub_latency
 import quota_dispatch
+import reservation_dispatch
+import sim_throughput
 import submit_to_running
 
 Figures = dict[str, float | None]
@@ -39,6 +41,8 @@ def main() -> None:
     x = run("dispatch decision", dispatch.main)
     r = run("master RSS", master_rss.main)
     rq = run("dispatch decision with resource quotas", quota_dispatch.main)
+    rr = run("dispatch decision with resource reservation", reservation_dispatch.main)
+    sm = run("gridd sim throughput", sim_throughput.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -66,6 +70,10 @@ def main() -> None:
         row("dispatch with 50x10 quota rules", rq.get("rqs_s"), "s",
             f"<= 2x without ({rq['base_s']:.2f} s)" if rq else "<= 2x without",
             rq["ratio"] <= 2 and rq["over"] == 0 and rq["agree"] == 1 if rq else None),
+        row("dispatch, max_reservation=100", rr.get("reserve_s"), "s", "< 2 s",
+            rr["reserve_s"] < 2 if rr else None),
+        row("gridd sim, 100k jobs, EASY", sm.get("sim_jobs_per_s"), "jobs/s",
+            ">= 10,000 jobs/s", sm["sim_jobs_per_s"] >= 10_000 if sm else None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))
