@@ -982,11 +982,13 @@ class Cycle:
                 cat.pe_candidates[pe.name] = candidates
         # With $pe_slots a host whose instances together have less room than the job
         # needs never will this cycle (room only shrinks): once each of its instances has
-        # been seen, the host is passed over by the category's later scans. Not with
-        # quotas, whose room depends on who asks.
+        # been seen, the host is passed over by the category's later scans. The room that
+        # counts is the resources' (quotas, which depend on who asks, only lower it).
         need = max(job.pe_min, 1)
         per_host: dict[str, int] | None = None
-        if pe.allocation_rule == PE_SLOTS and self.use_categories and self.quotas is None:
+        host_resources: dict[str, int] = {}  # per host, its room before quotas
+        unknown: set[str] = set()  # hosts with an instance the quotas closed: not judged
+        if pe.allocation_rule == PE_SLOTS and self.use_categories:
             per_host = cat.pe_hosts.get(pe.name)
             if per_host is None:
                 per_host = cat.pe_hosts[pe.name] = {}
@@ -1034,6 +1036,8 @@ class Cycle:
                     quota_room, why = asker.room(qi, quota_memo)
                     if quota_room < 1:  # closed to the asker: the matcher need not look
                         self._note_quota(cat, who, why or "")
+                        small.discard(qi.host)
+                        unknown.add(qi.host)  # its resources' room was not looked at
                         continue
                 g, h, q = of(qi)
                 host = qi.host
@@ -1051,6 +1055,8 @@ class Cycle:
                         continue
                     vetted.add(id(qi))
                 room = _whole(min(here, most, job.pe_max))
+                if per_host is not None:
+                    host_resources[host] = _whole(min(most, host_resources.get(host, 0) + room))
                 if quota_room < room:  # the asker's quotas, not the instance, bound it
                     self._note_quota(cat, who, why or "")
                     room = _whole(quota_room)
@@ -1059,7 +1065,7 @@ class Cycle:
                 after = host_room[host] = _whole(min(most, before + room))
                 if enough is not None and enough.add(host, before, after):
                     break
-            small = {h for h in small if host_room.get(h, 0) < need}
+            small = {h for h in small - unknown if host_resources.get(h, 0) < need}
             if (refused or small) and self.use_categories:  # holds all cycle long
                 kept = [qi for qi in candidates[:scanned]
                         if id(qi) not in refused and qi.host not in small]
