@@ -997,6 +997,7 @@ class Cycle:
         seen: dict[str, int] = {}
         of, fits, slot_room = levels.of, self.fits, matcher.slot_room
         global_room = slot_room(req, levels.global_level) >= 1
+        pe_max = job.pe_max
         vetted = cat.pe_vetted.setdefault(pe.name, set())
         asker = None if self.quotas is None else self._asker(cat, in_pe)
         if asker is not None:
@@ -1054,15 +1055,18 @@ class Cycle:
                         refused.add(id(qi))
                         continue
                     vetted.add(id(qi))
-                room = _whole(min(here, most, job.pe_max))
+                room = min(here, most, pe_max)  # finite: pe_max is
+                room = int(room) if room > 0 else 0
                 if per_host is not None:
-                    host_resources[host] = _whole(min(most, host_resources.get(host, 0) + room))
+                    total = min(most, host_resources.get(host, 0) + room)
+                    host_resources[host] = int(total) if total > 0 else 0
                 if quota_room < room:  # the asker's quotas, not the instance, bound it
                     self._note_quota(cat, who, why or "")
                     room = _whole(quota_room)
                 rooms.setdefault(host, []).append((qi, room))
                 before = host_room.get(host, 0)
-                after = host_room[host] = _whole(min(most, before + room))
+                after = min(most, before + room)
+                after = host_room[host] = int(after) if after > 0 else 0
                 if enough is not None and enough.add(host, before, after):
                     break
             small = {h for h in small - unknown if host_resources.get(h, 0) < need}
