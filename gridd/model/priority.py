@@ -136,13 +136,18 @@ def normalise(values: Sequence[float]) -> list[float]:
     return [(v - low) / (high - low) for v in values]
 
 
+NTCKTS = 0.5  # every ticket count is zero
+
+
+def prior(posix: int, nurg: float, weights: Weights) -> float:
+    """The priority qstat prints and jobs are planned by."""
+    return (weights.priority * (posix + 1024) / 2048 + weights.urgency * nurg
+            + weights.ticket * NTCKTS)
+
+
 def priorities(jobs: Sequence[tuple[int, Urgency]], weights: Weights) -> list[Priority]:
     """Each job's priority from its POSIX priority and urgency, normalised over `jobs`."""
     nurgs = normalise([u.total for _, u in jobs])
-    ntckts = 0.5  # every ticket count is zero
-    out = []
-    for (posix, urg), nurg in zip(jobs, nurgs, strict=True):
-        npprior = (posix + 1024) / 2048
-        prior = weights.priority * npprior + weights.urgency * nurg + weights.ticket * ntckts
-        out.append(Priority(prior, nurg, npprior, ntckts, urg, posix))
-    return out
+    return [Priority(prior(posix, nurg, weights), nurg, (posix + 1024) / 2048, NTCKTS, urg,
+                     posix)
+            for (posix, urg), nurg in zip(jobs, nurgs, strict=True)]

@@ -29,7 +29,7 @@ from typing import NamedTuple
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
-from gridd.model.priority import ResourceUrgency
+from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.sched.levels import (
     Levels,
     build_levels,
@@ -118,21 +118,16 @@ class Planner:
         conf = view.conf
         jobs = list(view.jobs.values())
         w = conf.weights()
-        urgent = [0.0] * len(jobs)
-        if w.urgency:
-            resources = self._resource_urgency(conf)
-            urgent = [resources.of(j.hard, max(j.pe_min, 1))
-                      + w.waiting_time * max(now - j.submit_time, 0.0) for j in jobs]
-            held = [resources.of(t.hard, sum(n for _, n in t.granted))
-                    + w.waiting_time * max(t.start - t.submit, 0.0) if t.submit else 0.0
-                    for t in view.running.values()]
-            low, high = min(urgent + held, default=0.0), max(urgent + held, default=0.0)
-            span = high - low
-            urgent = [w.urgency * ((u - low) / span if span else 0.5) for u in urgent]
-        # The ticket part is the same for every job (no tickets): it changes no order.
-        prior = {j.job_id: w.priority * (j.priority + 1024) / 2048 + u
-                 for j, u in zip(jobs, urgent, strict=True)}
-        return sorted(jobs, key=lambda j: (-prior[j.job_id], j.submit_time, j.job_id))
+        resources = self._resource_urgency(conf)
+        urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time, None,
+                          now, w).total for j in jobs]
+        held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
+                        t.start - t.submit if t.submit else 0.0, None, now, w).total
+                for t in view.running.values()]
+        nurgs = normalise(urgent + held)
+        priors = {j.job_id: prior(j.priority, nurg, w)
+                  for j, nurg in zip(jobs, nurgs[:len(jobs)], strict=True)}
+        return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not conf.complexes:
