@@ -142,7 +142,7 @@ class Client:
         return self.request(p.Delete(targets=targets, user=user, users=users or [],
                                      force=force))
 
-    def alter(self, request: p.Alter) -> p.Msg:
+    def alter(self, request: p.Alter) -> p.Ok:
         return self.request(request)
 
     def shutdown(self) -> None:

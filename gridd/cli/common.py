@@ -7,7 +7,8 @@ import pwd
 import sys
 from collections.abc import Callable
 
-from gridd.client import GriddError
+from gridd import protocol as p
+from gridd.client import Client, GriddError
 
 
 def current_user() -> str:
@@ -28,3 +29,17 @@ def run_command(body: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:  # e.g. `qstat | head`
         return 0
+
+
+def print_answer(ask: Callable[[Client], p.Ok]) -> int:
+    """Send one request, print the lines of the master's answer and exit with its code
+    (qdel, qalter: one line per job)."""
+
+    def body() -> int:
+        with Client() as client:
+            reply = ask(client)
+        for line in reply.lines:
+            print(line)
+        return reply.code
+
+    return run_command(body)

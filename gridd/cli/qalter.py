@@ -6,9 +6,8 @@ import socket
 import sys
 
 from gridd import protocol as p
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import current_user, print_answer
 from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
-from gridd.client import Client
 
 USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-l resource=value,...] "
          "job_task_list")
@@ -46,15 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     request = p.Alter(targets=targets, user=current_user(), host=socket.gethostname(),
                       **changes)  # type: ignore[arg-type]
 
-    def body() -> int:
-        with Client() as client:
-            reply = client.alter(request)
-        assert isinstance(reply, p.Ok)
-        for line in reply.lines:
-            print(line)
-        return reply.code
-
-    return run_command(body)
+    return print_answer(lambda client: client.alter(request))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from gridd.cli.common import current_user, run_command
-from gridd.client import Client
+from gridd.cli.common import current_user, print_answer
 
 USAGE = "usage: qdel [-f] [-u user_list] [job_task_list | -u user_list]"
 
@@ -36,14 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, file=sys.stderr)
         return 1
 
-    def body() -> int:
-        with Client() as client:
-            reply = client.delete(targets, current_user(), users, force)
-        for line in reply.lines:
-            print(line)
-        return reply.code
-
-    return run_command(body)
+    return print_answer(lambda client: client.delete(targets, current_user(), users, force))
 
 
 if __name__ == "__main__":
