@@ -89,7 +89,7 @@ class Row:
     slots: int
     tasks: str  # ja-task-ID text; "" for a job that is not an array
     task_id: int  # the (lowest) task the row stands for; 0 for a job that is not an array
-    prior: float = 0.5  # the job's normalised priority, as the master worked it out
+    prior: float  # the job's normalised priority, as the master worked it out
 
 
 # ---- selecting and ordering jobs --------------------------------------------------------

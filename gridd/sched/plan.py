@@ -146,7 +146,7 @@ def verify(
     running = list(running)
     levels = build_levels(conf, loads, running)
     cycle = Cycle(conf, levels, loads, running, {})
-    who = Who(job.owner, job.group, job.project)
+    who = _who(job)
     if cycle.place(job, cycle.category(job), who) is not None:
         return None
     return cycle.category(job).why(who)
@@ -357,7 +357,7 @@ class Cycle:
                     plan.unschedulable.append(job.job_id)
                 continue
             cat = self.category(job)
-            who = Who(job.owner, job.group, job.project)
+            who = _who(job)
             started = False
             waiting: int | None = job.pending[0] if job.pending else None
             if not hopeless and not cat.rejected and who not in cat.rejected_who:
@@ -637,7 +637,7 @@ class Cycle:
                               for qi in cat.open
                               if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
-        who = Who(job.owner, job.group, job.project)
+        who = _who(job)
         for qi, placement in cat.reservable:
             placement += self._quota_uses(cat.req, who, [(qi.name, 1)], "")
             start = schedule.earliest(placement, cat.duration)

@@ -54,11 +54,6 @@ class Diagram:
             after = self._after = list(itertools.accumulate(self.deltas[t] for t in self.times))
         return after
 
-    def usage_at(self, t: float) -> float:
-        """Usage at time t (changes at t included)."""
-        end = bisect.bisect_right(self.times, t)
-        return self._usage()[end - 1] if end else 0.0
-
     def peak(self, start: float, end: float) -> float:
         """The highest usage in [start, end)."""
         times = self.times

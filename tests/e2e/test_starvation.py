@@ -25,6 +25,7 @@ from pathlib import Path
 from tests.e2e.conftest import Cell, wait_for
 from tests.e2e.test_cell import finished, submit
 from tests.e2e.test_reservation import set_sched
+from tests.unit.test_formats_qconf import QCONF_SP_MPI
 
 # Grid Engine's default weights, as the spec quotes them: -p overwhelms the urgency.
 SPEC_WEIGHTS = {"weight_priority": "1.000000", "weight_urgency": "0.100000",
@@ -177,19 +178,8 @@ def test_wide_job_is_not_starved_by_a_stream_of_small_jobs(cell: Cell, tmp_path:
     check_not_starved_and_backfilled(cell, s, "mpi", 4)
 
 
-PE_FILE = """pe_name            mpi_range
-slots              4
-user_lists         NONE
-xuser_lists        NONE
-start_proc_args    NONE
-stop_proc_args     NONE
-allocation_rule    $fill_up
-control_slaves     FALSE
-job_is_first_task  TRUE
-urgency_slots      min
-accounting_summary FALSE
-qsort_args         NONE
-"""
+# The reference's mpi PE ($fill_up), four slots under a name of its own.
+PE_FILE = QCONF_SP_MPI.replace("mpi\n", "mpi_range\n", 1).replace(" 8\n", " 4\n", 1)
 
 
 def test_slot_range_job_gets_its_reservation_and_the_most_slots(cell: Cell,
