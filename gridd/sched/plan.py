@@ -544,11 +544,15 @@ class Cycle:
                      pe: str, who: Who) -> None:
         """Book a start in the diagrams, or remember it for when they are made."""
         if self.schedule is not None:
-            self.schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
-                                       cat.duration, self._uses(cat.req, granted, pe)
-                                       + self._quota_uses(cat.req, who, granted, pe)))
+            self.schedule.book(self._starting(job_id, task_id, cat, granted, pe, who))
         elif self._keep_starts:
             self._started.append((job_id, task_id, cat, granted, pe, who))
+
+    def _starting(self, job_id: int, task_id: int, cat: _Category, granted: Granted,
+                  pe: str, who: Who) -> Booking:
+        return Booking(job_id, task_id or 1, "STARTING", self.now, cat.duration,
+                       self._uses(cat.req, granted, pe)
+                       + self._quota_uses(cat.req, who, granted, pe))
 
     def _quota_uses(self, req: JobRequest, who: Who, granted: Iterable[tuple[str, int]],
                     pe: str) -> tuple[Use, ...]:
@@ -591,10 +595,8 @@ class Cycle:
                 schedule.book(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
                                       duration, placement + quota))
             self._carried.uses = held
-            for job_id, task_id, cat, granted, pe, who in self._started:
-                schedule.book(Booking(job_id, task_id or 1, "STARTING", self.now,
-                                      cat.duration, self._uses(cat.req, granted, pe)
-                                      + self._quota_uses(cat.req, who, granted, pe)))
+            for started in self._started:
+                schedule.book(self._starting(*started))
             self._started.clear()
             self.schedule = schedule
         return self.schedule
