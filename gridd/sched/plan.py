@@ -118,15 +118,17 @@ class Planner:
         conf = view.conf
         jobs = list(view.jobs.values())
         w = conf.weights()
-        resources = self._resource_urgency(conf)
-        urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time, None,
-                          now, w).total for j in jobs]
-        held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
-                        t.start - t.submit if t.submit else 0.0, None, now, w).total
-                for t in view.running.values()]
-        nurgs = normalise(urgent + held)
+        nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing (the sim)
+        if w.urgency:
+            resources = self._resource_urgency(conf)
+            urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
+                              None, now, w).total for j in jobs]
+            held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
+                            t.start - t.submit if t.submit else 0.0, None, now, w).total
+                    for t in view.running.values()]
+            nurgs = normalise(urgent + held)[:len(jobs)]
         priors = {j.job_id: prior(j.priority, nurg, w)
-                  for j, nurg in zip(jobs, nurgs[:len(jobs)], strict=True)}
+                  for j, nurg in zip(jobs, nurgs, strict=True)}
         return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
