@@ -158,6 +158,10 @@ class _PeOpen(NamedTuple):
     instances: list[Instance]
     hosts: dict[str, tuple[list[Instance], set[tuple[str, str, str]]]]
     keys: set[tuple[str, str, str]]  # every diagram a slot of the job could use
+    one: dict[str, tuple[Use, ...]]  # per instance, what one slot of the job takes there
+    # Per host, what the job's fewest slots take on it ($pe_slots): on its only instance,
+    # or, where it has several, on the global and host levels (a bound, not a placement).
+    whole: dict[str, tuple[Use, ...]]
 
 
 @dataclass(slots=True, eq=False)
@@ -718,15 +722,15 @@ class Cycle:
         found = cat.pe_open.get(pe.name)
         if found is None:
             empty = self._empty_levels()
-            found = cat.pe_open[pe.name] = _PeOpen([], {}, set())
+            found = cat.pe_open[pe.name] = _PeOpen([], {}, set(), {}, {})
             for qi in cat.open:
                 if pe.name in qi.pe_list and self.matcher.fits(cat.req, 1, *empty.of(qi),
                                                                  master=False).ok:
                     found.instances.append(qi)
                     on_host, keys = found.hosts.setdefault(qi.host, ([], set()))
                     on_host.append(qi)
-                    keys.update((u.level, u.name, u.resource)
-                                for u in self._uses(cat.req, [(qi.name, 1)], pe.name))
+                    one = found.one[qi.name] = self._uses(cat.req, [(qi.name, 1)], pe.name)
+                    keys.update((u.level, u.name, u.resource) for u in one)
             for _, keys in found.hosts.values():
                 found.keys.update(keys)
         return found
@@ -744,14 +748,23 @@ class Cycle:
             return first
         best = math.inf
         hosts = []  # (no sooner than, its instances, their diagrams)
-        for on_host, keys in where.hosts.values():
+        for host, (on_host, keys) in where.hosts.items():
+            whole = where.whole.get(host)
+            if whole is None:
+                if len(on_host) == 1:
+                    whole = self._uses(cat.req, [(on_host[0].name, fewest)], pe.name)
+                else:
+                    g, h, _ = self.levels.of(on_host[0])
+                    whole = uses(cat.req, [((g, h), fewest)], pe.name)
+                where.whole[host] = whole
             if len(on_host) == 1:  # the diagrams answer at once
-                best = min(best, schedule.earliest(
-                    self._uses(cat.req, [(on_host[0].name, fewest)], pe.name), cat.duration))
-            else:  # not before one of its instances takes one slot
-                hosts.append((min(schedule.earliest(self._uses(cat.req, [(qi.name, 1)], pe.name),
-                                                    cat.duration) for qi in on_host),
-                              on_host, keys))
+                best = min(best, schedule.earliest(whole, cat.duration))
+            else:  # not before the host takes them all, nor one of its instances one slot
+                soonest = schedule.earliest(whole, cat.duration)
+                if soonest < best:
+                    hosts.append((max(soonest, min(schedule.earliest(where.one[qi.name],
+                                                                     cat.duration)
+                                                   for qi in on_host)), on_host, keys))
         hosts.sort(key=lambda h: h[0])
         for soonest, on_host, keys in hosts:
             if soonest >= best:
