@@ -68,17 +68,36 @@ class Plan:
 @dataclass(slots=True, eq=False)
 class Carried:
     """What a cycle leaves the next while the configuration stays the same object: the
-    levels with nothing running (for the loads they were built with) and, per running
-    task, where it holds what (for the diagrams)."""
+    levels with nothing running (for the loads they were built with), per running task
+    where it holds what (for the diagrams), and what the categories of the last cycle
+    were whatever was booked (while the loads and the instances open to jobs and to
+    reservations stay too: a cell replayed by `gridd sim` plans the same jobs run after
+    run)."""
 
     conf: PlanConf | None = None
     loads: dict[str, dict[str, str]] = field(default_factory=dict)
     empty: Levels | None = None
     uses: dict[tuple[int, int, float], tuple[Use, ...]] = field(default_factory=dict)
+    where: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # ids: usable, open
+    statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
+    before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
+    lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
 
-    def follow(self, conf: PlanConf) -> None:
+    def follow(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
+               usable: list[Instance], open_: list[Instance]) -> None:
+        where = (tuple(map(id, usable)), tuple(map(id, open_)))
         if conf is not self.conf:
             self.conf, self.empty, self.uses = conf, None, {}
+            self.statics = {}
+        if loads != self.loads:
+            self.empty = None
+            self.loads = {host: dict(values) for host, values in loads.items()}
+            self.statics = {}
+        if where != self.where:
+            self.where, self.statics = where, {}
+        if not self.statics:
+            self.lists = {}
+        self.before, self.statics = self.statics, {}
 
 
 class Planner:
@@ -165,13 +184,33 @@ class _PeOpen(NamedTuple):
 
 
 @dataclass(slots=True, eq=False)
-class _Category:
+class _Static:
+    """What a category is whatever a cycle books (see Carried)."""
+
     req: JobRequest
     candidates: list[Instance]  # instances that may take its jobs, in planning order
     pes: list[ParallelEnv]  # PEs its wildcard names, in name order
     soft_queues: list[str]
     duration: float  # what planning assumes it runs: h_rt or s_rt, DURATION_OFFSET added
-    reasons: dict[str, None] = field(default_factory=dict)  # an ordered set
+    excluded: dict[str, None]  # why the other instances never take its jobs
+    # The instances that may take its reservations (the candidates and the full ones);
+    # of those the ones that could ever take one slot, with where that slot takes what,
+    # made when first needed.
+    open: list[Instance]
+    reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
+    pe_open: dict[str, _PeOpen] = field(default_factory=dict)  # by PE, see Cycle._pe_open
+
+
+@dataclass(slots=True, eq=False)
+class _Category:
+    static: _Static
+    req: JobRequest
+    candidates: list[Instance]
+    pes: list[ParallelEnv]
+    soft_queues: list[str]
+    duration: float
+    open: list[Instance]
+    reasons: dict[str, None]  # an ordered set
     rejected: bool = False
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
     pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
@@ -184,12 +223,6 @@ class _Category:
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
-    # The instances that may take its reservations (the candidates and the full ones);
-    # of those the ones that could ever take one slot, with where that slot takes what,
-    # made when first needed.
-    open: list[Instance] = field(default_factory=list)
-    reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
-    pe_open: dict[str, _PeOpen] = field(default_factory=dict)  # by PE, see Cycle._pe_open
     pe_vetted: dict[str, set[int]] = field(default_factory=dict)  # per PE: instances (ids)
     # one slot of the category fitted in this cycle, as far as the offers go
     pe_hosts: dict[str, dict[str, int]] = field(default_factory=dict)  # per PE: instances
@@ -283,6 +316,7 @@ class Cycle:
         self.soft_violations = (partial(cache.soft_violations, self.matcher) if categories
                                 else self.matcher.soft_violations)
         self.categories: dict[tuple[object, ...], _Category] = {}
+        self.global_info: list[str] = []
         self.instances = {qi.name: qi for qi in conf.instances}
         running = list(running)
         self.quotas: Quotas | None = None
@@ -292,7 +326,6 @@ class Cycle:
             self.quotas = Quotas(quota_rules, loads)
             self.quotas.book_running(running, self.instances, self.matcher)
         self.quota_hit = False  # the current attempt met a quota refusal
-        self._lists: dict[tuple[int, ...], list[Instance]] = {}
         self._sigs: dict[int, _Sigs] = {}  # by id of a list
         # Per asker, request amounts and candidate list: skip pointers past the instances
         # the quotas closed to the asker for the rest of the cycle (see _Category.alive).
@@ -302,7 +335,6 @@ class Cycle:
             if task.pe:
                 self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + sum(
                     n for _, n in task.granted)
-        self.global_info: list[str] = []
         # Reservation: the diagrams are made when first needed (Schedule); until then the
         # placements started are only remembered, for them to be booked then.
         self.now = now
@@ -313,9 +345,9 @@ class Cycle:
         self._started: list[tuple[int, int, _Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
         self._quota_reserved = False  # a reservation holds quota
-        self._carried = carried or Carried()
-        self._carried.follow(conf)
         self.usable, self.open = self._usable(self._ordered(loads), states)
+        self._carried = carried or Carried()
+        self._carried.follow(conf, loads, self.usable, self.open)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
@@ -404,27 +436,42 @@ class Cycle:
                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max)
         cat = self.categories.get(key)
         if cat is None:
-            cat = self.categories[key] = self._new_category(job)
+            cat = self.categories[key] = self._new_category(job, key)
         return cat
 
-    def _new_category(self, job: p.SchedJob) -> _Category:
+    def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
+                      ) -> _Category:
+        """A category for the cycle, from what the last cycle knew of it if it can."""
+        carried = self._carried
+        static = None if key is None else carried.before.get(key)
+        if static is None:
+            static = self._static(job)
+        if key is not None:
+            carried.statics[key] = static
+        return _Category(static, static.req, static.candidates, static.pes,
+                         static.soft_queues, static.duration, static.open,
+                         dict(static.excluded))
+
+    def _static(self, job: p.SchedJob) -> _Static:
         req = self.matcher.request(job.hard, job.soft)
         pes = [pe for name, pe in sorted(self.conf.pes.items())
                if job.pe and fnmatch.fnmatchcase(name, job.pe)]
-        cat = _Category(req, [], pes, job.soft_queues, self._duration(req))
+        excluded: dict[str, None] = {}
+        candidates = []
         groups = self.conf.hostgroups
         for qi in self.usable:
             reasons = self._excluded(job, pes, qi, groups)
             if reasons:
-                cat.reasons.update(dict.fromkeys(reasons))
+                excluded.update(dict.fromkeys(reasons))
             else:
-                cat.candidates.append(qi)
+                candidates.append(qi)
         # Categories that can use the same instances share one list, and with it the
         # quota signatures and what the quotas close to an asker.
-        cat.candidates = self._lists.setdefault(tuple(map(id, cat.candidates)), cat.candidates)
-        cat.open = cat.candidates if len(self.open) == len(self.usable) else [
+        candidates = self._carried.lists.setdefault(tuple(map(id, candidates)), candidates)
+        open_ = candidates if len(self.open) == len(self.usable) else [
             qi for qi in self.open if not self._excluded(job, pes, qi, groups)]
-        return cat
+        return _Static(req, candidates, pes, job.soft_queues, self._duration(req), excluded,
+                       open_)
 
     @staticmethod
     def _excluded(job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
@@ -451,6 +498,8 @@ class Cycle:
         """
         if job.pe:
             for pe in cat.pes:
+                if self._pe_held(job, cat, pe):
+                    continue
                 granted = self._place_parallel(job, cat, pe, who)
                 if granted is not None and self.schedule is not None:
                     result = self._clear_of_reservations(
@@ -468,6 +517,15 @@ class Cycle:
             return None if granted is None else (granted, "", False)
         granted = self._place_first(cat, who)
         return None if granted is None else (granted, "", True)
+
+    def _pe_held(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv) -> bool:
+        """Whether the cycle's reservations leave the PE too few slots for the job to
+        start now, when no reason need be kept: placing it would be wasted."""
+        if self.schedule is None or self.conf.job_info:
+            return False
+        diagram = self.schedule.diagrams.get(("P", pe.name, "slots"))
+        return diagram is not None and diagram.reserved and not diagram.fits(
+            self.now, cat.duration, float(max(job.pe_min, 1)))
 
     def book(self, cat: _Category, granted: Granted, pe: str, who: Who,
              claimed: bool = False) -> None:
@@ -639,14 +697,15 @@ class Cycle:
         if job.pe:
             return self._reserve_parallel(job, task_id, cat)
         schedule = self._the_schedule()
-        if cat.reservable is None:
+        static = cat.static
+        if static.reservable is None:
             empty = self._empty_levels()
-            cat.reservable = [(qi, uses(cat.req, [(self.levels.of(qi), 1)]))
-                              for qi in cat.open
-                              if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
+            static.reservable = [(qi, uses(cat.req, [(self.levels.of(qi), 1)]))
+                                 for qi in cat.open
+                                 if self.matcher.fits(cat.req, 1, *empty.of(qi)).ok]
         best: tuple[float, Instance, tuple[Use, ...]] | None = None
         who = _who(job)
-        for qi, placement in cat.reservable:
+        for qi, placement in static.reservable:
             placement += self._quota_uses(cat.req, who, [(qi.name, 1)], "")
             start = schedule.earliest(placement, cat.duration)
             if best is None or start < best[0]:
@@ -676,9 +735,8 @@ class Cycle:
     def _empty_levels(self) -> Levels:
         """The levels with nothing running: what could ever fit where."""
         carried = self._carried
-        if carried.empty is None or carried.loads != self.loads:
+        if carried.empty is None:
             carried.empty = build_levels(self.conf, self.loads, [], self.matcher)
-            carried.loads = {host: dict(values) for host, values in self.loads.items()}
         return carried.empty
 
     def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
@@ -719,10 +777,10 @@ class Cycle:
     def _pe_open(self, cat: _Category, pe: ParallelEnv) -> _PeOpen:
         """The instances of the PE that could ever take a slot of the category, by host
         with the diagrams each host's slot would use; made once per cycle."""
-        found = cat.pe_open.get(pe.name)
+        found = cat.static.pe_open.get(pe.name)
         if found is None:
             empty = self._empty_levels()
-            found = cat.pe_open[pe.name] = _PeOpen([], {}, set(), {}, {})
+            found = cat.static.pe_open[pe.name] = _PeOpen([], {}, set(), {}, {})
             for qi in cat.open:
                 if pe.name in qi.pe_list and self.matcher.fits(cat.req, 1, *empty.of(qi),
                                                                  master=False).ok:
