@@ -77,7 +77,10 @@ class Carried:
     conf: PlanConf | None = None
     loads: dict[str, dict[str, str]] = field(default_factory=dict)
     empty: Levels | None = None
-    uses: dict[tuple[int, int, float], tuple[Use, ...]] = field(default_factory=dict)
+    # Per running task (job, task, start): where it holds what, what planning assumes it
+    # runs, and its request.
+    held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = field(
+        default_factory=dict)
     where: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # ids: usable, open
     statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
     before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
@@ -87,7 +90,7 @@ class Carried:
                usable: list[Instance], open_: list[Instance]) -> None:
         where = (tuple(map(id, usable)), tuple(map(id, open_)))
         if conf is not self.conf:
-            self.conf, self.empty, self.uses = conf, None, {}
+            self.conf, self.empty, self.held = conf, None, {}
             self.statics = {}
         if loads != self.loads:
             self.empty = None
@@ -644,23 +647,29 @@ class Cycle:
         """The diagrams: running tasks until their expected end, the cycle's starts."""
         if self.schedule is None:
             schedule = Schedule(self.now, self._capacity)
-            known = self._carried.uses
-            held: dict[tuple[int, int, float], tuple[Use, ...]] = {}
+            known = self._carried.held
+            held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = {}
+            bookings = []
             for task in self.running:
-                req = self.matcher.request(task.hard)
                 start = task.start or self.now
-                # One past its expected end is taken to end at once.
-                duration = max(self._duration(req), self.now + 1 - start)
                 key = (task.job_id, task.task_id, start)
-                placement = held[key] = known.get(key) or self._uses(req, task.granted,
-                                                                      task.pe)
-                quota = self._quota_uses(req, Who(task.owner, task.group, task.project),
-                                         task.granted, task.pe)
-                schedule.book(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
-                                      duration, placement + quota))
-            self._carried.uses = held
-            for started in self._started:
-                schedule.book(self._starting(*started))
+                found = known.get(key)
+                if found is None:
+                    req = self.matcher.request(task.hard)
+                    found = (self._uses(req, task.granted, task.pe), self._duration(req), req)
+                held[key] = found
+                placement, duration, req = found
+                if self.quotas is not None:
+                    placement += self._quota_uses(req, Who(task.owner, task.group,
+                                                           task.project),
+                                                  task.granted, task.pe)
+                # One past its expected end is taken to end at once.
+                bookings.append(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
+                                        max(duration, self.now + 1 - start), placement))
+            bookings += [self._starting(*started) for started in self._started]
+            for booking in bookings:
+                schedule.book(booking)
+            self._carried.held = held
             self._started.clear()
             self.schedule = schedule
         return self.schedule

@@ -28,9 +28,10 @@ LEVEL_CHAR = {GLOBAL: "G", HOST: "H"}  # the schedule file's letter per level ki
 
 @dataclass(slots=True, eq=False)
 class Diagram:
-    """Usage of one resource of one level as a step function of time: `times` sorted,
-    `deltas[t]` the change of usage at t (positive at a start, negative at an end).
-    `_after[i]` is the usage from times[i] on, made again when a booking changed it."""
+    """Usage of one resource of one level as a step function of time: `deltas[t]` the
+    change of usage at t (positive at a start, negative at an end). `times` (sorted) and
+    `_after[i]`, the usage from times[i] on, are made again when a booking changed them:
+    a cycle books its running tasks one after another before it asks anything."""
 
     capacity: float
     times: list[float] = field(default_factory=list)
@@ -39,26 +40,25 @@ class Diagram:
     _after: list[float] | None = None
 
     def add(self, start: float, end: float, amount: float) -> None:
-        for t, change in ((start, amount), (end, -amount)):
-            if math.isinf(t):
-                continue
-            if t not in self.deltas:
-                bisect.insort(self.times, t)
-                self.deltas[t] = 0.0
-            self.deltas[t] += change
+        deltas = self.deltas
+        deltas[start] = deltas.get(start, 0.0) + amount
+        if not math.isinf(end):
+            deltas[end] = deltas.get(end, 0.0) - amount
         self._after = None
 
     def _usage(self) -> list[float]:
         after = self._after
         if after is None:
-            after = self._after = list(itertools.accumulate(self.deltas[t] for t in self.times))
+            deltas = self.deltas
+            self.times = sorted(deltas)
+            after = self._after = list(itertools.accumulate(deltas[t] for t in self.times))
         return after
 
     def peak(self, start: float, end: float) -> float:
         """The highest usage in [start, end)."""
+        after = self._usage()
         times = self.times
         first = bisect.bisect_right(times, start)
-        after = self._usage()
         top = after[first - 1] if first else 0.0
         last = bisect.bisect_left(times, end, first)
         if last > first:
@@ -70,6 +70,7 @@ class Diagram:
 
     def ends(self, start: float) -> list[float]:
         """The times after `start` at which usage drops: where a later start may fit."""
+        self._usage()
         return [t for t in self.times[bisect.bisect_right(self.times, start):]
                 if self.deltas[t] < 0]
 
@@ -80,7 +81,8 @@ class Diagram:
         if amount > self.capacity + _EPSILON:
             return math.inf
         room = self.capacity - amount + _EPSILON
-        times, after = self.times, self._usage()
+        after = self._usage()
+        times = self.times
         n = len(times)
         i = bisect.bisect_right(times, start)  # the steps after the start tried
         t, level = start, (after[i - 1] if i else 0.0)
@@ -174,13 +176,14 @@ class Schedule:
         return found
 
     def book(self, booking: Booking) -> None:
-        end = booking.start + booking.duration
+        start, end = booking.start, booking.start + booking.duration
+        reserving = booking.state == "RESERVING"
         for use in booking.uses:
             diagram = self._diagram(use)
-            diagram.add(booking.start, end, use.amount)
-            if booking.state == "RESERVING":
+            diagram.add(start, end, use.amount)
+            if reserving:
                 diagram.reserved = True
-        if booking.state == "RESERVING":
+        if reserving:
             self.reserved += 1
         self.bookings.append(booking)
         self._earliest.clear()
