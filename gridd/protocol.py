@@ -8,6 +8,7 @@ sees a malformed value.
 
 import msgspec
 
+from gridd.model.ar import AdvanceReservation, ArBooking, ArRecord, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running
 from gridd.model.job import Job, JobSpec, Task, Usage
 from gridd.model.rqs import QuotaRow
@@ -159,6 +160,35 @@ class Qmod(Msg, tag="qmod"):
     host: str
 
 
+class ArSubmit(Msg, tag="ar_submit"):
+    """qrsub; the reply is Ok ("Your advance reservation N has been granted") or Error
+    (its code qrsub's exit status)."""
+
+    spec: ArSpec
+    host: str = ""
+
+
+class ArDelete(Msg, tag="ar_delete"):
+    """qrdel: ids or names (patterns), or every AR of -u users."""
+
+    targets: list[str]
+    user: str
+    users: list[str] = []
+    force: bool = False
+
+
+class QueryArs(Msg, tag="query_ars"):
+    """qrstat: the ARs named (ids, names, patterns), else all, of these owners ("*": any)."""
+
+    ids: list[str] = []
+    users: list[str] = []
+
+
+class ArsReply(Msg, tag="ars"):
+    ars: list[AdvanceReservation]
+    now: float
+
+
 class Shutdown(Msg, tag="shutdown"):
     pass
 
@@ -273,6 +303,7 @@ class SchedJob(msgspec.Struct, kw_only=True):
     group: str = ""
     project: str = ""
     reserve: bool = False  # -R y
+    ar: int = 0  # the advance reservation it runs in (qsub -ar), 0 for none
 
 
 class SchedState(Msg, tag="sched_state"):
@@ -286,6 +317,7 @@ class SchedState(Msg, tag="sched_state"):
     hosts_up: list[str]
     flags: dict[str, str]  # queue instance -> state letters kept by the master (qmod)
     seq: int
+    ars: list[ArBooking] = []
 
 
 class SchedEvent(Msg, tag="sched_event"):
@@ -300,6 +332,7 @@ class SchedEvent(Msg, tag="sched_event"):
     hosts_up: list[str] | None = None
     flags: dict[str, str] | None = None
     conf: PlanConf | None = None  # the configuration as planning sees it, when it changed
+    ars: list[ArBooking] | None = None  # every advance reservation, when one changed
     answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
 
 
@@ -339,6 +372,13 @@ class AccountTask(Msg, tag="account"):
     task: Task
 
 
+class ReportRecord(Msg, tag="report_record"):
+    """One AR record for the reporting file; seq is the master's durable outbox key."""
+
+    seq: int
+    record: ArRecord
+
+
 class Accounted(Msg, tag="accounted"):
     seqs: list[int]
 
@@ -346,11 +386,11 @@ class Accounted(Msg, tag="accounted"):
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | Delete | Alter | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
-    | QueryQuota | QuotaReply
+    | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent
-    | SchedHello | Dispatch | AccountTask | Accounted
+    | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted
 )
 
 _encoder = msgspec.msgpack.Encoder()

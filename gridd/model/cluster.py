@@ -116,6 +116,7 @@ class Running(msgspec.Struct, array_like=True):
     project: str = ""
     start: float = 0.0  # when it started (epoch seconds)
     submit: float = 0.0  # when its job was submitted: its urgency kept the waiting time
+    ar: int = 0  # the advance reservation it runs in: it holds the AR's, not the cell's
 
 
 class Resource(msgspec.Struct, array_like=True):

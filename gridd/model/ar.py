@@ -1,0 +1,94 @@
+"""Advance reservations: what a user asks for with qrsub, and what was granted.
+
+An AR holds slots (and the consumables it asked for) on queue instances from its start to
+its end; only jobs submitted into it (qsub -ar) may use them, and no other job may.
+"""
+
+import msgspec
+
+# AR states as qrstat prints them.
+WAITING = "w"  # granted, start time not reached
+RUNNING = "r"  # start time reached
+EXITED = "x"  # end time reached, being cleaned up
+DELETED = "d"  # qrdel'd, its jobs being removed
+ERROR = "E"  # a reserved resource failed while the AR runs
+WARNING = "W"  # a reserved resource failed before the AR starts
+LIVE = (WAITING, RUNNING, ERROR, WARNING)  # states in which an AR still holds its resources
+
+MAX_AR_ID = 9_999_999
+
+
+class ArSpec(msgspec.Struct, kw_only=True):
+    """qrsub's request: any two of start, end and duration (None where not given)."""
+
+    name: str = ""
+    account: str = "sge"
+    owner: str = ""
+    group: str = ""
+    start: float | None = None  # -a
+    end: float | None = None  # -e
+    duration: float | None = None  # -d
+    checkpoint: str = ""  # -ckpt
+    hard_error: bool = False  # -he y
+    resources: dict[str, str] = msgspec.field(default_factory=dict)  # -l
+    queues: list[str] = msgspec.field(default_factory=list)  # -q
+    master_queues: list[str] = msgspec.field(default_factory=list)  # -masterq
+    mail_options: str = ""  # -m
+    mail_list: list[str] = msgspec.field(default_factory=list)  # -M
+    pe_name: str = ""
+    pe_min: int = 0
+    pe_max: int = 0
+    users: list[str] = msgspec.field(default_factory=list)  # -u: names and @usersets
+    immediate: bool = False  # -now y
+    verify: str = "e"  # -w e|v
+
+    def slots(self) -> int:
+        return max(self.pe_min, 1) if self.pe_name else 1
+
+
+class AdvanceReservation(msgspec.Struct, kw_only=True):
+    ar_id: int
+    spec: ArSpec
+    submission_time: float
+    start: float
+    end: float
+    state: str = WAITING
+    granted: list[tuple[str, int]] = msgspec.field(default_factory=list)  # instance, slots
+    granted_pe: str = ""
+    message: str = ""  # why it is in state E or W
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+    def acl(self) -> list[str]:
+        """Who may submit into it: the -u list, else its owner."""
+        return self.spec.users or [self.spec.owner]
+
+
+class ArBooking(msgspec.Struct, array_like=True):
+    """What the scheduler knows of an AR: where it holds what, when, and whether its jobs
+    may run now (started, and not blocked by a hard error)."""
+
+    ar_id: int
+    start: float
+    end: float
+    granted: list[tuple[str, int]]
+    hard: dict[str, str]  # its -l requests, full names, per slot as for a job
+    pe: str = ""
+    usable: bool = False
+
+
+class ArRecord(msgspec.Struct, kw_only=True):
+    """One AR event for the reporting file (reporting(5): new_ar, ar_attr, ar_log,
+    ar_acct), as the master records it and the accounting actor writes it."""
+
+    kind: str  # "new_ar", "ar_attr", "ar_log" or "ar_acct"
+    time: float
+    ar: AdvanceReservation  # as it was at the event
+    state: str = ""  # ar_log: the state it went to,
+    event: str = ""  # the event (START TIME REACHED, TERMINATED, DELETED, ...)
+    message: str = ""  # and what happened
+    queue: str = ""  # ar_acct: one cluster queue,
+    host: str = ""  # host
+    slots: int = 0  # and the slots the AR held there
