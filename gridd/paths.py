@@ -52,5 +52,10 @@ def accounting_file(base: Path | None = None) -> Path:
     return common(base) / "accounting"
 
 
+def reporting_file(base: Path | None = None) -> Path:
+    """Like $SGE_ROOT/$SGE_CELL/common/reporting: reporting(5) records, AR records among them."""
+    return common(base) / "reporting"
+
+
 def reporting_db(base: Path | None = None) -> Path:
     return common(base) / "reporting.duckdb"

@@ -2,7 +2,8 @@
 
 The accounting actor is the only writer. A crash can leave a torn last line, so an append
 first cuts the file back to its last complete line; `tail_keys` then tells the restarted
-actor which records already made it to disk.
+actor which records already made it to disk. The `reporting` file has the same header and
+is appended the same way (`append_lines`, `tail_lines`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> None:
     """Append records and return only once they are on disk (the master's outbox relies on it)."""
+    append_lines(path, map(to_line, records))
+
+
+def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
+    """Append lines (without their newlines) to an accounting or reporting file, durably.
+
+    A torn last line left by a crash is cut off first; a new or empty file gets the header.
+    """
     path = Path(path)
     created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -56,9 +65,9 @@ def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRec
         keep = _complete_length(fd, size)
         if keep != size:
             os.ftruncate(fd, keep)
-        lines = [*(FILE_HEADER if keep == 0 else ()), *map(to_line, records)]
+        text = "".join(f"{line}\n" for line in (*(FILE_HEADER if keep == 0 else ()), *lines))
         os.lseek(fd, keep, os.SEEK_SET)
-        _write_all(fd, "".join(f"{line}\n" for line in lines).encode())
+        _write_all(fd, text.encode())
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -88,6 +97,15 @@ def _last_lines(path: Path, n: int) -> list[bytes]:
             start = max(0, start - _CHUNK)
             data = os.pread(stream.fileno(), end - start, start)
     return data.splitlines()[-n:] if n > 0 else []
+
+
+def tail_lines(path: str | os.PathLike[str], n: int) -> list[str]:
+    """The last n complete lines that are not comments (the header), oldest first."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = (raw.decode("utf-8", "surrogateescape") for raw in _last_lines(path, n))
+    return [line for line in lines if not line.startswith("#")]
 
 
 def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:

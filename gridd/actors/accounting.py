@@ -6,6 +6,15 @@ accounting file has no such column, so the keys of lines already written (found 
 file's tail at start, then remembered) are checked before a line is appended. Only when
 both sinks hold a batch is the master told to drop its entries; a sink that fails (a
 full disk, a database another process has locked) is retried, and nothing is lost.
+
+Advance reservation records (ReportRecord: new_ar, ar_attr, ar_log, ar_acct) go to the
+reporting file only, and are confirmed as soon as they are on disk. A record's line is
+fully determined by the record, so the line itself is the key against writing a resent
+record twice: the last RECENT lines of the reporting file are read at start, and lines
+written since are remembered. A record is confirmed right after its fsync, so one the
+master resends after a crash is always among the last lines written. (The price: two
+records whose lines are identical to the second, which 8.1.9's readers could not tell
+apart either, are written once.)
 """
 
 from __future__ import annotations
@@ -15,28 +24,33 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 import zmq
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.accounting.accounting_file import append_records, tail_keys
+from gridd.accounting import ar_report
+from gridd.accounting.accounting_file import append_lines, append_records, tail_keys, tail_lines
 from gridd.accounting.record import AccountingRecord, record_for
 from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.accounting")
 
-RECENT = 10_000  # keys of accounting lines remembered against duplicates
+RECENT = 10_000  # keys of accounting (and reporting) lines remembered against duplicates
 RETRY = 5.0  # seconds between attempts when a sink fails
 FLUSH_TIME = 1.0  # seconds a row may wait for its DuckDB batch
 DB_BATCH = 1000  # rows that make a DuckDB batch at once
 
 Key = tuple[int, int, int, int]
+Batch = list[tuple[int, AccountingRecord]]
+Reports = list[tuple[int, str]]  # outbox seq, reporting-file line
+B = TypeVar("B", Batch, Reports)
 
 
 class Sinks:
-    """The accounting file and the DuckDB table, written from a worker thread."""
+    """The accounting and reporting files and the DuckDB table, written from a worker thread."""
 
     def __init__(self, base: Path) -> None:
         self.base = base
@@ -44,6 +58,9 @@ class Sinks:
         self.recent: OrderedDict[Key, None] = OrderedDict(
             (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
         self.db = None
+        self.report = paths.reporting_file(base)
+        self.recent_lines: OrderedDict[str, None] = OrderedDict(
+            (line, None) for line in tail_lines(self.report, RECENT))
 
     def write_file(self, batch: list[tuple[int, AccountingRecord]]) -> None:
         fresh = [rec for _, rec in batch if _key(rec) not in self.recent]
@@ -65,6 +82,16 @@ class Sinks:
             self.db.close()
             self.db = None
             raise
+
+    def write_report(self, batch: Reports) -> None:
+        """Append the lines not yet in the reporting file (a batch may repeat one, too)."""
+        fresh = list(dict.fromkeys(line for _, line in batch if line not in self.recent_lines))
+        if fresh:
+            append_lines(self.report, fresh)
+            for line in fresh:
+                self.recent_lines[line] = None
+            while len(self.recent_lines) > RECENT:
+                self.recent_lines.popitem(last=False)
 
 
 def _key(rec: AccountingRecord) -> Key:
@@ -90,7 +117,10 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
                 frames.append(await sock.recv())
             while (more := sock.recv_nowait()) is not None:
                 frames.append(more)
-            batch = _records(frames)
+            batch, reports = _records(frames)
+            if reports:
+                await _persist(sinks.write_report, reports)
+                await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in reports]))])
             if batch:
                 await _persist(sinks.write_file, batch)
                 waiting += batch
@@ -109,8 +139,7 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
         sock.close()
 
 
-async def _persist(write: Callable[[list[tuple[int, AccountingRecord]]], None],
-                   batch: list[tuple[int, AccountingRecord]]) -> None:
+async def _persist(write: Callable[[B], None], batch: B) -> None:
     """Write a batch, retrying until the sink takes it: nothing may be dropped."""
     while True:
         try:
@@ -121,13 +150,20 @@ async def _persist(write: Callable[[list[tuple[int, AccountingRecord]]], None],
             await trio.sleep(RETRY)
 
 
-def _records(frames: list[list[bytes]]) -> list[tuple[int, AccountingRecord]]:
-    batch = []
+def _records(frames: list[list[bytes]]) -> tuple[Batch, Reports]:
+    """Finished tasks to account, and AR records as reporting-file lines.
+
+    A record that cannot be turned into a line is logged and left unconfirmed.
+    """
+    batch: Batch = []
+    reports: Reports = []
     for parts in frames:
         try:
             msg = p.decode(parts[-1])
             if isinstance(msg, p.AccountTask):
                 batch.append((msg.seq, record_for(msg.job, msg.task)))
+            elif isinstance(msg, p.ReportRecord):
+                reports.append((msg.seq, ar_report.line(msg.record)))
         except Exception:  # one bad record must not stop the others
-            log.exception("cannot account a finished task")
-    return batch
+            log.exception("cannot account a finished task or report an AR record")
+    return batch, reports

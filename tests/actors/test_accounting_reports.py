@@ -1,0 +1,130 @@
+"""The accounting actor writes AR records to the reporting file exactly once.
+
+The test plays the master: it binds the PAIR socket the actor connects to, sends
+ReportRecords with outbox sequence numbers and waits for Accounted. A restart of the
+master process is a new context, a new socket and a new actor on the same cell directory,
+to which the master resends what it may not have seen confirmed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+import zmq
+
+from gridd import paths
+from gridd import protocol as p
+from gridd.accounting.ar_report import line
+from gridd.accounting.record import FILE_HEADER
+from gridd.actors import accounting
+from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
+from gridd.transport import TrioSocket
+
+_endpoints = itertools.count()
+
+AR = AdvanceReservation(
+    ar_id=12, submission_time=1795327215, start=1795327215, end=1795327255,
+    spec=ArSpec(name="small", owner="root", group="root", pe_name="smp", pe_min=2, pe_max=2),
+    granted=[("all.q@vm", 2)], granted_pe="smp",
+)
+NEW = ArRecord(kind="new_ar", time=1795327215, ar=AR)
+ATTR = ArRecord(kind="ar_attr", time=1795327215, ar=AR)
+START = ArRecord(kind="ar_log", time=1795327215, ar=AR, state="r", event="START TIME REACHED",
+                 message="start time of AR reached")
+END = ArRecord(kind="ar_log", time=1795327255, ar=AR, state="x", event="TERMINATED",
+               message="end time of AR reached")
+ACCT = ArRecord(kind="ar_acct", time=1795327255, ar=AR, queue="all.q", host="vm", slots=2)
+
+
+class Master:
+    def __init__(self, sock: TrioSocket) -> None:
+        self.sock = sock
+
+    async def report(self, *records: tuple[int, ArRecord]) -> set[int]:
+        """Send records, and return the seqs confirmed once all of them are."""
+        for seq, record in records:
+            await self.sock.send([p.encode(p.ReportRecord(seq=seq, record=record))])
+        wanted = {seq for seq, _ in records}
+        confirmed: set[int] = set()
+        with trio.fail_after(10):
+            while not wanted <= confirmed:
+                (frame,) = await self.sock.recv()
+                msg = p.decode(frame)
+                assert isinstance(msg, p.Accounted)
+                confirmed.update(msg.seqs)
+        return confirmed
+
+
+@asynccontextmanager
+async def cell(base: Path) -> AsyncIterator[Master]:
+    """One life of the master process with its accounting actor."""
+    ctx = zmq.Context()
+    endpoint = f"inproc://acct-reports-{next(_endpoints)}"
+    sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
+    sock.bind(endpoint)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(accounting.run, ctx, endpoint, base)
+            yield Master(sock)
+            nursery.cancel_scope.cancel()
+    finally:
+        sock.close()
+        ctx.term()
+
+
+def body(base: Path) -> list[str]:
+    text = paths.reporting_file(base).read_text()
+    assert text.endswith("\n")
+    lines = text.splitlines()
+    assert tuple(lines[: len(FILE_HEADER)]) == FILE_HEADER
+    return lines[len(FILE_HEADER):]
+
+
+def make_cell(tmp_path: Path) -> Path:
+    paths.common(tmp_path).mkdir(parents=True)
+    return tmp_path
+
+
+async def test_records_written_once_confirmed_and_not_rewritten_after_restart(tmp_path):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        assert await master.report((1, NEW), (2, ATTR), (3, START)) == {1, 2, 3}
+        assert body(base) == [line(NEW), line(ATTR), line(START)]
+        # the same seq twice in one life (and in one batch) is written once, confirmed twice
+        assert await master.report((5, END), (5, END)) == {5}
+        assert body(base) == [line(NEW), line(ATTR), line(START), line(END)]
+
+    # restarted, the master resends what it had not seen confirmed, and something new
+    async with cell(base) as master:
+        assert await master.report((2, ATTR), (3, START), (5, END), (6, ACCT)) == {2, 3, 5, 6}
+    assert body(base) == [line(NEW), line(ATTR), line(START), line(END), line(ACCT)]
+    assert body(base) == [
+        "1795327215:new_ar:1795327215:12:root",
+        "1795327215:ar_attr:1795327215:1795327215:12:small:sge:1795327215:1795327255:smp:NONE",
+        "1795327215:ar_log:1795327215:1795327215:12:r:START TIME REACHED:start time of AR reached",
+        "1795327255:ar_log:1795327255:1795327215:12:x:TERMINATED:end time of AR reached",
+        "1795327255:ar_acct:1795327255:1795327215:12:all.q:vm:2",
+    ]
+
+
+async def test_torn_last_line_is_cut_and_the_resent_record_written_whole(tmp_path):
+    base = make_cell(tmp_path)
+    full = line(START)
+    paths.reporting_file(base).write_text(
+        "".join(f"{h}\n" for h in FILE_HEADER) + f"{line(NEW)}\n{line(ATTR)}\n{full[:30]}")
+    async with cell(base) as master:
+        assert await master.report((2, ATTR), (3, START)) == {2, 3}
+    assert body(base) == [line(NEW), line(ATTR), full]
+
+
+async def test_a_record_that_cannot_be_formatted_is_not_confirmed(tmp_path):
+    base = make_cell(tmp_path)
+    bad = ArRecord(kind="ar_attribute", time=1, ar=AR)
+    async with cell(base) as master:
+        await master.sock.send([p.encode(p.ReportRecord(seq=1, record=bad))])
+        assert await master.report((2, NEW)) == {2}
+    assert body(base) == [line(NEW)]
