@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
 
+import msgspec
+
 from gridd import protocol as p
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
@@ -49,7 +52,7 @@ from gridd.sched.match import (
     reservation_refusal,
 )
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
-from gridd.sched.reserve import LEVEL_CHAR, Booking, Schedule, Use, uses
+from gridd.sched.reserve import ADVANCE, LEVEL_CHAR, RESERVING, Booking, Schedule, Use, uses
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -123,13 +126,16 @@ class Planner:
         """Decide which pending tasks start now. The view is left alone: the master
         answers with events that carry the orders' effects. `categories=False` is the
         slow reference the caches must agree with (see Cycle)."""
-        levels = build_levels(view.conf, view.loads, view.running.values(),
-                              self.matcher(view.conf))
+        # Tasks in advance reservations hold what their AR holds, not the cell's.
+        running = [t for t in view.running.values() if not t.ar] if view.ars else \
+            view.running.values()
+        levels = build_levels(view.conf, view.loads, running, self.matcher(view.conf))
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
-        cycle = Cycle(view.conf, levels, view.loads, view.running.values(), states,
+        cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
-                      carried=self._carried)
+                      carried=self._carried, ars=view.ars,
+                      in_ars=[t for t in view.running.values() if t.ar] if view.ars else ())
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         return cycle.run(self.order(view, now))
@@ -174,6 +180,69 @@ def verify(
     if cycle.place(job, cycle.category(job), who) is not None:
         return None
     return cycle.category(job).why(who)
+
+
+def grant_ar(
+    conf: PlanConf,
+    loads: Mapping[str, Mapping[str, str]],
+    running: Iterable[Running],
+    ars: Mapping[int, ArBooking],
+    states: Mapping[str, str],
+    request: p.SchedJob,
+    users: list[str],
+    start: float,
+    end: float,
+    now: float,
+) -> tuple[Granted, str] | None:
+    """Where an advance reservation for `request` holds its slots from start to end, and
+    its PE ("" for none), or None when nowhere.
+
+    Earlier ARs and what runs until its expected end are booked in the diagrams, as for
+    a reservation; quotas are not honoured (only capacities count). Disabled, suspended
+    and unknown instances are suited, orphaned ones are not, nor instances where a task
+    without a run-time limit runs (it might still run when the AR starts) or that keep
+    one of `users` out.
+    """
+    conf = msgspec.structs.replace(conf, rqs=[])
+    own = [t for t in running if not t.ar]
+    unlimited = {name for t in own if "h_rt" not in t.hard and "s_rt" not in t.hard
+                 for name, _ in t.granted}
+    unlimited -= {qi.name for qi in conf.instances if qi.values.get("h_rt", "INFINITY").upper()
+                  not in ("INFINITY", "")}
+    suited = {name: "".join(c for c in letters if c not in "dusSaA")
+              for name, letters in states.items()}
+    levels = build_levels(conf, loads, own)
+    cycle = Cycle(conf, levels, loads, own, suited, now=now, ars=ars)
+    cat = cycle.category(request)
+    schedule = cycle._the_schedule()
+    duration = end - start
+    empty = cycle._empty_levels()
+
+    def allowed(qi: Instance) -> bool:
+        return qi.name not in unlimited and all(
+            _admits(qi, user, conf.usersets) for user in users)
+
+    if not request.pe:
+        for qi in cat.open:
+            if allowed(qi) and cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
+                    schedule.fits(uses(cat.req, [(levels.of(qi), 1)]), start, duration):
+                return [(qi.name, 1)], ""
+        return None
+    for pe in cat.pes:
+        candidates = [qi for qi in cycle._pe_open(cat, pe).instances if allowed(qi)]
+        granted = cycle._parallel_at(request, cat, pe, candidates, start, duration)
+        if granted is not None:
+            return granted, pe.name
+    return None
+
+
+def _admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
+    """Whether the instance's access lists let a user in (a @group entry is not judged)."""
+    if user.startswith("@"):
+        return True
+    if qi.user_lists and not any(user in usersets.get(name, ()) for name in qi.user_lists):
+        return False
+    return not any(user in usersets.get(name, ()) for name in qi.xuser_lists)
 
 
 class _PeOpen(NamedTuple):
@@ -301,6 +370,8 @@ class Cycle:
         quota_rules: QuotaRules | None = None,
         now: float = 0.0,
         carried: Carried | None = None,
+        ars: Mapping[int, ArBooking] | None = None,
+        in_ars: Iterable[Running] = (),
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -355,6 +426,13 @@ class Cycle:
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
                               for qi in self.usable)
+        # Advance reservations not over yet, and what the jobs in each use of it: slots
+        # per (AR, instance), consumables per (AR, resource).
+        self.ars = {n: ar for n, ar in (ars or {}).items() if ar.end > now}
+        self.ar_slots: dict[tuple[int, str], int] = {}
+        self.ar_spent: dict[tuple[int, str], float] = {}
+        for task in in_ars:
+            self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted)
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
         terms = formula_terms(self.conf.load_formula)
@@ -389,7 +467,12 @@ class Cycle:
 
     def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
         plan = Plan(global_info=self.global_info)
+        if self.ars:  # jobs starting now keep clear of them from the start
+            self._the_schedule()
         for job in jobs:
+            if job.ar:
+                self._run_in_ar(job, plan)
+                continue
             # Fewer slots free in all than the job needs: it waits. Matching it would
             # only find the reasons, and there are none to keep.
             hopeless = not self.conf.job_info and max(job.pe_min, 1) > self.free_slots
@@ -436,7 +519,7 @@ class Cycle:
         if not self.use_categories:
             return self._new_category(job)
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
-               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max)
+               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = self._new_category(job, key)
@@ -666,6 +749,10 @@ class Cycle:
                 # One past its expected end is taken to end at once.
                 bookings.append(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
                                         max(duration, self.now + 1 - start), placement))
+            for ar in self.ars.values():
+                bookings.append(Booking(ar.ar_id, 1, ADVANCE, ar.start, ar.end - ar.start,
+                                        self._uses(self.matcher.request(ar.hard), ar.granted,
+                                                   ar.pe)))
             bookings += [self._starting(*started) for started in self._started]
             for booking in bookings:
                 schedule.book(booking)
@@ -722,7 +809,7 @@ class Cycle:
         if best is None or math.isinf(best[0]):
             return None
         start, qi, placement = best
-        self._book_reservation(Booking(job.job_id, task_id or 1, "RESERVING", start,
+        self._book_reservation(Booking(job.job_id, task_id or 1, RESERVING, start,
                                        cat.duration, placement))
         return start, [(qi.name, 1)]
 
@@ -778,7 +865,7 @@ class Cycle:
             return None
         start, _, granted, pe_name = best
         self._book_reservation(Booking(
-            job.job_id, task_id or 1, "RESERVING", start, cat.duration,
+            job.job_id, task_id or 1, RESERVING, start, cat.duration,
             self._uses(cat.req, granted, pe_name)
             + self._quota_uses(cat.req, _who(job), granted, pe_name)))
         return start, granted
@@ -846,11 +933,13 @@ class Cycle:
         return best
 
     def _parallel_at(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
-                     candidates: list[Instance], start: float) -> Granted | None:
+                     candidates: list[Instance], start: float,
+                     duration: float | None = None) -> Granted | None:
         """The allocation of the job's slots the diagrams allow from `start` on for its
-        whole duration, or None."""
+        whole duration (or the one given), or None."""
         assert self.schedule is not None
-        schedule, req, duration = self.schedule, cat.req, cat.duration
+        schedule, req = self.schedule, cat.req
+        duration = cat.duration if duration is None else duration
         per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
 
         diagrams, end = schedule.diagrams, start + duration
@@ -888,6 +977,99 @@ class Cycle:
                 + self._quota_uses(req, _who(job), granted, pe.name), start, duration):
             return None
         return granted
+
+    # ---- jobs in advance reservations ------------------------------------------------------
+
+    def _run_in_ar(self, job: p.SchedJob, plan: Plan) -> None:
+        """A job of an AR starts inside what the AR holds and its other jobs leave free;
+        neither the cell's levels nor resource quotas concern it."""
+        cat = self.category(job)
+        started = False
+        for task_id in job.pending:
+            placed = self._place_in_ar(job, cat)
+            if placed is None:
+                if self.conf.job_info:
+                    plan.info[job.job_id] = cat.why(_who(job))
+                break
+            granted, pe = placed
+            self._spend_ar(job.ar, cat.req, granted)
+            plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
+            started = True
+        if job.immediate and not started:
+            plan.unschedulable.append(job.job_id)
+
+    def _place_in_ar(self, job: p.SchedJob, cat: _Category) -> tuple[Granted, str] | None:
+        ar = self.ars.get(job.ar)
+        if ar is None or not ar.usable or not ar.start <= self.now:
+            cat.reasons[f"cannot run because advance reservation {job.ar} is not running"] \
+                = None
+            return None
+        reserved = dict(ar.granted)
+        most = self._ar_room(ar, cat.req)
+        empty = self._empty_levels()
+        rooms: dict[str, list[tuple[Instance, int]]] = {}
+        host_room: dict[str, int] = {}
+        for qi in self.open:
+            n = reserved.get(qi.name)
+            if n is None:
+                cat.reasons[f'cannot run in queue instance "{qi.queue}" because it was not '
+                            f"reserved by advance reservation {ar.ar_id}"] = None
+                continue
+            excluded = self._excluded(job, cat.pes, qi, self.conf.hostgroups)
+            result = self.matcher.fits(cat.req, 1, *empty.of(qi))
+            if excluded or not result.ok:
+                cat.reasons.update(dict.fromkeys(excluded or [result.reason]))
+                continue
+            room = _whole(min(n - self.ar_slots.get((ar.ar_id, qi.name), 0), most))
+            if room > 0:
+                rooms.setdefault(qi.host, []).append((qi, room))
+                host_room[qi.host] = host_room.get(qi.host, 0) + room
+        if not job.pe:
+            first = next((qi for items in rooms.values() for qi, _ in items), None)
+            if first is None:
+                cat.reasons["cannot run because the advance reservation "
+                            f"{ar.ar_id} has no slot left for it"] = None
+                return None
+            return [(first.name, 1)], ""
+        for pe in cat.pes:
+            if ar.pe and pe.name != ar.pe:
+                continue
+            granted, offered = allocate(pe.allocation_rule, rooms, host_room,
+                                        _whole(min(job.pe_max, most)), job.pe_min)
+            if granted is not None:
+                return granted, pe.name
+            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
+                        "slots"] = None
+        return None
+
+    def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
+        """How many slots of a job the AR's consumables leave room for (the slots apart):
+        a job may use no more, and nothing else, than its AR holds."""
+        held = {need.name: need for need in self.matcher.request(ar.hard).hard}
+        total = sum(n for _, n in ar.granted)
+        most = math.inf
+        for need in req.hard:
+            if need.consumable == "NO" or not need.key or need.name == "slots":
+                continue
+            own = held.get(need.name)
+            budget = 0.0 if own is None else (
+                own.key if own.consumable == "JOB" else own.key * total)
+            left = budget - self.ar_spent.get((ar.ar_id, need.name), 0.0)
+            most = min(most, (math.inf if left >= need.key else 0.0)
+                       if need.consumable == "JOB" else left / need.key)
+        return most
+
+    def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
+                  ) -> None:
+        slots = 0
+        for name, n in granted:
+            self.ar_slots[(ar_id, name)] = self.ar_slots.get((ar_id, name), 0) + n
+            slots += n
+        for need in req.hard:
+            if need.consumable != "NO" and need.key and need.name != "slots":
+                amount = need.key if need.consumable == "JOB" else need.key * slots
+                key = (ar_id, need.name)
+                self.ar_spent[key] = self.ar_spent.get(key, 0.0) + amount
 
     # ---- sequential jobs -----------------------------------------------------------------
 

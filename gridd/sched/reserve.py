@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from gridd.sched.match import GLOBAL, HOST, JobRequest, Level
 
 _EPSILON = 1e-9
+RESERVING = "RESERVING"
+ADVANCE = "ADVANCE"  # an advance reservation's hold: gridd's own, not in the schedule file
 LEVEL_CHAR = {GLOBAL: "G", HOST: "H"}  # the schedule file's letter per level kind ("Q" else)
 
 
@@ -126,6 +128,8 @@ class Booking:
 
     def lines(self) -> list[str]:
         """The job's lines of a schedule file interval."""
+        if self.state == ADVANCE:
+            return []
         duration = "INFINITY" if math.isinf(self.duration) else str(int(round(self.duration)))
         return [f"{self.job_id}:{self.task_id}:{self.state}:{int(self.start)}:{duration}:"
                 f"{u.level}:{u.name}:{u.resource}:{u.amount:f}" for u in self.uses
@@ -177,13 +181,15 @@ class Schedule:
 
     def book(self, booking: Booking) -> None:
         start, end = booking.start, booking.start + booking.duration
-        reserving = booking.state == "RESERVING"
+        # What a job starting now must keep clear of: the cycle's reservations and the
+        # advance reservations.
+        reserving = booking.state in (RESERVING, ADVANCE)
         for use in booking.uses:
             diagram = self._diagram(use)
             diagram.add(start, end, use.amount)
             if reserving:
                 diagram.reserved = True
-        if reserving:
+        if booking.state == RESERVING:
             self.reserved += 1
         self.bookings.append(booking)
         self._earliest.clear()

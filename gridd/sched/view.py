@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gridd import protocol as p
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
 
 
@@ -21,6 +22,7 @@ class SchedView:
     hosts_up: set[str] = field(default_factory=set)
     flags: dict[str, str] = field(default_factory=dict)
     seq: int = 0
+    ars: dict[int, ArBooking] = field(default_factory=dict)
     # Something planning depends on changed since the last cycle (load reports alone do
     # not count: they refine the next cycle but do not warrant one of their own).
     changed: bool = True
@@ -33,6 +35,7 @@ class SchedView:
         self.hosts_up = set(state.hosts_up)
         self.flags = dict(state.flags)
         self.seq = state.seq
+        self.ars = {ar.ar_id: ar for ar in state.ars}
         self.changed = True
 
     def apply(self, ev: p.SchedEvent) -> bool:
@@ -62,7 +65,10 @@ class SchedView:
             self.flags = dict(ev.flags)
         if ev.conf is not None:
             self.conf = ev.conf
+        if ev.ars is not None:
+            self.ars = {ar.ar_id: ar for ar in ev.ars}
         if (ev.jobs or ev.removed or ev.started or ev.ended or ev.hosts_up is not None
-                or ev.flags is not None or ev.conf is not None or ev.answers_dispatch):
+                or ev.flags is not None or ev.conf is not None or ev.ars is not None
+                or ev.answers_dispatch):
             self.changed = True
         return True
