@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from gridd import paths
 from gridd import protocol as p
+from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
 from gridd.zmtp import Dealer, ZmtpError
 
@@ -144,6 +145,22 @@ class Client:
 
     def alter(self, request: p.Alter) -> p.Ok:
         return self.request(request)
+
+    def ar_submit(self, spec: ArSpec, host: str = "") -> p.Ok:
+        """qrsub: the master's answer ("Your advance reservation N has been granted")."""
+        return self.request(p.ArSubmit(spec=spec, host=host))
+
+    def ar_delete(self, targets: list[str], user: str, users: list[str] | None = None,
+                  force: bool = False) -> p.Ok:
+        """qrdel: ARs by id or name (patterns), or every AR of ``users``."""
+        return self.request(p.ArDelete(targets=targets, user=user, users=users or [],
+                                       force=force))
+
+    def query_ars(self, ids: list[str] | None = None,
+                  users: list[str] | None = None) -> p.ArsReply:
+        """qrstat: the ARs named by ``ids`` (ids, names, patterns; all if empty) of the
+        owners in ``users`` ("*" for any)."""
+        return self.request(p.QueryArs(ids=ids or [], users=users or []))
 
     def shutdown(self) -> None:
         self.request(p.Shutdown(), timeout=CONNECT_TIMEOUT)
