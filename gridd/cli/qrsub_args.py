@@ -1,0 +1,250 @@
+"""What `qrsub` asks for, worked out before talking to the master.
+
+Options come from the cluster's `sge_ar_request` file, then the user's `~/.sge_ar_request`,
+then the command line; a later source wins, except that `-l` requests merge and `-M`
+addresses add up. Only the times that were given travel: the master checks that start,
+end and duration fit together and works out the one left out. All I/O is passed in, so
+this module is testable without files or environment and stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from gridd.cli.qsub_args import QsubError, _tokens
+from gridd.formats import requests
+from gridd.formats.names import parse_date_time
+from gridd.formats.values import parse_time
+from gridd.model.ar import ArSpec
+
+EXIT_ERROR = 1
+
+_OPTIONS = (
+    ("-a date_time", "start of the reservation"),
+    ("-A account_string", "account name written to accounting"),
+    ("-ckpt ckpt_name", "reserve only queues offering this checkpointing"),
+    ("-d time", "length of the reservation"),
+    ("-e date_time", "end of the reservation"),
+    ("-he y[es]|n[o]", "hard error handling: no jobs run while in error"),
+    ("-help", "show this text"),
+    ("-l resource_list", "reserve these resources"),
+    ("-M mail_list", "mail addresses for notifications"),
+    ("-m mail_options", "when to send mail (b, e, a or n)"),
+    ("-masterq wc_queue_list", "queues the master task may be reserved in"),
+    ("-N name", "name of the reservation"),
+    ("-now y[es]|n[o]", "reserve in interactive queues only"),
+    ("-pe pe_name slot_range", "parallel environment and slot range"),
+    ("-q wc_queue_list", "queues to reserve in"),
+    ("-u wc_user_list", "users and @usersets who may submit into it"),
+    ("-w e|v", "e: refuse what cannot be granted, v: only check"),
+)
+_TERMS = (
+    ("date_time", "[[CC]YY]MMDDhhmm[.SS]"),
+    ("time", "hours:minutes:seconds | seconds"),
+    ("mail_options", "any of b, e, a (begin, end, error), or n (none)"),
+    ("mail_list", "user[@host][,user[@host],...]"),
+    ("resource_list", "resource[=value][,resource[=value],...]"),
+    ("slot_range", "n | n-m | -m | n-  (n, m > 0)"),
+    ("wc_queue_list", "queue[,queue,...], each cqueue, cqueue@host or cqueue@@hostgroup"),
+    ("wc_user_list", "user|@userset[,user|@userset,...]"),
+)
+USAGE = (
+    "usage: qrsub [options]\n"
+    + "".join(f"   {'[' + option + ']':<40} {text}\n" for option, text in _OPTIONS)
+    + "\n"
+    + "".join(f"{term:<23} {text}\n" for term, text in _TERMS)
+)
+
+_ARITY = {
+    "-a": 1, "-A": 1, "-ckpt": 1, "-d": 1, "-e": 1, "-he": 1, "-help": 0, "-l": 1,
+    "-M": 1, "-m": 1, "-masterq": 1, "-N": 1, "-now": 1, "-pe": 2, "-q": 1, "-u": 1,
+    "-w": 1,
+}
+_YES = frozenset({"y", "yes"})
+_NO = frozenset({"n", "no"})
+_AR_MAIL_LETTERS = frozenset("bean")
+
+# Add up over every source instead of being replaced by a later one.
+_CUMULATIVE = frozenset({"resources", "mail_list"})
+# Add up within one source, but a later source's list replaces an earlier one's.
+_PER_SOURCE_LISTS = frozenset({"queues", "master_queues", "users"})
+
+
+class QrsubError(Exception):
+    """A reservation refused before reaching the master. With `usage`, the usage text is
+    printed before the message (as `ERROR! message`)."""
+
+    def __init__(self, message: str, *, usage: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.usage = usage
+        self.exit_code = EXIT_ERROR
+
+
+class QrsubRequest(msgspec.Struct, kw_only=True):
+    spec: ArSpec
+    help: bool = False
+
+
+def _yes_no(option: str, value: str) -> bool:
+    word = value.lower()
+    if word in _YES:
+        return True
+    if word in _NO:
+        return False
+    raise QrsubError(f'{option}: invalid value "{value}" (expected y[es] or n[o])')
+
+
+def _date(option: str, value: str, now: float) -> float:
+    try:
+        return float(parse_date_time(value, now=now))
+    except ValueError:
+        raise QrsubError(
+            f'{option}: invalid date_time "{value}" (expected [[CC]YY]MMDDhhmm[.SS])'
+        ) from None
+
+
+def _duration(value: str) -> float:
+    try:
+        seconds = parse_time(value)
+    except ValueError:
+        seconds = math.inf
+    if math.isinf(seconds):
+        raise QrsubError(
+            f'-d: invalid time "{value}" (expected hours:minutes:seconds or seconds)'
+        )
+    return seconds
+
+
+def _mail_options(value: str) -> str:
+    if not value or set(value) - _AR_MAIL_LETTERS or ("n" in value and len(value) > 1):
+        raise QrsubError(f'-m: invalid mail options "{value}" (expected b, e, a or n)')
+    return requests.parse_mail_options(value)
+
+
+def _verify(value: str) -> str:
+    if value not in ("e", "v"):
+        raise QrsubError(f'-w: invalid value "{value}" (expected e or v)')
+    return value
+
+
+def _pe(name: str, slots: str) -> dict[str, Any]:
+    try:
+        low, high = requests.parse_pe_range(slots)
+    except ValueError:
+        raise QrsubError(
+            f'-pe: invalid slot range "{slots}" (expected n, n-m, -m or n-)'
+        ) from None
+    return {"pe_name": name, "pe_min": low, "pe_max": high}
+
+
+def _resources(value: str) -> dict[str, str]:
+    try:
+        return requests.parse_resource_list(value)
+    except ValueError as error:
+        raise QrsubError(f"-l: {error}") from None
+
+
+def _settings(option: str, args: list[str], now: float) -> dict[str, Any]:
+    """The ArSpec fields one option sets."""
+    value = args[0] if args else ""
+    handlers: dict[str, Callable[[], dict[str, Any]]] = {
+        "-a": lambda: {"start": _date("-a", value, now)},
+        "-e": lambda: {"end": _date("-e", value, now)},
+        "-d": lambda: {"duration": _duration(value)},
+        "-A": lambda: {"account": value},
+        "-ckpt": lambda: {"checkpoint": value},
+        "-he": lambda: {"hard_error": _yes_no("-he", value)},
+        "-l": lambda: {"resources": _resources(value)},
+        "-m": lambda: {"mail_options": _mail_options(value)},
+        "-M": lambda: {"mail_list": requests.parse_name_list(value)},
+        "-masterq": lambda: {"master_queues": requests.parse_name_list(value)},
+        "-N": lambda: {"name": value},
+        "-now": lambda: {"immediate": _yes_no("-now", value)},
+        "-pe": lambda: _pe(args[0], args[1]),
+        "-q": lambda: {"queues": requests.parse_name_list(value)},
+        "-u": lambda: {"users": requests.parse_name_list(value)},
+        "-w": lambda: {"verify": _verify(value)},
+        "-help": lambda: {"help": True},
+    }
+    return handlers[option]()
+
+
+def _add(settings: dict[str, Any], key: str, value: Any, *, same_source: bool) -> None:
+    old = settings.get(key)
+    if old is None or not (key in _CUMULATIVE or (same_source and key in _PER_SOURCE_LISTS)):
+        settings[key] = value
+    elif isinstance(old, dict):
+        settings[key] = requests.merge_resources(old, value)
+    else:
+        settings[key] = [*old, *value]
+
+
+def _source(tokens: list[str], now: float, *, usage: bool) -> dict[str, Any]:
+    """Settings of one source; `usage` says whether a syntax error shows the usage."""
+    settings: dict[str, Any] = {}
+    index = 0
+    while index < len(tokens):
+        option = tokens[index]
+        count = _ARITY.get(option)
+        if count is None:
+            raise QrsubError(f'invalid option argument "{option}"', usage=usage)
+        args = tokens[index + 1 : index + 1 + count]
+        if len(args) < count:
+            raise QrsubError(f"{option} option must have argument", usage=usage)
+        for key, value in _settings(option, args, now).items():
+            _add(settings, key, value, same_source=True)
+        index += 1 + count
+    return settings
+
+
+def _file_settings(path: str, text: str, now: float) -> dict[str, Any]:
+    try:
+        return _source(_tokens(text), now, usage=False)
+    except QsubError as error:
+        raise QrsubError(f"{path}: {error.message}") from None
+    except QrsubError as error:
+        raise QrsubError(f"{path}: {error.message}") from None
+
+
+def request_files(root: str, home: str) -> list[str]:
+    """The default request files, in reading order (later ones win)."""
+    return [f"{root}/common/sge_ar_request", f"{home}/.sge_ar_request"]
+
+
+def parse_qrsub(
+    argv: list[str],
+    *,
+    now: float,
+    root: str,
+    home: str,
+    read_file: Callable[[str], str | None],
+    owner: str = "",
+    group: str = "",
+) -> QrsubRequest:
+    """Turn qrsub's arguments and default request files into one request.
+
+    `argv` excludes the program name. Raises QrsubError for anything refused before the
+    master is asked; its message is prefixed with the file it came from, if any.
+    """
+    if not argv:
+        raise QrsubError("no option argument", usage=True)
+    command_line = _source(list(argv), now, usage=True)
+    if command_line.get("help"):
+        return QrsubRequest(spec=ArSpec(), help=True)
+    sources = []
+    for path in request_files(root, home):
+        text = read_file(path)
+        if text is not None:
+            sources.append(_file_settings(path, text, now))
+    sources.append(command_line)
+    combined: dict[str, Any] = {}
+    for settings in sources:
+        for key, value in settings.items():
+            _add(combined, key, value, same_source=False)
+    combined.pop("help", None)
+    return QrsubRequest(spec=ArSpec(owner=owner, group=group, **combined))
