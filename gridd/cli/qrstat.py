@@ -1,0 +1,115 @@
+"""qrstat: show advance reservations (overview, -ar details, -xml).
+
+Without -u only the caller's ARs are shown; `-u '*'` shows everybody's and `$user`
+stands for the caller. ARs named with -ar are shown whoever owns them unless -u is given.
+"""
+
+from __future__ import annotations
+
+import sys
+from fnmatch import fnmatchcase
+
+from gridd.cli.common import current_user, run_command
+from gridd.client import Client
+
+USAGE = """usage: qrstat [options]
+   [-ar ar_list]                            show the details of these ARs
+   [-explain]                               show why an AR is in an error state
+   [-help]                                  show this text
+   [-u user_list]                           show the ARs of these users ('*': all)
+   [-xml]                                   print the information as XML
+
+ar_list                 ar_id|ar_name[,ar_id|ar_name,...] (names may be patterns)
+user_list               user[,user,...] ($user: yourself)
+"""
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Options:
+    def __init__(self) -> None:
+        self.ids: list[str] | None = None
+        self.users: list[str] | None = None
+        self.explain = False
+        self.xml = False
+        self.help = False
+
+
+def _parse(args: list[str]) -> _Options:
+    opts = _Options()
+    while args:
+        arg = args.pop(0)
+        if arg == "-ar":
+            opts.ids = (opts.ids or []) + [i for i in _value(args, arg).split(",") if i]
+        elif arg == "-u":
+            opts.users = (opts.users or []) + [u for u in _value(args, arg).split(",") if u]
+        elif arg == "-explain":
+            opts.explain = True
+        elif arg == "-xml":
+            opts.xml = True
+        elif arg in ("-help", "--help"):
+            opts.help = True
+        else:
+            raise _Usage(f'invalid option argument "{arg}"')
+    return opts
+
+
+def _value(args: list[str], option: str) -> str:
+    if not args:
+        raise _Usage(f"{option} option must have argument")
+    return args.pop(0)
+
+
+def _owners(opts: _Options, me: str) -> list[str]:
+    if opts.users is None:
+        return ["*"] if opts.ids else [me]
+    return [me if user == "$user" else user for user in opts.users]
+
+
+def _missing(ids: list[str], ars: list) -> list[str]:
+    """The -ar items that matched no AR of the answer."""
+    def found(item: str) -> bool:
+        if item.isdigit():
+            return any(ar.ar_id == int(item) for ar in ars)
+        return any(fnmatchcase(ar.spec.name, item) for ar in ars)
+
+    return [item for item in ids if not found(item)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        opts = _parse(list(sys.argv[1:] if argv is None else argv))
+    except _Usage as exc:
+        sys.stderr.write(USAGE)
+        print(f"ERROR! {exc}", file=sys.stderr)
+        return 1
+    if opts.help:
+        sys.stdout.write(USAGE)
+        return 0
+
+    def body() -> int:
+        from gridd.cli import render_qrstat as render
+
+        with Client() as client:
+            reply = client.query_ars(opts.ids or [], _owners(opts, current_user()))
+        ars = list(reply.ars)
+        if opts.xml:
+            lines = render.xml(ars, details=opts.ids is not None, explain=opts.explain)
+        elif opts.ids is not None:
+            lines = render.details(ars, explain=opts.explain)
+        else:
+            lines = render.overview(ars, explain=opts.explain)
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+        missing = _missing(opts.ids or [], ars)
+        for item in missing:
+            print(f'error: advance reservation "{item}" does not exist', file=sys.stderr)
+        return 1 if missing else 0
+
+    return run_command(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
