@@ -62,3 +62,15 @@ def qmod() -> None:
 
 def qquota() -> None:
     _run("qquota")
+
+
+def qrsub() -> None:
+    _run("qrsub")
+
+
+def qrstat() -> None:
+    _run("qrstat")
+
+
+def qrdel() -> None:
+    _run("qrdel")
