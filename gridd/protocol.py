@@ -124,6 +124,7 @@ class JobsReply(Msg, tag="jobs"):
     # With details: the jobs the last cycle reserved for, when and where (qstat -j).
     reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
+    ar_slots: dict[str, int] = {}  # queue instance -> slots held by running ARs (resv)
     # With QueryJobs.resources, per queue instance; with QueryJobs.host_resources, per host
     # ("global" included).
     instance_resources: dict[str, list[Resource]] = {}

@@ -20,6 +20,7 @@ import zmq
 from gridd import paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler
+from gridd.master import ars
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.spool.sqlite_store import SqliteSpool
@@ -31,6 +32,7 @@ SCHED_ENDPOINT = "inproc://gridd-scheduler"
 ACCT_ENDPOINT = "inproc://gridd-accounting"
 BATCH = 2000  # messages applied per spool commit at most
 HOST_CHECK = 5.0
+AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
 CLIENT, SCHED, ACCT = "client", "sched", "acct"
 
@@ -81,6 +83,7 @@ class MasterActor:
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
                 nursery.start_soon(self._host_timer, send.clone())
+                nursery.start_soon(self._ar_timer, send.clone())
                 nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
                                    self.schedule_interval, self.base)
                 nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
@@ -106,6 +109,12 @@ class MasterActor:
                 await trio.sleep(HOST_CHECK)
                 await send.send(("timer", []))
 
+    async def _ar_timer(self, send: trio.MemorySendChannel) -> None:
+        async with send:
+            while True:
+                await trio.sleep(AR_CHECK)
+                await send.send(("tick", []))
+
     async def _apply_loop(self, inbox: trio.MemoryReceiveChannel) -> None:
         while True:
             batch = [await inbox.receive()]
@@ -125,6 +134,9 @@ class MasterActor:
         """Apply one message; True when it was the scheduler's Dispatch."""
         if source == "timer":
             self.master.check_hosts(now, fx)
+            return False
+        if source == "tick":
+            self.master.tick(now, fx)
             return False
         ident = parts[0] if source == CLIENT else b""
         frame = parts[-1]
@@ -177,6 +189,12 @@ class MasterActor:
                 reply = m.qmod(msg, fx)
             case p.QueryQuota():
                 reply = m.quota(msg)
+            case p.ArSubmit():
+                reply = ars.submit(m, msg, now, fx)
+            case p.ArDelete():
+                reply = ars.delete(m, msg, now, fx)
+            case p.QueryArs():
+                reply = ars.query(m, msg, now)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown():
@@ -208,14 +226,19 @@ class MasterActor:
         ]
         puts += [("host", h, s.hosts[h]) for h in fx.dirty_hosts]
         puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
+        puts += [("ar", str(n), s.ars[n]) for n in fx.dirty_ars if n in s.ars]
+        puts += [("report", str(seq), record) for seq, record in fx.reports]
         if fx.config_changed:
             puts.append(("config", "cell", s.config))
         if fx.flags_changed:
             puts.append(("flags", "cell", s.flags))
         deletes = [("job", str(j)) for j in fx.gone_jobs]
         deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
+        deletes += [("report", str(seq)) for seq in fx.outbox_done]
+        deletes += [("ar", str(n)) for n in fx.gone_ars]
         counters = (
-            {"next_job_id": s.next_job_id, "next_seq": s.next_seq}
+            {"next_job_id": s.next_job_id, "next_seq": s.next_seq,
+             "next_ar_id": s.next_ar_id}
             if fx.counters_changed else None
         )
         if puts or deletes or counters:
@@ -230,6 +253,8 @@ class MasterActor:
             if job is not None:
                 self._send_now(self.acct, p.AccountTask(seq=seq, job=job,
                                                         task=job.tasks[task_id]))
+        for seq, record in fx.reports:
+            self._send_now(self.acct, p.ReportRecord(seq=seq, record=record))
 
     def _to_execd(self, host: str, msg: p.Msg) -> None:
         try:
@@ -244,7 +269,7 @@ class MasterActor:
             return
         if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
                 or fx.sched_loads or fx.hosts_changed or fx.flags_changed or fx.config_changed
-                or answered_dispatch):
+                or fx.ars_changed or answered_dispatch):
             return
         self.master.sched_seq += 1
         self._send_now(self.sched, p.SchedEvent(
@@ -253,6 +278,7 @@ class MasterActor:
             hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
             flags=dict(self.master.s.flags) if fx.flags_changed else None,
             conf=self.master.plan if fx.config_changed else None,
+            ars=ars.bookings(self.master) if fx.ars_changed else None,
             answers_dispatch=answered_dispatch,
         ))
 

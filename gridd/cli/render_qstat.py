@@ -288,6 +288,7 @@ class QueueInstance:
     load: float | None
     arch: str | None
     states: str
+    reserved: int = 0  # slots held by advance reservations now
 
 
 def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list[QueueInstance]:
@@ -304,6 +305,7 @@ def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list
             name=qi, qtype=qtype_letters(queue), used=used.get(qi, 0),
             total=queue.instance_slots(split_instance(qi)[1]),
             load=_load_avg(host), arch=_arch(host), states=reply.states.get(qi, ""),
+            reserved=reply.ar_slots.get(qi, 0),
         ))
     return out
 
@@ -318,7 +320,7 @@ def _names_instance(pattern: str, instance: str) -> bool:
 
 def _queue_line(qi: QueueInstance, resources: Iterable[Resource] = ()) -> str:
     load = "-NA-" if qi.load is None else f"{qi.load:.2f}"
-    counts = f"0/{qi.used}/{qi.total}"
+    counts = f"{qi.reserved}/{qi.used}/{qi.total}"
     return (
         f"{qi.name[:QUEUE_WIDTH]:<{QUEUE_WIDTH}} {qi.qtype:<5} {counts:<14} "
         f"{load:<8} {(qi.arch or '-NA-')[:13]:<13} {qi.states}\n"
@@ -396,7 +398,7 @@ def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
 def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource]) -> str:
     fields = [
         ("name", qi.name), ("qtype", qi.qtype), ("slots_used", str(qi.used)),
-        ("slots_resv", "0"), ("slots_total", str(qi.total)),
+        ("slots_resv", str(qi.reserved)), ("slots_total", str(qi.total)),
     ]
     if qi.load is not None:
         fields.append(("load_avg", f"{qi.load:.5f}"))

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import admin, qmod, views
+from gridd.master import admin, ars, qmod, views
+from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
@@ -67,6 +68,10 @@ class Effects:
     counters_changed: bool = False
     config_changed: bool = False
     sched_resync: bool = False  # the scheduler asked for the whole state
+    dirty_ars: set[int] = field(default_factory=set)
+    gone_ars: set[int] = field(default_factory=set)
+    ars_changed: bool = False  # the scheduler must hear of every AR again
+    reports: list[tuple[int, ArRecord]] = field(default_factory=list)  # (seq, record)
 
 
 @dataclass
@@ -80,6 +85,9 @@ class MasterState:
     finished: dict[int, p.JobExited] = field(default_factory=dict)
     config: Configuration = field(default_factory=Configuration)
     flags: dict[str, str] = field(default_factory=dict)  # queue instance -> qmod state letters
+    ars: dict[int, AdvanceReservation] = field(default_factory=dict)
+    next_ar_id: int = 1
+    reports: dict[int, ArRecord] = field(default_factory=dict)  # seq -> record (outbox)
 
 
 class Master:
@@ -153,6 +161,7 @@ class Master:
             hosts_up=sorted(self.host_up),
             flags=dict(self.s.flags),
             seq=self.sched_seq,
+            ars=ars.bookings(self),
         )
 
     def loads(self) -> dict[str, dict[str, str]]:
@@ -229,15 +238,18 @@ class Master:
     def submit(self, spec: JobSpec, now: float, fx: Effects) -> p.Msg:
         spec.hard_resources = _full_names(self.complex_table(), spec.hard_resources)
         spec.soft_resources = _full_names(self.complex_table(), spec.soft_resources)
-        problem = self._validate(spec)
+        problem = self._validate(spec) or (ars.check_job(self, spec, now) if spec.ar else None)
         if problem:
             return p.Error(text=problem)
         warnings: list[str] = []
+        if spec.ar and not spec.verify:
+            spec.verify = "e"  # a job in an AR is checked against it unless -w n
         if spec.verify in ("e", "w", "v", "p"):
-            # e, w and v ask of an empty cluster, p of the cluster as it is now.
+            # e, w and v ask of an empty cluster (its ARs kept), p of the cluster as it is.
             why = verify(self.plan, self.loads(),
                          self.running.values() if spec.verify == "p" else (),
-                         sched_job(new_job(self.s.next_job_id, spec, now), [0]))
+                         sched_job(new_job(self.s.next_job_id, spec, now), [0]),
+                         {b.ar_id: b for b in ars.bookings(self)}, now)
             if spec.verify in ("v", "p"):
                 if why is None:
                     return p.Ok(lines=["verification: found suitable queue(s)"])
@@ -269,27 +281,37 @@ class Master:
                 f'Unable to run job: denied: "{spec.name}" is not a valid object name '
                 "(cannot start with a digit)"
             )
+        problem = self.validate_request(sched_job(new_job(0, spec, 0.0), [0]))
+        return None if problem is None else "Unable to run job: " + problem
+
+    def validate_request(self, job: p.SchedJob) -> str | None:
+        """What is wrong with a job's or an AR's requests (unknown resources, queues, PE)."""
         table = self.complex_table()
-        for name, value in {**spec.hard_resources, **spec.soft_resources}.items():
+        for name, value in {**job.hard, **job.soft}.items():
             attr = table.resolve(name)
             if attr is None or attr.requestable == "NO":
-                return f'Unable to run job: unknown resource "{name}"'
+                return f'unknown resource "{name}"'
             if attr.type == "TIME" and _seconds(value) is None:
-                return f'Unable to run job: invalid time value "{value}" for resource "{name}"'
-        for qref in spec.hard_queues:
+                return f'invalid time value "{value}" for resource "{name}"'
+        for qref in job.queues:
             if not self._queue_exists(qref):
-                return (
-                    "Unable to run job: Job was rejected because job requests unknown queue "
-                    f'"{qref}"'
-                )
-        if spec.pe_name and not any(
-            fnmatch.fnmatchcase(n, spec.pe_name) for n in self.plan.pes
-        ):
-            return (
-                "Unable to run job: job rejected: the requested parallel environment "
-                f'"{spec.pe_name}" does not exist'
-            )
+                return f'Job was rejected because job requests unknown queue "{qref}"'
+        if job.pe and not any(fnmatch.fnmatchcase(n, job.pe) for n in self.plan.pes):
+            return (f'job rejected: the requested parallel environment "{job.pe}" does not '
+                    "exist")
         return None
+
+    def ar_request(self, spec: ArSpec) -> p.SchedJob:
+        """An AR's requests as planning reads a job's."""
+        return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
+                          hard=_full_names(self.complex_table(), spec.resources),
+                          queues=spec.queues, pe=spec.pe_name, pe_min=spec.pe_min,
+                          pe_max=spec.pe_max, owner=spec.owner, group=spec.group)
+
+    def runtime_limit(self, spec: JobSpec) -> float | None:
+        """The job's h_rt in seconds, None when it has none."""
+        value = _seconds(spec.hard_resources.get("h_rt", ""))
+        return value or None
 
     def _queue_exists(self, ref: str) -> bool:
         """Whether a -q reference names a queue instance, read as the scheduler reads it."""
@@ -315,7 +337,7 @@ class Master:
                 code = 1
                 continue
             for job in jobs:
-                lines.append(self._delete_job(job, task_part, req, now, fx))
+                lines.append(self.delete_job(job, req, now, fx, task_part))
         return p.Ok(lines=lines, code=code)
 
     def alter(self, req: p.Alter, fx: Effects) -> p.Msg:
@@ -359,8 +381,8 @@ class Master:
             lines.append(f"modified reservation usage of job {number}")
         return lines
 
-    def _delete_job(self, job: Job, task_part: str, req: p.Delete, now: float,
-                    fx: Effects) -> str:
+    def delete_job(self, job: Job, req: p.Delete, now: float, fx: Effects,
+                   task_part: str = "") -> str:
         wanted = _task_selection(task_part, job)
         running = False
         for task in job.tasks.values():
@@ -420,6 +442,7 @@ class Master:
             priorities=self.priorities(live, now),
             reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
                       if j.job_id in self.sched_reserved} if req.details else {},
+            ar_slots=ars.reserved_slots(self, now),
             states=self.instance_states(),
             instance_resources=self._instance_resources(req.resources, levels, loads),
             host_resources=self._host_resources(req.host_resources, levels, loads),
@@ -731,6 +754,10 @@ class Master:
                                      failed_reason="lost by execution host"),
                         now, fx)
 
+    def tick(self, now: float, fx: Effects) -> None:
+        """What time alone changes: advance reservations starting and ending."""
+        ars.tick(self, now, fx)
+
     def check_hosts(self, now: float, fx: Effects) -> None:
         for name in list(self.host_up):
             host = self.s.hosts[name]
@@ -818,6 +845,9 @@ class Master:
 
     def accounted(self, seqs: list[int], fx: Effects) -> None:
         for seq in seqs:
+            if self.s.reports.pop(seq, None) is not None:
+                fx.outbox_done.append(seq)
+                continue
             entry = self.s.outbox.pop(seq, None)
             if entry is None:
                 continue
@@ -828,8 +858,10 @@ class Master:
                 del self.unaccounted[job_id]
                 self._drop_if_settled(job_id, fx)
 
-    def pending_accounting(self) -> list[p.AccountTask]:
-        out = []
+    def pending_accounting(self) -> list[p.AccountTask | p.ReportRecord]:
+        out: list[p.AccountTask | p.ReportRecord] = [
+            p.ReportRecord(seq=seq, record=record)
+            for seq, record in sorted(self.s.reports.items())]
         for seq, (job_id, task_id) in sorted(self.s.outbox.items()):
             job = self.s.jobs.get(job_id)
             if job and task_id in job.tasks:
@@ -875,6 +907,7 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
         queues=spec.hard_queues, soft_queues=spec.soft_queues, pe=spec.pe_name,
         pe_min=spec.pe_min, pe_max=spec.pe_max, immediate=spec.immediate,
         owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
+        ar=spec.ar,
     )
 
 
@@ -882,7 +915,7 @@ def _holding(job: Job, task: Task) -> Running:
     spec = job.spec
     return Running(job.job_id, task.task_id, spec.hard_resources, task.granted,
                    task.pe or spec.pe_name, spec.owner, spec.group, spec.project,
-                   task.start_time, job.submit_time)
+                   task.start_time, job.submit_time, spec.ar)
 
 
 def _task_selection(task_part: str, job: Job) -> set[int] | None:

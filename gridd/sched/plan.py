@@ -170,16 +170,29 @@ def verify(
     loads: Mapping[str, Mapping[str, str]],
     running: Iterable[Running],
     job: p.SchedJob,
+    ars: Mapping[int, ArBooking] | None = None,
+    now: float = 0.0,
 ) -> list[str] | None:
     """Why `job` could not start on this cluster (None when it could), states ignored:
-    `qsub -w v` asks with no running tasks (an empty cluster), `-w p` with today's."""
-    running = list(running)
+    `qsub -w v` asks with no running tasks (an empty cluster), `-w p` with today's. The
+    advance reservations stay: a job in one is checked against what it holds (as if it
+    ran), any other must keep clear of them."""
+    running = [t for t in running if not t.ar]
     levels = build_levels(conf, loads, running)
-    cycle = Cycle(conf, levels, loads, running, {})
+    if job.ar and ars and job.ar in ars:
+        ar = ars[job.ar]
+        ars = {ar.ar_id: msgspec.structs.replace(ar, usable=True)}
+        now = max(now, ar.start)
+    cycle = Cycle(conf, levels, loads, running, {}, ars=ars, now=now)
+    cat = cycle.category(job)
     who = _who(job)
-    if cycle.place(job, cycle.category(job), who) is not None:
-        return None
-    return cycle.category(job).why(who)
+    if job.ar:
+        placed = cycle._place_in_ar(job, cat) is not None
+    else:
+        if cycle.ars:
+            cycle._the_schedule()
+        placed = cycle.place(job, cat, who) is not None
+    return None if placed else cat.why(who)
 
 
 def grant_ar(

@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from gridd.master.core import MasterState
+from gridd.model.ar import AdvanceReservation, ArRecord
 from gridd.model.cluster import ExecHost
 from gridd.model.config import Configuration
 from gridd.model.job import Job
@@ -25,7 +26,8 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 """
 
 _TYPES: dict[str, type] = {"job": Job, "host": ExecHost, "outbox": tuple[int, int],
-                           "config": Configuration, "flags": dict[str, str]}
+                           "config": Configuration, "flags": dict[str, str],
+                           "ar": AdvanceReservation, "report": ArRecord}
 
 
 class SpoolError(Exception):
@@ -44,7 +46,8 @@ class SqliteSpool:
 
     def load(self) -> MasterState:
         state = MasterState()
-        tables = {"job": state.jobs, "host": state.hosts}
+        tables = {"job": state.jobs, "host": state.hosts, "ar": state.ars,
+                  "report": state.reports}
         for kind, key, body in self.db.execute("SELECT kind, key, body FROM objects"):
             obj = self._dec[kind].decode(body)
             if kind == "outbox":
@@ -54,10 +57,11 @@ class SqliteSpool:
             elif kind == "flags":
                 state.flags = obj
             else:
-                tables[kind][int(key) if kind == "job" else key] = obj
+                tables[kind][key if kind == "host" else int(key)] = obj
         counters = dict(self.db.execute("SELECT name, value FROM counters"))
         state.next_job_id = counters.get("next_job_id", 1)
         state.next_seq = counters.get("next_seq", 1)
+        state.next_ar_id = counters.get("next_ar_id", 1)  # arseqnum
         return state
 
     def is_empty(self) -> bool:

@@ -1,0 +1,282 @@
+"""Advance reservations in the master: qrsub, qrdel, qrstat, jobs submitted into an AR, and
+the lifecycle an AR goes through on time (w -> r -> x) and on qrdel (d).
+
+Pure like the rest of the master: every function takes `now` and records in Effects what
+must be spooled, told to the scheduler and written to the reporting file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import TYPE_CHECKING
+
+from gridd import protocol as p
+from gridd.model.ar import (
+    DELETED,
+    ERROR,
+    EXITED,
+    LIVE,
+    MAX_AR_ID,
+    RUNNING,
+    WAITING,
+    WARNING,
+    AdvanceReservation,
+    ArBooking,
+    ArRecord,
+    ArSpec,
+)
+from gridd.model.cluster import split_instance
+from gridd.model.job import DONE, JobSpec
+from gridd.sched.plan import grant_ar
+
+if TYPE_CHECKING:
+    from gridd.master.core import Effects, Master
+
+NO_SUITABLE = "advance_reservation: no suitable queues"
+EXIT_LIMIT = 25  # qrsub's exit status when max_advance_reservations is reached
+
+
+def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
+    """qrsub: check, grant over the window, and only then create."""
+    spec = req.spec
+    config = m.s.config
+    if spec.owner not in config.managers and spec.owner not in _entries(m, "arusers"):
+        return p.Error(text=f'denied: "{spec.owner}" must be manager or in userset "arusers"')
+    limit = _int(config.conf.max_advance_reservations)
+    if limit > 0 and len(m.s.ars) >= limit:
+        return p.Error(text=f"rejected: only {limit} advance reservations are allowed per "
+                            "cluster", code=EXIT_LIMIT)
+    window = _window(spec, now)
+    if isinstance(window, str):
+        return p.Error(text=window)
+    start, end = window
+    request = m.ar_request(spec)
+    problem = m.validate_request(request)
+    if problem:
+        return p.Error(text=problem)
+    bookings = {ar.ar_id: booking(ar) for ar in m.s.ars.values() if ar.state in LIVE}
+    granted = grant_ar(m.plan, m.loads(), m.running.values(), bookings, m.instance_states(),
+                       request, spec.users or [spec.owner], start, end, now)
+    if granted is None:
+        return p.Error(text=NO_SUITABLE)
+    if spec.verify == "v":
+        return p.Ok(lines=["verification: found possible assignment"])
+    ar_id = m.s.next_ar_id
+    m.s.next_ar_id = ar_id + 1 if ar_id < MAX_AR_ID else 1
+    while m.s.next_ar_id in m.s.ars:
+        m.s.next_ar_id = m.s.next_ar_id + 1 if m.s.next_ar_id < MAX_AR_ID else 1
+    fx.counters_changed = True
+    spec.resources = request.hard
+    ar = AdvanceReservation(ar_id=ar_id, spec=spec, submission_time=now, start=start, end=end,
+                            granted=granted[0], granted_pe=granted[1])
+    m.s.ars[ar_id] = ar
+    _changed(ar, fx)
+    report(m, ArRecord(kind="new_ar", time=now, ar=ar), fx)
+    report(m, ArRecord(kind="ar_attr", time=now, ar=ar), fx)
+    if start <= now:
+        _go(m, ar, RUNNING, "START TIME REACHED", "start time of AR reached", now, fx)
+    return p.Ok(lines=[f"Your advance reservation {ar_id} has been granted"])
+
+
+def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:
+    """Start and end from any two of -a, -e and -d (start now by default), or why not."""
+    start = now if spec.start is None else spec.start
+    if spec.end is not None and spec.duration is not None and spec.start is not None \
+            and abs(spec.end - spec.start - spec.duration) > 0.5:
+        return "denied: start time, end time and duration do not agree"
+    if spec.end is not None:
+        end = spec.end
+    elif spec.duration is not None:
+        end = start + spec.duration
+    else:
+        return "denied: neither end time (-e) nor duration (-d) was given"
+    if spec.start is not None and start < now - 1:
+        return "start time is in the past"
+    if end <= start:
+        return "denied: the end time is not after the start time"
+    return start, end
+
+
+def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
+    """qrdel: an AR without jobs goes at once; one with jobs once they are gone."""
+    lines: list[str] = []
+    code = 0
+    chosen: list[AdvanceReservation] = []
+    for target in req.targets:
+        found = _named(m, target)
+        if not found:
+            lines.append(f'denied: advance_reservation "{target}" does not exist')
+            code = 1
+        chosen += found
+    if req.users:
+        chosen += [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)
+                   if "*" in req.users or ar.spec.owner in req.users]
+    seen: set[int] = set()
+    for ar in chosen:
+        if ar.ar_id in seen:
+            continue
+        seen.add(ar.ar_id)
+        config = m.s.config
+        if req.user != ar.spec.owner and req.user not in config.managers \
+                and req.user not in config.operators:
+            lines.append(f"{req.user} - you do not have the necessary privileges to delete "
+                         f'the advance_reservation "{ar.ar_id}"')
+            code = 1
+            continue
+        for job in jobs_of(m, ar.ar_id):
+            m.delete_job(job, p.Delete(targets=[], user=req.user, force=req.force), now, fx)
+        if ar.state not in (DELETED, EXITED):
+            ar.state = DELETED
+            _changed(ar, fx)
+        if _settle(m, ar, now, fx):
+            lines.append(f"{req.user} has deleted advance_reservation {ar.ar_id}")
+        else:
+            lines.append(f"{req.user} has registered the advance_reservation {ar.ar_id} for "
+                         "deletion")
+    return p.Ok(lines=lines, code=code)
+
+
+def _named(m: Master, target: str) -> list[AdvanceReservation]:
+    if target.isdigit():
+        ar = m.s.ars.get(int(target))
+        return [ar] if ar else []
+    return [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)
+            if ar.spec.name and fnmatch.fnmatchcase(ar.spec.name, target)]
+
+
+def query(m: Master, req: p.QueryArs, now: float) -> p.ArsReply:
+    """qrstat: the ARs named (all when none), of the owners asked for ("*": anyone)."""
+    if req.ids:
+        chosen: dict[int, AdvanceReservation] = {}
+        for target in req.ids:
+            for ar in _named(m, target):
+                chosen[ar.ar_id] = ar
+        ars = list(chosen.values())
+    else:
+        ars = list(m.s.ars.values())
+    if req.users and "*" not in req.users:
+        ars = [ar for ar in ars if ar.spec.owner in req.users]
+    return p.ArsReply(ars=sorted(ars, key=lambda a: a.ar_id), now=now)
+
+
+def tick(m: Master, now: float, fx: Effects) -> None:
+    """Time-driven transitions: start and end times reached, deleted ARs whose jobs are
+    gone."""
+    for ar in list(m.s.ars.values()):
+        if ar.state in (WAITING, WARNING) and ar.start <= now:
+            if ar.state == WARNING:
+                _go(m, ar, ERROR, "START TIME REACHED", "start time of AR reached", now, fx)
+            else:
+                _go(m, ar, RUNNING, "START TIME REACHED", "start time of AR reached", now, fx)
+        if ar.state in LIVE and ar.end <= now:
+            _go(m, ar, EXITED, "TERMINATED", "end time of AR reached", now, fx)
+            _account(m, ar, now, fx)
+            for job in jobs_of(m, ar.ar_id):
+                m.delete_job(job, p.Delete(targets=[], user="root"), now, fx)
+        if ar.state in (DELETED, EXITED):
+            _settle(m, ar, now, fx)
+
+
+def _settle(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> bool:
+    """Remove an ended or deleted AR once no job of it is left; True when removed."""
+    if jobs_of(m, ar.ar_id):
+        return False
+    if ar.state == DELETED:
+        report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=DELETED, event="DELETED",
+                           message="AR deleted"), fx)
+        _account(m, ar, now, fx)
+    del m.s.ars[ar.ar_id]
+    fx.gone_ars.add(ar.ar_id)
+    fx.ars_changed = True
+    return True
+
+
+def _account(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> None:
+    """ar_acct: what the AR held, per queue instance."""
+    for instance, slots in ar.granted:
+        queue, host = split_instance(instance)
+        report(m, ArRecord(kind="ar_acct", time=now, ar=ar, queue=queue, host=host,
+                           slots=slots), fx)
+
+
+def _go(m: Master, ar: AdvanceReservation, state: str, event: str, message: str, now: float,
+        fx: Effects) -> None:
+    ar.state = state
+    _changed(ar, fx)
+    report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=state, event=event,
+                       message=message), fx)
+
+
+def _changed(ar: AdvanceReservation, fx: Effects) -> None:
+    fx.dirty_ars.add(ar.ar_id)
+    fx.ars_changed = True
+
+
+def report(m: Master, record: ArRecord, fx: Effects) -> None:
+    """Queue a reporting record in the durable outbox (the accounting actor writes it)."""
+    seq = m.s.next_seq
+    m.s.next_seq += 1
+    fx.counters_changed = True
+    m.s.reports[seq] = record
+    fx.reports.append((seq, record))
+
+
+def jobs_of(m: Master, ar_id: int) -> list:
+    return [job for job in m.s.jobs.values()
+            if job.spec.ar == ar_id and any(t.state != DONE for t in job.tasks.values())]
+
+
+def booking(ar: AdvanceReservation) -> ArBooking:
+    """What the scheduler needs of an AR: its jobs may run while it runs (or is in error
+    with soft error handling)."""
+    usable = ar.state == RUNNING or (ar.state == ERROR and not ar.spec.hard_error)
+    return ArBooking(ar.ar_id, ar.start, ar.end, ar.granted, ar.spec.resources,
+                     ar.granted_pe, usable)
+
+
+def bookings(m: Master) -> list[ArBooking]:
+    return [booking(ar) for ar in m.s.ars.values() if ar.state in LIVE]
+
+
+def reserved_slots(m: Master, now: float) -> dict[str, int]:
+    """Slots per queue instance held by ARs whose window is open (qstat -f resv)."""
+    out: dict[str, int] = {}
+    for ar in m.s.ars.values():
+        if ar.start <= now < ar.end and ar.state != WAITING:
+            for instance, slots in ar.granted:
+                out[instance] = out.get(instance, 0) + slots
+    return out
+
+
+def check_job(m: Master, spec: JobSpec, now: float) -> str | None:
+    """Why a job may not be submitted into its AR (qsub -ar), or None."""
+    ar = m.s.ars.get(spec.ar)
+    if ar is None or ar.state not in LIVE:
+        return f"Unable to run job: the advance reservation id {spec.ar} is invalid"
+    if not _may_use(m, ar, spec.owner):
+        return (f'Unable to run job: the user "{spec.owner}" has no access to the advance '
+                f"reservation id {spec.ar}")
+    h_rt = m.runtime_limit(spec)
+    if h_rt is not None and (h_rt > ar.duration or h_rt > ar.end - now):
+        return ("Unable to run job: the job duration is longer than duration of the advance "
+                f"reservation id {spec.ar}")
+    return None
+
+
+def _may_use(m: Master, ar: AdvanceReservation, user: str) -> bool:
+    for entry in ar.acl():
+        if entry == user or (entry.startswith("@") and user in _entries(m, entry[1:])):
+            return True
+    return False
+
+
+def _entries(m: Master, userset: str) -> list[str]:
+    found = m.s.config.usersets.get(userset)
+    return list(found.entries) if found else []
+
+
+def _int(text: str | None) -> int:
+    try:
+        return int(text or 0)
+    except ValueError:
+        return 0
