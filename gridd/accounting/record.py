@@ -127,10 +127,8 @@ def category(job: Job, *, user_in_category: bool = False) -> str:
     return " ".join(parts) or "NONE"
 
 
-def record_for(
-    job: Job, task: Task, *, ar_submission_time: int = 0, user_in_category: bool = False
-) -> AccountingRecord:
-    """Build the line for a finished task; the AR's submission time is not part of the job."""
+def record_for(job: Job, task: Task, *, user_in_category: bool = False) -> AccountingRecord:
+    """Build the line for a finished task."""
     spec, usage = job.spec, task.usage
     slots = sum(n for _, n in task.granted) or spec.slots()
     return AccountingRecord(
@@ -178,7 +176,7 @@ def record_for(
         pe_taskid="NONE",
         maxvmem=usage.maxvmem,
         arid=spec.ar,
-        ar_submission_time=ar_submission_time if spec.ar else 0,
+        ar_submission_time=int(spec.ar_submission_time) if spec.ar else 0,
     )
 
 

@@ -260,6 +260,7 @@ def check_job(m: Master, spec: JobSpec, now: float) -> str | None:
     if h_rt is not None and (h_rt > ar.duration or h_rt > ar.end - now):
         return ("Unable to run job: the job duration is longer than duration of the advance "
                 f"reservation id {spec.ar}")
+    spec.ar_submission_time = ar.submission_time
     return None
 
 

@@ -75,6 +75,7 @@ class JobSpec(msgspec.Struct):
     sync: bool = False
     verify: str = ""  # -w e|v|w|n|p
     ar: int = 0
+    ar_submission_time: float = 0.0  # of the AR, kept for the accounting record
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""

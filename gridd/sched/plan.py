@@ -84,14 +84,15 @@ class Carried:
     # runs, and its request.
     held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = field(
         default_factory=dict)
-    where: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # ids: usable, open
+    # ids of the instances usable and open, and the instances advance reservations hold
+    where: tuple[tuple[int, ...], tuple[int, ...], frozenset[str]] = ((), (), frozenset())
     statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
     before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
 
     def follow(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
-               usable: list[Instance], open_: list[Instance]) -> None:
-        where = (tuple(map(id, usable)), tuple(map(id, open_)))
+               usable: list[Instance], open_: list[Instance], held: frozenset[str]) -> None:
+        where = (tuple(map(id, usable)), tuple(map(id, open_)), held)
         if conf is not self.conf:
             self.conf, self.empty, self.held = conf, None, {}
             self.statics = {}
@@ -432,16 +433,17 @@ class Cycle:
         self._started: list[tuple[int, int, _Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
         self._quota_reserved = False  # a reservation holds quota
+        # Advance reservations not over yet, and what the jobs in each use of it: slots
+        # per (AR, instance), consumables per (AR, resource).
+        self.ars = {n: ar for n, ar in (ars or {}).items() if ar.end > now}
+        self.ar_instances = frozenset(name for ar in self.ars.values() for name, _ in ar.granted)
         self.usable, self.open = self._usable(self._ordered(loads), states)
         self._carried = carried or Carried()
-        self._carried.follow(conf, loads, self.usable, self.open)
+        self._carried.follow(conf, loads, self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
                               for qi in self.usable)
-        # Advance reservations not over yet, and what the jobs in each use of it: slots
-        # per (AR, instance), consumables per (AR, resource).
-        self.ars = {n: ar for n, ar in (ars or {}).items() if ar.end > now}
         self.ar_slots: dict[tuple[int, str], int] = {}
         self.ar_spent: dict[tuple[int, str], float] = {}
         for task in in_ars:
@@ -572,10 +574,11 @@ class Cycle:
         return _Static(req, candidates, pes, job.soft_queues, self._duration(req), excluded,
                        open_)
 
-    @staticmethod
-    def _excluded(job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
+    def _excluded(self, job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
                   groups: Mapping[str, list[str]]) -> list[str]:
-        """Why the job may never run in the instance, whatever it has free (none: it may)."""
+        """Why the job may never run in the instance, whatever it has free (none: it may).
+        A job that may run for ever never goes where an advance reservation holds slots:
+        it could still run when the AR starts."""
         if not qi.batch:
             return [f'cannot run in queue instance "{qi.name}" because it is not of type batch']
         if job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):
@@ -584,6 +587,11 @@ class Cycle:
         if pes and not any(pe.name in qi.pe_list for pe in pes):
             return [f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is not in PE list'
                     for pe in pes]
+        if not job.ar and qi.name in self.ar_instances and "h_rt" not in job.hard \
+                and "s_rt" not in job.hard and qi.values.get("h_rt", "INFINITY").upper() in (
+                    "INFINITY", ""):
+            return [f'cannot run in queue instance "{qi.name}" because it carries an advance '
+                    "reservation and the job has no run-time limit"]
         return []
 
     def place(self, job: p.SchedJob, cat: _Category,

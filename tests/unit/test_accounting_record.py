@@ -130,8 +130,9 @@ def test_record_for_category_like_ge() -> None:
     )
     assert record_for(job, task).category == "-l h_rt=60,license=2 -pe mpi 2"
     assert record_for(job, task, user_in_category=True).category.startswith("-u u -l ")
-    job, task = _finished_job(ar=12, hard_queues=["all.q"], array=(1, 3, 1))
-    rec = record_for(job, task, ar_submission_time=99)
+    job, task = _finished_job(ar=12, ar_submission_time=99.0, hard_queues=["all.q"],
+                              array=(1, 3, 1))
+    rec = record_for(job, task)
     assert (rec.category, rec.arid, rec.ar_submission_time, rec.task_number) == (
         "-q all.q -ar 12",
         12,
