@@ -99,6 +99,7 @@ class Alter(Msg, tag="alter"):
     hard: dict[str, str] | None = None  # -l: the whole hard resource list
     priority: int | None = None
     reserve: bool | None = None
+    ar: int | None = None  # -ar: the advance reservation to run in (0: none)
 
 
 class QueryJobs(Msg, tag="query_jobs"):

@@ -176,7 +176,7 @@ class MasterActor:
             case p.Delete():
                 reply = m.delete(msg, now, fx)
             case p.Alter():
-                reply = m.alter(msg, fx)
+                reply = m.alter(msg, now, fx)
             case p.QueryJobs():
                 reply = m.query_jobs(msg, now)
             case p.WaitJob():
@@ -255,6 +255,8 @@ class MasterActor:
                                                         task=job.tasks[task_id]))
         for seq, record in fx.reports:
             self._send_now(self.acct, p.ReportRecord(seq=seq, record=record))
+        for to, text in fx.mails:  # the mailer is the log for now
+            log.info("mail to %s: %s", ",".join(to), text)
 
     def _to_execd(self, host: str, msg: p.Msg) -> None:
         try:

@@ -1,4 +1,4 @@
-"""qalter: change attributes of submitted jobs (-N, -p, -R and the hard -l list)."""
+"""qalter: change attributes of submitted jobs (-N, -p, -R, -ar and the hard -l list)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
 
-USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-l resource=value,...] "
-         "job_task_list")
+USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] "
+         "[-l resource=value,...] job_task_list")
 FIELDS = {"name": "name", "priority": "priority", "reserve": "reserve",
-          "hard_resources": "hard"}
+          "hard_resources": "hard", "ar": "ar"}
 
 
 def main(argv: list[str] | None = None) -> int:

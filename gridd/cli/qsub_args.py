@@ -543,7 +543,7 @@ def parse_qsub(
     )
 
 
-ALTERABLE = ("-N", "-p", "-R", "-l")
+ALTERABLE = ("-N", "-p", "-R", "-l", "-ar")
 
 
 def alter_settings(option: str, value: str) -> dict[str, Any]:

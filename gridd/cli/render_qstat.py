@@ -623,6 +623,8 @@ def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
         lines.append(_field("jid_successor_list", ",".join(map(str, sorted(after)))))
     if spec.project:
         lines.append(_field("project", spec.project))
+    if spec.ar:
+        lines.append(_field("ar_id", spec.ar))
     return lines
 
 

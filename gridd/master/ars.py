@@ -25,9 +25,9 @@ from gridd.model.ar import (
     ArRecord,
     ArSpec,
 )
-from gridd.model.cluster import split_instance
+from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import DONE, JobSpec
-from gridd.sched.plan import grant_ar
+from gridd.sched.plan import admits, grant_ar
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master
@@ -159,10 +159,18 @@ def query(m: Master, req: p.QueryArs, now: float) -> p.ArsReply:
     return p.ArsReply(ars=sorted(ars, key=lambda a: a.ar_id), now=now)
 
 
+# Queue instance states in which an AR's resources count as failed (spec 5.2.2.2.1):
+# the host unknown (execd lost), the queue disabled, suspended or in error.
+_FAILED = {"u": "is unknown", "d": "is disabled", "s": "is suspended", "S": "is suspended",
+           "E": "is in error state"}
+
+
 def tick(m: Master, now: float, fx: Effects) -> None:
-    """Time-driven transitions: start and end times reached, deleted ARs whose jobs are
-    gone."""
+    """Time-driven transitions: start and end times reached, resources failed or back,
+    deleted ARs whose jobs are gone."""
+    states = m.instance_states() if m.s.ars else {}
     for ar in list(m.s.ars.values()):
+        _check_resources(m, ar, states, now, fx)
         if ar.state in (WAITING, WARNING) and ar.start <= now:
             if ar.state == WARNING:
                 _go(m, ar, ERROR, "START TIME REACHED", "start time of AR reached", now, fx)
@@ -175,6 +183,54 @@ def tick(m: Master, now: float, fx: Effects) -> None:
                 m.delete_job(job, p.Delete(targets=[], user="root"), now, fx)
         if ar.state in (DELETED, EXITED):
             _settle(m, ar, now, fx)
+
+
+def _check_resources(m: Master, ar: AdvanceReservation, states: dict[str, str],
+                     now: float, fx: Effects) -> None:
+    """W or E while a reserved queue instance has failed; back to w or r once none has."""
+    if ar.state not in LIVE:
+        return
+    failed = next((f'queue instance "{name}" {_FAILED[c]}' for name, _ in ar.granted
+                   for c in states.get(name, "") if c in _FAILED), "")
+    started = ar.start <= now
+    if failed and ar.state in (WAITING, RUNNING):
+        ar.message = failed
+        _go(m, ar, ERROR if started else WARNING, "RESOURCES UNSATISFIED", failed, now, fx)
+        _mail(m, ar, "a", f"AR {ar.ar_id} has gone into error state: {failed}", fx)
+    elif not failed and ar.state in (WARNING, ERROR):
+        ar.message = ""
+        _go(m, ar, RUNNING if started else WAITING, "RESOURCES SATISFIED",
+            "AR resources satisfied again", now, fx)
+        _mail(m, ar, "a", f"AR {ar.ar_id} is valid again", fx)
+
+
+def _mail(m: Master, ar: AdvanceReservation, event: str, text: str, fx: Effects) -> None:
+    """Mail the owner (or -M addresses) about an event the AR asked mail for (-m b|e|a)."""
+    if event in ar.spec.mail_options and "n" not in ar.spec.mail_options:
+        fx.mails.append((ar.spec.mail_list or [ar.spec.owner], text))
+
+
+def breaks(m: Master, plan: PlanConf) -> str | None:
+    """Why a configuration change would break a granted AR (None when it would not): a
+    reserved instance dropped from a queue that stays (a deleted queue only orphans its
+    instances), or a user of its access list shut out of one."""
+    instances = {qi.name: qi for qi in plan.instances}
+    queues = {qi.queue for qi in plan.instances}
+    for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id):
+        if ar.state not in LIVE:
+            continue
+        for name, _ in ar.granted:
+            qi = instances.get(name)
+            if qi is None:
+                if split_instance(name)[0] in queues:
+                    return (f'denied: queue instance "{name}" is reserved by advance '
+                            f"reservation {ar.ar_id}")
+                continue
+            for user in ar.acl():
+                if not admits(qi, user, plan.usersets):
+                    return (f'denied: user "{user}" would lose access to queue instance '
+                            f'"{name}" reserved by advance reservation {ar.ar_id}')
+    return None
 
 
 def _settle(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> bool:
@@ -201,6 +257,10 @@ def _account(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> None
 
 def _go(m: Master, ar: AdvanceReservation, state: str, event: str, message: str, now: float,
         fx: Effects) -> None:
+    if state == RUNNING and event == "START TIME REACHED":
+        _mail(m, ar, "b", f"AR {ar.ar_id} ({ar.spec.name or 'no name'}) has started", fx)
+    elif state == EXITED:
+        _mail(m, ar, "e", f"AR {ar.ar_id} ({ar.spec.name or 'no name'}) has ended", fx)
     ar.state = state
     _changed(ar, fx)
     report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=state, event=event,

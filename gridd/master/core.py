@@ -72,6 +72,7 @@ class Effects:
     gone_ars: set[int] = field(default_factory=set)
     ars_changed: bool = False  # the scheduler must hear of every AR again
     reports: list[tuple[int, ArRecord]] = field(default_factory=list)  # (seq, record)
+    mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
 
 
 @dataclass
@@ -340,7 +341,7 @@ class Master:
                 lines.append(self.delete_job(job, req, now, fx, task_part))
         return p.Ok(lines=lines, code=code)
 
-    def alter(self, req: p.Alter, fx: Effects) -> p.Msg:
+    def alter(self, req: p.Alter, now: float, fx: Effects) -> p.Msg:
         """qalter: every named job changed, or none where a value is refused."""
         table = self.complex_table()
         hard = None if req.hard is None else _full_names(table, req.hard)
@@ -359,13 +360,35 @@ class Master:
                 lines.append(f'denied: job "{target}" does not exist')
                 code = 1
             for job in jobs:
+                if req.ar is not None:
+                    problem = self._alter_ar(job, req.ar, now)
+                    if problem:
+                        lines.append(problem)
+                        code = 1
+                        continue
                 lines += self._alter_job(job, req, hard)
                 fx.dirty_jobs.add(job.job_id)
                 fx.sched.append(self.sched_job(job) or _nothing(job))
         return p.Ok(lines=lines, code=code)
 
+    def _alter_ar(self, job: Job, ar_id: int, now: float) -> str | None:
+        """Why a job may not move into (or out of, with 0) an AR: not once it runs."""
+        if any(t.state in ACTIVE for t in job.tasks.values()):
+            return f"denied: job {job.job_id} is already running: its advance reservation " \
+                "cannot be changed"
+        if ar_id:
+            spec = msgspec.structs.replace(job.spec, ar=ar_id)
+            problem = ars.check_job(self, spec, now)
+            if problem:
+                return problem.replace("Unable to run job: ", "denied: ")
+            job.spec.ar_submission_time = spec.ar_submission_time
+        return None
+
     def _alter_job(self, job: Job, req: p.Alter, hard: dict[str, str] | None) -> list[str]:
         spec, number, lines = job.spec, job.job_id, []
+        if req.ar is not None:
+            spec.ar = req.ar
+            lines.append(f"modified advance reservation of job {number}")
         if req.name is not None:
             spec.name = req.name
             lines.append(f"modified job name of job {number}")
@@ -565,7 +588,15 @@ class Master:
         return None
 
     def qconf(self, req: p.Qconf, fx: Effects) -> p.QconfReply:
+        # A change that would break a granted AR is refused (spec 5.2.2.2.1): the
+        # configuration as it was comes back.
+        before = _copy(self.s.config) if self.s.ars else None
         ans = admin.run_qconf(self.s.config, req.argv, admin.Caller(req.user, req.host, req.files))
+        if ans.changed and before is not None:
+            problem = ars.breaks(self, views.plan_conf(self.s.config))
+            if problem:
+                self.s.config = before
+                return p.QconfReply(err=[problem], code=1)
         if ans.changed:
             fx.config_changed = True
             self.refresh_views()
@@ -878,6 +909,10 @@ def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]
         attr = table.resolve(name)
         out[attr.name if attr else name] = value
     return out
+
+
+def _copy(config: Configuration) -> Configuration:
+    return msgspec.msgpack.decode(msgspec.msgpack.encode(config), type=Configuration)
 
 
 def _live(job: Job) -> bool:

@@ -234,7 +234,7 @@ def grant_ar(
 
     def allowed(qi: Instance) -> bool:
         return qi.name not in unlimited and all(
-            _admits(qi, user, conf.usersets) for user in users)
+            admits(qi, user, conf.usersets) for user in users)
 
     if not request.pe:
         for qi in cat.open:
@@ -250,7 +250,7 @@ def grant_ar(
     return None
 
 
-def _admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
+def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
     """Whether the instance's access lists let a user in (a @group entry is not judged)."""
     if user.startswith("@"):
         return True
