@@ -27,7 +27,7 @@ from gridd.model.ar import (
 )
 from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import DONE, JobSpec
-from gridd.sched.plan import admits, grant_ar
+from gridd.sched.plan import admits
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master
@@ -55,8 +55,9 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     if problem:
         return p.Error(text=problem)
     bookings = {ar.ar_id: booking(ar) for ar in m.s.ars.values() if ar.state in LIVE}
-    granted = grant_ar(m.plan, m.loads(), m.running.values(), bookings, m.instance_states(),
-                       request, spec.users or [spec.owner], start, end, now)
+    granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings,
+                                    m.instance_states(), request, spec.users or [spec.owner],
+                                    start, end, now)
     if granted is None:
         return p.Error(text=NO_SUITABLE)
     if spec.verify == "v":
@@ -101,19 +102,19 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
     """qrdel: an AR without jobs goes at once; one with jobs once they are gone."""
     lines: list[str] = []
     code = 0
-    chosen: list[AdvanceReservation] = []
+    chosen: list[AdvanceReservation | str] = []  # in the order named; a name not found
     for target in req.targets:
-        found = _named(m, target)
-        if not found:
-            lines.append(f'denied: advance_reservation "{target}" does not exist')
-            code = 1
-        chosen += found
+        chosen += _named(m, target) or [target]
     if req.users:
         chosen += [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)
                    if "*" in req.users or ar.spec.owner in req.users]
     seen: set[int] = set()
     for ar in chosen:
-        if ar.ar_id in seen:
+        if isinstance(ar, str):
+            lines.append(f'denied: advance_reservation "{ar}" does not exist')
+            code = 1
+            continue
+        if ar.ar_id in seen or ar.ar_id not in m.s.ars:
             continue
         seen.add(ar.ar_id)
         config = m.s.config

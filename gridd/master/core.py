@@ -39,7 +39,7 @@ from gridd.model.job import (
 from gridd.model.priority import ResourceUrgency, priorities, urgency
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
-from gridd.sched.plan import queue_matches, verify
+from gridd.sched.plan import Planner, queue_matches, verify
 from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
 
@@ -117,6 +117,7 @@ class Master:
         self._urgency: ResourceUrgency | None = None
         self._urgency_of: object = None
         self.sched_global_info: list[str] = []
+        self.ar_planner = Planner()  # what it carries speeds up granting ARs one after another
         self._table_rows: list | None = None
         self._table = ComplexTable(())
         self.plan = PlanConf()

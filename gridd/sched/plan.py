@@ -127,16 +127,16 @@ class Planner:
         """Decide which pending tasks start now. The view is left alone: the master
         answers with events that carry the orders' effects. `categories=False` is the
         slow reference the caches must agree with (see Cycle)."""
-        # Tasks in advance reservations hold what their AR holds, not the cell's.
-        running = [t for t in view.running.values() if not t.ar] if view.ars else \
-            view.running.values()
+        # Tasks in advance reservations hold what their AR holds, not the cell's (those of
+        # an AR that is over hold their own until they end).
+        running, in_ars = _apart(view.running.values(), view.ars)
         levels = build_levels(view.conf, view.loads, running, self.matcher(view.conf))
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
                       carried=self._carried, ars=view.ars,
-                      in_ars=[t for t in view.running.values() if t.ar] if view.ars else ())
+                      in_ars=in_ars)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         return cycle.run(self.order(view, now))
@@ -160,6 +160,65 @@ class Planner:
                   for j, nurg in zip(jobs, nurgs, strict=True)}
         return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
 
+    def grant_ar(
+        self,
+        conf: PlanConf,
+        loads: Mapping[str, Mapping[str, str]],
+        running: Iterable[Running],
+        ars: Mapping[int, ArBooking],
+        states: Mapping[str, str],
+        request: p.SchedJob,
+        users: list[str],
+        start: float,
+        end: float,
+        now: float,
+    ) -> tuple[Granted, str] | None:
+        """Where an advance reservation for `request` holds its slots from start to end,
+        and its PE ("" for none), or None when nowhere.
+
+        Earlier ARs and what runs until its expected end are booked in the diagrams, as
+        for a reservation; quotas are not honoured (only capacities count). Disabled,
+        suspended and unknown instances are suited, orphaned ones are not, nor instances
+        where a task without a run-time limit runs (it might still run when the AR
+        starts) or that keep one of `users` out. What the planner carries from cycle to
+        cycle (the empty levels, where each running task holds what) serves here too.
+        """
+        own, _ = _apart(running, ars)
+        unlimited = {name for t in own if "h_rt" not in t.hard and "s_rt" not in t.hard
+                     for name, _ in t.granted}
+        unlimited -= {qi.name for qi in conf.instances
+                      if qi.values.get("h_rt", "INFINITY").upper() not in ("INFINITY", "")}
+        suited = {name: "".join(c for c in letters if c not in "dusSaA")
+                  for name, letters in states.items()}
+        carried = self._carried
+        carried.follow(conf, loads, [], [], frozenset())
+        if carried.empty is None:
+            carried.empty = build_levels(conf, loads, [], self.matcher(conf))
+        # The diagrams decide; the levels only name where things are.
+        cycle = Cycle(conf, carried.empty, loads, own, suited, now=now, ars=ars,
+                      carried=carried, granting=True)
+        cat = cycle.category(request)
+        schedule = cycle._the_schedule()
+        duration = end - start
+        empty = carried.empty
+
+        def allowed(qi: Instance) -> bool:
+            return qi.name not in unlimited and all(
+                admits(qi, user, conf.usersets) for user in users)
+
+        if not request.pe:
+            for qi in cat.open:
+                if allowed(qi) and cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
+                        schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
+                    return [(qi.name, 1)], ""
+            return None
+        for pe in cat.pes:
+            candidates = [qi for qi in cycle._pe_open(cat, pe).instances if allowed(qi)]
+            granted = cycle._parallel_at(request, cat, pe, candidates, start, duration)
+            if granted is not None:
+                return granted, pe.name
+        return None
+
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not conf.complexes:
             self._urgency, self._urgency_of = ResourceUrgency(conf.complexes), conf.complexes
@@ -178,7 +237,7 @@ def verify(
     `qsub -w v` asks with no running tasks (an empty cluster), `-w p` with today's. The
     advance reservations stay: a job in one is checked against what it holds (as if it
     ran), any other must keep clear of them."""
-    running = [t for t in running if not t.ar]
+    running, _ = _apart(running, ars or {})
     levels = build_levels(conf, loads, running)
     if job.ar and ars and job.ar in ars:
         ar = ars[job.ar]
@@ -196,58 +255,13 @@ def verify(
     return None if placed else cat.why(who)
 
 
-def grant_ar(
-    conf: PlanConf,
-    loads: Mapping[str, Mapping[str, str]],
-    running: Iterable[Running],
-    ars: Mapping[int, ArBooking],
-    states: Mapping[str, str],
-    request: p.SchedJob,
-    users: list[str],
-    start: float,
-    end: float,
-    now: float,
-) -> tuple[Granted, str] | None:
-    """Where an advance reservation for `request` holds its slots from start to end, and
-    its PE ("" for none), or None when nowhere.
-
-    Earlier ARs and what runs until its expected end are booked in the diagrams, as for
-    a reservation; quotas are not honoured (only capacities count). Disabled, suspended
-    and unknown instances are suited, orphaned ones are not, nor instances where a task
-    without a run-time limit runs (it might still run when the AR starts) or that keep
-    one of `users` out.
-    """
-    conf = msgspec.structs.replace(conf, rqs=[])
-    own = [t for t in running if not t.ar]
-    unlimited = {name for t in own if "h_rt" not in t.hard and "s_rt" not in t.hard
-                 for name, _ in t.granted}
-    unlimited -= {qi.name for qi in conf.instances if qi.values.get("h_rt", "INFINITY").upper()
-                  not in ("INFINITY", "")}
-    suited = {name: "".join(c for c in letters if c not in "dusSaA")
-              for name, letters in states.items()}
-    levels = build_levels(conf, loads, own)
-    cycle = Cycle(conf, levels, loads, own, suited, now=now, ars=ars)
-    cat = cycle.category(request)
-    schedule = cycle._the_schedule()
-    duration = end - start
-    empty = cycle._empty_levels()
-
-    def allowed(qi: Instance) -> bool:
-        return qi.name not in unlimited and all(
-            admits(qi, user, conf.usersets) for user in users)
-
-    if not request.pe:
-        for qi in cat.open:
-            if allowed(qi) and cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
-                    schedule.fits(uses(cat.req, [(levels.of(qi), 1)]), start, duration):
-                return [(qi.name, 1)], ""
-        return None
-    for pe in cat.pes:
-        candidates = [qi for qi in cycle._pe_open(cat, pe).instances if allowed(qi)]
-        granted = cycle._parallel_at(request, cat, pe, candidates, start, duration)
-        if granted is not None:
-            return granted, pe.name
-    return None
+def _apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
+           ) -> tuple[list[Running], list[Running]]:
+    """Running tasks apart from those inside one of these ARs, and those."""
+    own, inside = [], []
+    for task in running:
+        (inside if task.ar and task.ar in ars else own).append(task)
+    return own, inside
 
 
 def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
@@ -386,6 +400,7 @@ class Cycle:
         carried: Carried | None = None,
         ars: Mapping[int, ArBooking] | None = None,
         in_ars: Iterable[Running] = (),
+        granting: bool = False,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -408,7 +423,7 @@ class Cycle:
         self.instances = {qi.name: qi for qi in conf.instances}
         running = list(running)
         self.quotas: Quotas | None = None
-        if conf.rqs:
+        if conf.rqs and not granting:  # an AR is limited by capacities, not by quotas
             if quota_rules is None or not quota_rules.reusable_for(conf):
                 quota_rules = QuotaRules(conf, self.matcher.table)
             self.quotas = Quotas(quota_rules, loads)
@@ -436,7 +451,9 @@ class Cycle:
         # Advance reservations not over yet, and what the jobs in each use of it: slots
         # per (AR, instance), consumables per (AR, resource).
         self.ars = {n: ar for n, ar in (ars or {}).items() if ar.end > now}
-        self.ar_instances = frozenset(name for ar in self.ars.values() for name, _ in ar.granted)
+        # Where jobs without a run-time limit may not go (not a concern of a new AR's).
+        self.ar_instances = frozenset() if granting else frozenset(
+            name for ar in self.ars.values() for name, _ in ar.granted)
         self.usable, self.open = self._usable(self._ordered(loads), states)
         self._carried = carried or Carried()
         self._carried.follow(conf, loads, self.usable, self.open, self.ar_instances)

@@ -427,8 +427,11 @@ class Quotas:
     def book_running(self, running: Iterable[Running], instances: Mapping[str, Instance],
                      matcher: Matcher) -> None:
         """Book what started tasks hold; an instance gone from the configuration still
-        counts under the queue and host it had."""
+        counts under the queue and host it had. Tasks in advance reservations are not
+        counted (spec/advance-reservation.txt, "AR and Resource Quotas")."""
         for task in running:
+            if task.ar:
+                continue
             req = matcher.request(task.hard)
             asker = self.asker(Who(task.owner, task.group, task.project, task.pe), req)
             for index, (name, slots) in enumerate(task.granted):
