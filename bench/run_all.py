@@ -6,6 +6,7 @@ import traceback
 from collections.abc import Callable
 
 import api_submit
+import ar_grant
 import dispatch
 import drain
 import master_rss
@@ -43,6 +44,7 @@ def main() -> None:
     rq = run("dispatch decision with resource quotas", quota_dispatch.main)
     rr = run("dispatch decision with resource reservation", reservation_dispatch.main)
     sm = run("gridd sim throughput", sim_throughput.main)
+    ag = run("advance reservation grant", ar_grant.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -74,6 +76,9 @@ def main() -> None:
             rr["reserve_s"] < 2 if rr else None),
         row("gridd sim, 100k jobs, EASY", sm.get("sim_jobs_per_s"), "jobs/s",
             ">= 10,000 jobs/s", sm["sim_jobs_per_s"] >= 10_000 if sm else None),
+        row("AR grant, 1k inst, 5k jobs, 500 ARs", ag.get("ar_grant_ms"), "ms", "< 100 ms",
+            ag["ar_grant_ms"] < 100 if ag else None),
+        row("qrsub round trip (median)", ag.get("qrsub_ms"), "ms", "(no target)", None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))
