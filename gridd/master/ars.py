@@ -245,6 +245,8 @@ def _settle(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> bool:
     del m.s.ars[ar.ar_id]
     fx.gone_ars.add(ar.ar_id)
     fx.ars_changed = True
+    if any(name in m.orphaned for name, _ in ar.granted):
+        m.refresh_views()  # its orphaned instances go with it
     return True
 
 

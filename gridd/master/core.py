@@ -620,11 +620,13 @@ class Master:
         self._keep_orphans()
 
     def _keep_orphans(self) -> None:
-        """Queue instances gone from the configuration while tasks still run there stay
-        listed, orphaned, until those tasks end; nothing new is dispatched to them."""
+        """Queue instances gone from the configuration while tasks still run there, or
+        advance reservations still hold them, stay listed, orphaned, until those end;
+        nothing new is dispatched to them."""
         known = {qi.name for qi in self.plan.instances}
-        self.orphaned = {name for task in self.running.values() for name, _ in task.granted
-                         if name not in known}
+        held = [name for task in self.running.values() for name, _ in task.granted]
+        held += [name for ar in self.s.ars.values() for name, _ in ar.granted]
+        self.orphaned = {name for name in held if name not in known}
         for name in self.orphaned:
             queue, host = split_instance(name)
             view = self.s.queues.get(queue)
