@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from gridd.actors import accounting, scheduler
 from gridd.master import ars
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
+from gridd.model.objects import GlobalConf
 from gridd.spool.sqlite_store import SqliteSpool
 from gridd.transport import TrioSocket
 
@@ -78,6 +80,7 @@ class MasterActor:
         log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
         try:
             async with trio.open_nursery() as nursery:
+                self.nursery = nursery
                 nursery.start_soon(self._pump, front, CLIENT, send.clone())
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
@@ -255,8 +258,21 @@ class MasterActor:
                                                         task=job.tasks[task_id]))
         for seq, record in fx.reports:
             self._send_now(self.acct, p.ReportRecord(seq=seq, record=record))
-        for to, text in fx.mails:  # the mailer is the log for now
+        for to, text in fx.mails:
+            self.nursery.start_soon(self._mail, to, text)
+
+    async def _mail(self, to: list[str], text: str) -> None:
+        """Send through the configured mailer (`mailer -s subject address...`, the text
+        on stdin); with the default mailer the message is only logged."""
+        mailer = self.master.s.config.conf.mailer.strip()
+        if not mailer or mailer == GlobalConf().mailer:
             log.info("mail to %s: %s", ",".join(to), text)
+            return
+        try:
+            await trio.run_process([mailer, "-s", text, *to], stdin=text.encode(),
+                                   capture_stdout=True, capture_stderr=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            log.warning("mailer %s failed for %s: %s", mailer, ",".join(to), exc)
 
     def _to_execd(self, host: str, msg: p.Msg) -> None:
         try:
