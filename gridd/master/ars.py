@@ -276,7 +276,12 @@ def _changed(ar: AdvanceReservation, fx: Effects) -> None:
 
 
 def report(m: Master, record: ArRecord, fx: Effects) -> None:
-    """Queue a reporting record in the durable outbox (the accounting actor writes it)."""
+    """Queue a reporting record in the durable outbox (the accounting actor writes it),
+    when the global configuration's reporting_params turn reporting on."""
+    params = dict(item.partition("=")[::2]
+                  for item in m.s.config.conf.reporting_params.split())
+    if params.get("reporting", "false").lower() not in ("true", "1"):
+        return
     seq = m.s.next_seq
     m.s.next_seq += 1
     fx.counters_changed = True

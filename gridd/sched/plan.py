@@ -236,7 +236,8 @@ def verify(
     """Why `job` could not start on this cluster (None when it could), states ignored:
     `qsub -w v` asks with no running tasks (an empty cluster), `-w p` with today's. The
     advance reservations stay: a job in one is checked against what it holds (as if it
-    ran), any other must keep clear of them."""
+    ran); any other may run once they end, unless it may run for ever, which keeps it
+    off the instances they hold."""
     running, _ = _apart(running, ars or {})
     levels = build_levels(conf, loads, running)
     if job.ar and ars and job.ar in ars:
@@ -249,8 +250,6 @@ def verify(
     if job.ar:
         placed = cycle._place_in_ar(job, cat) is not None
     else:
-        if cycle.ars:
-            cycle._the_schedule()
         placed = cycle.place(job, cat, who) is not None
     return None if placed else cat.why(who)
 
