@@ -130,7 +130,11 @@ class Planner:
         # Tasks in advance reservations hold what their AR holds, not the cell's (those of
         # an AR that is over hold their own until they end).
         running, in_ars = _apart(view.running.values(), view.ars)
-        levels = build_levels(view.conf, view.loads, running, self.matcher(view.conf))
+        # An AR whose window is open holds its resources now, as a running job would.
+        holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
+                 for ar in view.ars.values() if ar.start <= now < ar.end]
+        levels = build_levels(view.conf, view.loads, [*running, *holds] if holds else running,
+                              self.matcher(view.conf))
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
@@ -1023,7 +1027,7 @@ class Cycle:
         cat = self.category(job)
         started = False
         for task_id in job.pending:
-            placed = self._place_in_ar(job, cat)
+            placed = self._place_in_ar(job, cat) if self._in_time(job, cat) else None
             if placed is None:
                 if self.conf.job_info:
                     plan.info[job.job_id] = cat.why(_who(job))
@@ -1034,6 +1038,23 @@ class Cycle:
             started = True
         if job.immediate and not started:
             plan.unschedulable.append(job.job_id)
+
+    def _in_time(self, job: p.SchedJob, cat: _Category) -> bool:
+        """Whether the job's run time fits its AR: no longer than the AR less
+        DURATION_OFFSET, and over before the AR ends."""
+        ar = self.ars.get(job.ar)
+        limits = [need.key for need in cat.req.hard if need.name in ("h_rt", "s_rt")]
+        if ar is None or not limits:
+            return True
+        if max(limits) > ar.end - ar.start - self.conf.duration_offset:
+            cat.reasons[f"cannot run because its run time exceeds the duration of advance "
+                        f"reservation {ar.ar_id} less DURATION_OFFSET"] = None
+            return False
+        if self.now + max(limits) > ar.end:
+            cat.reasons[f"cannot run because it would not end before advance reservation "
+                        f"{ar.ar_id} ends"] = None
+            return False
+        return True
 
     def _place_in_ar(self, job: p.SchedJob, cat: _Category) -> tuple[Granted, str] | None:
         ar = self.ars.get(job.ar)
@@ -1069,7 +1090,9 @@ class Cycle:
                 return None
             return [(first.name, 1)], ""
         for pe in cat.pes:
-            if ar.pe and pe.name != ar.pe:
+            if pe.name != ar.pe:  # a job uses no PE its AR did not reserve
+                cat.reasons[f'cannot run in PE "{pe.name}" because advance reservation '
+                            f"{ar.ar_id} did not reserve it"] = None
                 continue
             granted, offered = allocate(pe.allocation_rule, rooms, host_room,
                                         _whole(min(job.pe_max, most)), job.pe_min)

@@ -18,6 +18,7 @@ HOUR = 3600.0
 
 
 def qrsub(m: Master, **kw) -> int:
+    m.s.config.conf.reporting_params = "accounting=true reporting=true"  # the AR records
     reply = ars.submit(m, p.ArSubmit(spec=ArSpec(owner="root", **kw)), NOW, Effects())
     assert isinstance(reply, p.Ok), reply
     return int(reply.lines[0].split()[3])
