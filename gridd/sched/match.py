@@ -245,8 +245,11 @@ class Matcher:
         if attr is None:
             # No level offers an unknown name, so it fails as "unknown resource" everywhere.
             return Need(name, "", "==", "NO", text, text, operator.eq, explicit)
-        if attr.type == "RESTRING" and attr.relop in ("==", "!="):
-            pattern = compile_pattern(text)
+        # A host name may be asked for as a pattern too (`-l h="node1|node2"`, as the AR
+        # spec's qrsub examples do), matched without regard to case like host names.
+        host_pattern = attr.type == "HOST" and any(c in text for c in "|*?[")
+        if (attr.type == "RESTRING" or host_pattern) and attr.relop in ("==", "!="):
+            pattern = compile_pattern(text.lower() if host_pattern else text)
             test = _pattern_matches if attr.relop == "==" else _pattern_differs
             return Need(attr.name, attr.type, attr.relop, "NO", text, pattern, test, explicit)
         return Need(
