@@ -21,7 +21,7 @@ import dispatch
 from _cell import BIN, cell, median_p90
 
 from gridd import protocol as p
-from gridd.model.ar import ArBooking
+from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
 from gridd.model.complexes import ComplexTable
 from gridd.sched.levels import instance_states
@@ -58,8 +58,8 @@ def busy_cell() -> tuple[dispatch.SchedView, list[Running], dict[int, ArBooking]
         end = start + rng.randrange(1, 5) * 3600
         slots = rng.choice((1, 1, 2, 4))
         request = _request(slots)
-        granted = PLANNER.grant_ar(view.conf, view.loads, running, ars, states, request, ["root"],
-                           start, end, dispatch.NOW)
+        granted = PLANNER.grant_ar(view.conf, view.loads, running, ars, states, request,
+                                   ArPlace(users=["root"]), start, end, dispatch.NOW)
         if granted is not None:
             ars[len(ars) + 1] = ArBooking(len(ars) + 1, start, end, granted[0], {},
                                           granted[1])
@@ -82,7 +82,7 @@ def decision_seconds(slots: int, view: dispatch.SchedView, running: list[Running
     for _ in range(RUNS):
         t0 = time.perf_counter()
         granted = PLANNER.grant_ar(view.conf, view.loads, running, ars, states, _request(slots),
-                           ["root"], start, start + 7200, dispatch.NOW)
+                           ArPlace(users=["root"]), start, start + 7200, dispatch.NOW)
         best = min(best, time.perf_counter() - t0)
         assert granted is not None
     return best

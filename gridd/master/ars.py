@@ -24,6 +24,7 @@ from gridd.model.ar import (
     WARNING,
     AdvanceReservation,
     ArBooking,
+    ArPlace,
     ArRecord,
     ArSpec,
 )
@@ -57,9 +58,10 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     if problem:
         return p.Error(text=problem)
     bookings = {ar.ar_id: booking(ar) for ar in m.s.ars.values() if ar.state in LIVE}
+    place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,
+                    checkpoint=spec.checkpoint, master_queues=spec.master_queues)
     granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings,
-                                    m.instance_states(), request, spec.users or [spec.owner],
-                                    start, end, now)
+                                    m.instance_states(), request, place, start, end, now)
     if granted is None:
         return p.Error(text=NO_SUITABLE)
     if spec.verify == "v":

@@ -118,6 +118,8 @@ def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTabl
         values=_known(offered, table),
         load_thresholds=_values(value("load_thresholds")),
         suspend_thresholds=_values(value("suspend_thresholds")),
+        interactive="INTERACTIVE" in value("qtype").upper(),
+        ckpt_list=words(value("ckpt_list")),
         user_lists=words(value("user_lists")), xuser_lists=words(value("xuser_lists")),
     )
 

@@ -46,6 +46,17 @@ class ArSpec(msgspec.Struct, kw_only=True):
         return max(self.pe_min, 1) if self.pe_name else 1
 
 
+class ArPlace(msgspec.Struct, kw_only=True):
+    """What narrows where an AR may go besides its requests: its access list, -now
+    (interactive queues only), -ckpt (queues offering that checkpointing) and -masterq
+    (queues the master task may take)."""
+
+    users: list[str]
+    interactive: bool = False
+    checkpoint: str = ""
+    master_queues: list[str] = msgspec.field(default_factory=list)
+
+
 class AdvanceReservation(msgspec.Struct, kw_only=True):
     ar_id: int
     spec: ArSpec

@@ -63,6 +63,8 @@ class Instance(msgspec.Struct, kw_only=True):
     values: dict[str, str] = msgspec.field(default_factory=dict)
     load_thresholds: dict[str, str] = msgspec.field(default_factory=dict)
     suspend_thresholds: dict[str, str] = msgspec.field(default_factory=dict)
+    interactive: bool = True  # qtype has INTERACTIVE
+    ckpt_list: list[str] = msgspec.field(default_factory=list)  # checkpointing it offers
     user_lists: list[str] = msgspec.field(default_factory=list)  # access lists let in
     xuser_lists: list[str] = msgspec.field(default_factory=list)  # and kept out
 

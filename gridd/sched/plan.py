@@ -29,7 +29,7 @@ from typing import NamedTuple
 import msgspec
 
 from gridd import protocol as p
-from gridd.model.ar import ArBooking
+from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
@@ -172,7 +172,7 @@ class Planner:
         ars: Mapping[int, ArBooking],
         states: Mapping[str, str],
         request: p.SchedJob,
-        users: list[str],
+        place: ArPlace,
         start: float,
         end: float,
         now: float,
@@ -184,7 +184,7 @@ class Planner:
         for a reservation; quotas are not honoured (only capacities count). Disabled,
         suspended and unknown instances are suited, orphaned ones are not, nor instances
         where a task without a run-time limit runs (it might still run when the AR
-        starts) or that keep one of `users` out. What the planner carries from cycle to
+        starts) or that `place` rules out. What the planner carries from cycle to
         cycle (the empty levels, where each running task holds what) serves here too.
         """
         own, _ = _apart(running, ars)
@@ -208,19 +208,28 @@ class Planner:
 
         def allowed(qi: Instance) -> bool:
             return qi.name not in unlimited and all(
-                admits(qi, user, conf.usersets) for user in users)
+                admits(qi, user, conf.usersets) for user in place.users) and (
+                qi.interactive or not place.interactive) and (
+                not place.checkpoint or place.checkpoint in qi.ckpt_list)
+
+        def may_lead(qi: Instance) -> bool:
+            return not place.master_queues or any(
+                queue_matches(ref, qi, conf.hostgroups) for ref in place.master_queues)
 
         if not request.pe:
             for qi in cat.open:
-                if allowed(qi) and cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
+                if allowed(qi) and may_lead(qi) and \
+                        cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
                         schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
                     return [(qi.name, 1)], ""
             return None
         for pe in cat.pes:
             candidates = [qi for qi in cycle._pe_open(cat, pe).instances if allowed(qi)]
             granted = cycle._parallel_at(request, cat, pe, candidates, start, duration)
-            if granted is not None:
-                return granted, pe.name
+            leader = next((i for i, (name, _) in enumerate(granted or ())
+                           if may_lead(cycle.instances[name])), None)
+            if granted is not None and leader is not None:  # the master task's first
+                return [granted[leader], *granted[:leader], *granted[leader + 1:]], pe.name
         return None
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:

@@ -36,11 +36,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from gridd import protocol as p
-from gridd.model.ar import ArBooking
+from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, ParallelEnv
-from gridd.sched import plan as plan_module
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
@@ -238,11 +237,8 @@ class Granted:
 
 def granter() -> Callable[..., tuple[list[tuple[str, int]], str] | None]:
     """AR granting as the master calls it: a Planner's grant_ar, one planner for a row of
-    qrsubs (what it carries from one to the next must not change the answers), or the
-    module's function where granting is not a method."""
-    planner = Planner()
-    method = getattr(planner, "grant_ar", None)
-    return method if method is not None else plan_module.grant_ar
+    qrsubs (what it carries from one to the next must not change the answers)."""
+    return Planner().grant_ar
 
 
 def grant_all(cell_: Cell, running: list[Started], asked: list[Asked]
@@ -254,7 +250,7 @@ def grant_all(cell_: Cell, running: list[Started], asked: list[Asked]
     bookings: dict[int, ArBooking] = {}
     for number, ar in enumerate(asked, 1):
         got = grant_ar(view.conf, view.loads, [s.running for s in running], bookings, {},
-                       ar.request(), ["alice"], ar.start, ar.end, NOW)
+                       ar.request(), ArPlace(users=["alice"]), ar.start, ar.end, NOW)
         if got is None:
             out.append((ar, None))
             continue

@@ -1,0 +1,51 @@
+"""Where qrsub's -now, -ckpt and -masterq let an AR go: interactive queues only, queues
+offering the checkpointing asked for, and the master task in one of the queues named."""
+
+from __future__ import annotations
+
+from gridd import protocol as p
+from gridd.master import ars
+from gridd.master.core import Effects, Master
+from gridd.model.ar import ArSpec
+from tests.unit.test_master_core import make_master
+
+NOW = 1_795_327_142.0
+
+
+def qrsub(m: Master, **kw) -> p.Msg:
+    return ars.submit(m, p.ArSubmit(spec=ArSpec(owner="root", duration=600.0, **kw)), NOW,
+                      Effects())
+
+
+def set_queue(m: Master, **values: str) -> None:
+    for name, value in values.items():
+        setattr(m.s.config.queues["all.q"], name, value)
+    m.refresh_views()
+
+
+def test_now_wants_an_interactive_queue() -> None:
+    m = make_master(hosts=1, slots=2)
+    set_queue(m, qtype="BATCH")
+    assert qrsub(m, immediate=True) == p.Error(text="advance_reservation: no suitable queues")
+    assert isinstance(qrsub(m), p.Ok)
+    set_queue(m, qtype="BATCH INTERACTIVE")
+    assert isinstance(qrsub(m, immediate=True), p.Ok)
+
+
+def test_ckpt_wants_a_queue_that_offers_it() -> None:
+    m = make_master(hosts=1, slots=2)
+    assert qrsub(m, checkpoint="blcr") == p.Error(text="advance_reservation: no suitable queues")
+    set_queue(m, ckpt_list="blcr")
+    assert isinstance(qrsub(m, checkpoint="blcr"), p.Ok)
+
+
+def test_masterq_puts_the_master_task_there() -> None:
+    m = make_master(hosts=2, slots=1)
+    reply = qrsub(m, pe_name="mpi", pe_min=2, pe_max=2, master_queues=["all.q@node2"])
+    assert isinstance(reply, p.Ok), reply
+    (ar,) = m.s.ars.values()
+    assert ar.granted[0] == ("all.q@node2", 1) and len(ar.granted) == 2
+    m = make_master(hosts=2, slots=1)
+    one = qrsub(m, master_queues=["all.q@node9"])
+    assert one == p.Error(text="advance_reservation: no suitable queues")
+    assert isinstance(qrsub(m, master_queues=["all.q@node1"]), p.Ok)
