@@ -129,7 +129,8 @@ class Planner:
         slow reference the caches must agree with (see Cycle)."""
         # Tasks in advance reservations hold what their AR holds, not the cell's (those of
         # an AR that is over hold their own until they end).
-        running, in_ars = _apart(view.running.values(), view.ars)
+        running, in_ars = _apart(view.running.values(), view.ars) if view.ars else (
+            view.running.values(), ())
         # An AR whose window is open holds its resources now, as a running job would.
         holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
                  for ar in view.ars.values() if ar.start <= now < ar.end]
