@@ -314,6 +314,9 @@ def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     """Run the master until SIGTERM/SIGINT or a Shutdown request."""
     pidfile = paths.master_spool(base) / "qmaster.pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
+    running = _pid_in(pidfile)
+    if running is not None and running != os.getpid() and _alive(running):
+        raise SystemExit(f"gridd: a master already runs for this cell (pid {running})")
     pidfile.write_text(f"{os.getpid()}\n")
     actor = MasterActor(base, endpoint, schedule_interval)
 
@@ -326,7 +329,26 @@ def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     try:
         trio.run(main)
     finally:
-        pidfile.unlink(missing_ok=True)
+        if _pid_in(pidfile) == os.getpid():  # not another master's
+            pidfile.unlink(missing_ok=True)
+
+
+def _pid_in(pidfile: Path) -> int | None:
+    try:
+        return int(pidfile.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether a gridd master of that pid runs (not a zombie, nor another program that
+    got the pid of a master that died)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z" and b"gridd" in cmdline
 
 
 async def _stop_on_signal(actor: MasterActor) -> None:
