@@ -8,6 +8,7 @@ must be spooled, told to the scheduler and written to the reporting file.
 from __future__ import annotations
 
 import fnmatch
+import math
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -85,6 +86,9 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
 
 def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:
     """Start and end from any two of -a, -e and -d (start now by default), or why not."""
+    if any(t is not None and not math.isfinite(t) for t in (spec.start, spec.end,
+                                                             spec.duration)):
+        return "denied: invalid start time, end time or duration"
     start = now if spec.start is None else spec.start
     if spec.end is not None and spec.duration is not None and spec.start is not None \
             and abs(spec.end - spec.start - spec.duration) > 0.5:

@@ -295,6 +295,13 @@ class Master:
                 return f'unknown resource "{name}"'
             if attr.type == "TIME" and _seconds(value) is None:
                 return f'invalid time value "{value}" for resource "{name}"'
+            if attr.type in ("INT", "DOUBLE", "MEMORY", "BOOL"):
+                try:
+                    parse_value(attr.type, value)
+                except ValueError:
+                    return f'invalid value "{value}" for resource "{name}"'
+        if job.pe and not 0 < job.pe_min <= job.pe_max:
+            return f'invalid slot range "{job.pe_min}-{job.pe_max}" for PE "{job.pe}"'
         for qref in job.queues:
             if not self._queue_exists(qref):
                 return f'Job was rejected because job requests unknown queue "{qref}"'

@@ -49,3 +49,15 @@ def test_masterq_puts_the_master_task_there() -> None:
     one = qrsub(m, master_queues=["all.q@node9"])
     assert one == p.Error(text="advance_reservation: no suitable queues")
     assert isinstance(qrsub(m, master_queues=["all.q@node1"]), p.Ok)
+
+
+def test_malformed_requests_are_refused_not_raised() -> None:
+    """Whatever a client sends, qrsub gets an answer: times that are not finite, values a
+    resource's type cannot hold, an impossible slot range."""
+    m = make_master(hosts=1, slots=2)
+    for kw in ({"start": float("nan")}, {"duration": float("inf")},
+               {"resources": {"slots": "x"}}, {"pe_name": "mpi", "pe_min": 3, "pe_max": 1}):
+        reply = ars.submit(m, p.ArSubmit(spec=ArSpec(owner="root", **{"duration": 600.0, **kw})),
+                           NOW, Effects())
+        assert isinstance(reply, p.Error), (kw, reply)
+    assert not m.s.ars
