@@ -31,6 +31,10 @@ class GriddError(Exception):
         self.code = code
 
 
+class Refused(GriddError):
+    """The master's answer was a refusal (an Error), not a failure to reach it."""
+
+
 class Client:
     def __init__(self, base: str | os.PathLike[str] | None = None,
                  endpoint: str | None = None) -> None:
@@ -86,7 +90,7 @@ class Client:
     def request(self, msg: p.Msg, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
         reply = self._recv(self._send(msg), timeout)
         if isinstance(reply, p.Error):
-            raise GriddError(reply.text, reply.code)
+            raise Refused(reply.text, reply.code)
         return reply
 
     # ---- the API -----------------------------------------------------------------
@@ -113,7 +117,7 @@ class Client:
         for rid in order:
             reply = results[rid]
             if isinstance(reply, p.Error):
-                raise GriddError(reply.text, reply.code)
+                raise Refused(reply.text, reply.code)
             out.append(reply)
         return out
 

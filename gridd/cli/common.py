@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import grp
 import os
 import pwd
 import sys
 from collections.abc import Callable
 
 from gridd import protocol as p
-from gridd.client import Client, GriddError
+from gridd.client import Client, GriddError, Refused
 
 
 def current_user() -> str:
@@ -16,6 +17,22 @@ def current_user() -> str:
         return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:
         return str(os.getuid())
+
+
+def current_group() -> str:
+    try:
+        return grp.getgrgid(os.getgid()).gr_name
+    except KeyError:
+        return str(os.getgid())
+
+
+def read_text(path: str) -> str | None:
+    """A file's text (default request files, option files), None when unreadable."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def run_command(body: Callable[[], int]) -> int:
@@ -31,13 +48,21 @@ def run_command(body: Callable[[], int]) -> int:
         return 0
 
 
-def print_answer(ask: Callable[[Client], p.Ok]) -> int:
+def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False) -> int:
     """Send one request, print the lines of the master's answer and exit with its code
-    (qdel, qalter: one line per job)."""
+    (qdel, qalter: one line per job). Grid Engine's qrsub and qrdel print the master's
+    refusal on standard output too (`refusal_to_stdout`); a master that cannot be reached
+    is always reported on standard error."""
 
     def body() -> int:
         with Client() as client:
-            reply = ask(client)
+            try:
+                reply = ask(client)
+            except Refused as exc:
+                if not refusal_to_stdout:
+                    raise
+                print(exc.text)
+                return exc.code
         for line in reply.lines:
             print(line)
         return reply.code

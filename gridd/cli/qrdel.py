@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from gridd.cli.common import current_user, run_command
-from gridd.client import Client, GriddError
+from gridd.cli.common import current_user, print_answer
 
 USAGE = """usage: qrdel [options] ar_list
    [-f]                                     also delete the jobs of the ARs, forcibly
@@ -43,25 +42,14 @@ def main(argv: list[str] | None = None) -> int:
             targets += [t for t in arg.split(",") if t]
     if not targets and not users:
         return _usage_error("no ar_list given")
-    return run_command(lambda: _delete(targets, users, force))
+    return print_answer(lambda client: client.ar_delete(targets, current_user(), users, force),
+                        refusal_to_stdout=True)
 
 
 def _usage_error(message: str) -> int:
     sys.stderr.write(USAGE)
     print(f"ERROR! {message}", file=sys.stderr)
     return 1
-
-
-def _delete(targets: list[str], users: list[str], force: bool) -> int:
-    with Client() as client:
-        try:
-            reply = client.ar_delete(targets, current_user(), users, force)
-        except GriddError as exc:
-            print(exc.text)
-            return exc.code
-    for line in reply.lines:
-        print(line)
-    return reply.code
 
 
 if __name__ == "__main__":

@@ -7,15 +7,13 @@ only failures to reach the master go to standard error.
 
 from __future__ import annotations
 
-import grp
 import os
 import sys
 import time
 
 from gridd import paths
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import current_group, current_user, print_answer, read_text
 from gridd.cli.qrsub_args import USAGE, QrsubError, QrsubRequest, parse_qrsub
-from gridd.client import Client, GriddError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,38 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     if req.help:
         sys.stdout.write(USAGE)
         return 0
-    return run_command(lambda: _submit(req))
+    return print_answer(lambda client: client.ar_submit(req.spec, os.uname().nodename),
+                        refusal_to_stdout=True)
 
 
 def _parse(args: list[str]) -> QrsubRequest:
-    try:
-        group = grp.getgrgid(os.getgid()).gr_name
-    except KeyError:
-        group = str(os.getgid())
     return parse_qrsub(
         args, now=time.time(), root=paths.root_dir(), home=os.path.expanduser("~"),
-        read_file=_read_file, owner=current_user(), group=group,
+        read_file=read_text, owner=current_user(), group=current_group(),
     )
-
-
-def _read_file(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _submit(req: QrsubRequest) -> int:
-    with Client() as client:  # not reaching the master: run_command, stderr
-        try:
-            reply = client.ar_submit(req.spec, os.uname().nodename)
-        except GriddError as exc:  # the master's refusal, on stdout as Grid Engine does
-            print(exc.text)
-            return exc.code
-    for line in reply.lines:
-        print(line)
-    return reply.code
 
 
 if __name__ == "__main__":

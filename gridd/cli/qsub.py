@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import grp
 import os
 import pwd
 import sys
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_user
+from gridd.cli.common import current_group, current_user, read_text
 from gridd.cli.qsub_args import USAGE, QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range
@@ -40,26 +39,14 @@ def main(argv: list[str] | None = None) -> int:
 def _parse(args: list[str]) -> QsubRequest:
     uid, gid = os.getuid(), os.getgid()
     try:
-        group = grp.getgrgid(gid).gr_name
-    except KeyError:
-        group = str(gid)
-    try:
         home = pwd.getpwuid(uid).pw_dir
     except KeyError:
         home = os.environ.get("HOME", "/")
     return parse_qsub(
-        args, environ=dict(os.environ), cwd=os.getcwd(), read_file=_read_file, home=home,
-        root=paths.root_dir(), user=current_user(), uid=uid, group=group, gid=gid,
+        args, environ=dict(os.environ), cwd=os.getcwd(), read_file=read_text, home=home,
+        root=paths.root_dir(), user=current_user(), uid=uid, group=current_group(), gid=gid,
         host=os.uname().nodename, stdin_text=sys.stdin.read,
     )
-
-
-def _read_file(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 def _submit(client: Client, req: QsubRequest) -> int:

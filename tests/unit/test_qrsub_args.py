@@ -11,9 +11,9 @@ import time
 import pytest
 
 from gridd import protocol as p
-from gridd.cli import qrdel, qrsub
+from gridd.cli import common, qrdel, qrsub
 from gridd.cli.qrsub_args import USAGE, QrsubError, parse_qrsub, request_files
-from gridd.client import GriddError
+from gridd.client import GriddError, Refused
 from gridd.formats.requests import PE_SLOTS_UNBOUNDED
 from gridd.model.ar import ArSpec
 
@@ -335,8 +335,7 @@ class FakeClient:
 def master(monkeypatch, tmp_path):
     monkeypatch.setenv("GRIDD_ROOT", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setattr(qrsub, "Client", FakeClient)
-    monkeypatch.setattr(qrdel, "Client", FakeClient)
+    monkeypatch.setattr(common, "Client", FakeClient)
     monkeypatch.setattr(qrdel, "current_user", lambda: "root")
     monkeypatch.setattr(FakeClient, "sent", [])
     return FakeClient
@@ -352,7 +351,7 @@ def test_qrsub_prints_the_grant(master, monkeypatch, capsys):
 
 
 def test_qrsub_prints_a_refusal_on_stdout_with_its_code(master, monkeypatch, capsys):
-    monkeypatch.setattr(master, "answer", GriddError(
+    monkeypatch.setattr(master, "answer", Refused(
         "rejected: only 1 advance reservations are allowed per cluster", 25))
     assert qrsub.main(["-d", "0:01:00"]) == 25
     assert capsys.readouterr() == (
@@ -371,12 +370,18 @@ def test_qrdel_sends_targets_and_prints_the_answer(master, monkeypatch, capsys):
 
 
 def test_qrdel_refusal_on_stdout(master, monkeypatch, capsys):
-    monkeypatch.setattr(master, "answer", GriddError(
+    monkeypatch.setattr(master, "answer", Refused(
         'roland - you do not have the necessary privileges to delete the '
         'advance_reservation "2"', 1))
     assert qrdel.main(["2"]) == 1
     out, err = capsys.readouterr()
     assert out.startswith("roland - you do not have") and err == ""
+
+
+def test_an_unreachable_master_is_reported_on_stderr(master, monkeypatch, capsys):
+    monkeypatch.setattr(master, "answer", GriddError("error: no answer from qmaster", 1))
+    assert qrsub.main(["-d", "0:01:00"]) == 1
+    assert capsys.readouterr() == ("", "error: no answer from qmaster\n")
 
 
 def test_qrdel_without_a_list(capsys):
