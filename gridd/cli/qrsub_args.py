@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from gridd.cli.qsub_args import QsubError, _tokens
+from gridd.cli.qsub_args import QsubError, add_setting, option_words
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
 from gridd.formats.values import parse_time
@@ -68,10 +68,10 @@ _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
 _AR_MAIL_LETTERS = frozenset("bean")
 
-# Add up over every source instead of being replaced by a later one.
-_CUMULATIVE = frozenset({"resources", "mail_list"})
-# Add up within one source, but a later source's list replaces an earlier one's.
-_PER_SOURCE_LISTS = frozenset({"queues", "master_queues", "users"})
+# Added up over every source instead of being replaced by a later one; added up within
+# one source, but a later source's list replaces an earlier one's.
+_MERGING = (frozenset({"resources", "mail_list"}),
+            frozenset({"queues", "master_queues", "users"}))
 
 
 class QrsubError(Exception):
@@ -174,16 +174,6 @@ def _settings(option: str, args: list[str], now: float) -> dict[str, Any]:
     return handlers[option]()
 
 
-def _add(settings: dict[str, Any], key: str, value: Any, *, same_source: bool) -> None:
-    old = settings.get(key)
-    if old is None or not (key in _CUMULATIVE or (same_source and key in _PER_SOURCE_LISTS)):
-        settings[key] = value
-    elif isinstance(old, dict):
-        settings[key] = requests.merge_resources(old, value)
-    else:
-        settings[key] = [*old, *value]
-
-
 def _source(tokens: list[str], now: float, *, usage: bool) -> dict[str, Any]:
     """Settings of one source; `usage` says whether a syntax error shows the usage."""
     settings: dict[str, Any] = {}
@@ -197,17 +187,15 @@ def _source(tokens: list[str], now: float, *, usage: bool) -> dict[str, Any]:
         if len(args) < count:
             raise QrsubError(f"{option} option must have argument", usage=usage)
         for key, value in _settings(option, args, now).items():
-            _add(settings, key, value, same_source=True)
+            add_setting(settings, key, value, same_source=True, merging=_MERGING)
         index += 1 + count
     return settings
 
 
 def _file_settings(path: str, text: str, now: float) -> dict[str, Any]:
     try:
-        return _source(_tokens(text), now, usage=False)
-    except QsubError as error:
-        raise QrsubError(f"{path}: {error.message}") from None
-    except QrsubError as error:
+        return _source(option_words(text), now, usage=False)
+    except (QsubError, QrsubError) as error:
         raise QrsubError(f"{path}: {error.message}") from None
 
 
@@ -245,6 +233,6 @@ def parse_qrsub(
     combined: dict[str, Any] = {}
     for settings in sources:
         for key, value in settings.items():
-            _add(combined, key, value, same_source=False)
+            add_setting(combined, key, value, same_source=False, merging=_MERGING)
     combined.pop("help", None)
     return QrsubRequest(spec=ArSpec(owner=owner, group=group, **combined))

@@ -44,11 +44,11 @@ _VERIFY_MODES = frozenset("ewnvp")
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
 
-# Settings that add up over every source instead of being replaced by a later one.
-_CUMULATIVE = frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list"})
-# Lists that add up within one source only: `-q a -q b` is a,b but a script's `-q`
+# Settings that add up over every source instead of being replaced by a later one, and
+# lists that add up within one source only: `-q a -q b` is a,b but a script's `-q`
 # replaces the one from sge_request.
-_PER_SOURCE_LISTS = frozenset({"hard_queues", "soft_queues"})
+_MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list"}),
+            frozenset({"hard_queues", "soft_queues"}))
 
 USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-@ file]                                read more options from file
@@ -278,10 +278,13 @@ def _option_settings(option: str, args: list[str], ctx: _Context) -> dict[str, A
     return _SIMPLE[option](args[0])
 
 
-def _add(settings: dict[str, Any], key: str, value: Any, *, same_source: bool) -> None:
-    """Store a setting, accumulating where Grid Engine accumulates."""
+def add_setting(settings: dict[str, Any], key: str, value: Any, *, same_source: bool,
+                merging: tuple[frozenset[str], frozenset[str]]) -> None:
+    """Store a setting, accumulating where Grid Engine accumulates: the first set of
+    `merging` over every source, the second within one source."""
+    cumulative, per_source = merging
     old = settings.get(key)
-    if old is None or not (key in _CUMULATIVE or (same_source and key in _PER_SOURCE_LISTS)):
+    if old is None or not (key in cumulative or (same_source and key in per_source)):
         settings[key] = value
     elif isinstance(old, dict):
         settings[key] = requests.merge_resources(old, value)
@@ -295,11 +298,11 @@ def _collect(scanned: _Scanned, ctx: _Context) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for option, args in scanned.options:
         for key, value in _option_settings(option, args, ctx).items():
-            _add(settings, key, value, same_source=True)
+            add_setting(settings, key, value, same_source=True, merging=_MERGING)
     return settings
 
 
-def _tokens(text: str) -> list[str]:
+def option_words(text: str) -> list[str]:
     """Shell-like words; `#` starts a comment even inside a word, as Grid Engine reads it."""
     try:
         return shlex.split(text, comments=True)
@@ -313,7 +316,7 @@ def _read_option_file(path: str, ctx: _Context) -> list[str]:
         raise QsubError(
             f"cannot read option file {path}: No such file or directory", EXIT_NO_INPUT
         )
-    return _tokens(text)
+    return option_words(text)
 
 
 def _arity(option: str) -> int:
@@ -392,7 +395,7 @@ def _command_line(argv: list[str], ctx: _Context) -> tuple[_Scanned, dict[str, A
 def _request_file_settings(paths: list[str], ctx: _Context) -> list[dict[str, Any]]:
     """Settings from each default request file that exists, in reading order."""
     texts = [text for text in map(ctx.read_file, paths) if text is not None]
-    return [_source_settings(lambda t=text: _tokens(t), ctx, "") for text in texts]
+    return [_source_settings(lambda t=text: option_words(t), ctx, "") for text in texts]
 
 
 def _directive_tokens(script: str, prefix: str) -> list[str]:
@@ -400,7 +403,7 @@ def _directive_tokens(script: str, prefix: str) -> list[str]:
     words: list[str] = []
     for line in script.splitlines():
         if line.startswith(prefix):
-            words.extend(_tokens(line[len(prefix) :]))
+            words.extend(option_words(line[len(prefix) :]))
     return words
 
 
@@ -415,7 +418,7 @@ def _combine(sources: list[dict[str, Any]]) -> dict[str, Any]:
     combined: dict[str, Any] = {}
     for settings in sources:
         for key, value in settings.items():
-            _add(combined, key, value, same_source=False)
+            add_setting(combined, key, value, same_source=False, merging=_MERGING)
     return combined
 
 
