@@ -189,6 +189,7 @@ class QueryArs(Msg, tag="query_ars"):
 class ArsReply(Msg, tag="ars"):
     ars: list[AdvanceReservation]
     now: float
+    missing: list[str] = []  # ids, names or patterns that named none of them
 
 
 class Shutdown(Msg, tag="shutdown"):

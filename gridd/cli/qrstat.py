@@ -7,7 +7,6 @@ stands for the caller. ARs named with -ar are shown whoever owns them unless -u 
 from __future__ import annotations
 
 import sys
-from fnmatch import fnmatchcase
 
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
@@ -68,16 +67,6 @@ def _owners(opts: _Options, me: str) -> list[str]:
     return [me if user == "$user" else user for user in opts.users]
 
 
-def _missing(ids: list[str], ars: list) -> list[str]:
-    """The -ar items that matched no AR of the answer."""
-    def found(item: str) -> bool:
-        if item.isdigit():
-            return any(ar.ar_id == int(item) for ar in ars)
-        return any(fnmatchcase(ar.spec.name, item) for ar in ars)
-
-    return [item for item in ids if not found(item)]
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         opts = _parse(list(sys.argv[1:] if argv is None else argv))
@@ -103,10 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             lines = render.overview(ars, explain=opts.explain)
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
-        missing = _missing(opts.ids or [], ars)
-        for item in missing:
+        for item in reply.missing:
             print(f'error: advance reservation "{item}" does not exist', file=sys.stderr)
-        return 1 if missing else 0
+        return 1 if reply.missing else 0
 
     return run_command(body)
 

@@ -154,18 +154,24 @@ def _named(m: Master, target: str) -> list[AdvanceReservation]:
 
 
 def query(m: Master, req: p.QueryArs, now: float) -> p.ArsReply:
-    """qrstat: the ARs named (all when none), of the owners asked for ("*": anyone)."""
+    """qrstat: the ARs named (all when none), of the owners asked for ("*": anyone), and
+    the names that named none of those."""
+
+    def shown(ar: AdvanceReservation) -> bool:
+        return not req.users or "*" in req.users or ar.spec.owner in req.users
+
+    missing: list[str] = []
     if req.ids:
         chosen: dict[int, AdvanceReservation] = {}
         for target in req.ids:
-            for ar in _named(m, target):
-                chosen[ar.ar_id] = ar
+            found = [ar for ar in _named(m, target) if shown(ar)]
+            chosen.update((ar.ar_id, ar) for ar in found)
+            if not found:
+                missing.append(target)
         ars = list(chosen.values())
     else:
-        ars = list(m.s.ars.values())
-    if req.users and "*" not in req.users:
-        ars = [ar for ar in ars if ar.spec.owner in req.users]
-    return p.ArsReply(ars=sorted(ars, key=lambda a: a.ar_id), now=now)
+        ars = [ar for ar in m.s.ars.values() if shown(ar)]
+    return p.ArsReply(ars=sorted(ars, key=lambda a: a.ar_id), now=now, missing=missing)
 
 
 # Queue instance states in which an AR's resources count as failed (spec 5.2.2.2.1):

@@ -801,3 +801,13 @@ def test_a_task_of_an_ended_ar_still_holds_its_slot() -> None:
     qsub(m, NOW + 600, hard_resources={"h_rt": "60"})
     plan = plan_now(m, NOW + 601)
     assert [o.granted for o in plan.orders if o.granted[0][0] == slot] == []
+
+
+def test_qrstat_is_told_which_names_named_no_ar() -> None:
+    m = master(hosts=2, slots=2)
+    ar_id = grant(m, name="night")
+    reply = ars.query(m, p.QueryArs(ids=[str(ar_id), "nosuch*", "99"], users=["*"]), NOW)
+    assert [ar.ar_id for ar in reply.ars] == [ar_id]
+    assert reply.missing == ["nosuch*", "99"]
+    reply = ars.query(m, p.QueryArs(ids=["night"], users=["someone"]), NOW)
+    assert (reply.ars, reply.missing) == ([], ["night"])

@@ -311,7 +311,9 @@ class FakeClient:
         found = [a for a in self.ars
                  if ("*" in users or a.spec.owner in users)
                  and (not ids or str(a.ar_id) in ids or a.spec.name in ids)]
-        return p.ArsReply(ars=found, now=T0)
+        missing = [i for i in ids or [] if not any(i in (str(a.ar_id), a.spec.name)
+                                                   for a in found)]
+        return p.ArsReply(ars=found, now=T0, missing=missing)
 
 
 @pytest.fixture
