@@ -93,6 +93,15 @@ class Carried:
     def follow(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
                usable: list[Instance], open_: list[Instance], held: frozenset[str]) -> None:
         where = (tuple(map(id, usable)), tuple(map(id, open_)), held)
+        self._follow_cell(conf, loads)
+        if where != self.where:
+            self.where, self.statics = where, {}
+        if not self.statics:
+            self.lists = {}
+        self.before, self.statics = self.statics, {}
+
+    def _follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
+        """Forget what the configuration or the loads no longer bear out."""
         if conf is not self.conf:
             self.conf, self.empty, self.held = conf, None, {}
             self.statics = {}
@@ -100,11 +109,14 @@ class Carried:
             self.empty = None
             self.loads = {host: dict(values) for host, values in loads.items()}
             self.statics = {}
-        if where != self.where:
-            self.where, self.statics = where, {}
-        if not self.statics:
-            self.lists = {}
-        self.before, self.statics = self.statics, {}
+
+    def empty_levels(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
+                     matcher: Matcher) -> Levels:
+        """The levels with nothing running: what could ever fit where."""
+        self._follow_cell(conf, loads)
+        if self.empty is None:
+            self.empty = build_levels(conf, loads, [], matcher)
+        return self.empty
 
 
 class Planner:
@@ -189,23 +201,18 @@ class Planner:
         cycle (the empty levels, where each running task holds what) serves here too.
         """
         own, _ = _apart(running, ars)
-        unlimited = {name for t in own if "h_rt" not in t.hard and "s_rt" not in t.hard
-                     for name, _ in t.granted}
-        unlimited -= {qi.name for qi in conf.instances
-                      if qi.values.get("h_rt", "INFINITY").upper() not in ("INFINITY", "")}
+        instances = {qi.name: qi for qi in conf.instances}
+        unlimited = {name for t in own for name, _ in t.granted
+                     if name not in instances or _unlimited(t.hard, instances[name])}
         suited = {name: "".join(c for c in letters if c not in "dusSaA")
                   for name, letters in states.items()}
-        carried = self._carried
-        carried.follow(conf, loads, [], [], frozenset())
-        if carried.empty is None:
-            carried.empty = build_levels(conf, loads, [], self.matcher(conf))
         # The diagrams decide; the levels only name where things are.
-        cycle = Cycle(conf, carried.empty, loads, own, suited, now=now, ars=ars,
-                      carried=carried, granting=True)
+        empty = self._carried.empty_levels(conf, loads, self.matcher(conf))
+        cycle = Cycle(conf, empty, loads, own, suited, now=now, ars=ars,
+                      carried=self._carried, granting=True)
         cat = cycle.category(request)
         schedule = cycle._the_schedule()
         duration = end - start
-        empty = carried.empty
 
         def allowed(qi: Instance) -> bool:
             return qi.name not in unlimited and all(
@@ -229,8 +236,8 @@ class Planner:
             granted = cycle._parallel_at(request, cat, pe, candidates, start, duration)
             leader = next((i for i, (name, _) in enumerate(granted or ())
                            if may_lead(cycle.instances[name])), None)
-            if granted is not None and leader is not None:  # the master task's first
-                return [granted[leader], *granted[:leader], *granted[leader + 1:]], pe.name
+            if granted is not None and leader is not None:
+                return _led_by(granted, leader), pe.name
         return None
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
@@ -266,6 +273,18 @@ def verify(
     else:
         placed = cycle.place(job, cat, who) is not None
     return None if placed else cat.why(who)
+
+
+def _unlimited(hard: Mapping[str, str], qi: Instance) -> bool:
+    """Whether a job with these requests may run for ever in the instance: neither it
+    (h_rt, s_rt) nor the queue (h_rt) limits its run time."""
+    return "h_rt" not in hard and "s_rt" not in hard and \
+        qi.values.get("h_rt", "INFINITY").upper() in ("INFINITY", "")
+
+
+def _led_by(granted: Granted, index: int) -> Granted:
+    """The placement with its `index`th instance first: the one holding the master task."""
+    return [granted[index], *granted[:index], *granted[index + 1:]]
 
 
 def _apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
@@ -617,9 +636,7 @@ class Cycle:
         if pes and not any(pe.name in qi.pe_list for pe in pes):
             return [f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is not in PE list'
                     for pe in pes]
-        if not job.ar and qi.name in self.ar_instances and "h_rt" not in job.hard \
-                and "s_rt" not in job.hard and qi.values.get("h_rt", "INFINITY").upper() in (
-                    "INFINITY", ""):
+        if not job.ar and qi.name in self.ar_instances and _unlimited(job.hard, qi):
             return [f'cannot run in queue instance "{qi.name}" because it carries an advance '
                     "reservation and the job has no run-time limit"]
         return []
@@ -880,11 +897,10 @@ class Cycle:
                                                            for u in booking.uses)
 
     def _empty_levels(self) -> Levels:
-        """The levels with nothing running: what could ever fit where."""
+        """The levels with nothing running (the carried ones: the cycle followed the
+        configuration and loads when it began)."""
         carried = self._carried
-        if carried.empty is None:
-            carried.empty = build_levels(self.conf, self.loads, [], self.matcher)
-        return carried.empty
+        return carried.empty or carried.empty_levels(self.conf, self.loads, self.matcher)
 
     def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
                           ) -> tuple[float, Granted] | None:
@@ -1461,7 +1477,7 @@ class Cycle:
             g, h, q = self.levels.of(self.instances[name])
             result = self.matcher.fits(cat.req, slots, g, h, q, master=True)
             if result.ok:
-                return [granted[index], *granted[:index], *granted[index + 1:]], None
+                return _led_by(granted, index), None
             refusal = refusal or result
         return None, refusal
 
