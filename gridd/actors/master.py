@@ -85,8 +85,8 @@ class MasterActor:
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
-                nursery.start_soon(self._host_timer, send.clone())
-                nursery.start_soon(self._ar_timer, send.clone())
+                nursery.start_soon(_timer, HOST_CHECK, "timer", send.clone())
+                nursery.start_soon(_timer, AR_CHECK, "tick", send.clone())
                 nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
                                    self.schedule_interval, self.base)
                 nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
@@ -105,18 +105,6 @@ class MasterActor:
             while True:
                 parts = await sock.recv()
                 await send.send((source, parts))
-
-    async def _host_timer(self, send: trio.MemorySendChannel) -> None:
-        async with send:
-            while True:
-                await trio.sleep(HOST_CHECK)
-                await send.send(("timer", []))
-
-    async def _ar_timer(self, send: trio.MemorySendChannel) -> None:
-        async with send:
-            while True:
-                await trio.sleep(AR_CHECK)
-                await send.send(("tick", []))
 
     async def _apply_loop(self, inbox: trio.MemoryReceiveChannel) -> None:
         while True:
@@ -296,7 +284,7 @@ class MasterActor:
             hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
             flags=dict(self.master.s.flags) if fx.flags_changed else None,
             conf=self.master.plan if fx.config_changed else None,
-            ars=ars.bookings(self.master) if fx.ars_changed else None,
+            ars=list(ars.bookings(self.master).values()) if fx.ars_changed else None,
             answers_dispatch=answered_dispatch,
         ))
 
@@ -304,6 +292,14 @@ class MasterActor:
         """After a restart, hand the accounting actor what it had not confirmed."""
         for msg in self.master.pending_accounting():
             self._send_now(self.acct, msg)
+
+
+async def _timer(period: float, source: str, send: trio.MemorySendChannel) -> None:
+    """Put a message of `source` in the inbox every `period` seconds."""
+    async with send:
+        while True:
+            await trio.sleep(period)
+            await send.send((source, []))
 
 
 def execd_identity(host: str) -> bytes:

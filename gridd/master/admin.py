@@ -163,6 +163,12 @@ def _take(option: Option, args: list[str]) -> list[str] | None:
     return taken
 
 
+def may_change(argv: list[str]) -> bool:
+    """Whether these qconf arguments name an option that changes the configuration (the
+    -s* views do not)."""
+    return any(option.changes for option in map(VERBS.get, argv) if option is not None)
+
+
 def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
     """Apply qconf's options in order, as qconf does, stopping at a malformed one or one
     the caller may not use.

@@ -58,10 +58,9 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     problem = m.validate_request(request)
     if problem:
         return p.Error(text=problem)
-    bookings = {ar.ar_id: booking(ar) for ar in m.s.ars.values() if ar.state in LIVE}
     place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,
                     checkpoint=spec.checkpoint, master_queues=spec.master_queues)
-    granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings,
+    granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings(m),
                                     m.instance_states(), request, place, start, end, now)
     if granted is None:
         return p.Error(text=NO_SUITABLE)
@@ -317,8 +316,9 @@ def booking(ar: AdvanceReservation) -> ArBooking:
                      ar.granted_pe, usable)
 
 
-def bookings(m: Master) -> list[ArBooking]:
-    return [booking(ar) for ar in m.s.ars.values() if ar.state in LIVE]
+def bookings(m: Master) -> dict[int, ArBooking]:
+    """What the scheduler and the checks against ARs see of the ARs that hold resources."""
+    return {ar.ar_id: booking(ar) for ar in m.s.ars.values() if ar.state in LIVE}
 
 
 def reserved_slots(m: Master, now: float) -> dict[str, int]:
@@ -343,7 +343,6 @@ def check_job(m: Master, spec: JobSpec, now: float) -> str | None:
     if h_rt is not None and (h_rt > ar.duration or h_rt > ar.end - now):
         return ("Unable to run job: the job duration is longer than duration of the advance "
                 f"reservation id {spec.ar}")
-    spec.ar_submission_time = ar.submission_time
     return None
 
 

@@ -163,7 +163,7 @@ class Master:
             hosts_up=sorted(self.host_up),
             flags=dict(self.s.flags),
             seq=self.sched_seq,
-            ars=ars.bookings(self),
+            ars=list(ars.bookings(self).values()),
         )
 
     def loads(self) -> dict[str, dict[str, str]]:
@@ -244,14 +244,16 @@ class Master:
         if problem:
             return p.Error(text=problem)
         warnings: list[str] = []
-        if spec.ar and not spec.verify:
-            spec.verify = "e"  # a job in an AR is checked against it unless -w n
+        if spec.ar:
+            spec.ar_submission_time = self.s.ars[spec.ar].submission_time  # for accounting
+            if not spec.verify:
+                spec.verify = "e"  # a job in an AR is checked against it unless -w n
         if spec.verify in ("e", "w", "v", "p"):
             # e, w and v ask of an empty cluster (its ARs kept), p of the cluster as it is.
             why = verify(self.plan, self.loads(),
                          self.running.values() if spec.verify == "p" else (),
                          sched_job(new_job(self.s.next_job_id, spec, now), [0]),
-                         {b.ar_id: b for b in ars.bookings(self)}, now)
+                         ars.bookings(self), now)
             if spec.verify in ("v", "p"):
                 if why is None:
                     return p.Ok(lines=["verification: found suitable queue(s)"])
@@ -389,7 +391,7 @@ class Master:
             problem = ars.check_job(self, spec, now)
             if problem:
                 return problem.replace("Unable to run job: ", "denied: ")
-            job.spec.ar_submission_time = spec.ar_submission_time
+            job.spec.ar_submission_time = self.s.ars[ar_id].submission_time
         return None
 
     def _alter_job(self, job: Job, req: p.Alter, hard: dict[str, str] | None) -> list[str]:
@@ -598,7 +600,7 @@ class Master:
     def qconf(self, req: p.Qconf, fx: Effects) -> p.QconfReply:
         # A change that would break a granted AR is refused (spec 5.2.2.2.1): the
         # configuration as it was comes back.
-        before = _copy(self.s.config) if self.s.ars else None
+        before = _copy(self.s.config) if self.s.ars and admin.may_change(req.argv) else None
         ans = admin.run_qconf(self.s.config, req.argv, admin.Caller(req.user, req.host, req.files))
         if ans.changed and before is not None:
             problem = ars.breaks(self, views.plan_conf(self.s.config))
