@@ -6,8 +6,6 @@ the moment AR 1 of the advance_reservation transcript was granted.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from gridd import protocol as p
@@ -22,13 +20,7 @@ ROOT = "/gridd"
 HOME = "/home/ann"
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # dates as the transcripts show them
 
 
 def parse(*argv: str, files: dict[str, str] | None = None) -> ArSpec:

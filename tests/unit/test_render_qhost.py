@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from gridd.cli import render_qhost as rh
@@ -15,13 +13,7 @@ T_A = 1795327903  # 2026-11-22 06:11:43 UTC
 T_B = T_A + 2
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # dates as the transcripts show them
 
 
 def vm(**overrides: str) -> ExecHost:

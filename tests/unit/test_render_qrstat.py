@@ -3,8 +3,6 @@ byte, and the qrstat command around them with a stand-in for the master."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from gridd import protocol as p
@@ -16,14 +14,7 @@ T0 = 1795327142  # 2026-11-22 05:59:02 UTC
 T_SUB = 1795327157  # 2026-11-22 05:59:17 UTC
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """The transcripts were taken on a UTC machine."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # dates as the transcripts show them
 
 
 def ar(ar_id: int, owner: str = "root", *, name: str = "", state: str = "r",

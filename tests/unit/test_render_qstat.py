@@ -7,8 +7,6 @@ byte.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from gridd.cli import render_qstat as rq
@@ -33,14 +31,7 @@ T_ARR = 1795327704  # 2026-11-22 06:08:24 UTC
 T_PE = 1795327725  # 2026-11-22 06:08:45 UTC
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """The transcripts were taken on a UTC machine."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # dates as the transcripts show them
 
 
 PRIORITIES: dict[int, float] = {}  # what reply() puts in the replies it makes
