@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from gridd.cli.qsub_args import QsubError, add_setting, option_words
+from gridd.cli.qsub_args import QsubError, add_setting, option_words, yes_no
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
 from gridd.formats.values import parse_time
@@ -64,8 +64,6 @@ _ARITY = {
     "-M": 1, "-m": 1, "-masterq": 1, "-N": 1, "-now": 1, "-pe": 2, "-q": 1, "-u": 1,
     "-w": 1,
 }
-_YES = frozenset({"y", "yes"})
-_NO = frozenset({"n", "no"})
 _AR_MAIL_LETTERS = frozenset("bean")
 
 # Added up over every source instead of being replaced by a later one; added up within
@@ -91,12 +89,10 @@ class QrsubRequest(msgspec.Struct, kw_only=True):
 
 
 def _yes_no(option: str, value: str) -> bool:
-    word = value.lower()
-    if word in _YES:
-        return True
-    if word in _NO:
-        return False
-    raise QrsubError(f'{option}: invalid value "{value}" (expected y[es] or n[o])')
+    answer = yes_no(value)
+    if answer is None:
+        raise QrsubError(f'{option}: invalid value "{value}" (expected y[es] or n[o])')
+    return answer
 
 
 def _date(option: str, value: str, now: float) -> float:

@@ -148,13 +148,17 @@ def _rejected(text: str) -> QsubError:
     return QsubError(f"Unable to run job: {text}\nExiting.", EXIT_REJECTED)
 
 
-def _yes_no(option: str, value: str) -> bool:
+def yes_no(value: str) -> bool | None:
+    """y[es] or n[o] as a bool (any case), None for anything else."""
     word = value.lower()
-    if word in _YES:
-        return True
-    if word in _NO:
-        return False
-    raise QsubError(f'invalid option argument "{option} {value}"', EXIT_BAD_ARGUMENT)
+    return True if word in _YES else False if word in _NO else None
+
+
+def _yes_no(option: str, value: str) -> bool:
+    answer = yes_no(value)
+    if answer is None:
+        raise QsubError(f'invalid option argument "{option} {value}"', EXIT_BAD_ARGUMENT)
+    return answer
 
 
 def _bad(error: ValueError) -> QsubError:
