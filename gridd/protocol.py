@@ -5,12 +5,14 @@ is not a known message of this version into ``ProtocolError`` so that no actor e
 sees a malformed value.
 """
 
+from typing import Any
 
 import msgspec
 
-from gridd.model.ar import AdvanceReservation, ArBooking, ArRecord, ArSpec
+from gridd.model.ar import AdvanceReservation, ArBooking, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running
 from gridd.model.job import Job, JobSpec, Task, Usage
+from gridd.model.report import Report
 from gridd.model.rqs import QuotaRow
 
 VERSION = 1
@@ -376,14 +378,55 @@ class AccountTask(Msg, tag="account"):
 
 
 class ReportRecord(Msg, tag="report_record"):
-    """One AR record for the reporting file; seq is the master's durable outbox key."""
+    """One record for the reporting file; seq is the master's durable outbox key."""
 
     seq: int
-    record: ArRecord
+    record: Report
+
+
+class Sinks(Msg, tag="sinks"):
+    """Where finished jobs go and how long records may wait (reporting_params); the
+    master sends it before anything else and whenever the configuration changes it."""
+
+    accounting: bool = True
+    reporting: bool = False
+    flush_time: float = 15.0
+    accounting_flush_time: float = 15.0
 
 
 class Accounted(Msg, tag="accounted"):
     seqs: list[int]
+
+
+SqlValue = str | int | float | bool | None
+
+
+class DbQuery(Msg, tag="db_query"):
+    """Read-only SQL for the reporting database (qacct, gridd report). The master hands
+    it to the accounting actor, the only process that may open the database, with
+    `client` set to the asker's identity."""
+
+    sql: str
+    params: list[SqlValue] | dict[str, SqlValue] | None = None
+    client: bytes = b""
+
+
+class DbExport(Msg, tag="db_export"):
+    """Write a consistent Parquet snapshot of the database into a directory."""
+
+    directory: str
+    client: bytes = b""
+
+
+class DbAnswer(Msg, tag="db_answer"):
+    """A query's result; values travel as msgpack has them (times as ISO text), the DuckDB
+    type names say how to read them back. `error` set: the query was refused or failed."""
+
+    columns: list[str] = []
+    types: list[str] = []
+    rows: list[list[Any]] = []
+    error: str = ""
+    client: bytes = b""
 
 
 Message = (
@@ -393,7 +436,8 @@ Message = (
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent
-    | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted
+    | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted | Sinks
+    | DbQuery | DbExport | DbAnswer
 )
 
 _encoder = msgspec.msgpack.Encoder()

@@ -33,7 +33,7 @@ KINDS = ("new_ar", "ar_attr", "ar_log", "ar_acct")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _text(value: str) -> str:
+def field_text(value: str) -> str:
     """A string field that cannot break the line (see the module docstring)."""
     return _CONTROL.sub(" ", value.replace(":", ";"))
 
@@ -45,20 +45,20 @@ def line(record: ArRecord) -> str:
     head = [str(time), record.kind]
     ident = [str(int(ar.submission_time)), str(ar.ar_id)]
     if record.kind == "new_ar":
-        fields = [*ident, _text(ar.spec.owner)]
+        fields = [*ident, field_text(ar.spec.owner)]
     elif record.kind == "ar_attr":
         spec = ar.spec
         fields = [
-            str(time), *ident, _text(spec.name), _text(spec.account),
+            str(time), *ident, field_text(spec.name), field_text(spec.account),
             str(int(ar.start)), str(int(ar.end)),
-            _text(ar.granted_pe or spec.pe_name) or "NONE",
-            _text(_resource_list(spec.resources)) or "NONE",
+            field_text(ar.granted_pe or spec.pe_name) or "NONE",
+            field_text(_resource_list(spec.resources)) or "NONE",
         ]
     elif record.kind == "ar_log":
-        fields = [str(time), *ident, _text(record.state or ar.state), _text(record.event),
-                  _text(record.message)]
+        fields = [str(time), *ident, field_text(record.state or ar.state),
+                  field_text(record.event), field_text(record.message)]
     elif record.kind == "ar_acct":
-        fields = [str(time), *ident, _text(record.queue), _text(record.host),
+        fields = [str(time), *ident, field_text(record.queue), field_text(record.host),
                   str(record.slots)]
     else:
         raise ValueError(f"unknown AR record kind {record.kind!r}")

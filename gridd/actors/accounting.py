@@ -31,7 +31,7 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.accounting import ar_report
+from gridd.accounting import report_lines
 from gridd.accounting.accounting_file import append_lines, append_records, tail_keys, tail_lines
 from gridd.accounting.record import AccountingRecord, record_for
 from gridd.transport import TrioSocket
@@ -163,7 +163,7 @@ def _records(frames: list[list[bytes]]) -> tuple[Batch, Reports]:
             if isinstance(msg, p.AccountTask):
                 batch.append((msg.seq, record_for(msg.job, msg.task)))
             elif isinstance(msg, p.ReportRecord):
-                reports.append((msg.seq, ar_report.line(msg.record)))
+                reports.append((msg.seq, report_lines.line(msg.record)))
         except Exception:  # one bad record must not stop the others
             log.exception("cannot account a finished task or report an AR record")
     return batch, reports

@@ -177,7 +177,7 @@ class MasterActor:
             case p.Qconf():
                 reply = m.qconf(msg, fx)
             case p.Qmod():
-                reply = m.qmod(msg, fx)
+                reply = m.qmod(msg, now, fx)
             case p.QueryQuota():
                 reply = m.quota(msg)
             case p.ArSubmit():

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd import protocol as p
+from gridd.master import reporting
 from gridd.model.ar import (
     DELETED,
     ERROR,
@@ -289,18 +290,9 @@ def _changed(ar: AdvanceReservation, fx: Effects) -> None:
 
 
 def report(m: Master, record: ArRecord, fx: Effects) -> None:
-    """Queue a reporting record in the durable outbox (the accounting actor writes it),
-    when the global configuration's reporting_params turn reporting on."""
-    params = dict(item.partition("=")[::2]
-                  for item in m.s.config.conf.reporting_params.split())
-    if params.get("reporting", "false").lower() not in ("true", "1"):
-        return
-    seq = m.s.next_seq
-    m.s.next_seq += 1
-    fx.counters_changed = True
-    record.ar = msgspec.structs.replace(record.ar)  # as it is now, whatever comes later
-    m.s.reports[seq] = record
-    fx.reports.append((seq, record))
+    """Report an AR event (when reporting is on), with the AR as it is now."""
+    record.ar = msgspec.structs.replace(record.ar)  # whatever comes later
+    reporting.report(m, record, fx)
 
 
 def jobs_of(m: Master, ar_id: int) -> list:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import admin, ars, qmod, views
-from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
+from gridd.master import admin, ars, qmod, reporting, views
+from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
@@ -37,6 +37,7 @@ from gridd.model.job import (
     new_job,
 )
 from gridd.model.priority import ResourceUrgency, priorities, urgency
+from gridd.model.report import Report
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import Planner, queue_matches, verify
@@ -71,7 +72,7 @@ class Effects:
     dirty_ars: set[int] = field(default_factory=set)
     gone_ars: set[int] = field(default_factory=set)
     ars_changed: bool = False  # the scheduler must hear of every AR again
-    reports: list[tuple[int, ArRecord]] = field(default_factory=list)  # (seq, record)
+    reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
 
 
@@ -88,7 +89,7 @@ class MasterState:
     flags: dict[str, str] = field(default_factory=dict)  # queue instance -> qmod state letters
     ars: dict[int, AdvanceReservation] = field(default_factory=dict)
     next_ar_id: int = 1
-    reports: dict[int, ArRecord] = field(default_factory=dict)  # seq -> record (outbox)
+    reports: dict[int, Report] = field(default_factory=dict)  # seq -> record (outbox)
 
 
 class Master:
@@ -275,6 +276,7 @@ class Master:
             self.dependants.add(job_id)
         fx.dirty_jobs.add(job_id)
         self.announce(job, fx)
+        reporting.new_job(self, job, now, fx)
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
 
     def _validate(self, spec: JobSpec) -> str | None:
@@ -424,6 +426,8 @@ class Master:
             if task.state in (PENDING, HELD, ERROR):
                 task.state = DONE
                 fx.sched_removed.append((job.job_id, task.task_id))
+                reporting.job_log(self, job, task.task_id, now, fx, "deleted", "", req.user,
+                                  "", "job deleted by user")
             elif req.force:
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id)))
@@ -612,10 +616,10 @@ class Master:
             self.refresh_views()
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
 
-    def qmod(self, req: p.Qmod, fx: Effects) -> p.Msg:
+    def qmod(self, req: p.Qmod, now: float, fx: Effects) -> p.Msg:
         if req.action not in qmod.ACTIONS:
             return p.Error(text=f'invalid option argument "-{req.action}"')
-        return qmod.run_qmod(self, req, fx)
+        return qmod.run_qmod(self, req, now, fx)
 
     def refresh_views(self) -> None:
         """Derive the queue, PE and planning views from the configured objects."""
@@ -699,6 +703,8 @@ class Master:
         fx.sched_started.append(holding)
         fx.to_execd.append((task.host, self.start_message(job, task)))
         self._answer_now(job.job_id, True, fx)
+        reporting.job_log(self, job, task.task_id, now, fx, "sent", "t", "master", task.host,
+                          "sent to execd")
 
     def _release(self, job: Job, task: Task, fx: Effects) -> None:
         """The task holds nothing any more."""
@@ -737,6 +743,7 @@ class Master:
 
     def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
         self._heard(req.host, req.load, now, fx, None)
+        reporting.host_load(self, req.host, req.load, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
 
     def _heard(self, name: str, load: dict[str, str], now: float, fx: Effects,
@@ -816,6 +823,8 @@ class Master:
         task.state = RUNNING
         task.start_time = req.start_time
         fx.dirty_jobs.add(req.job_id)
+        reporting.job_log(self, job, task.task_id, now, fx, "delivered", "r", "master",
+                          task.host, "job received by execd")
 
     def task_finished(self, report: p.TaskReport, now: float, fx: Effects) -> None:
         """Record the end of a task once, whatever number of times execd reports it."""
@@ -838,6 +847,12 @@ class Master:
             task.failed_reason = "assumedly after job"
         self._finish_bookkeeping(job, task, now, fx, account=True)
         fx.dirty_jobs.add(job.job_id)
+        reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
+                          "execution daemon", task.host, "job exited")
+        reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", "master",
+                          task.host, "job waits for scheduler's deletion")
+        reporting.job_log(self, job, task.task_id, now, fx, "deleted", "T", "scheduler",
+                          task.host, "job deleted by scheduler")
         self._maybe_forget(job, fx, deleted=False)
 
     def _finish_bookkeeping(self, job: Job, task: Task, now: float, fx: Effects,

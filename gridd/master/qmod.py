@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gridd import protocol as p
+from gridd.master import reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
 from gridd.sched.plan import queue_matches
@@ -31,7 +32,7 @@ MIXED = {"s": ("sq", "sj"), "us": ("usq", "usj"), "c": ("cq", "cj")}
 ACTIONS = frozenset(QUEUE_ACTIONS) | JOB_ACTIONS | frozenset(MIXED)
 
 
-def run_qmod(master: Master, req: p.Qmod, fx: Effects) -> p.Ok:
+def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
     lines: list[str] = []
     code = 0
     touched: set[str] = set()
@@ -44,7 +45,7 @@ def run_qmod(master: Master, req: p.Qmod, fx: Effects) -> p.Ok:
             for job in jobs:
                 lines += _job_action(master, job_action, job, target, req, fx)
         elif instances:
-            lines += _queue_action(master, queue_action, instances, req, fx, touched)
+            lines += _queue_action(master, queue_action, instances, req, now, fx, touched)
         else:
             kind = "queue" if req.action in QUEUE_ACTIONS else "queue or job"
             lines.append(f'invalid {kind} "{target}"')
@@ -60,7 +61,7 @@ def _instances(master: Master, ref: str) -> list[Instance]:
 
 
 def _queue_action(master: Master, action: str, instances: list[Instance], req: p.Qmod,
-                  fx: Effects, touched: set[str]) -> list[str]:
+                  now: float, fx: Effects, touched: set[str]) -> list[str]:
     letter, on, word = QUEUE_ACTIONS[action]
     lines = []
     flags = master.s.flags
@@ -76,6 +77,7 @@ def _queue_action(master: Master, action: str, instances: list[Instance], req: p
             flags.pop(qi.name, None)
         fx.flags_changed = True
         touched.add(qi.name)
+        reporting.queue_state(master, qi.name, new, now, fx)
         lines.append(f'{req.user}@{req.host} changed state of "{qi.name}" ({word})')
     return lines
 

@@ -90,7 +90,7 @@ class ArBooking(msgspec.Struct, array_like=True):
     usable: bool = False
 
 
-class ArRecord(msgspec.Struct, kw_only=True):
+class ArRecord(msgspec.Struct, kw_only=True, tag="ar"):
     """One AR event for the reporting file (reporting(5): new_ar, ar_attr, ar_log,
     ar_acct), as the master records it and the accounting actor writes it."""
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import msgspec
 
 from gridd.master.core import MasterState
-from gridd.model.ar import AdvanceReservation, ArRecord
+from gridd.model.ar import AdvanceReservation
 from gridd.model.cluster import ExecHost
 from gridd.model.config import Configuration
 from gridd.model.job import Job
+from gridd.model.report import Report
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL,
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 
 _TYPES: dict[str, type] = {"job": Job, "host": ExecHost, "outbox": tuple[int, int],
                            "config": Configuration, "flags": dict[str, str],
-                           "ar": AdvanceReservation, "report": ArRecord}
+                           "ar": AdvanceReservation, "report": Report}
 
 
 class SpoolError(Exception):

@@ -12,7 +12,7 @@ from tests.unit.test_master_core import make_master, schedule, spec
 def qmod(master: Master, action: str, *targets: str) -> tuple[p.Msg, Effects]:
     fx = Effects()
     reply = master.qmod(p.Qmod(action=action, targets=list(targets), user="root", host="vm"),
-                        fx)
+                        0.0, fx)
     return reply, fx
 
 

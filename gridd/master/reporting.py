@@ -1,0 +1,148 @@
+"""What the cell reports, as the global configuration's reporting_params say.
+
+    accounting=true|false    finished jobs go to the accounting file
+    reporting=true|false     records go to the reporting file (finished jobs among them)
+    joblog=true|false        with reporting: every step of a job's life (job_log)
+    flush_time=TIME          the longest a record waits for the database (and files)
+    accounting_flush_time=TIME  the same for the accounting file (default: flush_time)
+
+The database holds what the files hold: finished jobs once either file gets them, every
+other record when reporting is on. Records enter the master's durable outbox (with the
+spool commit of the change that caused them) and leave it only once the accounting
+actor has them in the files and the database, so none is lost to a crash.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from gridd import protocol as p
+from gridd.formats.values import parse_time
+from gridd.model.job import Job
+from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
+
+if TYPE_CHECKING:
+    from gridd.master.core import Effects, Master
+
+DEFAULT_FLUSH = 15.0  # seconds, 8.1.9's default flush_time
+PRIORITY_OFFSET = 1024  # 8.1.9 records a job's -p priority shifted into 0..2048
+
+
+class Params(msgspec.Struct, frozen=True):
+    accounting: bool = True
+    reporting: bool = False
+    joblog: bool = False
+    flush_time: float = DEFAULT_FLUSH
+    accounting_flush_time: float = DEFAULT_FLUSH
+
+
+@functools.lru_cache(maxsize=8)
+def params(text: str) -> Params:
+    """Read reporting_params; unknown words and bad values keep their defaults (qconf
+    checks what it accepts; a spooled configuration must never stop the master)."""
+    words = dict(item.partition("=")[::2] for item in text.split())
+    flush = _seconds(words.get("flush_time"), DEFAULT_FLUSH)
+    return Params(
+        accounting=_true(words.get("accounting"), True),
+        reporting=_true(words.get("reporting"), False),
+        joblog=_true(words.get("joblog"), False),
+        flush_time=flush,
+        accounting_flush_time=_seconds(words.get("accounting_flush_time"), flush),
+    )
+
+
+def _true(word: str | None, default: bool) -> bool:
+    if word is None:
+        return default
+    return word.lower() in ("true", "1", "yes")
+
+
+def _seconds(word: str | None, default: float) -> float:
+    try:
+        value = parse_time(word) if word else default
+    except ValueError:
+        return default
+    return value if value != float("inf") else default
+
+
+def of(m: Master) -> Params:
+    return params(m.s.config.conf.reporting_params)
+
+
+def sinks(m: Master) -> p.Sinks:
+    """What the accounting actor must write; sent when it starts and whenever it changes."""
+    now = of(m)
+    return p.Sinks(accounting=now.accounting, reporting=now.reporting,
+                   flush_time=now.flush_time, accounting_flush_time=now.accounting_flush_time)
+
+
+def report(m: Master, record: Report, fx: Effects) -> None:
+    """Queue a record in the durable outbox when reporting is on."""
+    if not of(m).reporting:
+        return
+    seq = m.s.next_seq
+    m.s.next_seq += 1
+    fx.counters_changed = True
+    m.s.reports[seq] = record
+    fx.reports.append((seq, record))
+
+
+def job_logging(m: Master) -> bool:
+    conf = of(m)
+    return conf.reporting and conf.joblog
+
+
+def new_job(m: Master, job: Job, now: float, fx: Effects) -> None:
+    """new_job and its first job_log (pending), as 8.1.9 writes at submission."""
+    if not job_logging(m):
+        return
+    report(m, _job_record(job, "new_job", now, -1), fx)
+    job_log(m, job, -1, now, fx, "pending", "", job.spec.owner, job.spec.submit_host,
+            "new job")
+
+
+def job_log(m: Master, job: Job, task_id: int, now: float, fx: Effects, event: str,
+            state: str, user: str, host: str, message: str) -> None:
+    if not job_logging(m):
+        return
+    record = _job_record(job, "job_log", now, task_id)
+    record.event, record.state, record.user, record.host = event, state, user, host
+    record.message = message
+    report(m, record, fx)
+
+
+def _job_record(job: Job, kind: str, now: float, task_id: int) -> JobRecord:
+    spec = job.spec
+    return JobRecord(kind=kind, time=now, job_id=job.job_id, task_id=task_id,
+                     name=spec.name, owner=spec.owner, group=spec.group,
+                     project=spec.project, department=spec.department,
+                     account=spec.account, priority=spec.priority + PRIORITY_OFFSET,
+                     submission_time=job.submit_time)
+
+
+def queue_state(m: Master, instance: str, state: str, now: float, fx: Effects) -> None:
+    """A queue instance's qmod state letters changed."""
+    queue, _, host = instance.partition("@")
+    report(m, QueueRecord(kind="queue", time=now, queue=queue, host=host, state=state), fx)
+
+
+def host_load(m: Master, host: str, load: dict[str, str], now: float, fx: Effects) -> None:
+    """The load values a host reported that report_variables asks for (the host's own
+    list, else the global host's)."""
+    if not of(m).reporting:
+        return
+    wanted = _report_variables(m, host) or _report_variables(m, "global")
+    values = [(name, load[name]) for name in wanted if name in load]
+    if values:
+        report(m, HostRecord(kind="host", time=now, host=host, load=values), fx)
+
+
+def _report_variables(m: Master, host: str) -> list[str]:
+    entry = m.s.config.exechosts.get(host)
+    text = entry.report_variables if entry is not None else ""
+    if not text or text.upper() == "NONE":
+        return []
+    return [name for name in text.replace(",", " ").split() if name]
