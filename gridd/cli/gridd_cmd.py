@@ -7,6 +7,8 @@
     gridd execd --name NAME --master ENDPOINT
     gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] --out JOBS.csv
                                        replay an SWF trace in virtual time
+    gridd report [NAME | --sql SQL | --export DIR | --html FILE] ...
+                                       named SQL reports over the reporting database
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 
 from gridd import paths
+from gridd.cli import report
 
 START_TIMEOUT = 30.0
 
@@ -51,12 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--duration-offset", type=float, default=60.0,
                      help="seconds added to every expected run time (DURATION_OFFSET)")
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
+    report.configure(sub)
     args = parser.parse_args(argv)
     if args.cmd == "sim":
         from gridd.cli.sim import cmd_sim
 
         return cmd_sim(args)
     base = paths.root()
+    if args.cmd == "report":
+        return report.cmd_report(base, args)
     try:
         return COMMANDS[args.cmd](base, args)
     except KeyboardInterrupt:
