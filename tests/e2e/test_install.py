@@ -18,6 +18,8 @@ def test_wheel_ships_reports_and_commands(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("gridd-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "gridd/reports/accounting.sql" in names
+    assert {"gridd/reports/schema/001_arco.sql", "gridd/reports/schema/002_advance_reservation.sql",
+            "gridd/reports/schema/003_gridd_accounting.sql"} <= set(names)
     assert {"gridd/grammar/complex.lark", "gridd/grammar/object.lark"} <= set(names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()

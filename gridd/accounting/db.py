@@ -1,0 +1,323 @@
+"""The reporting database: ARCo's tables and views in DuckDB, fed exactly once.
+
+Two ways in. The accounting actor hands over batches of reporting(5) lines, each with
+the sequence number of the master's outbox entry (`ingest_stream`); `gridd dbwriter`
+reads accounting(5) and reporting(5) files (`ingest_file`). Either way a batch is one
+transaction that also records how far it got (the sequence numbers, or the file's byte
+offset), so a crash at any point leaves each record in the database once or not yet.
+
+Records are split and cast by DuckDB (see ingest_sql): a statement costs milliseconds
+whatever its size and per-row Python work is what kills ingest rates, so Python only
+joins lines into one string per batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from gridd.accounting import ingest_sql as q
+from gridd.accounting import schema
+from gridd.accounting.record import FIELDS, AccountingRecord, to_line
+
+CHUNK_BYTES = 32 << 20  # file bytes per transaction
+HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
+
+Progress = Callable[[int, int], None]  # bytes done, bytes in the file
+
+_REPORTING_LINE = re.compile(rf"\d+:({'|'.join(q.KINDS)}):")
+_TIMES = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
+
+
+@dataclass
+class Ingested:
+    """What a call took in."""
+
+    records: int = 0  # records read (lines, less comments and those already ingested)
+    accounting: int = 0  # accounting records that became sge_job_usage rows
+    duplicates: int = 0  # records skipped as already ingested
+    rejected: int = 0  # malformed records, left out
+    first_rejected: str | None = None  # the first of them ("type: fields"), for a message
+
+    def add(self, other: Ingested) -> None:
+        self.records += other.records
+        self.accounting += other.accounting
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
+        self.first_rejected = self.first_rejected or other.first_rejected
+
+
+def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """Open the database for writing, creating or migrating it as needed."""
+    con = duckdb.connect(str(path))
+    try:
+        schema.migrate(con)
+        if _has_table(con, schema.FLAT_TABLE):
+            _adopt_flat_table(con)
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) -> Ingested:
+    """Ingest reporting(5) lines (without newline) keyed by outbox sequence number.
+
+    One transaction; sequence numbers already in the database (a batch re-sent after a
+    crash), or repeated within the batch, are skipped.
+    """
+    unique: dict[int, str] = {}
+    for seq, line in items:
+        unique.setdefault(seq, line)
+    if not unique:
+        return Ingested()
+    text = "\n".join(unique.values())
+    if text.count("\n") != len(unique) - 1:
+        raise ValueError("a reporting line holds a newline")
+    with _transaction(con):
+        return _ingest_lines(con, list(unique), text, len(items))
+
+
+def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
+                progress: Progress | None = None) -> Ingested:
+    """Ingest an accounting(5) or reporting(5) file from where the last call stopped.
+
+    Each chunk of whole lines goes in one transaction with the file's new offset; a last
+    line without its newline (being written) is left for the next call. A file whose
+    head changed (rotated, replaced) is read from the start.
+    """
+    path = Path(path)
+    total = Ingested()
+    with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        mark = _Checkpoint.load(con, path, f, size)
+        reporting = _is_reporting(f)
+        f.seek(mark.offset)
+        while chunk := _read_lines(f):
+            text = chunk.decode("utf-8", errors="replace")
+            with _transaction(con):
+                done = _ingest_text(con, text, reporting)
+                mark.advance(len(chunk), text.count("\n"))
+                mark.save(con)
+            total.add(done)
+            if progress:
+                progress(mark.offset, size)
+    return total
+
+
+def acct_line(rec: AccountingRecord) -> str:
+    """The reporting(5) line of an accounting record, stamped with its end time."""
+    return f"{rec.end_time}:acct:{to_line(rec)}"
+
+
+# --- staging -----------------------------------------------------------------------------
+
+def _split_kind(source: str) -> str:
+    """Stage reporting lines: "time:kind:body" → kind, body."""
+    return (
+        "SELECT ord, split_part(line, ':', 2) AS kind, "
+        "substr(line, strpos(line, ':') + length(split_part(line, ':', 2)) + 2) AS body "
+        f"FROM ({source})"
+    )
+
+
+def _ingest_lines(con: duckdb.DuckDBPyConnection, seqs: list[int], text: str,
+                  sent: int) -> Ingested:
+    lines = ("SELECT unnest($1::BIGINT[]) AS ord, unnest(string_split($2, chr(10))) AS line")
+    fresh = (f"SELECT * FROM ({lines}) WHERE NOT EXISTS (SELECT 1 FROM gridd_ingested_seq l "
+             f"WHERE l.seq = ord AND l.seq BETWEEN {min(seqs)} AND {max(seqs)})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {_split_kind(fresh)}",
+                [seqs, text])
+    con.execute("INSERT INTO gridd_ingested_seq SELECT ord FROM gridd_stage")
+    done = _load_stage(con)
+    done.duplicates = sent - done.records
+    return done
+
+
+def _ingest_text(con: duckdb.DuckDBPyConnection, text: str, reporting: bool) -> Ingested:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = ("SELECT row_number() OVER () AS ord, line "
+             "FROM (SELECT unnest(string_split($1, chr(10))) AS line) "
+             "WHERE line <> '' AND line[1] <> '#'")
+    staged = _split_kind(lines) if reporting else (
+        f"SELECT ord, 'acct' AS kind, line AS body FROM ({lines})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {staged}", [text])
+    return _load_stage(con)
+
+
+def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
+    """Turn the staged records into rows; the caller holds the transaction."""
+    counts = dict(con.execute("SELECT kind, count(*) FROM gridd_stage GROUP BY kind").fetchall())
+    done = Ingested(records=sum(counts.values()))
+    kinds = {kind for kind in counts if kind in q.KINDS}
+    for kind in kinds:
+        con.execute(q.parse(q.KINDS[kind]))
+    _add_names(con, kinds)
+    if kinds & {"acct", "job_log", "new_job"}:
+        done.accounting = _load_jobs(con, kinds)
+    if kinds & {"new_ar", "ar_attr", "ar_log", "ar_acct"}:
+        con.execute(q.ar_keys(kinds))
+        for sql in q.NEW_ARS:
+            con.execute(sql)
+        for kind, statements in q.AR_RECORDS.items():
+            for sql in statements if kind in kinds else ():
+                con.execute(sql)
+    for kind, sql in q.VALUES.items():
+        if kind in kinds:
+            con.execute(sql)
+    done.rejected, first = con.execute(q.rejected(kinds)).fetchone()
+    if done.rejected:
+        kind, body = con.execute("SELECT kind, body FROM gridd_stage WHERE ord = ?",
+                                 [first]).fetchone()
+        done.first_rejected = f"{kind or '(no type)'}: {body}"
+    return done
+
+
+def _add_names(con: duckdb.DuckDBPyConnection, kinds: set[str]) -> None:
+    """Add the users, hosts, queues... the dimension tables lack: usually none are new, so
+    one query finds out and inserts follow only for the tables that need them."""
+    query = q.new_names(kinds)
+    if not query:
+        return
+    new: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    for table, a, b in con.execute(query).fetchall():
+        new[table].append((a, b))
+    for dim in q.DIMENSIONS:
+        if names := new.get(dim.table):
+            params = [[a for a, _ in names]]
+            if len(dim.name_columns) > 1:
+                params.append([b for _, b in names])
+            con.execute(q.add_names(dim), params)
+
+
+def _load_jobs(con: duckdb.DuckDBPyConnection, kinds: set[str]) -> int:
+    """Jobs, their usage, requests and log; returns the usage rows added."""
+    con.execute(q.job_keys(kinds))
+    known, known_by_acct = con.execute(q.KNOWN_JOBS).fetchone()
+    con.execute(q.NEW_JOBS)
+    added = 0
+    if "acct" in kinds:
+        if known_by_acct:
+            con.execute(q.UPDATE_JOBS)
+        (added,) = con.execute(q.usage(known_by_acct > 0)).fetchone()
+        con.execute(q.requests(known_by_acct > 0))
+    if "job_log" in kinds:
+        con.execute(q.JOB_LOG)
+    return int(added)
+
+
+# --- files -------------------------------------------------------------------------------
+
+def _read_lines(f) -> bytes:
+    """The next chunk of whole lines (b"" at the end, or when only a torn line is left)."""
+    start = f.tell()
+    want = CHUNK_BYTES
+    while True:
+        data = f.read(want)
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            f.seek(start + cut + 1)
+            return data[: cut + 1]
+        if len(data) < want:  # end of file inside a line: leave it for next time
+            f.seek(start)
+            return b""
+        f.seek(start)
+        want *= 2
+
+
+def _is_reporting(f) -> bool:
+    """A reporting file's records start "time:type:"; an accounting file's with a queue."""
+    f.seek(0)
+    for raw in f:
+        line = raw.decode("utf-8", errors="replace")
+        if line.strip() and not line.startswith("#"):
+            return bool(_REPORTING_LINE.match(line))
+    return False
+
+
+@dataclass
+class _Checkpoint:
+    """A file's row in sge_checkpoint: how far it was read, and what its head was."""
+
+    ch_id: int
+    file: str
+    offset: int
+    line: int
+    head_size: int
+    head_hash: str
+
+    @classmethod
+    def load(cls, con: duckdb.DuckDBPyConnection, path: Path, f, size: int) -> _Checkpoint:
+        name = str(path.resolve())
+        row = con.execute(
+            "SELECT ch_id, ch_offset, ch_line, ch_head_size, ch_head_hash FROM sge_checkpoint "
+            "WHERE ch_file = ?", [name]).fetchone()
+        if row:
+            ch_id, offset, line, head_size, head_hash = row
+            if size >= offset and _head(f, head_size) == head_hash:
+                return cls(ch_id, name, offset, line, head_size, head_hash)
+        else:
+            (ch_id,) = con.execute(
+                "SELECT coalesce(max(ch_id), 0) + 1 FROM sge_checkpoint").fetchone()
+        head_size = min(size, HEAD_BYTES)
+        return cls(ch_id, name, 0, 0, head_size, _head(f, head_size))
+
+    def advance(self, size: int, lines: int) -> None:
+        self.offset += size
+        self.line += lines
+
+    def save(self, con: duckdb.DuckDBPyConnection) -> None:
+        con.execute(
+            "INSERT OR REPLACE INTO sge_checkpoint (ch_id, ch_line, ch_time, ch_file, ch_offset, "
+            "ch_head_size, ch_head_hash) "
+            "VALUES (?, ?, current_timestamp AT TIME ZONE 'UTC', ?, ?, ?, ?)",
+            [self.ch_id, self.line, self.file, self.offset, self.head_size, self.head_hash])
+
+
+def _head(f, size: int) -> str:
+    f.seek(0)
+    return hashlib.sha256(f.read(size)).hexdigest()
+
+
+# --- transactions and the flat table of old --------------------------------------------
+
+@contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """BEGIN … COMMIT, or ROLLBACK when the body raises."""
+    con.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    (count,) = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
+    return count > 0
+
+
+def _adopt_flat_table(con: duckdb.DuckDBPyConnection) -> None:
+    """Load the rows of gridd's former flat table, keeping their sequence numbers."""
+    columns = ", ".join(
+        f"coalesce(epoch({name})::BIGINT, 0)" if name in _TIMES else f'"{name}"'
+        for name in FIELDS)
+    rows = con.execute(
+        f"SELECT seq, {columns} FROM {schema.FLAT_TABLE} ORDER BY seq").fetchall()
+    items = [(row[0], acct_line(AccountingRecord(*row[1:]))) for row in rows]
+    with _transaction(con):
+        if items:
+            _ingest_lines(con, [seq for seq, _ in items], "\n".join(line for _, line in items),
+                          len(items))
+        con.execute(f"DROP TABLE {schema.FLAT_TABLE}")

@@ -1,0 +1,362 @@
+"""The reporting database: schema by version, ingest of streams and files exactly once,
+and what Grid Engine 8.1.9's own accounting and reporting files become in it."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gridd.accounting import db, ingest_sql, schema
+from gridd.accounting.record import FIELDS, parse_line, to_line
+
+GE = Path(__file__).resolve().parents[1] / "data" / "sge-8.1.9"
+LINE = (
+    "all.q:vm:root:root:acctdemo:47:sge:0:1795327375:1795327375:1795327378:0:0:3:0.004999:"
+    "0.005734:4528.000000:0:0:0:0:636:2:0:24.000000:56:0:0:0:15:5:NONE:defaultdepartment:mpi:2:"
+    "0:0.010733:0.000000:0.000043:-u root -l license=2 -pe mpi 2:0.000000:NONE:3559424.000000:0:0"
+)
+REC = parse_line(LINE)
+
+# The contract qacct relies on: accounting(5)'s fields in file order, with these types.
+ACCOUNTING_COLUMNS = [
+    ("qname", "VARCHAR"), ("hostname", "VARCHAR"), ("group", "VARCHAR"), ("owner", "VARCHAR"),
+    ("job_name", "VARCHAR"), ("job_number", "BIGINT"), ("account", "VARCHAR"),
+    ("priority", "INTEGER"), ("submission_time", "TIMESTAMP"), ("start_time", "TIMESTAMP"),
+    ("end_time", "TIMESTAMP"), ("failed", "INTEGER"), ("exit_status", "INTEGER"),
+    ("ru_wallclock", "BIGINT"), ("ru_utime", "DOUBLE"), ("ru_stime", "DOUBLE"),
+    ("ru_maxrss", "DOUBLE"), ("ru_ixrss", "BIGINT"), ("ru_ismrss", "BIGINT"),
+    ("ru_idrss", "BIGINT"), ("ru_isrss", "BIGINT"), ("ru_minflt", "BIGINT"),
+    ("ru_majflt", "BIGINT"), ("ru_nswap", "BIGINT"), ("ru_inblock", "DOUBLE"),
+    ("ru_oublock", "BIGINT"), ("ru_msgsnd", "BIGINT"), ("ru_msgrcv", "BIGINT"),
+    ("ru_nsignals", "BIGINT"), ("ru_nvcsw", "BIGINT"), ("ru_nivcsw", "BIGINT"),
+    ("project", "VARCHAR"), ("department", "VARCHAR"), ("granted_pe", "VARCHAR"),
+    ("slots", "INTEGER"), ("task_number", "BIGINT"), ("cpu", "DOUBLE"), ("mem", "DOUBLE"),
+    ("io", "DOUBLE"), ("category", "VARCHAR"), ("iow", "DOUBLE"), ("pe_taskid", "VARCHAR"),
+    ("maxvmem", "DOUBLE"), ("arid", "BIGINT"), ("ar_submission_time", "TIMESTAMP"),
+]
+TABLES = [
+    "sge_job", "sge_job_usage", "sge_job_log", "sge_job_request", "sge_queue",
+    "sge_queue_values", "sge_host", "sge_host_values", "sge_user", "sge_user_values",
+    "sge_group", "sge_group_values", "sge_project", "sge_project_values", "sge_department",
+    "sge_department_values", "sge_version", "sge_checkpoint", "sge_ar", "sge_ar_attribute",
+    "sge_ar_usage", "sge_ar_log", "sge_ar_resource_usage",
+]
+VIEWS = [
+    "accounting", "view_accounting", "view_job_times", "view_jobs_completed", "view_job_log",
+    "view_host_values", "view_queue_values", "view_user_values", "view_group_values",
+    "view_project_values", "view_department_values", "view_ar_attribute", "view_ar_log",
+    "view_ar_usage", "view_ar_resource_usage", "view_ar_time_usage",
+]
+
+
+def utc(seconds: int) -> datetime.datetime | None:
+    return datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds) if seconds else None
+
+
+def expected_row(rec) -> tuple:
+    """An accounting view row as the file's record says it."""
+    times = {"submission_time", "start_time", "end_time", "ar_submission_time"}
+    return tuple(utc(getattr(rec, n)) if n in times else getattr(rec, n) for n in FIELDS)
+
+
+def stream(lines: list[str], first: int = 1) -> list[tuple[int, str]]:
+    return [(seq, line) for seq, line in enumerate(lines, first)]
+
+
+def acct(rec) -> str:
+    return db.acct_line(rec)
+
+
+def count(con, relation: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
+
+
+# --- schema --------------------------------------------------------------------------------
+
+def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    versions = con.execute("SELECT v_id, v_version FROM sge_version ORDER BY v_id").fetchall()
+    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9")]
+    kinds = dict(con.execute(
+        "SELECT table_name, table_type FROM information_schema.tables").fetchall())
+    assert {t: kinds.get(t) for t in TABLES} == dict.fromkeys(TABLES, "BASE TABLE")
+    assert {v: kinds.get(v) for v in VIEWS} == dict.fromkeys(VIEWS, "VIEW")
+    described = [(name, kind) for name, kind, *_ in con.execute("DESCRIBE accounting").fetchall()]
+    assert described == ACCOUNTING_COLUMNS
+    con.close()
+    con = db.open_db(tmp_path / "r.duckdb")  # reopening applies nothing twice
+    assert count(con, "sge_version") == 3
+
+
+def test_an_older_database_is_migrated(tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    con = duckdb.connect(str(path))
+    ((_, first),) = schema.migrations()[:1]
+    con.execute(first.read_text())
+    con.execute("INSERT INTO sge_user (u_user) VALUES ('alice')")
+    con.close()
+    con = db.open_db(path)
+    assert schema.version(con) == 3
+    assert con.execute("SELECT u_user FROM sge_user").fetchall() == [("alice",)]
+    db.ingest_stream(con, [(1, acct(REC))])
+    assert con.execute("SELECT arid, job_number FROM accounting").fetchall() == [(0, 47)]
+
+
+def test_a_database_newer_than_gridd_is_refused(tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    db.open_db(path).execute(
+        "INSERT INTO sge_version VALUES (99, 'future', current_timestamp AT TIME ZONE 'UTC')"
+    ).close()
+    with pytest.raises(schema.SchemaError, match="version 99"):
+        db.open_db(path)
+
+
+def test_the_flat_table_of_old_is_adopted_with_its_sequence_numbers(tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    con = duckdb.connect(str(path))
+    columns = ", ".join(f'"{name}" {kind}' for name, kind in ACCOUNTING_COLUMNS)
+    con.execute(f"CREATE TABLE accounting (seq BIGINT PRIMARY KEY, {columns})")
+    marks = ", ".join("?" for _ in range(len(FIELDS) + 1))
+    con.execute(f"INSERT INTO accounting VALUES ({marks})", [7, *expected_row(REC)])
+    con.close()
+    con = db.open_db(path)
+    assert con.execute("SELECT * FROM accounting").fetchall() == [expected_row(REC)]
+    assert db.ingest_stream(con, [(7, acct(REC))]).duplicates == 1
+    assert count(con, "accounting") == 1
+
+
+# --- the stream of the accounting actor ---------------------------------------------------
+
+def test_a_resent_seq_inserts_nothing_twice(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    first = db.ingest_stream(con, [(1, acct(REC)), (2, acct(replace(REC, job_number=48))),
+                                   (2, acct(REC))])
+    assert (first.records, first.accounting, first.duplicates) == (2, 2, 1)
+    again = db.ingest_stream(con, [(2, acct(REC)),
+                                   (3, acct(replace(REC, job_number=49, start_time=0)))])
+    assert (again.accounting, again.duplicates) == (1, 1)
+    assert db.ingest_stream(con, []) == db.Ingested()
+    rows = con.execute(
+        "SELECT job_number, start_time FROM accounting ORDER BY job_number").fetchall()
+    assert [job for job, _ in rows] == [47, 48, 49]
+    assert rows[0][1] == datetime.datetime(2026, 11, 22, 6, 2, 55)  # UTC
+    assert rows[2][1] is None  # never started
+
+
+def test_values_survive_and_reopen_keeps_rows(tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    con = db.open_db(path)
+    db.ingest_stream(con, [(5, acct(REC))])
+    con.close()
+    con = db.open_db(path)
+    assert con.execute("SELECT * FROM accounting").fetchall() == [expected_row(REC)]
+    assert con.execute("SELECT jr_variable, jr_value FROM sge_job_request").fetchall() == [
+        ("license", "2")]
+    assert db.ingest_stream(con, [(5, acct(REC))]).duplicates == 1
+
+
+def test_batch_of_thousand(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    db.ingest_stream(con, [(seq, acct(replace(REC, job_number=seq))) for seq in range(1, 1001)])
+    again = db.ingest_stream(
+        con, [(seq, acct(replace(REC, job_number=10 * seq))) for seq in range(500, 1501)])
+    assert (again.duplicates, again.accounting) == (501, 500)
+    assert con.execute("SELECT count(*), sum(job_number) FROM accounting").fetchone() == (
+        1500, sum(range(1, 1001)) + 10 * sum(range(1001, 1501)))
+
+
+def test_the_same_run_under_another_seq_counts_once(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    db.ingest_stream(con, [(1, acct(REC))])
+    assert db.ingest_stream(con, [(2, acct(REC))]).accounting == 0
+    rerun = replace(REC, start_time=REC.start_time + 60, end_time=REC.end_time + 60)
+    assert db.ingest_stream(con, [(3, acct(rerun))]).accounting == 1  # rescheduled: 2 runs
+    assert con.execute("SELECT count(*), count(DISTINCT ju_parent) FROM sge_job_usage"
+                       ).fetchone() == (2, 1)
+
+
+def test_a_failing_batch_leaves_nothing_behind(tmp_path, monkeypatch) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    monkeypatch.setattr(ingest_sql, "JOB_LOG", "INSERT INTO no_such_table VALUES (1)")
+    log = ("1795327375:job_log:1795327375:pending:47:-1:NONE::root:vm:0:1024:1795327375:"
+           "acctdemo:root:root::defaultdepartment:sge:new job")
+    with pytest.raises(duckdb.Error):
+        db.ingest_stream(con, [(1, acct(REC)), (2, log)])
+    assert (count(con, "accounting"), count(con, "gridd_ingested_seq")) == (0, 0)
+    monkeypatch.undo()
+    assert db.ingest_stream(con, [(1, acct(REC)), (2, log)]).records == 2
+    assert (count(con, "accounting"), count(con, "sge_job_log")) == (1, 1)
+
+
+def test_a_job_seen_through_its_log_and_its_accounting_is_one_job(tmp_path) -> None:
+    lines = (GE / "reporting").read_text().splitlines()
+    job_47 = [line for line in lines if ":47:" in line and ":job_log:" in line
+              or ":new_job:" in line and ":47:" in line]
+    account = next(line for line in lines if ":acct:" in line and ":acctdemo:47:" in line)
+    con = db.open_db(tmp_path / "r.duckdb")
+    for seq, line in stream([*job_47[:3], account, *job_47[3:]]):
+        db.ingest_stream(con, [(seq, line)])  # one at a time, as they may come
+    jobs = con.execute("SELECT j_task_number, j_priority FROM sge_job ORDER BY 1").fetchall()
+    assert jobs == [(-1, 1024), (0, 0)]  # the submitted job, and its task: the file's -p
+    events = con.execute("SELECT task_number, event FROM view_job_log").fetchall()
+    assert (-1, "pending") in events and len(events) == len(job_47) - 1
+    assert con.execute("SELECT * FROM accounting").fetchall() == [expected_row(REC)]
+
+
+def test_malformed_records_are_counted_and_left_out(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    done = db.ingest_stream(con, stream([
+        acct(REC), "1:acct:too:few:fields", "1:no_such_type:x", "1795327403:host:vm:oops:X:a=1",
+        acct(replace(REC, job_number=48))]))
+    assert (done.records, done.accounting, done.rejected) == (5, 2, 3)
+    assert done.first_rejected == "acct: too:few:fields"
+
+
+def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    lines = [
+        "1795327215:new_ar:1795327210:12:alice",
+        "1795327215:ar_attr:1795327215:1795327210:12:small:acc:1795327215:1795327515:smp:"
+        "h_rt=300,license=2",
+        "1795327215:ar_log:1795327215:1795327210:12:r:START TIME REACHED:start time of AR reached",
+        acct(replace(REC, arid=12, ar_submission_time=1795327210, start_time=1795327220,
+                     end_time=1795327280, submission_time=1795327216)),
+        "1795327515:ar_log:1795327515:1795327210:12:x:TERMINATED:end time of AR reached",
+        "1795327515:ar_acct:1795327515:1795327210:12:all.q:vm:2",
+        "1795327515:ar_acct:1795327515:1795327210:12:all.q:node2:2",
+    ]
+    db.ingest_stream(con, stream(lines))
+    assert con.execute("SELECT * FROM view_ar_attribute").fetchall() == [
+        (12, "alice", utc(1795327210), "small", "acc", utc(1795327215), utc(1795327515), "smp")]
+    assert con.execute("SELECT variable, value FROM view_ar_resource_usage ORDER BY 1").fetchall(
+    ) == [("h_rt", "300"), ("license", "2")]
+    assert con.execute("SELECT event, state FROM view_ar_log ORDER BY time").fetchall() == [
+        ("START TIME REACHED", "r"), ("TERMINATED", "x")]
+    assert con.execute("SELECT hostname, slots FROM view_ar_usage ORDER BY 1").fetchall() == [
+        ("node2", 2), ("vm", 2)]
+    assert con.execute("SELECT * FROM view_ar_time_usage").fetchall() == [
+        (12, datetime.timedelta(seconds=60), datetime.timedelta(seconds=300))]
+    # the AR specification's query, PostgreSQL interval arithmetic and all, runs as written
+    unused = con.execute(
+        "SELECT ar_number, job_duration, ar_duration, "
+        "age(('1970-01-01'::date + ar_duration::interval)::timestamp, "
+        "('1970-01-01'::date + job_duration::interval)::timestamp) AS unused_time "
+        "FROM view_ar_time_usage WHERE ar_number IN "
+        "(SELECT ARL.ar_number FROM view_ar_log ARL WHERE event = 'TERMINATED')").fetchall()
+    assert unused == [(12, datetime.timedelta(seconds=60), datetime.timedelta(seconds=300),
+                       datetime.timedelta(seconds=240))]
+    assert con.execute("SELECT ar_number, count(*) FROM view_accounting WHERE ar_number > 0 "
+                       "GROUP BY ALL").fetchall() == [(12, 1)]
+
+
+# --- files -----------------------------------------------------------------------------------
+
+def test_ge_accounting_file_gives_back_every_record(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    done = db.ingest_file(con, GE / "accounting")
+    records = [r for line in (GE / "accounting").read_text().splitlines()
+               if (r := parse_line(line))]
+    assert (done.records, done.accounting, done.rejected) == (len(records), len(records), 0)
+    rows = con.execute("SELECT * FROM accounting ORDER BY end_time, job_number").fetchall()
+    assert rows == sorted((expected_row(r) for r in records), key=lambda r: (r[10], r[5]))
+    assert count(con, "view_accounting") == len(records)
+    assert con.execute("SELECT u_user FROM sge_user ORDER BY 1").fetchall() == [
+        ("roland",), ("root",)]
+    assert con.execute(
+        "SELECT jr_variable, jr_value FROM sge_job_request JOIN sge_job ON jr_parent = j_id "
+        "WHERE j_job_number = 5 ORDER BY 1").fetchall() == [("h_rt", "60"), ("license", "2")]
+
+
+def test_ge_reporting_file_fills_arco_tables(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    lines = [line for line in (GE / "reporting").read_text().splitlines()
+             if not line.startswith("#")]
+    done = db.ingest_file(con, GE / "reporting")
+    assert (done.records, done.rejected) == (len(lines), 0)
+    accts = [parse_line(line.split(":", 2)[2]) for line in lines if ":acct:" in line]
+    assert sorted(con.execute("SELECT * FROM accounting").fetchall(), key=lambda r: r[5]) == (
+        sorted(map(expected_row, accts), key=lambda r: r[5]))
+    assert count(con, "view_job_log") == sum(":job_log:" in line for line in lines)
+    assert con.execute(
+        "SELECT time, event, state, initiator, host, message FROM view_job_log "
+        "WHERE job_number = 48 ORDER BY time, event").fetchall()[:2] == [
+        (utc(1795327375), "pending", "", "root", "vm", "new job"),
+        (utc(1795327375), "sent", "t", "master", "vm", "sent to execd")]
+    assert con.execute(
+        "SELECT ar_number, owner, name, granted_pe, end_time - start_time "
+        "FROM view_ar_attribute").fetchall() == [
+        (12, "root", "small", "smp", datetime.timedelta(seconds=40))]
+    assert con.execute("SELECT ar_number, event FROM view_ar_log ORDER BY time, ar_number"
+                       ).fetchall() == [(1, "DELETED"), (2, "DELETED"),
+                                        (12, "START TIME REACHED"), (12, "TERMINATED")]
+    assert con.execute("SELECT * FROM view_ar_usage WHERE ar_number = 12").fetchall() == [
+        (12, utc(1795327255), "all.q", "vm", 2)]
+    assert con.execute(
+        "SELECT variable, str_value, num_value FROM view_host_values "
+        "WHERE hostname = 'vm' AND time_start = ? ORDER BY 1", [utc(1795327403)]).fetchall() == [
+        ("mem_free", "23460.886719M", 23460.886719 * 2**20), ("np_load_avg", "4.383545", 4.383545)]
+    assert con.execute(
+        "SELECT num_value, num_config FROM view_host_values WHERE hostname = 'global' "
+        "ORDER BY time_start").fetchall() == [(5.0, 5.0), (4.0, 5.0), (0.0, 5.0)]
+    assert con.execute(
+        "SELECT qname, str_value FROM view_queue_values WHERE variable = 'state' "
+        "ORDER BY time_start, str_value DESC").fetchall() == [
+        ("all.q", "d"), ("all.q", ""), ("long.q", "s"), ("long.q", "")]
+    assert con.execute("SELECT * FROM view_jobs_completed ORDER BY time").fetchall() == [
+        (datetime.datetime(2026, 11, 22, 5), 2), (datetime.datetime(2026, 11, 22, 6), 8)]
+
+
+def test_a_cells_accounting_and_reporting_files_count_each_run_once(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    db.ingest_file(con, GE / "reporting")
+    done = db.ingest_file(con, GE / "accounting")
+    assert done.accounting == done.records - sum(
+        ":acct:" in line for line in (GE / "reporting").read_text().splitlines())
+    assert count(con, "accounting") == done.records
+
+
+def test_a_file_resumes_where_it_stopped_and_leaves_a_torn_line(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    path = tmp_path / "accounting"
+    whole = [to_line(replace(REC, job_number=n)) for n in range(1, 5)]
+    path.write_text("# Version: 8.1.9\n" + "\n".join(whole[:3]) + "\n" + whole[3][:50])
+    assert db.ingest_file(con, path).accounting == 3
+    assert db.ingest_file(con, path).records == 0
+    with path.open("a") as f:
+        f.write(whole[3][50:] + "\n" + to_line(replace(REC, job_number=5)) + "\n")
+    assert db.ingest_file(con, path).accounting == 2
+    assert con.execute("SELECT list(job_number ORDER BY job_number) FROM accounting"
+                       ).fetchone() == ([1, 2, 3, 4, 5],)
+    assert con.execute("SELECT ch_line, ch_offset FROM sge_checkpoint").fetchone() == (
+        6, path.stat().st_size)
+
+
+def test_a_replaced_file_is_read_from_its_start(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    path = tmp_path / "accounting"
+    path.write_text(to_line(REC) + "\n")
+    db.ingest_file(con, path)
+    path.write_text("".join(to_line(replace(REC, job_number=n)) + "\n" for n in (60, 61)))
+    assert db.ingest_file(con, path).accounting == 2
+    assert count(con, "accounting") == 3
+
+
+def test_pre_62_lines_and_a_category_holding_colons(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    path = tmp_path / "accounting"
+    old = ":".join(LINE.split(":")[:-2])  # before GE 6.2: no AR fields
+    timed = LINE.replace("-u root -l license=2 -pe mpi 2", "-l h_rt=0:1:0 -q a:b")
+    timed = timed.replace(":acctdemo:47:", ":acctdemo:48:")
+    path.write_text(f"{old}\n{timed}\n")
+    progress: list[tuple[int, int]] = []
+    assert db.ingest_file(con, path, lambda done, size: progress.append((done, size))
+                          ).accounting == 2
+    assert progress[-1] == (path.stat().st_size, path.stat().st_size)
+    assert con.execute("SELECT job_number, category, arid, ar_submission_time, maxvmem "
+                       "FROM accounting ORDER BY 1").fetchall() == [
+        (47, REC.category, 0, None, REC.maxvmem),
+        (48, "-l h_rt=0:1:0 -q a:b", 0, None, REC.maxvmem)]
