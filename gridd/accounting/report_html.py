@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from gridd.accounting.query import Result
@@ -107,13 +107,15 @@ def _column(result: Result, name: str) -> int:
                          f"{', '.join(result.columns)}") from None
 
 
-def _epoch_ms(value: datetime | date) -> float:
-    """Milliseconds since the epoch; the database's naive timestamps are UTC."""
-    if not isinstance(value, datetime):
-        value = datetime(value.year, value.month, value.day)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.timestamp() * 1000
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _epoch_ms(value: datetime) -> float:
+    """Milliseconds since the epoch; the database's naive timestamps are UTC. (Subtracting
+    is several times faster than attaching a zone: the slot chart converts every row.)"""
+    if value.tzinfo is not None:
+        return value.timestamp() * 1000
+    return (value - _EPOCH).total_seconds() * 1000
 
 
 def _seconds(value: Any) -> float:
