@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from gridd.accounting.query import Result
-from gridd.accounting.report_catalog import Report
+from gridd.accounting.report_catalog import Report, ReportError
 from gridd.accounting.report_format import NULL, cell
 
 TABLE_ROWS = 200  # rows of one report shown on the page; the CLI prints all of them
@@ -99,12 +99,12 @@ def _td(value: Any) -> str:
 
 
 def _column(result: Result, name: str) -> int:
-    """Where a chart's column is; a report changed out of the chart's shape says so."""
+    """Where a chart's column is; a report edited out of the chart's shape says so."""
     try:
         return result.columns.index(name)
     except ValueError:
-        raise ValueError(f"the chart needs a column {name!r}, the report has "
-                         f"{', '.join(result.columns)}") from None
+        raise ReportError(f"error: a chart of the page needs a column {name!r}; the report "
+                          f"gives {', '.join(result.columns)}") from None
 
 
 _EPOCH = datetime(1970, 1, 1)

@@ -328,6 +328,16 @@ def test_long_slot_series_keep_their_peaks() -> None:
     assert max(value for _, value in points) == 100
 
 
+def test_a_chart_report_edited_out_of_shape_is_a_clear_error() -> None:
+    from gridd.accounting import report_html
+
+    edited = report_catalog.parse("slots_in_use", "-- title: T\nSELECT 1 AS time")
+    assert edited is not None
+    section = report_html.Section(edited, Result(["time", "slots"], []))
+    with pytest.raises(report_catalog.ReportError, match="needs a column 'queue'"):
+        report_html.render([section], source="db", generated=datetime(2026, 1, 1))
+
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
