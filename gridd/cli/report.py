@@ -66,11 +66,12 @@ def _dispatch(base: Path, args: argparse.Namespace) -> int:
     params = _params(args.param)
     if args.format == "parquet" and not args.out:
         raise _CommandError("error: --format parquet needs --out FILE")
-    if (args.export or args.html) and (args.out or args.format != "table"):
+    if (args.export is not None or args.html is not None) and (
+            args.out or args.format != "table"):
         raise _CommandError("error: --out and --format go with a report or --sql")
-    if args.export:
+    if args.export is not None:
         return _export(base, Path(args.export))
-    if args.html:
+    if args.html is not None:
         return _html(base, Path(args.html), params)
     if args.sql is not None:
         from gridd.accounting.query import run_query
@@ -103,11 +104,12 @@ def _list(params: dict[str, str]) -> int:
     if not reports:
         print("no reports")
         return 0
-    width = max(len(name) for name in reports)
+    names = max(len(name) for name in reports)
+    titles = max(len(report.title) for report in reports.values())
     for name, report in reports.items():
         params_text = " ".join(p.name if p.default is None else f"[{p.name}={p.default}]"
                                for p in report.params)
-        print(f"{name:<{width}}  {report.title}" + (f"  ({params_text})" if params_text else ""))
+        print(f"{name:<{names}}  {report.title:<{titles}}  {params_text}".rstrip())
     return 0
 
 

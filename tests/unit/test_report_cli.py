@@ -86,10 +86,13 @@ def test_listing_names_titles_and_parameters(gridd) -> None:
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert len(lines) == len(report_catalog.load())
-    assert re.match(r"ar_log +Advance reservation log +\(ar_number\)$",
-                    next(line for line in lines if line.startswith("ar_log ")))
-    assert any(re.match(r"accounting_per_user +Accounting per user +"
-                        r"\(\[period=month\] \[since=1970-01-01\]\)$", line) for line in lines)
+    assert re.fullmatch(r"ar_log +Advance reservation log +ar_number",
+                        next(line for line in lines if line.startswith("ar_log ")))
+    assert re.fullmatch(r"accounting_per_user +Accounting per user +"
+                        r"\[period=month\] \[since=1970-01-01\]",
+                        next(line for line in lines if line.startswith("accounting_per_user ")))
+    assert len({line.index(" Accounting per") for line in lines if " Accounting per" in line}
+               ) == 1, "titles start in one column"
 
 
 # --- running a report ------------------------------------------------------------------
