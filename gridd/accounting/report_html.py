@@ -8,7 +8,7 @@ they read without the script too.
 
 Three charts, each fed by a named report (so the SQL stays where analysts can see it):
 
-    slots_in_use            slots in use over time, one step line per queue
+    slots_in_use            slots in use over time, the queues stacked
     wait_time_distribution  jobs per wait-time bin
     ar_time_usage           each AR's reserved time next to the time its jobs used
 """
@@ -27,7 +27,7 @@ from gridd.accounting.report_format import NULL, cell
 
 TABLE_ROWS = 200  # rows of one report shown on the page; the CLI prints all of them
 OPEN_ROWS = 50  # reports with more rows start folded
-SERIES_POINTS = 1500  # change points per queue beyond which the slot chart shows peaks
+SERIES_POINTS = 1500  # moments of change beyond which the slot chart shows bin means
 AR_BARS = 60  # the most recent ARs charted
 
 
@@ -127,41 +127,59 @@ def _seconds(value: Any) -> float:
 
 
 def _slots(result: Result | None) -> dict[str, Any]:
-    """Per queue, the (time, slots) change points; long series cut to per-bin peaks."""
+    """The queues' slot levels on one time grid, for a chart that stacks them.
+
+    Stacking needs every queue's level at the same moments. With few changes the grid is
+    every moment any queue changed, and the chart is exact; with more than SERIES_POINTS
+    it is that many equal bins, each holding a queue's mean level over the bin, which
+    (unlike a peak) still adds up across queues and keeps the area: the slot-seconds used.
+    """
     if result is None:
-        return {"queues": [], "peaks": False}
+        return {"times": [], "end": 0, "queues": [], "binned": False}
     t, q, s = (_column(result, n) for n in ("time", "queue", "slots"))
     series: dict[str, list[tuple[float, float]]] = {}
     for row in result.rows:
         if row[t] is not None:
             series.setdefault(str(row[q]), []).append((_epoch_ms(row[t]), float(row[s] or 0)))
-    peaks = any(len(points) > SERIES_POINTS for points in series.values())
-    queues = [{"name": name, "points": _peaks(points) if peaks else points}
-              for name, points in sorted(series.items())]
-    return {"queues": queues, "peaks": peaks}
+    moments = sorted({time for points in series.values() for time, _ in points})
+    if not moments:
+        return {"times": [], "end": 0, "queues": [], "binned": False}
+    binned = len(moments) > SERIES_POINTS
+    if binned:
+        start, end = moments[0], moments[-1]
+        width = (end - start) / SERIES_POINTS
+        times = [start + i * width for i in range(SERIES_POINTS)]
+        levels = {name: _means(points, start, width, end) for name, points in series.items()}
+    else:
+        times, end = moments, moments[-1]
+        levels = {name: _levels(points, moments) for name, points in series.items()}
+    queues = [{"name": name, "values": levels[name]} for name in sorted(series)]
+    return {"times": times, "end": end, "queues": queues, "binned": binned}
 
 
-def _peaks(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The highest value of the step line in each of SERIES_POINTS equal time bins.
-
-    A bin's peak counts the value carried into it from before its first change point,
-    so a long plateau is not lost when the bin holds only the drop that ends it.
-    """
-    start, end = points[0][0], points[-1][0]
-    width = (end - start) / SERIES_POINTS or 1.0
-    out: list[tuple[float, float]] = []
-    current_bin, peak, carried = -1, 0.0, 0.0
-    for time, value in points:
-        index = min(int((time - start) / width), SERIES_POINTS - 1)
-        if index != current_bin:
-            if current_bin >= 0:
-                out.append((start + current_bin * width, peak))
-            current_bin, peak = index, max(carried, value)
-        peak = max(peak, value)
-        carried = value
-    out.append((start + current_bin * width, peak))
-    out.append((end, points[-1][1]))
+def _levels(points: list[tuple[float, float]], moments: list[float]) -> list[float]:
+    """A step line's level at each moment (0 before its first change)."""
+    out, level, i = [], 0.0, 0
+    for moment in moments:
+        while i < len(points) and points[i][0] <= moment:
+            level = points[i][1]
+            i += 1
+        out.append(level)
     return out
+
+
+def _means(points: list[tuple[float, float]], start: float, width: float,
+           end: float) -> list[float]:
+    """A step line's mean level in each of SERIES_POINTS bins of `width` from `start`."""
+    area = [0.0] * SERIES_POINTS
+    for (left, level), right in zip(points, [p[0] for p in points[1:]] + [end], strict=True):
+        index = min(int((left - start) / width), SERIES_POINTS - 1)
+        while level and left < right:  # the bin index advances: rounding cannot stall it
+            last = index == SERIES_POINTS - 1
+            edge = right if last else min(right, start + (index + 1) * width)
+            area[index] += level * (edge - left)
+            left, index = edge, index + 1
+    return [a / width for a in area]
 
 
 def _wait(result: Result | None) -> list[dict[str, Any]]:
@@ -196,7 +214,7 @@ _PAGE = """<!DOCTYPE html>
 </header>
 <main>
 <section class="charts">
-<figure id="chart-slots"><figcaption>Slots in use over time, per queue</figcaption>
+<figure id="chart-slots"><figcaption>Slots in use over time, per queue (stacked)</figcaption>
 <div class="chart"></div></figure>
 <figure id="chart-wait"><figcaption>Wait time distribution (submission to start)</figcaption>
 <div class="chart"></div></figure>
@@ -323,19 +341,18 @@ _SCRIPT = r"""
   function slots(info) {
     var W = 1100, H = 320, c = canvas("chart-slots", W, H);
     var box = {x: 56, y: 14, w: W - 76, h: H - 52};
-    var queues = info.queues;
-    if (!queues.length) { return empty(c, W, H, "No jobs with a start time yet"); }
-    var t0 = Infinity, t1 = -Infinity, top = 1;
-    queues.forEach(function (q) {
-      q.points.forEach(function (p) {
-        t0 = Math.min(t0, p[0]); t1 = Math.max(t1, p[0]); top = Math.max(top, p[1]);
-      });
+    var times = info.times, queues = info.queues;
+    if (!times.length) { return empty(c, W, H, "No finished jobs yet"); }
+    var t0 = times[0], t1 = Math.max(info.end, t0 + 1000), span = t1 - t0;
+    var totals = times.map(function () { return 0; });
+    var bands = queues.map(function (q) {
+      var lower = totals.slice();
+      q.values.forEach(function (v, k) { totals[k] += v; });
+      return {name: q.name, lower: lower, upper: totals.slice()};
     });
-    if (t1 === t0) { t1 = t0 + 1000; }
-    top = Math.ceil(top * 1.1);
-    var span = t1 - t0;
-    function x(t) { return box.x + (t - t0) / span * box.w; }
-    function y(v) { return box.y + box.h - v / top * box.h; }
+    var top = Math.max(1, Math.ceil(Math.max.apply(null, totals) * 1.1));
+    function x(t) { return (box.x + (t - t0) / span * box.w).toFixed(1); }
+    function y(v) { return (box.y + box.h - v / top * box.h).toFixed(1); }
     yAxis(c.svg, box, top, 5);
     for (var i = 0; i <= 5; i++) {
       var t = t0 + span * i / 5;
@@ -344,22 +361,40 @@ _SCRIPT = r"""
     }
     el("text", {x: 12, y: box.y + box.h / 2, transform: "rotate(-90 12 " +
                 (box.y + box.h / 2) + ")", "text-anchor": "middle"}, c.svg, "slots");
-    queues.forEach(function (q, n) {
-      var d = "M" + x(q.points[0][0]).toFixed(1) + " " + y(0).toFixed(1);
-      q.points.forEach(function (p) {
-        d += " H" + x(p[0]).toFixed(1) + " V" + y(p[1]).toFixed(1);
-      });
-      var path = el("path", {d: d, fill: "none", stroke: COLOURS[n % COLOURS.length],
-                             "stroke-width": 2, "class": "series"}, c.svg);
-      el("title", {}, path, q.name);
+    bands.forEach(function (band, n) {
+      var last = times.length - 1;
+      var d = "M" + x(times[0]) + " " + y(band.lower[0]);
+      for (var k = 0; k <= last; k++) {
+        d += " V" + y(band.upper[k]) + " H" + x(k < last ? times[k + 1] : t1);
+      }
+      for (k = last; k >= 0; k--) {
+        d += " V" + y(band.lower[k]) + " H" + x(times[k]);
+      }
+      var colour = COLOURS[n % COLOURS.length];
+      var path = el("path", {d: d + " Z", fill: colour, "class": "series"}, c.svg);
+      el("title", {}, path, band.name);
+      // An outline of the steps where the queue held slots keeps brief jobs visible on a
+      // long time axis (where they are thinner than a pixel); empty stretches get none, so
+      // they draw nothing over the queues below.
+      var edge = "";
+      for (k = 0; k <= last; k++) {
+        if (band.upper[k] > band.lower[k]) {
+          edge += "M" + x(times[k]) + " " + y(band.lower[k]) + " V" + y(band.upper[k]) +
+                  " H" + x(k < last ? times[k + 1] : t1) + " V" + y(band.lower[k]);
+        }
+      }
+      if (edge) {
+        el("path", {d: edge, fill: "none", stroke: colour, "stroke-width": 1.5,
+                    "class": "edge"}, c.svg);
+      }
     });
     legend(c.holder, queues.map(function (q) { return q.name; }));
-    if (info.peaks) {
-      var note = document.createElement("p");
-      note.className = "note";
-      note.textContent = "Many changes: each step shows the peak of its time bin.";
-      c.holder.appendChild(note);
-    }
+    var note = document.createElement("p");
+    note.className = "note";
+    note.textContent = info.binned ?
+      "Each step is a queue's mean slots in use over its time bin, stacked." :
+      "Slots held by finished jobs, stacked by queue.";
+    c.holder.appendChild(note);
   }
 
   function wait(bins) {

@@ -319,16 +319,33 @@ def test_html_page_holds_every_report(page: Path) -> None:
                            {"ar": 103, "reserved": 1800.0, "used": 0.0}]
 
 
-def test_long_slot_series_keep_their_peaks() -> None:
+def test_slot_chart_puts_the_queues_on_one_grid() -> None:
+    from gridd.accounting import report_html
+
+    t = datetime(2025, 1, 1)
+    rows = [(t, "a", 2), (t + timedelta(seconds=10), "b", 1),
+            (t + timedelta(seconds=20), "a", 0), (t + timedelta(seconds=30), "b", 0)]
+    chart = report_html._slots(Result(["time", "queue", "slots"], rows))
+    ms = report_html._epoch_ms(t)
+    assert chart["times"] == [ms, ms + 10_000, ms + 20_000, ms + 30_000]
+    assert chart["queues"] == [{"name": "a", "values": [2, 2, 0, 0]},
+                               {"name": "b", "values": [0, 1, 1, 0]}]
+    assert not chart["binned"]
+
+
+def test_long_slot_series_become_bin_means_that_keep_the_slot_seconds() -> None:
     from gridd.accounting import report_html
 
     start = datetime(2025, 1, 1)
-    rows = [(start + timedelta(seconds=i), "q", 100 if i == 5001 else i % 3)
-            for i in range(10_000)]
-    chart = report_html._slots(Result(["time", "queue", "slots"], rows))
-    points = chart["queues"][0]["points"]
-    assert chart["peaks"] and len(points) <= report_html.SERIES_POINTS + 1
-    assert max(value for _, value in points) == 100
+    busy = [(start + timedelta(seconds=i), "busy", 1 + 2 * (i % 2)) for i in range(5000)]
+    flat = [(start, "flat", 4), (start + timedelta(seconds=4999), "flat", 0)]
+    chart = report_html._slots(Result(["time", "queue", "slots"], busy + flat))
+    assert chart["binned"] and len(chart["times"]) == report_html.SERIES_POINTS
+    width = (chart["times"][1] - chart["times"][0]) / 1000
+    busy_values, flat_values = (q["values"] for q in chart["queues"])
+    # 2500 one-second steps at 1 slot, 2499 at 3; the last change (at the end) holds none
+    assert sum(busy_values) * width == pytest.approx(2500 * 1 + 2499 * 3)
+    assert flat_values == pytest.approx([4.0] * report_html.SERIES_POINTS)
 
 
 def test_a_chart_report_edited_out_of_shape_is_a_clear_error() -> None:
@@ -412,12 +429,17 @@ def test_html_screenshot_shows_the_charts(page: Path, tmp_path: Path) -> None:
     _chromium(f"--screenshot={shot}", "--window-size=1000,1200", page.as_uri())
     width, height, rows = _png_pixels(shot.read_bytes())
     assert (width, height) == (1000, 1200)
-    colours = Counter(row[i:i + 3] for row in rows for i in range(0, len(row), 3))
-    assert len(colours) > 50, "the page looks blank"
-    blue, orange = bytes((0x1F, 0x77, 0xB4)), bytes((0xE6, 0x55, 0x0D))
-    # bars of the wait-time chart and the AR chart, and the slot lines
-    assert colours[blue] > 2000
-    assert colours[orange] > 200
-    top_half = Counter(row[i:i + 3] for row in rows[:height // 2]
-                       for i in range(0, len(row), 3))
-    assert top_half[blue] > 500, "the slot and wait charts are at the top of the page"
+
+    def colours(part: list[bytes]) -> Counter[bytes]:
+        return Counter(row[i:i + 3] for row in part for i in range(0, len(row), 3))
+
+    everything = colours(rows)
+    assert len(everything) > 50, "the page looks blank"
+    blue, orange, green = (bytes.fromhex(c) for c in ("1f77b4", "e6550d", "2ca02c"))
+    # above the slot chart's legend (which starts near row 400): only the chart itself,
+    # whose three queues must all show, however brief their jobs on a 20-month axis
+    slot_chart = colours(rows[:360])
+    assert min(slot_chart[blue], slot_chart[orange], slot_chart[green]) > 30, slot_chart
+    # the wait-time bars below it, and the AR chart's reserved and used bars
+    assert everything[blue] > 5000
+    assert everything[orange] > 1000
