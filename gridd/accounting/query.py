@@ -10,11 +10,19 @@ before it runs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from uuid import UUID
+
+import msgspec
 
 from gridd import paths
+from gridd import protocol as p
+from gridd.pidfile import running_master
 
 Params = dict[str, Any] | list[Any] | None
 
@@ -63,9 +71,80 @@ def execute(con: Any, sql: str, params: Params = None) -> Result:
 
 
 def run_query(sql: str, params: Params = None, *, base: Path | None = None) -> Result:
-    """Answer a query from the cell's database, read-only."""
+    """Answer a query from the cell's database, read-only: through the master while it
+    runs (without importing duckdb here), else from the file."""
+    if running_master(base):
+        return ask_master(p.DbQuery(sql=sql, params=params), base)
     with open_read_only(base) as con:
         return execute(con, sql, params)
+
+
+def export_snapshot(directory: Path, *, base: Path | None = None) -> Result:
+    """Every table and view as DIRECTORY/NAME.parquet, one consistent snapshot; the
+    answer lists them (name, path, rows)."""
+    if running_master(base):
+        return ask_master(p.DbExport(directory=str(directory.resolve())), base)
+    from gridd.accounting.report_export import export_parquet
+
+    with open_read_only(base) as con:
+        done = export_parquet(con, directory)
+    return Result(["name", "path", "rows"], [(e.name, str(e.path), e.rows) for e in done],
+                  ["VARCHAR", "VARCHAR", "BIGINT"])
+
+
+def ask_master(msg: p.DbQuery | p.DbExport, base: Path | None) -> Result:
+    from gridd.client import Client, GriddError
+
+    try:
+        with Client(base) as client:
+            answer = client.request(msg, timeout=None)
+    except GriddError as exc:
+        raise QueryError(exc.text) from None
+    if not isinstance(answer, p.DbAnswer):
+        raise QueryError(f"error: unexpected answer {type(answer).__name__} from qmaster")
+    if answer.error:
+        raise QueryError(answer.error)
+    readers = [_READERS.get(t.split("(")[0], _same) for t in answer.types]
+    rows = [tuple(read(v) if isinstance(v, str) else v
+                  for read, v in zip(readers, row, strict=True)) for row in answer.rows]
+    return Result(answer.columns, rows, answer.types)
+
+
+def answer(result: Result) -> p.DbAnswer:
+    """A result as it travels: msgpack keeps numbers, text and aware datetimes; other
+    values go as text (naive times and dates in ISO form, intervals as ISO durations,
+    decimals and numbers beyond 64 bits as digits) and the types say how to read them."""
+    rows = [[_wire(v) for v in row] for row in result.rows]
+    return p.DbAnswer(columns=result.columns, types=result.types, rows=rows)
+
+
+def _same(text: str) -> Any:
+    return text
+
+
+def _interval(text: str) -> timedelta:
+    return msgspec.json.decode(f'"{text}"', type=timedelta)
+
+
+# How the text form of a value of each DuckDB type (see `answer`) is read back.
+_READERS: dict[str, Callable[[str], Any]] = {
+    "TIMESTAMP": datetime.fromisoformat, "TIMESTAMP_S": datetime.fromisoformat,
+    "TIMESTAMP_MS": datetime.fromisoformat, "TIMESTAMP_NS": datetime.fromisoformat,
+    "DATE": date.fromisoformat, "TIME": time.fromisoformat, "INTERVAL": _interval,
+    "DECIMAL": Decimal, "HUGEINT": int, "UHUGEINT": int, "UUID": UUID,
+}
+
+
+def _wire(value: Any) -> Any:
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        return str(value)
+    if isinstance(value, timedelta):
+        return msgspec.json.encode(value).decode().strip('"')
+    if isinstance(value, (datetime, date, time)) and getattr(value, "tzinfo", None) is None:
+        return value.isoformat()
+    if isinstance(value, (Decimal, UUID)):
+        return str(value)
+    return value
 
 
 def open_read_only(base: Path | None = None) -> Any:

@@ -1,20 +1,26 @@
-"""The Accounting actor: finished tasks into the accounting file and DuckDB, exactly once.
+"""The Accounting actor: what the cell reports into the files and DuckDB, exactly once;
+and the reporting database's only door while the cell runs.
 
-Each task arrives with the sequence number of the master's durable outbox entry. The
-DuckDB rows carry that number, so a replay after a crash inserts nothing twice; the
-accounting file has no such column, so the keys of lines already written (found in the
-file's tail at start, then remembered) are checked before a line is appended. Only when
-both sinks hold a batch is the master told to drop its entries; a sink that fails (a
-full disk, a database another process has locked) is retried, and nothing is lost.
+Records arrive with the sequence number of the master's durable outbox entry: finished
+tasks (AccountTask) and reporting records (ReportRecord). Lines go to the `accounting`
+and `reporting` files at once; the database gets them in batches, at the latest after
+reporting_params' flush_time (a DuckDB statement costs milliseconds whatever its size),
+and at once when somebody asks a query, so that answers include every record written.
+Only when the files and the database hold a record is the master told to drop it.
 
-Advance reservation records (ReportRecord: new_ar, ar_attr, ar_log, ar_acct) go to the
-reporting file only, and are confirmed as soon as they are on disk. A record's line is
-fully determined by the record, so the line itself is the key against writing a resent
-record twice: the last RECENT lines of the reporting file are read at start, and lines
-written since are remembered. A record is confirmed right after its fsync, so one the
-master resends after a crash is always among the last lines written. (The price: two
-records whose lines are identical to the second, which 8.1.9's readers could not tell
-apart either, are written once.)
+Exactly once across crashes: the database ingests a seq only once (its ledger commits
+with the rows); the files have no such column, so the keys of accounting lines already
+written (found in the file's tail at start, then remembered) are checked before a line
+is appended, and a reporting line, fully determined by its record, is its own key
+against the last lines written. A record is confirmed only after it is on disk, so one
+the master resends after a crash is always among the last lines written. (The price:
+two records whose lines are identical to the second, which 8.1.9's readers could not
+tell apart either, are written once.) A sink that fails (a full disk, a database
+another process has locked) is retried, and nothing is lost.
+
+DuckDB lets one process open the database, so queries of qacct and `gridd report` come
+here through the master (DbQuery, DbExport) and run, read-only, on a cursor of their own
+beside the writes.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ import logging
 import math
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 import zmq
@@ -40,130 +47,215 @@ log = logging.getLogger("gridd.accounting")
 
 RECENT = 10_000  # keys of accounting (and reporting) lines remembered against duplicates
 RETRY = 5.0  # seconds between attempts when a sink fails
-FLUSH_TIME = 1.0  # seconds a row may wait for its DuckDB batch
-DB_BATCH = 1000  # rows that make a DuckDB batch at once
+DB_BATCH = 5000  # rows that make a DuckDB batch at once
 
 Key = tuple[int, int, int, int]
-Batch = list[tuple[int, AccountingRecord]]
-Reports = list[tuple[int, str]]  # outbox seq, reporting-file line
-B = TypeVar("B", Batch, Reports)
+R = TypeVar("R")
 
 
-class Sinks:
-    """The accounting and reporting files and the DuckDB table, written from a worker thread."""
+@dataclass
+class Item:
+    """One outbox record: a finished task's accounting record, or a reporting line."""
+
+    seq: int
+    acct: AccountingRecord | None = None
+    line: str = ""
+
+
+class Writers:
+    """The files and the database, used from worker threads (one writer at a time)."""
 
     def __init__(self, base: Path) -> None:
         self.base = base
+        self.conf = p.Sinks()
         self.file = paths.accounting_file(base)
         self.recent: OrderedDict[Key, None] = OrderedDict(
             (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
-        self.db = None
         self.report = paths.reporting_file(base)
         self.recent_lines: OrderedDict[str, None] = OrderedDict(
             (line, None) for line in tail_lines(self.report, RECENT))
+        self.db: Any = None
+        self.reader: Any = None  # the queries' cursor
 
-    def write_file(self, batch: list[tuple[int, AccountingRecord]]) -> None:
-        fresh = [rec for _, rec in batch if _key(rec) not in self.recent]
+    def write_files(self, items: list[Item]) -> list[tuple[int, str]]:
+        """Append what the files lack; return the database's lines (seq, line)."""
+        from gridd.accounting.db import acct_line  # duckdb is heavy: only the master loads it
+
+        accounting: list[AccountingRecord] = []
+        reporting: list[str] = []
+        rows: list[tuple[int, str]] = []
+        for item in items:
+            if item.acct is None:
+                reporting.append(item.line)
+                rows.append((item.seq, item.line))
+                continue
+            if self.conf.accounting:
+                accounting.append(item.acct)
+            if self.conf.accounting or self.conf.reporting:
+                line = acct_line(item.acct)
+                rows.append((item.seq, line))
+                if self.conf.reporting:
+                    reporting.append(line)
+        self._append_accounting(accounting)
+        self._append_reporting(reporting)
+        return rows
+
+    def _append_accounting(self, records: list[AccountingRecord]) -> None:
+        fresh = {_key(rec): rec for rec in records if _key(rec) not in self.recent}
         if fresh:
-            append_records(self.file, fresh)
-            for rec in fresh:
-                self.recent[_key(rec)] = None
-            while len(self.recent) > RECENT:
-                self.recent.popitem(last=False)
+            append_records(self.file, fresh.values())
+            _remember(self.recent, fresh)
 
-    def write_db(self, batch: list[tuple[int, AccountingRecord]]) -> None:
-        from gridd.accounting import store  # duckdb is heavy: only the master loads it
-
-        if self.db is None:
-            self.db = store.open_db(paths.reporting_db(self.base))
-        try:
-            store.insert_records(self.db, batch)
-        except Exception:
-            self.db.close()
-            self.db = None
-            raise
-
-    def write_report(self, batch: Reports) -> None:
-        """Append the lines not yet in the reporting file (a batch may repeat one, too)."""
-        fresh = list(dict.fromkeys(line for _, line in batch if line not in self.recent_lines))
+    def _append_reporting(self, lines: list[str]) -> None:
+        fresh = list(dict.fromkeys(line for line in lines if line not in self.recent_lines))
         if fresh:
             append_lines(self.report, fresh)
-            for line in fresh:
-                self.recent_lines[line] = None
-            while len(self.recent_lines) > RECENT:
-                self.recent_lines.popitem(last=False)
+            _remember(self.recent_lines, fresh)
+
+    def _open(self) -> Any:
+        from gridd.accounting import db
+
+        if self.db is None:
+            self.db = db.open_db(paths.reporting_db(self.base))
+            self.reader = self.db.cursor()
+        return self.db
+
+    def write_db(self, rows: list[tuple[int, str]]) -> None:
+        from gridd.accounting import db
+
+        con = self._open()
+        try:
+            db.ingest_stream(con, rows)
+        except Exception:
+            self.close()
+            raise
+
+    def query(self, msg: p.DbQuery) -> p.DbAnswer:
+        from gridd.accounting import query
+
+        try:
+            self._open()
+            return query.answer(query.execute(self.reader, msg.sql, msg.params))
+        except query.QueryError as exc:
+            return p.DbAnswer(error=str(exc))
+
+    def export(self, msg: p.DbExport) -> p.DbAnswer:
+        from gridd.accounting import query
+        from gridd.accounting.report_export import export_parquet
+
+        try:
+            self._open()
+            done = export_parquet(self.reader, msg.directory)
+        except query.QueryError as exc:
+            return p.DbAnswer(error=str(exc))
+        return p.DbAnswer(columns=["name", "path", "rows"], types=["VARCHAR", "VARCHAR", "BIGINT"],
+                          rows=[[e.name, str(e.path), e.rows] for e in done])
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+        self.db = self.reader = None
 
 
 def _key(rec: AccountingRecord) -> Key:
     return (rec.job_number, rec.task_number, int(rec.start_time), int(rec.end_time))
 
 
-async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
-    """Lines go to the accounting file at once; DuckDB gets them in batches.
+def _remember(recent: OrderedDict, keys: Any) -> None:
+    for key in keys:
+        recent[key] = None
+    while len(recent) > RECENT:
+        recent.popitem(last=False)
 
-    A DuckDB statement costs milliseconds whatever its size, so rows wait up to
-    FLUSH_TIME (or until DB_BATCH of them are waiting); the master's outbox entries are
-    confirmed only once the rows are in the database.
-    """
+
+async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
-    sinks = await trio.to_thread.run_sync(Sinks, base)
-    waiting: list[tuple[int, AccountingRecord]] = []
+    writers = await trio.to_thread.run_sync(Writers, base)
+    readers = trio.CapacityLimiter(1)  # one query at a time on the queries' cursor
+    waiting: list[tuple[int, str]] = []  # rows for the database
     deadline = math.inf
     try:
-        while True:
-            frames = []
-            with trio.move_on_at(deadline):
-                frames.append(await sock.recv())
-            while (more := sock.recv_nowait()) is not None:
-                frames.append(more)
-            batch, reports = _records(frames)
-            if reports:
-                await _persist(sinks.write_report, reports)
-                await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in reports]))])
-            if batch:
-                await _persist(sinks.write_file, batch)
-                waiting += batch
-                deadline = min(deadline, trio.current_time() + FLUSH_TIME)
-            if waiting and (len(waiting) >= DB_BATCH or trio.current_time() >= deadline):
-                await _persist(sinks.write_db, waiting)
-                await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in waiting]))])
-                waiting, deadline = [], math.inf
+        async with trio.open_nursery() as nursery:
+            while True:
+                frames = []
+                with trio.move_on_at(deadline):
+                    frames.append(await sock.recv())
+                while (more := sock.recv_nowait()) is not None:
+                    frames.append(more)
+                items, asks = _read(frames, writers)
+                if items:
+                    rows = await _persist(writers.write_files, items)
+                    lone = {item.seq for item in items} - {seq for seq, _ in rows}
+                    if lone:  # nothing for the database (accounting and reporting off)
+                        await sock.send([p.encode(p.Accounted(seqs=sorted(lone)))])
+                    waiting += rows
+                    if rows:
+                        deadline = min(deadline, trio.current_time() + writers.conf.flush_time)
+                if waiting and (asks or len(waiting) >= DB_BATCH
+                                or trio.current_time() >= deadline):
+                    await _persist(writers.write_db, waiting)
+                    await sock.send([p.encode(p.Accounted(seqs=[seq for seq, _ in waiting]))])
+                    waiting, deadline = [], math.inf
+                for ask in asks:
+                    nursery.start_soon(_answer, sock, writers, ask, readers)
     finally:
-        if waiting:  # shutting down: give DuckDB what it has not got (replays dedupe)
-            with trio.CancelScope(shield=True):
+        sock.close()
+        with trio.CancelScope(shield=True):
+            if waiting:  # shutting down: give DuckDB what it has not got (replays dedupe)
                 try:
-                    await trio.to_thread.run_sync(sinks.write_db, waiting)
+                    await trio.to_thread.run_sync(writers.write_db, waiting)
                 except Exception as exc:
                     log.error("rows left for the next start: %s", exc)
-        sock.close()
+            await trio.to_thread.run_sync(writers.close)
 
 
-async def _persist(write: Callable[[B], None], batch: B) -> None:
+async def _answer(sock: TrioSocket, writers: Writers, ask: p.DbQuery | p.DbExport,
+                  readers: trio.CapacityLimiter) -> None:
+    run = writers.query if isinstance(ask, p.DbQuery) else writers.export
+    try:
+        reply = await trio.to_thread.run_sync(run, ask, limiter=readers)
+    except Exception as exc:  # a query must never take the actor down
+        log.exception("query failed")
+        reply = p.DbAnswer(error=f"error: {exc}")
+    reply.client, reply.rid = ask.client, ask.rid
+    try:
+        frame = p.encode(reply)
+    except Exception as exc:  # a value msgpack cannot carry
+        frame = p.encode(p.DbAnswer(error=f"error: cannot send the answer: {exc}",
+                                    client=ask.client, rid=ask.rid))
+    await sock.send([frame])
+
+
+async def _persist(write: Callable[[list], R], batch: list) -> R:
     """Write a batch, retrying until the sink takes it: nothing may be dropped."""
     while True:
         try:
-            await trio.to_thread.run_sync(write, batch)
-            return
+            return await trio.to_thread.run_sync(write, batch)
         except Exception as exc:
             log.error("cannot write accounting (retrying in %g s): %s", RETRY, exc)
             await trio.sleep(RETRY)
 
 
-def _records(frames: list[list[bytes]]) -> tuple[Batch, Reports]:
-    """Finished tasks to account, and AR records as reporting-file lines.
+def _read(frames: list[list[bytes]],
+          writers: Writers) -> tuple[list[Item], list[p.DbQuery | p.DbExport]]:
+    """Records to write and queries to answer; the newest Sinks applies from now on.
 
     A record that cannot be turned into a line is logged and left unconfirmed.
     """
-    batch: Batch = []
-    reports: Reports = []
+    items: list[Item] = []
+    asks: list[p.DbQuery | p.DbExport] = []
     for parts in frames:
         try:
-            msg = p.decode(parts[-1])
+            msg = p.decode(parts[-1], max_size=None)
             if isinstance(msg, p.AccountTask):
-                batch.append((msg.seq, record_for(msg.job, msg.task)))
+                items.append(Item(msg.seq, acct=record_for(msg.job, msg.task)))
             elif isinstance(msg, p.ReportRecord):
-                reports.append((msg.seq, report_lines.line(msg.record)))
+                items.append(Item(msg.seq, line=report_lines.line(msg.record)))
+            elif isinstance(msg, (p.DbQuery, p.DbExport)):
+                asks.append(msg)
+            elif isinstance(msg, p.Sinks):
+                writers.conf = msg
         except Exception:  # one bad record must not stop the others
-            log.exception("cannot account a finished task or report an AR record")
-    return batch, reports
+            log.exception("cannot account a finished task or report a record")
+    return items, asks

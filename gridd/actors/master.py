@@ -21,10 +21,11 @@ import zmq
 from gridd import paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler
-from gridd.master import ars
+from gridd.master import ars, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.objects import GlobalConf
+from gridd.pidfile import gridd_alive, master_pidfile, read_pid
 from gridd.spool.sqlite_store import SqliteSpool
 from gridd.transport import TrioSocket
 
@@ -81,6 +82,8 @@ class MasterActor:
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
+                nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
+                await self._resend_outbox()  # first, and once the actor is there to hear it
                 nursery.start_soon(self._pump, front, CLIENT, send.clone())
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
@@ -89,8 +92,6 @@ class MasterActor:
                 nursery.start_soon(_timer, AR_CHECK, "tick", send.clone())
                 nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
                                    self.schedule_interval, self.base)
-                nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
-                await self._resend_outbox()
                 await self.stopping.wait()
                 nursery.cancel_scope.cancel()
         finally:
@@ -162,6 +163,12 @@ class MasterActor:
                 fx.sched_resync = True
             case p.Accounted() if source == ACCT:
                 m.accounted(msg.seqs, fx)
+            case p.DbAnswer() if source == ACCT:
+                client, msg.client = msg.client, b""
+                fx.replies.append((client, msg))
+            case p.DbQuery() | p.DbExport() if source == CLIENT:
+                msg.client = ident  # the accounting actor answers; its answer comes back
+                self._send_now(self.acct, msg)
             case p.Submit():
                 reply = m.submit(msg.spec, now, fx)
             case p.Delete():
@@ -239,6 +246,8 @@ class MasterActor:
         for host, msg in fx.to_execd:
             self._to_execd(host, msg)
         self._sched_event(fx, answered_dispatch)
+        if fx.config_changed:
+            self._send_now(self.acct, reporting.sinks(self.master))
         for seq, job_id, task_id in fx.outbox:
             job = s.jobs.get(job_id)
             if job is not None:
@@ -289,7 +298,10 @@ class MasterActor:
         ))
 
     async def _resend_outbox(self) -> None:
-        """After a restart, hand the accounting actor what it had not confirmed."""
+        """Tell the accounting actor where records go, then hand it what it had not
+        confirmed before a restart. The first send waits until the actor has connected
+        (a PAIR socket queues nothing before that)."""
+        await self.acct.send([p.encode(reporting.sinks(self.master))])
         for msg in self.master.pending_accounting():
             self._send_now(self.acct, msg)
 
@@ -308,10 +320,10 @@ def execd_identity(host: str) -> bytes:
 
 def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     """Run the master until SIGTERM/SIGINT or a Shutdown request."""
-    pidfile = paths.master_spool(base) / "qmaster.pid"
+    pidfile = Path(master_pidfile(base))
     pidfile.parent.mkdir(parents=True, exist_ok=True)
-    running = _pid_in(pidfile)
-    if running is not None and running != os.getpid() and _alive(running):
+    running = read_pid(pidfile)
+    if running != os.getpid() and gridd_alive(running):
         raise SystemExit(f"gridd: a master already runs for this cell (pid {running})")
     pidfile.write_text(f"{os.getpid()}\n")
     actor = MasterActor(base, endpoint, schedule_interval)
@@ -325,26 +337,8 @@ def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     try:
         trio.run(main)
     finally:
-        if _pid_in(pidfile) == os.getpid():  # not another master's
+        if read_pid(pidfile) == os.getpid():  # not another master's
             pidfile.unlink(missing_ok=True)
-
-
-def _pid_in(pidfile: Path) -> int | None:
-    try:
-        return int(pidfile.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    """Whether a gridd master of that pid runs (not a zombie, nor another program that
-    got the pid of a master that died)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z" and b"gridd" in cmdline
 
 
 async def _stop_on_signal(actor: MasterActor) -> None:

@@ -132,12 +132,10 @@ def _emit(result: Result, args: argparse.Namespace) -> int:
 
 
 def _export(base: Path, directory: Path) -> int:
-    from gridd.accounting.query import open_read_only
-    from gridd.accounting.report_export import export_parquet
+    from gridd.accounting.query import export_snapshot
 
-    with open_read_only(base) as con:
-        exported = export_parquet(con, directory)
-    rows = sum(e.rows for e in exported)
+    exported = export_snapshot(directory, base=base).rows  # (name, path, rows)
+    rows = sum(count for _, _, count in exported)
     print(f"gridd report: wrote {len(exported)} Parquet files ({rows} rows) to {directory}")
     return 0
 

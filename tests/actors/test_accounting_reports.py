@@ -69,6 +69,7 @@ async def cell(base: Path) -> AsyncIterator[Master]:
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(accounting.run, ctx, endpoint, base)
+            await sock.send([p.encode(p.Sinks(flush_time=0.05))])  # as the master does first
             yield Master(sock)
             nursery.cancel_scope.cancel()
     finally:

@@ -1,0 +1,51 @@
+"""Daemon pid files: which daemon of a cell runs.
+
+Light on purpose (os only): q* commands use it to tell whether the master runs before
+deciding how to answer.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def read_pid(path: str | os.PathLike[str]) -> int:
+    """The pid a file names, 0 when there is none."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie counts as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def gridd_alive(pid: int) -> bool:
+    """Whether a gridd daemon of that pid runs, not another program that got the pid of
+    one that died."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return alive(pid) and b"gridd" in f.read()
+    except OSError:
+        return False
+
+
+def master_pidfile(base: str | os.PathLike[str] | None = None) -> str:
+    from gridd import paths
+
+    return os.path.join(base or paths.root_dir(), "spool", "qmaster", "qmaster.pid")
+
+
+def running_master(base: str | os.PathLike[str] | None = None) -> int:
+    """The pid of the cell's running master, 0 when none runs."""
+    pid = read_pid(master_pidfile(base))
+    return pid if gridd_alive(pid) else 0
