@@ -25,6 +25,7 @@ from pathlib import Path
 
 from gridd import paths
 from gridd.cli import report
+from gridd.pidfile import alive, read_pid
 
 START_TIMEOUT = 30.0
 
@@ -107,11 +108,11 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
     endpoint = endpoint_file.read_text().strip()
     started = 0
-    if not _alive(_pid(paths.master_spool(base) / "qmaster.pid")):
+    if not alive(read_pid(paths.master_spool(base) / "qmaster.pid")):
         _spawn(base, ["master"], paths.master_spool(base))
         started += 1
     for host in cell.hosts:
-        if not _alive(_pid(paths.execd_spool(host, base) / "execd.pid")):
+        if not alive(read_pid(paths.execd_spool(host, base) / "execd.pid")):
             _spawn(base, ["execd", "--name", host, "--master", endpoint,
                           "--load-report-time", str(args.load_report_time)],
                    paths.execd_spool(host, base))
@@ -130,30 +131,30 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_down(base: Path, args: argparse.Namespace) -> int:
-    pids = [_pid(paths.master_spool(base) / "qmaster.pid")]
-    pids += [_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
-    pids = [pid for pid in pids if _alive(pid)]
+    pids = [read_pid(paths.master_spool(base) / "qmaster.pid")]
+    pids += [read_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
+    pids = [pid for pid in pids if alive(pid)]
     for pid in pids:
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 15
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in pids:
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
     print(f"gridd: cell under {base} stopped ({len(pids)} process(es))")
     return 0
 
 
 def cmd_status(base: Path, args: argparse.Namespace) -> int:
-    master_pid = _pid(paths.master_spool(base) / "qmaster.pid")
+    master_pid = read_pid(paths.master_spool(base) / "qmaster.pid")
     endpoint = paths.endpoint_file(base)
     where = endpoint.read_text().strip() if endpoint.exists() else "-"
-    running = _alive(master_pid)
+    running = alive(master_pid)
     print(f"master  {'running' if running else 'stopped':8} pid {master_pid or '-':<8} {where}")
     for pidfile in sorted((base / "spool").glob("*/execd.pid")):
-        pid = _pid(pidfile)
-        state = "running" if _alive(pid) else "stopped"
+        pid = read_pid(pidfile)
+        state = "running" if alive(pid) else "stopped"
         print(f"execd   {state:8} pid {pid or '-':<8} {pidfile.parent.name}")
     return 0 if running else 1
 
@@ -195,29 +196,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _pid(pidfile: Path) -> int:
-    try:
-        return int(pidfile.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _log_to(path: Path) -> None:
