@@ -125,6 +125,8 @@ class Master:
         self.by_host: dict[str, list[str]] = {}  # host -> its queue instances with thresholds
         self.over_threshold: set[str] = set()  # instances whose suspend thresholds are reached
         self.orphaned: set[str] = set()  # instances no longer configured that tasks still hold
+        # The consumables last reported per level ("queue@host", "@host"): only changes are.
+        self.reported_consumables: dict[str, list[tuple[str, float, float]]] = {}
         self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
@@ -705,6 +707,7 @@ class Master:
         self._answer_now(job.job_id, True, fx)
         reporting.job_log(self, job, task.task_id, now, fx, "sent", "t", "master", task.host,
                           "sent to execd")
+        reporting.consumables(self, task.host, now, fx)
 
     def _release(self, job: Job, task: Task, fx: Effects) -> None:
         """The task holds nothing any more."""
@@ -853,6 +856,7 @@ class Master:
                           task.host, "job waits for scheduler's deletion")
         reporting.job_log(self, job, task.task_id, now, fx, "deleted", "T", "scheduler",
                           task.host, "job deleted by scheduler")
+        reporting.consumables(self, task.host, now, fx)
         self._maybe_forget(job, fx, deleted=False)
 
     def _finish_bookkeeping(self, job: Job, task: Task, now: float, fx: Effects,

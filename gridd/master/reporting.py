@@ -23,6 +23,7 @@ from gridd import protocol as p
 from gridd.formats.values import parse_time
 from gridd.model.job import Job
 from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
+from gridd.sched.levels import build_levels
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master
@@ -146,3 +147,35 @@ def _report_variables(m: Master, host: str) -> list[str]:
     if not text or text.upper() == "NONE":
         return []
     return [name for name in text.replace(",", " ").split() if name]
+
+
+def consumables(m: Master, host: str, now: float, fx: Effects) -> None:
+    """host_consumable and queue_consumable records of the consumables report_variables
+    names, for the global host, `host` and its queue instances, where they changed (a task
+    started or ended there)."""
+    if not of(m).reporting or not host:
+        return
+    wanted = {name: _report_variables(m, name) or _report_variables(m, "global")
+              for name in ("global", host)}
+    if not any(wanted.values()):
+        return
+    levels = build_levels(m.plan, m.loads(), m.running.values())
+    found = [("global", "", levels.global_level, wanted["global"])]
+    if host in levels.hosts:
+        found.append((host, "", levels.hosts[host], wanted[host]))
+        found += [(qi.host, qi.queue, levels.queues[qi.name], wanted[host])
+                  for qi in m.plan.instances if qi.host == host and qi.name in levels.queues]
+    for where, queue, level, names in found:
+        values = [(name, level.capacity[name] - level.free.get(name, 0.0), level.capacity[name])
+                  for name in names if name in level.capacity]
+        key = f"{queue}@{where}"
+        if not values or m.reported_consumables.get(key) == values:
+            continue
+        m.reported_consumables[key] = values
+        if queue:
+            record: Report = QueueRecord(kind="queue_consumable", time=now, queue=queue,
+                                         host=where, state=m.s.flags.get(f"{queue}@{where}", ""),
+                                         values=values)
+        else:
+            record = HostRecord(kind="host_consumable", time=now, host=where, values=values)
+        report(m, record, fx)

@@ -114,3 +114,20 @@ def test_queue_state_and_host_load_records():
                                                         "arch": "lx-amd64"}), 7.0, fx)
     assert [(r.kind, r.host, r.load) for _, r in fx.reports] == [
         ("host", "node1", [("np_load_avg", "0.5")])]
+
+
+def test_consumable_records_when_tasks_start_and_end():
+    master = make_master(hosts=1, slots=2)
+    master.s.config.conf.reporting_params = "reporting=true"
+    master.s.config.exechosts["global"].report_variables = "slots"
+    fx = Effects()
+    job_id = master.submit(spec(), 10.0, fx).job_id
+    fx = schedule(master, 11.0)
+    assert [(r.kind, r.queue, r.host, r.values) for _, r in fx.reports] == [
+        ("queue_consumable", "all.q", "node1", [("slots", 1.0, 2.0)])]
+    assert line(fx.reports[0][1]) == "11:queue_consumable:all.q:node1:11::slots=1.000000=2.000000"
+    fx = Effects()
+    master.task_finished(p.TaskReport(job_id=job_id, task_id=0, host="node1",
+                                      start_time=11.5, end_time=20.0, exit_status=0), 20.0, fx)
+    assert [(r.kind, r.values) for _, r in fx.reports] == [
+        ("queue_consumable", [("slots", 0.0, 2.0)])]
