@@ -2,13 +2,17 @@
 
 Two ways in. The accounting actor hands over batches of reporting(5) lines, each with
 the sequence number of the master's outbox entry (`ingest_stream`); `gridd dbwriter`
-reads accounting(5) and reporting(5) files (`ingest_file`). Either way a batch is one
+reads accounting(5) and reporting(5) files (`ingest_file`). Either way a step is one
 transaction that also records how far it got (the sequence numbers, or the file's byte
 offset), so a crash at any point leaves each record in the database once or not yet.
 
-Records are split and cast by DuckDB (see ingest_sql): a statement costs milliseconds
-whatever its size and per-row Python work is what kills ingest rates, so Python only
-joins lines into one string per batch.
+Records are split and cast by DuckDB (see ingest_sql): per-row Python work is what
+kills ingest rates, so Python only joins lines into one string per batch. Turning
+records into ARCo's rows takes a dozen statements of some milliseconds each, whatever
+their size; so a stream batch is first stored whole in the inbox (one row, one cheap
+transaction) and the inbox is folded into the tables FOLD_ROWS records at a time, or
+once its oldest batch waits FOLD_SECONDS, or when asked (`settle`). The `accounting`
+view reads the inbox too; ARCo's other views show a record once it is folded.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +34,8 @@ from gridd.accounting import schema
 from gridd.accounting.record import FIELDS, AccountingRecord, to_line
 
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
+FOLD_ROWS = 50_000  # inbox records that are folded at once
+FOLD_SECONDS = 5.0  # the longest a batch waits in the inbox while batches keep coming
 HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
 
 Progress = Callable[[int, int], None]  # bytes done, bytes in the file
@@ -45,7 +52,7 @@ class Ingested:
     accounting: int = 0  # accounting records that became sge_job_usage rows
     duplicates: int = 0  # records skipped as already ingested
     rejected: int = 0  # malformed records, left out
-    first_rejected: str | None = None  # the first of them ("type: fields"), for a message
+    first_rejected: str | None = None  # the first of them ("type:fields"), for a message
 
     def add(self, other: Ingested) -> None:
         self.records += other.records
@@ -62,6 +69,7 @@ def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
         schema.migrate(con)
         if _has_table(con, schema.FLAT_TABLE):
             _adopt_flat_table(con)
+        settle(con)  # what a crashed writer left in the inbox
     except Exception:
         con.close()
         raise
@@ -69,21 +77,63 @@ def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
 
 
 def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) -> Ingested:
-    """Ingest reporting(5) lines (without newline) keyed by outbox sequence number.
+    """Take reporting(5) lines (without newline) keyed by outbox sequence number.
 
-    One transaction; sequence numbers already in the database (a batch re-sent after a
-    crash), or repeated within the batch, are skipped.
+    Sequence numbers already ingested (a batch re-sent after a crash), or repeated within
+    the batch, are skipped; the rest is stored in the inbox in one transaction. When the
+    inbox is due, it is folded too, and the result counts what that moved into the
+    tables (`accounting`, `rejected`: records of earlier calls among them).
     """
     unique: dict[int, str] = {}
     for seq, line in items:
         unique.setdefault(seq, line)
     if not unique:
         return Ingested()
-    text = "\n".join(unique.values())
-    if text.count("\n") != len(unique) - 1:
-        raise ValueError("a reporting line holds a newline")
+    first, last = min(unique), max(unique)
     with _transaction(con):
-        return _ingest_lines(con, list(unique), text, len(items))
+        known, overlapping, waiting, oldest = con.execute(
+            f"SELECT (SELECT list(seq) FROM gridd_ingested_seq "
+            f"        WHERE seq BETWEEN {first} AND {last}), "
+            f"       count(*) FILTER (first_seq <= {last} AND last_seq >= {first}), "
+            f"       coalesce(sum(records), 0), min(received) FROM gridd_inbox").fetchone()
+        if not overlapping:
+            done = set(known or ())
+            fresh = {seq: line for seq, line in unique.items() if seq not in done}
+            if fresh:
+                _to_inbox(con, fresh)
+    if overlapping:  # a resent batch meets its first copy: fold, and the ledger tells
+        folded = settle(con)
+        return _combine(ingest_stream(con, items), folded)
+    taken = Ingested(records=len(fresh), duplicates=len(items) - len(fresh))
+    now = time.time()
+    if oldest is None:
+        oldest = now if fresh else None
+    due = waiting + len(fresh) >= FOLD_ROWS or (
+        oldest is not None and now - oldest >= FOLD_SECONDS)
+    return _combine(taken, settle(con)) if due else taken
+
+
+def _combine(taken: Ingested, folded: Ingested) -> Ingested:
+    """A call's result: what it took in, and what its fold moved into the tables."""
+    return Ingested(records=taken.records, duplicates=taken.duplicates,
+                    accounting=taken.accounting + folded.accounting,
+                    rejected=taken.rejected + folded.rejected,
+                    first_rejected=taken.first_rejected or folded.first_rejected)
+
+
+def settle(con: duckdb.DuckDBPyConnection) -> Ingested:
+    """Fold the inbox into ARCo's tables now (one transaction), e.g. before reports."""
+    with _transaction(con):
+        (waiting,) = con.execute("SELECT count(*) FROM gridd_inbox").fetchone()
+        if not waiting:
+            return Ingested()
+        lines = ("SELECT unnest(string_split(seqs, chr(10)))::BIGINT AS ord, "
+                 "unnest(string_split(lines, chr(10))) AS line FROM gridd_inbox")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {_split_kind(lines)}")
+        con.execute("INSERT INTO gridd_ingested_seq SELECT ord FROM gridd_stage")
+        done = _load_stage(con)
+        con.execute("DELETE FROM gridd_inbox")
+        return done
 
 
 def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
@@ -121,25 +171,19 @@ def acct_line(rec: AccountingRecord) -> str:
 # --- staging -----------------------------------------------------------------------------
 
 def _split_kind(source: str) -> str:
-    """Stage reporting lines: "time:kind:body" → kind, body."""
-    return (
-        "SELECT ord, split_part(line, ':', 2) AS kind, "
-        "substr(line, strpos(line, ':') + length(split_part(line, ':', 2)) + 2) AS body "
-        f"FROM ({source})"
-    )
+    """Stage reporting lines "time:kind:fields" as kind and body (the fields)."""
+    return (f"SELECT ord, kind, line[strpos(line, ':') + strlen(kind) + 2:] AS body "
+            f"FROM (SELECT ord, line, split_part(line, ':', 2) AS kind FROM ({source}))")
 
 
-def _ingest_lines(con: duckdb.DuckDBPyConnection, seqs: list[int], text: str,
-                  sent: int) -> Ingested:
-    lines = ("SELECT unnest($1::BIGINT[]) AS ord, unnest(string_split($2, chr(10))) AS line")
-    fresh = (f"SELECT * FROM ({lines}) WHERE NOT EXISTS (SELECT 1 FROM gridd_ingested_seq l "
-             f"WHERE l.seq = ord AND l.seq BETWEEN {min(seqs)} AND {max(seqs)})")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {_split_kind(fresh)}",
-                [seqs, text])
-    con.execute("INSERT INTO gridd_ingested_seq SELECT ord FROM gridd_stage")
-    done = _load_stage(con)
-    done.duplicates = sent - done.records
-    return done
+def _to_inbox(con: duckdb.DuckDBPyConnection, batch: dict[int, str]) -> None:
+    lines = "\n".join(batch.values())
+    if lines.count("\n") != len(batch) - 1:
+        raise ValueError("a reporting line holds a newline")
+    con.execute(
+        "INSERT INTO gridd_inbox (first_seq, last_seq, records, received, seqs, lines) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [min(batch), max(batch), len(batch), time.time(), "\n".join(map(str, batch)), lines])
 
 
 def _ingest_text(con: duckdb.DuckDBPyConnection, text: str, reporting: bool) -> Ingested:
@@ -176,9 +220,9 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
             con.execute(sql)
     done.rejected, first = con.execute(q.rejected(kinds)).fetchone()
     if done.rejected:
-        kind, body = con.execute("SELECT kind, body FROM gridd_stage WHERE ord = ?",
-                                 [first]).fetchone()
-        done.first_rejected = f"{kind or '(no type)'}: {body}"
+        kind, body = con.execute(
+            "SELECT kind, body FROM gridd_stage WHERE ord = ?", [first]).fetchone()
+        done.first_rejected = f"{kind}:{body}"
     return done
 
 
@@ -315,9 +359,8 @@ def _adopt_flat_table(con: duckdb.DuckDBPyConnection) -> None:
         for name in FIELDS)
     rows = con.execute(
         f"SELECT seq, {columns} FROM {schema.FLAT_TABLE} ORDER BY seq").fetchall()
-    items = [(row[0], acct_line(AccountingRecord(*row[1:]))) for row in rows]
     with _transaction(con):
-        if items:
-            _ingest_lines(con, [seq for seq, _ in items], "\n".join(line for _, line in items),
-                          len(items))
+        if rows:
+            _to_inbox(con, {row[0]: acct_line(AccountingRecord(*row[1:])) for row in rows})
         con.execute(f"DROP TABLE {schema.FLAT_TABLE}")
+    settle(con)

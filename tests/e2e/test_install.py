@@ -17,9 +17,8 @@ def test_wheel_ships_reports_and_commands(tmp_path):
         check=True, capture_output=True, cwd=tmp_path)
     (wheel,) = (tmp_path / "dist").glob("gridd-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "gridd/reports/accounting.sql" in names
-    assert {"gridd/reports/schema/001_arco.sql", "gridd/reports/schema/002_advance_reservation.sql",
-            "gridd/reports/schema/003_gridd_accounting.sql"} <= set(names)
+    schema = sorted(p.name for p in (REPO / "reports" / "schema").glob("*.sql"))
+    assert schema and {f"gridd/reports/schema/{name}" for name in schema} <= set(names)
     assert {"gridd/grammar/complex.lark", "gridd/grammar/object.lark"} <= set(names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -30,7 +29,8 @@ def test_wheel_ships_reports_and_commands(tmp_path):
                     str(target), str(wheel)], check=True, capture_output=True)
     found = subprocess.run(
         [sys.executable, "-c",
-         "from gridd.resources import data_dir; print(data_dir('reports') / 'accounting.sql')"],
+         "from gridd.resources import data_dir; "
+         "print(data_dir('reports') / 'schema' / '001_arco.sql')"],
         check=True, capture_output=True, text=True, cwd=tmp_path,
         env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}).stdout.strip()
     assert found.startswith(str(target)) and Path(found).is_file()

@@ -80,7 +80,7 @@ def count(con, relation: str) -> int:
 def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     versions = con.execute("SELECT v_id, v_version FROM sge_version ORDER BY v_id").fetchall()
-    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9")]
+    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9"), (4, "8.1.9")]
     kinds = dict(con.execute(
         "SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert {t: kinds.get(t) for t in TABLES} == dict.fromkeys(TABLES, "BASE TABLE")
@@ -89,7 +89,7 @@ def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     assert described == ACCOUNTING_COLUMNS
     con.close()
     con = db.open_db(tmp_path / "r.duckdb")  # reopening applies nothing twice
-    assert count(con, "sge_version") == 3
+    assert count(con, "sge_version") == 4
 
 
 def test_an_older_database_is_migrated(tmp_path) -> None:
@@ -100,10 +100,12 @@ def test_an_older_database_is_migrated(tmp_path) -> None:
     con.execute("INSERT INTO sge_user (u_user) VALUES ('alice')")
     con.close()
     con = db.open_db(path)
-    assert schema.version(con) == 3
+    assert schema.version(con) == 4
     assert con.execute("SELECT u_user FROM sge_user").fetchall() == [("alice",)]
     db.ingest_stream(con, [(1, acct(REC))])
-    assert con.execute("SELECT arid, job_number FROM accounting").fetchall() == [(0, 47)]
+    db.settle(con)
+    assert con.execute("SELECT ar_number, job_number FROM view_job_times").fetchall() == [
+        (0, 47)]
 
 
 def test_a_database_newer_than_gridd_is_refused(tmp_path) -> None:
@@ -135,10 +137,12 @@ def test_a_resent_seq_inserts_nothing_twice(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     first = db.ingest_stream(con, [(1, acct(REC)), (2, acct(replace(REC, job_number=48))),
                                    (2, acct(REC))])
-    assert (first.records, first.accounting, first.duplicates) == (2, 2, 1)
+    assert (first.records, first.duplicates) == (2, 1)
+    assert db.settle(con).accounting == 2
     again = db.ingest_stream(con, [(2, acct(REC)),
                                    (3, acct(replace(REC, job_number=49, start_time=0)))])
-    assert (again.accounting, again.duplicates) == (1, 1)
+    assert (again.records, again.duplicates) == (1, 1)
+    assert db.ingest_stream(con, [(3, acct(REC))]).duplicates == 1  # in the inbox: known too
     assert db.ingest_stream(con, []) == db.Ingested()
     rows = con.execute(
         "SELECT job_number, start_time FROM accounting ORDER BY job_number").fetchall()
@@ -164,7 +168,8 @@ def test_batch_of_thousand(tmp_path) -> None:
     db.ingest_stream(con, [(seq, acct(replace(REC, job_number=seq))) for seq in range(1, 1001)])
     again = db.ingest_stream(
         con, [(seq, acct(replace(REC, job_number=10 * seq))) for seq in range(500, 1501)])
-    assert (again.duplicates, again.accounting) == (501, 500)
+    assert (again.duplicates, again.records) == (501, 500)
+    assert again.accounting == 1000  # the inbox held seqs of its range: folded first
     assert con.execute("SELECT count(*), sum(job_number) FROM accounting").fetchone() == (
         1500, sum(range(1, 1001)) + 10 * sum(range(1001, 1501)))
 
@@ -172,9 +177,12 @@ def test_batch_of_thousand(tmp_path) -> None:
 def test_the_same_run_under_another_seq_counts_once(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     db.ingest_stream(con, [(1, acct(REC))])
-    assert db.ingest_stream(con, [(2, acct(REC))]).accounting == 0
+    db.settle(con)
+    db.ingest_stream(con, [(2, acct(REC))])
+    assert db.settle(con).accounting == 0
     rerun = replace(REC, start_time=REC.start_time + 60, end_time=REC.end_time + 60)
-    assert db.ingest_stream(con, [(3, acct(rerun))]).accounting == 1  # rescheduled: 2 runs
+    db.ingest_stream(con, [(3, acct(rerun))])
+    assert db.settle(con).accounting == 1  # rescheduled: two runs of one job
     assert con.execute("SELECT count(*), count(DISTINCT ju_parent) FROM sge_job_usage"
                        ).fetchone() == (2, 1)
 
@@ -184,11 +192,14 @@ def test_a_failing_batch_leaves_nothing_behind(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(ingest_sql, "JOB_LOG", "INSERT INTO no_such_table VALUES (1)")
     log = ("1795327375:job_log:1795327375:pending:47:-1:NONE::root:vm:0:1024:1795327375:"
            "acctdemo:root:root::defaultdepartment:sge:new job")
+    db.ingest_stream(con, [(1, acct(REC)), (2, log)])
     with pytest.raises(duckdb.Error):
-        db.ingest_stream(con, [(1, acct(REC)), (2, log)])
-    assert (count(con, "accounting"), count(con, "gridd_ingested_seq")) == (0, 0)
+        db.settle(con)
+    assert (count(con, "sge_job_usage"), count(con, "gridd_ingested_seq")) == (0, 0)
+    assert (count(con, "accounting"), count(con, "gridd_inbox")) == (1, 1)  # still waiting
     monkeypatch.undo()
-    assert db.ingest_stream(con, [(1, acct(REC)), (2, log)]).records == 2
+    again = db.ingest_stream(con, [(1, acct(REC)), (2, log)])  # the master resends
+    assert (again.duplicates, again.accounting) == (2, 1)
     assert (count(con, "accounting"), count(con, "sge_job_log")) == (1, 1)
 
 
@@ -200,6 +211,7 @@ def test_a_job_seen_through_its_log_and_its_accounting_is_one_job(tmp_path) -> N
     con = db.open_db(tmp_path / "r.duckdb")
     for seq, line in stream([*job_47[:3], account, *job_47[3:]]):
         db.ingest_stream(con, [(seq, line)])  # one at a time, as they may come
+        db.settle(con)
     jobs = con.execute("SELECT j_task_number, j_priority FROM sge_job ORDER BY 1").fetchall()
     assert jobs == [(-1, 1024), (0, 0)]  # the submitted job, and its task: the file's -p
     events = con.execute("SELECT task_number, event FROM view_job_log").fetchall()
@@ -209,11 +221,12 @@ def test_a_job_seen_through_its_log_and_its_accounting_is_one_job(tmp_path) -> N
 
 def test_malformed_records_are_counted_and_left_out(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
-    done = db.ingest_stream(con, stream([
+    db.ingest_stream(con, stream([
         acct(REC), "1:acct:too:few:fields", "1:no_such_type:x", "1795327403:host:vm:oops:X:a=1",
         acct(replace(REC, job_number=48))]))
+    done = db.settle(con)
     assert (done.records, done.accounting, done.rejected) == (5, 2, 3)
-    assert done.first_rejected == "acct: too:few:fields"
+    assert done.first_rejected == "acct:too:few:fields"
 
 
 def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
@@ -230,6 +243,7 @@ def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
         "1795327515:ar_acct:1795327515:1795327210:12:all.q:node2:2",
     ]
     db.ingest_stream(con, stream(lines))
+    db.settle(con)
     assert con.execute("SELECT * FROM view_ar_attribute").fetchall() == [
         (12, "alice", utc(1795327210), "small", "acc", utc(1795327215), utc(1795327515), "smp")]
     assert con.execute("SELECT variable, value FROM view_ar_resource_usage ORDER BY 1").fetchall(
@@ -251,6 +265,45 @@ def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
                        datetime.timedelta(seconds=240))]
     assert con.execute("SELECT ar_number, count(*) FROM view_accounting WHERE ar_number > 0 "
                        "GROUP BY ALL").fetchall() == [(12, 1)]
+
+
+def test_the_inbox_folds_when_full_or_old_and_accounting_reads_it(tmp_path,
+                                                                   monkeypatch) -> None:
+    monkeypatch.setattr(db, "FOLD_ROWS", 3)
+    con = db.open_db(tmp_path / "r.duckdb")
+    assert db.ingest_stream(con, stream([acct(replace(REC, job_number=n)) for n in (1, 2)])
+                            ).accounting == 0
+    assert (count(con, "accounting"), count(con, "view_accounting")) == (2, 0)
+    done = db.ingest_stream(con, [(3, acct(replace(REC, job_number=3)))])
+    assert (done.records, done.accounting) == (1, 3)
+    assert (count(con, "gridd_inbox"), count(con, "view_accounting")) == (0, 3)
+    monkeypatch.setattr(db, "FOLD_SECONDS", 0.0)
+    assert db.ingest_stream(con, [(4, acct(replace(REC, job_number=4)))]).accounting == 1
+
+
+def test_accounting_reads_inbox_records_as_the_tables_hold_them(tmp_path) -> None:
+    lines = [line for line in (GE / "accounting").read_text().splitlines()
+             if not line.startswith("#")]
+    lines.append(":".join(LINE.split(":")[:-2]).replace(":47:", ":98:"))  # pre-6.2
+    lines.append(LINE.replace("-u root -l", "-l h_rt=0:1:0 -q a:b -l").replace(":47:", ":99:"))
+    items = stream([f"{line.split(':')[10]}:acct:{line}" for line in lines])
+    con = db.open_db(tmp_path / "r.duckdb")
+    db.ingest_stream(con, items)
+    waiting = con.execute("SELECT * FROM accounting ORDER BY job_number, end_time").fetchall()
+    assert len(waiting) == len(lines) and count(con, "sge_job_usage") == 0
+    db.settle(con)
+    assert count(con, "gridd_inbox") == 0
+    assert con.execute("SELECT * FROM accounting ORDER BY job_number, end_time").fetchall() == (
+        waiting)
+
+
+def test_a_writer_that_died_before_folding_leaves_its_batches_to_the_next(tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    con = db.open_db(path)
+    db.ingest_stream(con, [(1, acct(REC))])
+    con.close()
+    con = db.open_db(path)
+    assert (count(con, "gridd_inbox"), count(con, "view_accounting")) == (0, 1)
 
 
 # --- files -----------------------------------------------------------------------------------
