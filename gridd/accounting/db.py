@@ -38,7 +38,7 @@ FOLD_ROWS = 50_000  # inbox records that are folded at once
 FOLD_SECONDS = 5.0  # the longest a batch waits in the inbox while batches keep coming
 HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
 
-Progress = Callable[[int, int], None]  # bytes done, bytes in the file
+Progress = Callable[[int, int, int], None]  # bytes done, bytes in the file, records read
 
 _REPORTING_LINE = re.compile(rf"\d+:({'|'.join(q.KINDS)}):")
 _TIMES = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
@@ -151,6 +151,8 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
         mark = _Checkpoint.load(con, path, f, size)
         reporting = _is_reporting(f)
         f.seek(mark.offset)
+        if progress:
+            progress(mark.offset, size, 0)
         while chunk := _read_lines(f):
             text = chunk.decode("utf-8", errors="replace")
             with _transaction(con):
@@ -159,7 +161,7 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
                 mark.save(con)
             total.add(done)
             if progress:
-                progress(mark.offset, size)
+                progress(mark.offset, size, total.records)
     return total
 
 

@@ -9,6 +9,7 @@
                                        replay an SWF trace in virtual time
     gridd report [NAME | --sql SQL | --export DIR | --html FILE] ...
                                        named SQL reports over the reporting database
+    gridd dbwriter FILE... [--db PATH]  load accounting/reporting files into the database
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 from gridd import paths
-from gridd.cli import report
+from gridd.cli import dbwriter, report
 from gridd.pidfile import alive, read_pid
 
 START_TIMEOUT = 30.0
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                      help="seconds added to every expected run time (DURATION_OFFSET)")
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
     report.configure(sub)
+    dbwriter.configure(sub)
     args = parser.parse_args(argv)
     if args.cmd == "sim":
         from gridd.cli.sim import cmd_sim
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     base = paths.root()
     if args.cmd == "report":
         return report.cmd_report(base, args)
+    if args.cmd == "dbwriter":
+        return dbwriter.cmd_dbwriter(base, args)
     try:
         return COMMANDS[args.cmd](base, args)
     except KeyboardInterrupt:

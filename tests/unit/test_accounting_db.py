@@ -405,10 +405,9 @@ def test_pre_62_lines_and_a_category_holding_colons(tmp_path) -> None:
     timed = LINE.replace("-u root -l license=2 -pe mpi 2", "-l h_rt=0:1:0 -q a:b")
     timed = timed.replace(":acctdemo:47:", ":acctdemo:48:")
     path.write_text(f"{old}\n{timed}\n")
-    progress: list[tuple[int, int]] = []
-    assert db.ingest_file(con, path, lambda done, size: progress.append((done, size))
-                          ).accounting == 2
-    assert progress[-1] == (path.stat().st_size, path.stat().st_size)
+    progress: list[tuple[int, int, int]] = []
+    assert db.ingest_file(con, path, lambda *state: progress.append(state)).accounting == 2
+    assert progress[-1] == (path.stat().st_size, path.stat().st_size, 2)
     assert con.execute("SELECT job_number, category, arid, ar_submission_time, maxvmem "
                        "FROM accounting ORDER BY 1").fetchall() == [
         (47, REC.category, 0, None, REC.maxvmem),
