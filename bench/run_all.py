@@ -9,6 +9,7 @@ import api_submit
 import ar_grant
 import dispatch
 import drain
+import ingest
 import master_rss
 import qsub_latency
 import quota_dispatch
@@ -45,6 +46,7 @@ def main() -> None:
     rr = run("dispatch decision with resource reservation", reservation_dispatch.main)
     sm = run("gridd sim throughput", sim_throughput.main)
     ag = run("advance reservation grant", ar_grant.main)
+    ig = run("ingest into the reporting database", ingest.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -79,6 +81,10 @@ def main() -> None:
         row("AR grant, 1k inst, 5k jobs, 500 ARs", ag.get("ar_grant_ms"), "ms", "< 100 ms",
             ag["ar_grant_ms"] < 100 if ag else None),
         row("qrsub round trip (median)", ag.get("qrsub_ms"), "ms", "(no target)", None),
+        row("DuckDB ingest, stream (1k batches)", ig.get("stream_per_s"), "records/s",
+            ">= 50,000 records/s", ig["stream_per_s"] >= 50_000 if ig else None),
+        row("DuckDB ingest, accounting file", ig.get("file_per_s"), "records/s",
+            ">= 50,000 records/s", ig["file_per_s"] >= 50_000 if ig else None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))

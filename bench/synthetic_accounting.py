@@ -6,7 +6,9 @@ jobs mostly, array jobs (one line per task), parallel jobs (with a line per slav
 for some tightly integrated ones), about 1% of jobs inside advance reservations, and a
 few per cent failures. Lines are in end-time order, as a master appends them.
 
-    python bench/synthetic_accounting.py OUT [--jobs N] [--seed S]
+    python bench/synthetic_accounting.py OUT [--jobs N] [--seed S] [--db DB]
+
+With --db the file is also loaded into a reporting database (build_database).
 """
 
 from __future__ import annotations
@@ -168,16 +170,34 @@ def _by_end_time(records: Iterator[tuple[int, str]]) -> Iterator[list[str]]:
     yield ready
 
 
+def build_database(db_path: str | Path, acct_path: str | Path) -> int:
+    """Load an accounting file into a reporting database (created if need be), as
+    `gridd dbwriter` does; returns the accounting records added."""
+    from gridd.accounting import db
+
+    con = db.open_db(db_path)
+    try:
+        return db.ingest_file(con, acct_path).accounting
+    finally:
+        con.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", help="the accounting file to write")
     parser.add_argument("--jobs", type=int, default=1_000_000, help="records to write")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--db", help="also load the file into this reporting database")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     write_accounting(args.out, args.jobs, args.seed)
     took = time.perf_counter() - t0
     print(f"{args.jobs:,} records written to {args.out} in {took:.1f} s", file=sys.stderr)
+    if args.db:
+        t0 = time.perf_counter()
+        added = build_database(args.db, args.out)
+        took = time.perf_counter() - t0
+        print(f"{added:,} records loaded into {args.db} in {took:.1f} s", file=sys.stderr)
     return 0
 
 
