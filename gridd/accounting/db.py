@@ -40,7 +40,7 @@ HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
 
 Progress = Callable[[int, int, int], None]  # bytes done, bytes in the file, records read
 
-_REPORTING_LINE = re.compile(rf"\d+:({'|'.join(q.KINDS)}):")
+_REPORTING_LINE = re.compile(rf"\d+:({'|'.join((*q.KINDS, *q.ALIASES, *q.IGNORED))}):")
 _TIMES = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
@@ -173,9 +173,10 @@ def acct_line(rec: AccountingRecord) -> str:
 # --- staging -----------------------------------------------------------------------------
 
 def _split_kind(source: str) -> str:
-    """Stage reporting lines "time:kind:fields" as kind and body (the fields)."""
-    return (f"SELECT ord, kind, line[strpos(line, ':') + strlen(kind) + 2:] AS body "
-            f"FROM (SELECT ord, line, split_part(line, ':', 2) AS kind FROM ({source}))")
+    """Stage reporting lines "time:type:fields" as kind and body (the fields)."""
+    kind = q.kind_of("type")
+    return (f"SELECT ord, {kind} AS kind, line[strpos(line, ':') + strlen(type) + 2:] AS body "
+            f"FROM (SELECT ord, line, split_part(line, ':', 2) AS type FROM ({source}))")
 
 
 def _to_inbox(con: duckdb.DuckDBPyConnection, batch: dict[int, str]) -> None:

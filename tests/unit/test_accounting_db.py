@@ -229,6 +229,20 @@ def test_malformed_records_are_counted_and_left_out(tmp_path) -> None:
     assert done.first_rejected == "acct:too:few:fields"
 
 
+def test_the_specs_ar_attribute_is_read_and_sharelog_passed_over(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    db.ingest_stream(con, stream([
+        "1795327215:new_ar:1795327210:12:alice",
+        "1795327215:ar_attribute:1795327215:1795327210:12:small:acc:1795327215:1795327515:"
+        "NONE:NONE",
+        "1795327300:sharelog:1795327300:1795327300:Root:root:NONE:0:1:0.0:0.0:0.0:0.0:0.0:0.0:"
+        "0.0:0.0:0.0:0.0:0.0:0.0:"]))
+    done = db.settle(con)
+    assert (done.records, done.rejected) == (3, 0)
+    assert con.execute("SELECT ar_number, name FROM view_ar_attribute").fetchall() == [
+        (12, "small")]
+
+
 def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     lines = [
