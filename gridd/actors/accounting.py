@@ -120,6 +120,13 @@ class Writers:
             self.reader = self.db.cursor()
         return self.db
 
+    def _settled(self) -> None:
+        """Fold what waits in the database's inbox into ARCo's tables, so that a query
+        or a snapshot sees every record ingested."""
+        from gridd.accounting import db
+
+        db.settle(self._open())
+
     def write_db(self, rows: list[tuple[int, str]]) -> None:
         from gridd.accounting import db
 
@@ -134,7 +141,7 @@ class Writers:
         from gridd.accounting import query
 
         try:
-            self._open()
+            self._settled()
             return query.answer(query.execute(self.reader, msg.sql, msg.params))
         except query.QueryError as exc:
             return p.DbAnswer(error=str(exc))
@@ -144,7 +151,7 @@ class Writers:
         from gridd.accounting.report_export import export_parquet
 
         try:
-            self._open()
+            self._settled()
             done = export_parquet(self.reader, msg.directory)
         except query.QueryError as exc:
             return p.DbAnswer(error=str(exc))
@@ -152,7 +159,12 @@ class Writers:
                           rows=[[e.name, str(e.path), e.rows] for e in done])
 
     def close(self) -> None:
+        """Leave the database settled (whole for readers of the file) and closed."""
         if self.db is not None:
+            try:
+                self._settled()
+            except Exception as exc:  # the next start folds what is left
+                log.error("cannot fold the database's inbox: %s", exc)
             self.db.close()
         self.db = self.reader = None
 

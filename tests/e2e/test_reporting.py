@@ -1,0 +1,89 @@
+"""Reporting through a real cell: records reach the files and DuckDB exactly once, even
+when the master is killed mid-burst, and analysts query the database while the cell runs
+(through the master: DuckDB lets one process open the file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+
+from tests.e2e.conftest import Cell, wait_for
+from tests.e2e.test_advance_reservation import set_global_conf
+
+TASKS = 1000
+# reporting_params is shown on two lines (a continued line): replace both.
+REPORTING = ("/^reporting_params/{N;s/.*/reporting_params "
+             "accounting=true reporting=true flush_time=00:00:05 joblog=true/}")
+
+
+def reporting_lines(cell: Cell) -> list[str]:
+    path = cell.root / "common" / "reporting"
+    if not path.exists():
+        return []
+    return [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
+
+
+def database(cell: Cell) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(cell.root / "common" / "reporting.duckdb"), read_only=True)
+
+
+def test_kill_9_master_during_a_burst_of_1000_finishing_tasks(big_cell: Cell, tmp_path: Path):
+    cell = big_cell
+    set_global_conf(cell, tmp_path, REPORTING)
+    out = cell.ok("qsub", "-terse", "-t", f"1-{TASKS}", "-b", "y", "true")
+    job = int(out.split(".")[0])
+    wait_for(lambda: len(cell.accounting_lines()) >= TASKS // 4, timeout=120,
+             what="a quarter of the tasks accounted")
+    os.kill(cell.master_pid(), signal.SIGKILL)
+    wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
+    cell.start_master()
+    wait_for(lambda: len(cell.accounting_lines()) >= TASKS, timeout=240,
+             what="every task accounted")
+    # every query through the master sees every record written (it flushes first)
+    answer = cell.ok("gridd", "report", "--format", "json", "--sql",
+                     "SELECT count(*) AS n, count(DISTINCT task_number) AS tasks "
+                     f"FROM accounting WHERE job_number = {job}")
+    assert json.loads(answer) == [{"n": TASKS, "tasks": TASKS}]
+    cell.ok("gridd", "down")
+
+    tasks = Counter(int(ln.split(":")[35]) for ln in cell.accounting_lines())
+    assert sorted(tasks) == list(range(1, TASKS + 1)) and set(tasks.values()) == {1}
+    lines = reporting_lines(cell)
+    assert len(lines) == len(set(lines))  # no record written twice
+    acct = Counter(int(ln.split(":")[37]) for ln in lines if ln.split(":")[1] == "acct")
+    assert sorted(acct) == list(range(1, TASKS + 1)) and set(acct.values()) == {1}
+    logged = Counter(ln.split(":")[3] for ln in lines if ln.split(":")[1] == "job_log")
+    assert logged["finished"] == 2 * TASKS and logged["pending"] == 1
+
+    con = database(cell)
+    rows, distinct = con.execute(
+        "SELECT count(*), count(DISTINCT task_number) FROM accounting "
+        "WHERE job_number = ?", [job]).fetchone()
+    (job_logs,) = con.execute("SELECT count(*) FROM sge_job_log").fetchone()
+    con.close()
+    assert rows == distinct == TASKS
+    assert job_logs == sum(logged.values())
+
+
+def test_queries_while_the_cell_runs_go_through_the_master(cell: Cell):
+    job = int(cell.ok("qsub", "-terse", "-sync", "y", "-b", "y", "true").split()[0])
+    wait_for(lambda: cell.accounting_lines(), what="the job accounted")
+    out = cell.ok("gridd", "report", "--format", "csv", "--sql",
+                  "SELECT job_number, exit_status FROM accounting")
+    assert out.splitlines() == ["job_number,exit_status", f"{job},0"]
+    assert f"jobnumber    {job}" in cell.ok("qacct", "-j", str(job))
+    res = cell.run("gridd", "report", "--sql", "DELETE FROM sge_job")
+    assert res.returncode == 1 and "only queries" in res.stderr
+    res = cell.run("gridd", "report", "--sql", "SELECT nosuch FROM accounting")
+    assert res.returncode == 1 and "nosuch" in res.stderr and "Traceback" not in res.stderr
+    exported = cell.root / "export"
+    cell.ok("gridd", "report", "--export", str(exported))
+    assert (exported / "sge_job.parquet").exists()
+    (count,) = duckdb.connect().execute(
+        f"SELECT count(*) FROM '{exported / 'accounting.parquet'}'").fetchone()
+    assert count == 1
