@@ -36,6 +36,7 @@ from gridd.accounting.record import FIELDS, AccountingRecord, to_line
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
 FOLD_ROWS = 50_000  # inbox records that are folded at once
 FOLD_SECONDS = 5.0  # the longest a batch waits in the inbox while batches keep coming
+CHECKPOINT_MB = 64  # WAL size at which DuckDB writes the database file
 HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
 
 Progress = Callable[[int, int, int], None]  # bytes done, bytes in the file, records read
@@ -66,6 +67,9 @@ def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """Open the database for writing, creating or migrating it as needed."""
     con = duckdb.connect(str(path))
     try:
+        # a full inbox and a fold fit in the WAL before DuckDB checkpoints; with its
+        # default of 16 MB it would write inbox batches to the file that the fold deletes
+        con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_MB}MB'")
         schema.migrate(con)
         if _has_table(con, schema.FLAT_TABLE):
             _adopt_flat_table(con)

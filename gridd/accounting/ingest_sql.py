@@ -290,8 +290,8 @@ def requests(known_jobs: bool) -> str:
         SELECT nextval('sge_job_request_seq'), j_id, split_part(request, '=', 1),
                substr(request, strpos(request, '=') + 1)
         FROM (SELECT j_id,
-                     unnest(string_split(regexp_extract(category, '(^| )-l (\\S+)', 2), ','))
-                         AS request
+                     unnest(string_split(split_part(split_part(' ' || category, ' -l ', 2),
+                                                    ' ', 1), ',')) AS request
               FROM gridd_keys WHERE rank = 0 AND ({missing}))
         WHERE request <> ''
     """
