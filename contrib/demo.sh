@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo`: start a local cell, run a few jobs, show qstat, qhost and qacct, stop the cell.
+# `make demo`: start a local cell, run a few jobs, show qstat, qhost, qacct and reports, stop the cell.
 set -euo pipefail
 BIN=${BIN:-.venv/bin}
 export GRIDD_ROOT=${GRIDD_ROOT:-$PWD/gridd-root}
@@ -39,6 +39,12 @@ say "qacct -j 1"
 "$BIN/qacct" -j 1
 say qacct
 "$BIN/qacct"
+say "gridd report   (named SQL reports over the DuckDB reporting database)"
+"$BIN/gridd" report
+say "gridd report job_counts --param period=day"
+"$BIN/gridd" report job_counts --param period=day
+say "gridd report --sql \"SELECT job_name, count(*) AS tasks, sum(ru_wallclock) AS wallclock FROM accounting GROUP BY ALL ORDER BY 1\""
+"$BIN/gridd" report --sql "SELECT job_name, count(*) AS tasks, sum(ru_wallclock) AS wallclock FROM accounting GROUP BY ALL ORDER BY 1"
 say gridd down
 "$BIN/gridd" down
 rm -f "$script"
