@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
-from gridd.model.job import Job, Task
+if TYPE_CHECKING:  # readers of accounting files (qacct) need not load the job model
+    from gridd.model.job import Job, Task
 
 # The first lines of every accounting file; readers skip lines starting with '#'.
 FILE_HEADER = ("# Version: 8.1.9", "# ", "# DO NOT MODIFY THIS FILE MANUALLY!", "# ")
@@ -91,11 +93,14 @@ def _time_seconds(text: str) -> str:
     return str(seconds)
 
 
+def resource_request(name: str, value: str) -> str:
+    """One `name=value` of a category's `-l` list as GE writes it (TIME values in seconds),
+    so that a request can be compared with what the category holds."""
+    return f"{name}={_time_seconds(value) if name in _TIME_COMPLEXES else value}"
+
+
 def _resource_list(requests: dict[str, str]) -> str:
-    return ",".join(
-        f"{name}={_time_seconds(value) if name in _TIME_COMPLEXES else value}"
-        for name, value in requests.items()
-    )
+    return ",".join(resource_request(name, value) for name, value in requests.items())
 
 
 def _pe_range(low: int, high: int) -> str:

@@ -1,20 +1,23 @@
 """qacct's text: the per-job blocks of `qacct -j` and the usage summary tables.
 
-Pure functions over AccountingRecord so the byte-for-byte layout GE 8.1.9 prints can be
-tested without files; times are shown in the local time zone, as GE does.
+Pure functions over records and the rows of qacct's queries, so that the byte-for-byte
+layout GE 8.1.9 prints can be tested without files or databases; times are shown in the
+local time zone, as GE does.
 """
 
 from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from gridd.accounting.record import AccountingRecord
 
 RULE = "=" * 62
 _GIB = 1024.0**3
-_MEMORY_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
+_MEMORY_UNITS = ("B", "KB", "MB", "GB", "TB")
 
 
 def _date(epoch: int) -> str:
@@ -31,30 +34,62 @@ def _memory(amount: float) -> str:
     return f"{amount:.3f}{_MEMORY_UNITS[unit]}"
 
 
-def _failed(rec: AccountingRecord) -> str:
-    if not rec.failed:
-        return f"{rec.failed:<3d}  "
-    return f"{rec.failed:<3d} : {FAILED_REASONS.get(rec.failed, 'unknown failure')}"
+def _failed(code: int) -> str:
+    if not code:
+        return f"{code:<3d}  "
+    return f"{code:<3d} : {FAILED_REASONS.get(code, 'invalid execution state')}"
 
 
 def _exit_status(status: int) -> str:
-    """A status above 128 from a signal death gets the signal's description appended."""
+    """From 128 on, the status is read as a death by signal status - 128, and named."""
     text = f"{status:<20d}"
-    try:
-        description = signal.strsignal(signal.Signals(status - 128)) if status > 128 else None
-    except ValueError:
-        description = None
-    return f"{text} ({description})" if description else text
+    if status < 128:
+        return text
+    number = status - 128
+    name = signal.strsignal(number) if 0 < number < signal.NSIG else None
+    return f"{text} ({name or f'Unknown signal {number}'})"
 
 
-# The texts qacct shows for the failure codes gridd's master and execd produce.
+# What each failure code of accounting(5) means, as qacct prints it.
 FAILED_REASONS: dict[int, str] = {
     1: "assumedly before job",
+    2: "on executing shepherd",
+    3: "before writing config",
+    4: "before writing pid",
+    5: "on reading config file",
+    6: "setting processor set",
+    7: "before prolog",
+    8: "in prolog",
+    9: "before pestart",
+    10: "in pestart",
+    11: "before job",
+    12: "before pestop",
+    13: "in pestop",
+    14: "before epilog",
+    15: "in epilog",
+    16: "releasing processor set",
+    17: "through signal",
+    18: "shepherd returned error",
+    19: "before writing exit_status",
+    20: "found unexpected error file",
     21: "in recognizing job",
+    22: "removed manually",
+    23: "invalid execution state",
+    24: "migrating",
+    25: "rescheduling",
     26: "opening input/output file",
     27: "searching requested shell",
-    28: "changing to working directory",
+    28: "changing into working directory",
+    29: "AFS setup",
+    30: "application error returned",
+    31: "accessing sgepasswd file",
+    32: "entry is missing in sgepasswd file",
+    33: "wrong password",
+    34: "communicating with Grid Engine Helper Service",
+    35: "before job in Grid Engine Helper Service",
+    36: "checking configured daemons",
     37: "qmaster enforced h_rt, h_cpu, or h_vmem limit",
+    38: "adding supplementary group",
     100: "assumedly after job",
 }
 
@@ -79,13 +114,14 @@ def render_job(rec: AccountingRecord) -> str:
         ("end_time", _date(rec.end_time)),
         ("granted_pe", pad(rec.granted_pe)),
         ("slots", pad(rec.slots)),
-        ("failed", _failed(rec)),
+        ("failed", _failed(rec.failed)),
         ("exit_status", _exit_status(rec.exit_status)),
         ("ru_wallclock", f"{rec.ru_wallclock}s"),
         ("ru_utime", f"{rec.ru_utime:.3f}s"),
         ("ru_stime", f"{rec.ru_stime:.3f}s"),
-        # GE prints the kilobyte count of maxrss as if it were bytes; tools expect that.
-        ("ru_maxrss", _memory(rec.ru_maxrss)),
+        # GE reads maxrss as a whole number of kilobytes and prints it as if it were
+        # bytes; tools expect that.
+        ("ru_maxrss", _memory(int(rec.ru_maxrss))),
         ("ru_ixrss", _memory(rec.ru_ixrss)),
         ("ru_ismrss", _memory(rec.ru_ismrss)),
         ("ru_idrss", _memory(rec.ru_idrss)),
@@ -112,65 +148,69 @@ def render_job(rec: AccountingRecord) -> str:
     return RULE + "\n" + "".join(f"{label:<13}{value}\n" for label, value in rows)
 
 
-# Summary grouping keys in the column order GE uses when several are combined.
-SUMMARY_KEYS: dict[str, tuple[str, Callable[[AccountingRecord], str]]] = {
-    "h": ("HOST", lambda r: r.hostname),
-    "q": ("CLUSTER QUEUE", lambda r: r.qname),
-    "g": ("GROUP", lambda r: r.group),
-    "o": ("OWNER", lambda r: r.owner),
-    "P": ("PROJECT", lambda r: r.project),
-    "D": ("DEPARTMENT", lambda r: r.department),
-    "A": ("ACCOUNT", lambda r: r.account),
-    "pe": ("PE", lambda r: r.granted_pe),
-}
-
 _USAGE_HEADER = (
     f"{'WALLCLOCK':>13}{'UTIME':>14}{'STIME':>14}{'CPU':>14}{'MEMORY':>19}{'IO':>19}{'IOW':>19}"
 )
 
 
-class _Totals:
-    """Running sums of the columns qacct's summaries show."""
+@dataclass(frozen=True)
+class Key:
+    """A column of a summary table. `asked` is the value the command line named for it:
+    GE counts it in the column's width, and a column counts as chosen by value (which
+    narrows the number columns SLOTS and AR) only when it has one."""
 
-    def __init__(self) -> None:
-        self.wallclock = 0
-        self.utime = self.stime = self.cpu = self.mem = self.io = self.iow = 0.0
+    title: str
+    kind: str  # "text", or "slots" / "ar" for those number columns
+    asked: str | None
 
-    def add(self, rec: AccountingRecord) -> None:
-        self.wallclock += rec.ru_wallclock
-        self.utime += rec.ru_utime
-        self.stime += rec.ru_stime
-        self.cpu += rec.cpu
-        self.mem += rec.mem
-        self.io += rec.io
-        self.iow += rec.iow
 
-    def row(self) -> str:
-        return (
-            f"{self.wallclock:>13d}{self.utime:>14.3f}{self.stime:>14.3f}{self.cpu:>14.3f}"
-            f"{self.mem:>19.3f}{self.io:>19.3f}{self.iow:>19.3f}"
+def _usage(wallclock: int, utime: float, stime: float, cpu: float, mem: float, io: float,
+           iow: float) -> str:
+    return (
+        f"{wallclock:>13d}{utime:>14.3f}{stime:>14.3f}{cpu:>14.3f}"
+        f"{mem:>19.3f}{io:>19.3f}{iow:>19.3f}"
+    )
+
+
+def render_total(row: Sequence[Any]) -> str:
+    """Plain `qacct`: `row` is (records, wallclock, utime, stime, cpu, mem, io, iow);
+    with no record there is no line of figures."""
+    text = f"Total System Usage\n{_USAGE_HEADER}\n{'=' * len(_USAGE_HEADER)}\n"
+    return text + (f"{_usage(*row[1:])}\n" if row[0] else "")
+
+
+def render_summary(keys: Sequence[Key], rows: Sequence[Sequence[Any]]) -> str:
+    """The table grouped by `keys`; each row is (*key values, records, wallclock, utime,
+    stime, cpu, mem, io, iow), in the order to print.
+
+    Text columns are as wide as their longest value (or the value asked for) plus a
+    blank. The number columns SLOTS and AR follow GE's layout, which does not always
+    line up: numbers right-aligned in five places, and a blank after them only when
+    there are rows and some column was not chosen by value (then a longer number gets
+    its blank too). The title is five places plus that blank, wider only after a SLOTS
+    not chosen by value with longer numbers: its title and any AR's title then grow.
+    """
+    blank = 1 if rows and any(key.asked is None for key in keys) else 0
+    number_title = 5 + blank  # a SLOTS title that a long number widened: AR's title too
+    titles, cells = [], []
+    for i, key in enumerate(keys):
+        if key.kind == "text":
+            width = max([len(key.title), len(key.asked or ""), *(len(r[i]) for r in rows)]) + 1
+            titles.append(width)
+            cells.append(width)
+            continue
+        longest = max((len(f"{r[i]:5d}") for r in rows), default=0)
+        unasked = key.asked is None
+        if key.kind == "slots" and unasked:
+            number_title = max(5, longest) + blank
+        titles.append(number_title)
+        cells.append(max(5 + blank, longest + unasked))
+    header = "".join(key.title.ljust(width) for key, width in zip(keys, titles, strict=True))
+    lines = [header + _USAGE_HEADER, "=" * (len(header) + len(_USAGE_HEADER))]
+    for row in rows:
+        line = "".join(
+            (value if key.kind == "text" else f"{value:5d}").ljust(width)
+            for key, width, value in zip(keys, cells, row[: len(keys)], strict=True)
         )
-
-
-def render_summary(records: Iterable[AccountingRecord], keys: Sequence[str] = ()) -> str:
-    """Plain `qacct` (no keys) or the table grouped by the SUMMARY_KEYS named in `keys`."""
-    if not keys:
-        totals = _Totals()
-        for rec in records:
-            totals.add(rec)
-        header = f"Total System Usage\n{_USAGE_HEADER}\n"
-        return f"{header}{'=' * len(_USAGE_HEADER)}\n{totals.row()}\n"
-    chosen = [SUMMARY_KEYS[k] for k in SUMMARY_KEYS if k in keys]
-    groups: dict[tuple[str, ...], _Totals] = {}
-    for rec in records:
-        groups.setdefault(tuple(get(rec) for _, get in chosen), _Totals()).add(rec)
-    widths = [
-        max([len(title), *(len(key[i]) for key in groups)]) + 1
-        for i, (title, _) in enumerate(chosen)
-    ]
-    header = "".join(f"{title:<{w}}" for (title, _), w in zip(chosen, widths, strict=True))
-    lines = [header + _USAGE_HEADER, "=" * (sum(widths) + len(_USAGE_HEADER))]
-    for key in sorted(groups):
-        cells = "".join(f"{v:<{w}}" for v, w in zip(key, widths, strict=True))
-        lines.append(cells + groups[key].row())
+        lines.append(line + _usage(*row[len(keys) + 1 :]))
     return "".join(f"{line}\n" for line in lines)

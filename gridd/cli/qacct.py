@@ -1,142 +1,347 @@
-"""qacct: report on finished jobs from the accounting file.
+"""qacct: usage summaries and job records of finished jobs, with Grid Engine 8.1.9's
+options, output and exit codes.
 
-It reads the file directly (no daemon needed) and imports neither duckdb nor the protocol
-stack, so it starts as fast as GE's qacct does.
+The answer comes from the cell's reporting database (through the master while it runs)
+or, with -f, from an accounting file; either way DuckDB selects and sums
+(gridd/accounting/qacct_query.py) and only the result is rendered here. A new cell has no
+database before its first job is accounted: then the accounting file is read.
+
+Start-up stays light: -help and the checks of the command line load neither duckdb nor
+the protocol stack, and an answer from the master needs no duckdb either.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from fnmatch import fnmatchcase
-from pathlib import Path
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol
 
-from gridd.accounting.accounting_file import read_records
-from gridd.accounting.record import AccountingRecord
-from gridd.accounting.render import SUMMARY_KEYS, render_job, render_summary
+from gridd import paths
+from gridd.accounting.qacct_query import (
+    GROUPINGS,
+    QacctError,
+    Query,
+    Request,
+    TaskRange,
+    job_is_id,
+    listing_query,
+    summary_keys,
+    summary_query,
+)
 
 USAGE = """\
+SGE 8.1.9
 usage: qacct [options]
- [-A [account]]                    group by [or select] account
- [-D [department]]                 group by [or select] department
- [-f acctfile]                     read this accounting file
- [-g [group]]                      group by [or select] group
- [-h [host]]                       group by [or select] host
- [-help]                           show this text
- [-j [job_id|job_name|pattern]]    show every [matching] job record
- [-o [owner]] or [-u [owner]]      group by [or select] owner
- [-pe [pe_name]]                   group by [or select] parallel environment
- [-P [project]]                    group by [or select] project
- [-q [queue]]                      group by [or select] cluster queue or queue instance
+ [-ar [ar_id]]                     list [matching] advance reservations
+ [-A [account_string]]             list [matching] account
+ [-b begin_time]                   jobs started after
+ [-d days]                         jobs started during the last d days
+ [-D [department]]                 list [matching] department
+ [-e end_time]                     jobs started before
+ [-E]                              select job end time, not start
+ [[-f] acctfile]                   use alternate accounting file
+ [-g [groupid|groupname]]          list [matching] group
+ [-h [host]]                       list [matching] host
+ [-help]                           display this message
+ [-j [job_id|job_name|pattern]]    list all [matching] jobs
+ [-l attr=val,...]                 request given complex attributes
+ [-m]                              list only master tasks
+ [-o [owner]]                      list [matching] owner
+ [-u [owner]]                      list [matching] owner
+ [-pe [pe_name]]                   list [matching] parallel environment
+ [-P [project]]                    list [matching] project
+ [-q [queue]]                      list [matching] queue
+ [-slots [slots]]                  list [matching] job slots
+ [-t taskid[-taskid[:step]]]       list all [matching] tasks (requires -j option)
+
+ begin_time, end_time              [[CC]YYMMDDhhmm[.SS]
+ queue                             [cluster_queue|queue_instance|queue_domain|pattern]
 """
 
-# Options taking an optional value, mapped to their SUMMARY_KEYS key.
-_GROUPING = {f"-{key}": key for key in SUMMARY_KEYS} | {"-u": "o"}
-
-
-class _Args:
-    """What the command line asked for."""
-
-    def __init__(self) -> None:
-        self.file: Path | None = None
-        self.job: str | None = None  # "" means every job
-        self.groups: dict[str, str] = {}  # SUMMARY_KEYS key -> pattern ("" = no filter)
-        self.help = False
+# Options naming a grouping column, each with an optional value that selects one value.
+_GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}
+_DAY = 86400
+# Records fetched at a time when listing jobs: `qacct -j` of a whole history stays small.
+PAGE = 20_000
 
 
 class UsageError(Exception):
-    pass
+    """A command line qacct refuses; the message (possibly empty) precedes the usage."""
 
 
-def _optional_value(argv: Sequence[str], i: int) -> tuple[str, int]:
-    """The value after option i when there is one (the next word not starting with '-')."""
+@dataclass
+class CommandLine:
+    request: Request = field(default_factory=Request)
+    file: str | None = None
+    help: bool = False
+
+
+def _optional_value(argv: Sequence[str], i: int) -> str | None:
+    """The word after option i when it is the option's value (not another option)."""
     if i + 1 < len(argv) and not argv[i + 1].startswith("-"):
-        return argv[i + 1], i + 2
-    return "", i + 1
+        return argv[i + 1]
+    return None
 
 
-def parse_args(argv: Sequence[str]) -> _Args:
-    args = _Args()
+def _unsigned(text: str, what: str) -> int:
+    if not text.isdigit():
+        raise UsageError(f"invalid {what}, must be an unsigned integer")
+    return int(text)
+
+
+def _group_name(text: str) -> str:
+    """`-g` takes a group id or name; records hold names."""
+    if text.isdigit():
+        import grp
+
+        try:
+            return grp.getgrgid(int(text)).gr_name
+        except KeyError:
+            pass
+    return text
+
+
+def _grouping(req: Request, option: str, text: str | None) -> None:
+    """Record a grouping option and the value it selects (None: every value). An AR id
+    or slot count of 0 is GE's "not given": the option is then ignored."""
+    if text is not None and option in ("ar", "slots"):
+        what = "advance reservation id" if option == "ar" else "number of slots"
+        if not _unsigned(text, what):
+            req.groups.pop(option, None)
+            return
+    req.groups[option] = _group_name(text) if option == "g" and text is not None else text
+
+
+_DATE_FORMAT = re.compile(r"(?:[0-9]{2}){4,6}")
+
+
+def _date_complaint(text: str) -> str:
+    """GE's words for what is wrong with a `[[CC]YY]MMDDhhmm[.SS]` that does not parse."""
+    digits, dot, seconds = text.partition(".")
+    if not _DATE_FORMAT.fullmatch(digits):
+        return "Invalid format of date/hour-minute field."
+    if dot and not re.fullmatch(r"[0-9]{2}", seconds):
+        return "Invalid format of seconds field."
+    month, _, hour, minute = (int(digits[-n : len(digits) - n + 2]) for n in (8, 6, 4, 2))
+    if not 1 <= month <= 12:
+        return "Invalid month specification."
+    if hour > 23:
+        return "Invalid hour specification."
+    if minute > 59:
+        return "Invalid minute specification."
+    if dot and int(seconds) > 59:
+        return "Invalid seconds specification."
+    return "Invalid day specification."  # the one check left: the day within its month
+
+
+def _date_time(text: str, now: float) -> int:
+    from gridd.formats.names import parse_date_time
+
+    try:
+        return parse_date_time(text, now=now)
+    except ValueError:
+        raise UsageError(f"\n{_date_complaint(text)}") from None
+
+
+_TASK_RANGE = re.compile(r"([0-9]+)(?:-([0-9]+)(?::([0-9]+))?)?")
+
+
+def _task_ranges(text: str) -> tuple[TaskRange, ...]:
+    """`-t n[-m[:s]][,...]`; 0 alone means every task, as in GE."""
+    if text == "0":
+        return ()
+    ranges = []
+    for part in text.split(","):
+        match = _TASK_RANGE.fullmatch(part)
+        if match is None or match[3] is not None and int(match[3]) == 0:
+            raise UsageError(f"invalid list of task id ranges: {text}")
+        first, last = int(match[1]), int(match[2] or match[1])
+        ranges.append(TaskRange(min(first, last), max(first, last), int(match[3] or 1)))
+    return tuple(ranges)
+
+
+def _resources(text: str) -> tuple[str, ...]:
+    """`-l a=v,b=w` as the category writes requests; a bare name means any value."""
+    from gridd.accounting.record import resource_request
+
+    items = []
+    for item in text.split(","):
+        name, has_value, value = item.strip().partition("=")
+        if name:
+            items.append(resource_request(name, value) if has_value else name)
+    return tuple(items)
+
+
+def _window(req: Request, days: int | None, now: float) -> None:
+    """-d counts back from -e, forward from -b, or back from now; negative means no limit."""
+    if days is None or days < 0 or req.begin is not None and req.end is not None:
+        return
+    if req.begin is not None:
+        req.end = req.begin + days * _DAY
+    elif req.end is not None:
+        req.begin = req.end - days * _DAY
+    else:
+        req.begin = int(now) - days * _DAY
+
+
+def parse_args(argv: Sequence[str], now: float) -> CommandLine:
+    line = CommandLine()
+    req = line.request
+    days: int | None = None
     i = 0
     while i < len(argv):
         option = argv[i]
-        if option == "-help":
-            args.help, i = True, i + 1
-        elif option == "-f":
-            if i + 1 >= len(argv):
-                raise UsageError("qacct: -f needs a file name")
-            args.file, i = Path(argv[i + 1]), i + 2
+        value = _optional_value(argv, i)
+        consumed = value is not None
+        if option in ("-help", "-E", "-m"):
+            consumed = False
+            line.help |= option == "-help"
+            req.by_end |= option == "-E"
+            req.master_only |= option == "-m"
+        elif option in _GROUPING_OPTIONS:
+            _grouping(req, _GROUPING_OPTIONS[option], value)
         elif option == "-j":
-            args.job, i = _optional_value(argv, i)
-        elif option in _GROUPING:
-            args.groups[_GROUPING[option]], i = _optional_value(argv, i)
-        elif option.startswith("-"):
-            raise UsageError(f"qacct: option {option} not supported yet")
+            req.job = value or ""
+        elif option == "-t":
+            if value is None:
+                raise UsageError("-t option must have a list of task id ranges")
+            req.tasks = _task_ranges(value)
+        elif option in ("-b", "-e", "-d", "-f", "-l"):
+            if i + 1 >= len(argv):  # these always take the next word
+                raise UsageError("")
+            value, consumed = argv[i + 1], True
+            if option == "-b":
+                req.begin = _date_time(value, now)
+            elif option == "-e":
+                req.end = _date_time(value, now)
+            elif option == "-d":
+                if not re.fullmatch(r"-?[0-9]+", value):
+                    raise UsageError("")
+                days = int(value)
+            elif option == "-f":
+                line.file = value
+            else:
+                req.resources = _resources(value)
+        elif not option.startswith("-") and line.file is None:
+            line.file, consumed = option, False  # `[[-f] acctfile]`
         else:
-            raise UsageError(f"qacct: unexpected argument {option!r}")
-    return args
+            raise UsageError("")
+        i += 2 if consumed else 1
+    if req.tasks and not req.job:
+        raise UsageError("error: -t option requires -j option with an argument")
+    _window(req, days, now)
+    return line
 
 
-def accounting_path(args: _Args) -> Path:
-    if args.file is not None:
-        return args.file
-    root = os.environ.get("GRIDD_ROOT") or str(Path.home() / ".gridd")
-    return Path(root) / "common" / "accounting"
+class _Source(Protocol):
+    order: str
+
+    def rows(self, query: Query) -> list[tuple[Any, ...]]: ...
+
+    def unreadable(self) -> list[int]: ...
 
 
-def _matches(key: str, pattern: str, rec: AccountingRecord) -> bool:
-    if key == "q" and "@" in pattern:
-        return fnmatchcase(f"{rec.qname}@{rec.hostname}", pattern)
-    return fnmatchcase(SUMMARY_KEYS[key][1](rec), pattern)
+class _Database:
+    """The cell's reporting database, through the master while it runs. Its
+    `accounting` view does not keep the order records came in: the nearest is the
+    order jobs ended in (records of one second ordered by job, task and host)."""
+
+    order = "ORDER BY end_time, job_number, task_number, pe_taskid, hostname"
+
+    def __enter__(self) -> _Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def rows(self, query: Query) -> list[tuple[Any, ...]]:
+        from gridd.accounting.query import QueryError, run_query
+
+        try:
+            return run_query(query.sql, query.params).rows
+        except QueryError as err:
+            raise QacctError(str(err)) from None
+
+    def unreadable(self) -> list[int]:
+        return []  # the database holds records only
 
 
-def _selected(records: Iterable[AccountingRecord], args: _Args) -> list[AccountingRecord]:
-    filters = [(key, pattern) for key, pattern in args.groups.items() if pattern]
-    return [r for r in records if all(_matches(k, p, r) for k, p in filters)]
+def _list_jobs(req: Request, source: _Source, out: IO[str]) -> bool:
+    """Print the records asked for with -j; whether there was any."""
+    from gridd.accounting.record import FIELDS, AccountingRecord
+    from gridd.accounting.render import render_job
+
+    offset = 0
+    while True:
+        rows = source.rows(listing_query(req, FIELDS, source.order, PAGE, offset))
+        out.write("".join(render_job(AccountingRecord(*row)) for row in rows))
+        offset += len(rows)
+        if len(rows) < PAGE:
+            return offset > 0
 
 
-def _job_matcher(job: str) -> Callable[[AccountingRecord], bool]:
-    if not job:
-        return lambda rec: True
-    if job.isdigit():
-        return lambda rec: rec.job_number == int(job)
-    return lambda rec: fnmatchcase(rec.job_name, job)
+def _not_found(job: str, tasks: tuple[TaskRange, ...]) -> str:
+    by_id = job_is_id(job)
+    if tasks:
+        named = str(int(job)) if by_id else f'"{job}"'
+        return f"error: Job-array tasks {named}.{','.join(map(str, tasks))} not found"
+    return f"error: job id {int(job)} not found" if by_id else f"error: job name {job} not found"
 
 
-def _show_jobs(records: list[AccountingRecord], job: str) -> int:
-    wanted = _job_matcher(job)
-    blocks = [render_job(rec) for rec in records if wanted(rec)]
-    if not blocks and job:
-        kind = "id" if job.isdigit() else "name"
-        print(f"error: job {kind} {job} not found", file=sys.stderr)
-        return 1
-    sys.stdout.write("".join(blocks))
+def answer(req: Request, source: _Source, out: IO[str], err: IO[str]) -> int:
+    """Print what `req` asks for from `source`; the exit code."""
+    from gridd.accounting.render import render_summary, render_total
+
+    for number in source.unreadable():
+        err.write(f"error: ignoring invalid entry in line {number}\n")
+    if req.job is not None:
+        found = _list_jobs(req, source, out)
+        if req.job:  # a job asked for by id or name: its records only
+            if not found:
+                err.write(_not_found(req.job, req.tasks) + "\n")
+                return 1
+            return 0
+    keys = summary_keys(req)
+    rows = source.rows(summary_query(req))
+    out.write(render_summary(keys, rows) if keys else render_total(rows[0]))
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _open(line: CommandLine) -> Any:
+    """The file asked for; else the database, or the accounting file while there is none."""
+    path = line.file
+    if path is None:
+        if os.path.exists(paths.reporting_db()):
+            return _Database()
+        path = str(paths.accounting_file())
+    from gridd.accounting.qacct_file import AccountingFile
+
+    job = line.request.job
+    return AccountingFile(path, f":{int(job)}:" if job and job_is_id(job) else None)
+
+
+def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:
+    now = time.time() if now is None else now
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv)
-    except UsageError as err:
-        print(err, file=sys.stderr)
+        line = parse_args(sys.argv[1:] if argv is None else argv, now)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n" if str(exc) else "")
+        sys.stderr.write(USAGE)
         return 1
-    if args.help:
+    if line.help:
         sys.stdout.write(USAGE)
         return 0
-    path = accounting_path(args)
     try:
-        records = _selected(read_records(path), args)
-    except OSError as err:
-        print(f"error: cannot read accounting file {path}: {err.strerror}", file=sys.stderr)
+        with _open(line) as source:
+            return answer(line.request, source, sys.stdout, sys.stderr)
+    except QacctError as exc:
+        sys.stdout.write(exc.stdout)
+        sys.stderr.write(f"{exc.stderr}\n")
         return 1
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    if args.job is not None:
-        return _show_jobs(records, args.job)
-    sys.stdout.write(render_summary(records, list(args.groups)))
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,18 +1,17 @@
-"""qacct output against what GE 8.1.9 printed for the same accounting lines."""
+"""qacct's text against what GE 8.1.9 printed for the same accounting lines and rows.
+
+The summary layouts were taken from real qacct (Debian's 8.1.9) run on files made to
+probe them: long numbers, values asked for, no rows.
+"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
 
-from gridd.accounting.accounting_file import append_records
 from gridd.accounting.record import parse_line
-from gridd.accounting.render import render_job, render_summary
-from gridd.cli.qacct import main
+from gridd.accounting.render import Key, render_job, render_summary, render_total
+
+pytestmark = pytest.mark.usefixtures("utc")
 
 JOB_47 = (
     "all.q:vm:root:root:acctdemo:47:sge:0:1795327375:1795327375:1795327378:0:0:3:0.004999:"
@@ -81,15 +80,6 @@ category     -u root -l license=2 -pe mpi 2|
 BLOCK_47 = _BLOCK_47_MARKED.replace("|\n", "\n")
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
-
-
 def _rec(line: str):
     rec = parse_line(line)
     assert rec is not None
@@ -122,49 +112,80 @@ def test_array_task_shows_task_id() -> None:
     assert "taskid       3                   \n" in render_job(rec)
 
 
-def test_total_summary() -> None:
-    assert render_summary([_rec(JOB_47), _rec(JOB_40)]) == (
-        "Total System Usage\n"
-        "    WALLCLOCK         UTIME         STIME           CPU"
-        "             MEMORY                 IO                IOW\n" + "=" * 112 + "\n"
-        "            8         0.008         0.012         0.020"
-        "              0.000              0.000              0.000\n"
+def test_failure_codes_and_signals_as_ge_names_them() -> None:
+    def lines(**changes: str) -> list[str]:
+        fields = JOB_47.split(":")
+        for index, value in changes.items():
+            fields[int(index[1:])] = value
+        return render_job(_rec(":".join(fields))).splitlines()
+
+    assert "failed       28  : changing into working directory" in lines(f11="28")
+    assert "failed       39  : invalid execution state" in lines(f11="39")
+    assert "failed       100 : assumedly after job" in lines(f11="100")
+    assert "exit_status  128                  (Unknown signal 0)" in lines(f12="128")
+    assert "exit_status  139                  (Segmentation fault)" in lines(f12="139")
+    assert "exit_status  160                  (Unknown signal 32)" in lines(f12="160")
+    assert "exit_status  162                  (Real-time signal 0)" in lines(f12="162")
+    assert "exit_status  300                  (Unknown signal 172)" in lines(f12="300")
+    # maxrss counts whole kilobytes; memory stops at TB
+    assert "ru_maxrss    186.397KB" in lines(f16="190871.254916")
+    assert "mem          1059.586TBs" in lines(f37="1085016.064")  # GiB s
+
+
+USAGE = (
+    "    WALLCLOCK         UTIME         STIME           CPU             MEMORY"
+    "                 IO                IOW"
+)
+FIGURES = (3, 0.005, 0.006, 0.011, 0.0, 0.0, 0.0)
+ROW = "            3         0.005         0.006         0.011              0.000" \
+      "              0.000              0.000"
+
+
+def test_total() -> None:
+    assert render_total((2, *FIGURES)) == (
+        f"Total System Usage\n{USAGE}\n{'=' * 112}\n{ROW}\n"
+    )
+    assert render_total((0, None, None, None, None, None, None, None)) == (
+        f"Total System Usage\n{USAGE}\n{'=' * 112}\n"
     )
 
 
-def test_owner_summary_column_width() -> None:
-    out = render_summary([_rec(JOB_47), _rec(JOB_40)], ["o"]).splitlines()
-    assert out[0].startswith("OWNER      WALLCLOCK")
-    assert out[2].startswith("roland             5 ")
-    assert out[3].startswith("root               3 ")
+def _table(keys: list[Key], rows: list[tuple]) -> list[str]:
+    """Header and rows up to the WALLCLOCK column."""
+    text = render_summary(keys, [(*row, 1, *FIGURES) for row in rows])
+    lines = text.splitlines()
+    assert lines[1] == "=" * len(lines[0])
+    return [lines[0][: lines[0].index("WALLCLOCK") + 9]] + [
+        line[: line.index("            3") + 13] for line in lines[2:]
+    ]
 
 
-@pytest.fixture
-def acct_file(tmp_path: Path) -> Path:
-    path = tmp_path / "common" / "accounting"
-    path.parent.mkdir()
-    append_records(path, [_rec(JOB_26), _rec(JOB_40), _rec(JOB_47)])
-    return path
+def test_text_columns_are_as_wide_as_their_longest_value_plus_one() -> None:
+    owner, host = Key("OWNER", "text", None), Key("HOST", "text", "n3")
+    assert _table([owner], [("roland",), ("root",)]) == [
+        "OWNER      WALLCLOCK", "roland             3", "root               3"]
+    assert _table([owner], []) == ["OWNER     WALLCLOCK"]
+    assert _table([Key("OWNER", "text", "nobody")], []) == ["OWNER      WALLCLOCK"]
+    assert _table([host, owner], [("n3", "bob")]) == [
+        "HOST OWNER     WALLCLOCK", "n3   bob               3"]
 
 
-def test_qacct_main_job_by_id_and_pattern(acct_file, monkeypatch, capsys) -> None:
-    monkeypatch.setenv("GRIDD_ROOT", str(acct_file.parent.parent))
-    assert main(["-j", "47"]) == 0
-    assert capsys.readouterr().out == BLOCK_47
-    assert main(["-j", "s*", "-o", "root"]) == 0
-    assert capsys.readouterr().out.count("jobnumber") == 1
-
-
-def test_qacct_main_errors(acct_file, capsys) -> None:
-    assert main(["-f", str(acct_file), "-j", "99999"]) == 1
-    assert capsys.readouterr().err == "error: job id 99999 not found\n"
-    assert main(["-f", str(acct_file), "-t", "1"]) == 1
-    assert "not supported" in capsys.readouterr().err
-    assert main(["-f", str(acct_file.parent / "nothing")]) == 1
-    assert "cannot read accounting file" in capsys.readouterr().err
-
-
-def test_qacct_does_not_import_duckdb() -> None:
-    code = "import sys, gridd.cli.qacct; print('duckdb' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.stdout.strip() == "False", result.stderr
+def test_number_columns_as_ge_lays_them_out() -> None:
+    ar, slots = Key("AR", "ar", None), Key("SLOTS", "slots", None)
+    # five places and a blank; a longer AR widens its cells but not its title
+    assert _table([ar], [(0,), (1234567,)]) == [
+        "AR        WALLCLOCK", "    0               3", "1234567             3"]
+    # a longer SLOTS widens its title, and that of an AR beside it
+    assert _table([slots, ar], [(1, 0), (123456, 0)]) == [
+        "SLOTS  AR         WALLCLOCK",
+        "    1      0             3",
+        "123456     0             3"]
+    # no blank when every column was chosen by value, or when there is no row
+    asked_ar, asked_account = Key("AR", "ar", "7"), Key("ACCOUNT", "text", "sge")
+    assert _table([asked_ar, asked_account], [(7, "sge")]) == [
+        "AR   ACCOUNT     WALLCLOCK", "    7sge                 3"]
+    assert _table([asked_ar, Key("ACCOUNT", "text", None)], [(7, "sge")]) == [
+        "AR    ACCOUNT     WALLCLOCK", "    7 sge                 3"]
+    assert _table([slots, Key("AR", "ar", "99")], []) == ["SLOTSAR       WALLCLOCK"]
+    assert _table([Key("SLOTS", "slots", "123456")], [(123456,)]) == [
+        "SLOTS    WALLCLOCK", "123456            3"]

@@ -1,0 +1,159 @@
+"""`qacct -f FILE`: an accounting file as the `accounting` relation, read by DuckDB.
+
+DuckDB reads the file's lines and cuts them into fields itself, so the queries of
+qacct_query.py run on a file as they do on the reporting database, several times faster
+than the same work in Python. The relation follows the file's rules (record.py): a
+line of 43 fields is a record written before GE 6.2 (no advance reservation), and a
+line of more than 45 has ':' in its category, the one field that may hold it. Numbers
+are read as Grid Engine's qacct reads them, leniently (what is not a number counts 0);
+lines of any other length are not records, and GE's qacct names them on stderr.
+"""
+
+from __future__ import annotations
+
+import codecs
+import tempfile
+from dataclasses import fields
+from typing import IO, Any
+
+from gridd.accounting.qacct_query import TIME_FIELDS, QacctError, Query
+from gridd.accounting.record import AccountingRecord
+
+_KINDS = {f.name: str(f.type) for f in fields(AccountingRecord)}
+_CATEGORY = list(_KINDS).index("category")
+_CURRENT = len(_KINDS)  # fields of a line since GE 6.2
+_PRE_62 = _CURRENT - 2  # before: no ar_number, no ar_submission_time
+
+
+def _field(index: int, name: str) -> str:
+    """SQL for one column of the split line `p`, whose category spans `extra` more fields."""
+    if index < _CATEGORY:
+        text = f"p[{index + 1}]"
+    elif index == _CATEGORY:
+        text = f"array_to_string(p[{index + 1}:{index + 1} + extra], ':')"
+    else:  # past the category; absent (NULL) in a pre-6.2 line
+        text = f"p[{index + 1} + extra]"
+    if _KINDS[name] == "str":
+        return text
+    number = f"coalesce(TRY_CAST({text} AS {'DOUBLE' if _KINDS[name] == 'float' else 'BIGINT'}), 0)"
+    if name in TIME_FIELDS:
+        return f"make_timestamp(NULLIF({number}, 0) * 1000000)"
+    return number
+
+
+def _tail_fits() -> str:
+    """SQL: the fields after a category holding ':' have their types (record.py's rule:
+    a line with fields to spare is taken as such a category only then)."""
+    checks = [
+        f"TRY_CAST(p[len(p) - {len(_KINDS) - 1 - i}] AS DOUBLE) IS NOT NULL"
+        for i, name in enumerate(_KINDS)
+        if i > _CATEGORY and _KINDS[name] != "str"
+    ]
+    return " AND ".join(checks)
+
+
+_RECORD = (
+    f"len(p) = {_PRE_62} OR len(p) = {_CURRENT} OR len(p) > {_CURRENT} AND {_tail_fits()}"
+)
+_RELATION = (
+    "SELECT "
+    + ", ".join(f'{_field(i, name)} AS "{name}"' for i, name in enumerate(_KINDS))
+    + f" FROM (SELECT p, greatest(len(p) - {_CURRENT}, 0) AS extra FROM ("
+    "SELECT string_split(line, ':') AS p FROM lines)"
+    f" WHERE {_RECORD})"
+)
+
+
+class AccountingFile:
+    """An open accounting file answering qacct's queries; its records come in the
+    file's order, which is the order they were accounted in.
+
+    `containing`, when given, is text every line of interest contains (`:47:` for job 47):
+    lines without it are skipped before they are split, which makes `qacct -f FILE -j N`
+    about as fast as a scan of the file.
+    """
+
+    order = ""
+
+    def __init__(self, path: str, containing: str | None = None) -> None:
+        import duckdb
+
+        self._duckdb = duckdb
+        self._path = path
+        self._containing = containing
+        self._decoded: IO[bytes] | None = None
+        try:
+            with open(path, "rb"):  # say what GE says before DuckDB says it differently
+                pass
+        except OSError as exc:  # missing, unreadable, or a directory
+            why = (f"{path}: No such file or directory" if isinstance(exc, FileNotFoundError)
+                   else f"error: unable to open {path}")
+            raise QacctError(why, stdout="no jobs running since startup\n") from None
+        self._con = duckdb.connect()
+        self._define(path)
+
+    def __enter__(self) -> AccountingFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._con.close()
+        if self._decoded is not None:
+            self._decoded.close()
+
+    def _define(self, path: str) -> None:
+        quoted = path.replace("'", "''")
+        only = ""
+        if self._containing is not None:
+            only = f" AND contains(line, '{self._containing.replace(chr(39), chr(39) * 2)}')"
+        self._con.execute(
+            "CREATE OR REPLACE TEMP VIEW lines AS SELECT line FROM read_csv("
+            f"'{quoted}', columns={{'line': 'VARCHAR'}}, delim='\\x01', quote='', escape='', "
+            "header=false, auto_detect=false, strict_mode=false) "
+            f"WHERE line <> '' AND NOT starts_with(line, '#'){only}"
+        )
+        self._con.execute(f"CREATE OR REPLACE TEMP VIEW accounting AS {_RELATION}")
+
+    def rows(self, query: Query) -> list[tuple[Any, ...]]:
+        try:
+            try:
+                return self._con.execute(query.sql, query.params).fetchall()
+            except self._duckdb.InvalidInputException as exc:
+                if "unicode" not in str(exc).lower() or self._decoded is not None:
+                    raise
+            self._decode()  # not UTF-8 throughout: read it with replacement characters
+            return self._con.execute(query.sql, query.params).fetchall()
+        except self._duckdb.Error as exc:
+            raise QacctError(f"error: {self._path}: {str(exc).strip().splitlines()[0]}") from None
+
+    def _decode(self) -> None:
+        """Copy the file as UTF-8, bytes that are not replaced by U+FFFD, and read that."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoded = tempfile.NamedTemporaryFile(prefix="qacct-", suffix=".utf8")
+        with open(self._path, "rb") as source:
+            while chunk := source.read(1 << 22):
+                self._decoded.write(decoder.decode(chunk).encode())
+            self._decoded.write(decoder.decode(b"", final=True).encode())
+        self._decoded.flush()
+        self._define(self._decoded.name)
+
+    def unreadable(self) -> list[int]:
+        """Numbers of the lines that are not records, counted as GE's qacct counts them
+        (comments and empty lines not counted)."""
+        bad = {
+            line for (line,) in self.rows(Query(
+                f"SELECT line FROM (SELECT line, string_split(line, ':') AS p FROM lines) "
+                f"WHERE NOT ({_RECORD})", []))
+        }
+        if not bad:
+            return []
+        numbers, number = [], 0
+        path = self._decoded.name if self._decoded is not None else self._path
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as stream:
+            for raw in stream:
+                line = raw.rstrip("\r\n")
+                if not line or line.startswith("#"):
+                    continue
+                number += 1
+                if line in bad:
+                    numbers.append(number)
+        return numbers

@@ -1,0 +1,200 @@
+"""What a qacct command line asks for, as SQL over the `accounting` relation.
+
+The relation has the accounting(5) columns in file order (times as UTC TIMESTAMP, NULL
+where the file has 0). The reporting database offers it, and `qacct -f` builds the same
+relation over a file (qacct_file.py), so one set of queries answers both: DuckDB does the
+selecting and summing, Python only renders the few rows that come back, or the job
+records that were asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridd.accounting.render import Key
+
+# Time columns: TIMESTAMP in the relation, epoch seconds (0 for never) in a record.
+TIME_FIELDS = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A column the summary can be broken down by, with the option that asks for it."""
+
+    option: str
+    title: str
+    column: str
+    kind: str = "text"  # "slots" and "ar" are numbers, printed as GE prints them
+
+
+# In the order GE prints them when several are asked for.
+GROUPINGS = (
+    Grouping("h", "HOST", "hostname"),
+    Grouping("q", "CLUSTER QUEUE", "qname"),
+    Grouping("g", "GROUP", '"group"'),
+    Grouping("o", "OWNER", "owner"),
+    Grouping("P", "PROJECT", "project"),
+    Grouping("D", "DEPARTMENT", "department"),
+    Grouping("pe", "PE", "granted_pe"),
+    Grouping("slots", "SLOTS", "slots", "slots"),
+    Grouping("ar", "AR", "arid", "ar"),
+    Grouping("A", "ACCOUNT", "account"),
+)
+_BY_OPTION = {g.option: g for g in GROUPINGS}
+
+
+@dataclass(frozen=True)
+class TaskRange:
+    """`-t first[-last[:step]]`: the array tasks asked for."""
+
+    first: int
+    last: int
+    step: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.first}-{self.last}:{self.step}"
+
+
+@dataclass
+class Request:
+    """A qacct command line, parsed: which records, and how to show them."""
+
+    # grouping option -> the value asked for, or None to show every value
+    groups: dict[str, str | None] = field(default_factory=dict)
+    job: str | None = None  # -j: None when not given, "" for every job
+    tasks: tuple[TaskRange, ...] = ()
+    begin: int | None = None  # epoch seconds, both ends included
+    end: int | None = None
+    by_end: bool = False  # -E: the time window applies to end_time, not start_time
+    master_only: bool = False  # -m
+    resources: tuple[str, ...] = ()  # -l items as a category writes them: "name=value" or "name"
+
+
+class QacctError(Exception):
+    """A question that cannot be answered: `stderr` says why, after `stdout` (GE's qacct
+    prints "no jobs running since startup" on stdout when it finds no accounting file)."""
+
+    def __init__(self, stderr: str, stdout: str = "") -> None:
+        super().__init__(stderr)
+        self.stderr = stderr
+        self.stdout = stdout
+
+
+@dataclass(frozen=True)
+class Query:
+    sql: str
+    params: list[Any]
+
+
+def job_is_id(job: str) -> bool:
+    return job.isdigit()
+
+
+def _filters(req: Request) -> Query:
+    terms: list[str] = []
+    params: list[Any] = []
+    for option, value in req.groups.items():
+        if value is None:
+            continue
+        grouping = _BY_OPTION[option]
+        if option == "h":
+            terms.append("lower(hostname) = lower(?)")
+        elif option == "q":  # a cluster queue, or with '@' a queue instance; patterns allowed
+            terms.append("qname || '@' || hostname GLOB ?" if "@" in value else "qname GLOB ?")
+        else:
+            terms.append(f"{grouping.column} = ?")
+        params.append(int(value) if grouping.kind != "text" else value)
+    if req.job:
+        terms.append("job_number = ?" if job_is_id(req.job) else "job_name GLOB ?")
+        params.append(int(req.job) if job_is_id(req.job) else req.job)
+    if req.tasks:
+        terms.append(
+            "(" + " OR ".join(
+                "(task_number BETWEEN ? AND ? AND (task_number - ?) % ? = 0)" for _ in req.tasks
+            ) + ")"
+        )
+        for r in req.tasks:
+            params += [r.first, r.last, r.first, r.step]
+    column = "end_time" if req.by_end else "start_time"
+    if req.begin is not None:  # a job that never started (NULL) did not start after anything
+        terms.append(f"{column} >= make_timestamp(?)")
+        params.append(req.begin * 1_000_000)
+    if req.end is not None:
+        terms.append(f"({column} IS NULL OR {column} <= make_timestamp(?))")
+        params.append(req.end * 1_000_000)
+    if req.master_only:
+        terms.append("pe_taskid = 'NONE'")
+    for item in req.resources:
+        terms.append("regexp_matches(category, ?)")
+        params.append(_resource_pattern(item))
+    return Query(" AND ".join(terms) or "true", params)
+
+
+def _resource_pattern(item: str) -> str:
+    """A regular expression finding `item` in the category's `-l` list; a bare name
+    matches that resource requested with any value."""
+    name, has_value, _ = item.partition("=")
+    wanted = re.escape(item) if has_value else re.escape(name) + "(?:=[^, ]*)?"
+    return rf"(?:^| )-l (?:[^ ]*,)?{wanted}(?:,| |$)"
+
+
+def _shown(req: Request) -> list[Grouping]:
+    """The summary's columns: those asked for, and the host beside a queue asked for."""
+    shown = set(req.groups)
+    if req.groups.get("q") is not None:
+        shown.add("h")
+    return [g for g in GROUPINGS if g.option in shown]
+
+
+def summary_keys(req: Request) -> list[Key]:
+    # a queue asked for is a pattern, and GE shows the queues found, not the pattern
+    return [
+        Key(g.title, g.kind, None if g.option == "q" else req.groups.get(g.option))
+        for g in _shown(req)
+    ]
+
+
+_USAGE = (
+    "count(*)::BIGINT, sum(ru_wallclock)::BIGINT, sum(ru_utime), sum(ru_stime), sum(cpu), "
+    "sum(mem), sum(io), sum(iow)"
+)
+
+
+def summary_query(req: Request) -> Query:
+    """Rows of (*keys, records, wallclock, utime, stime, cpu, mem, io, iow), sorted by
+    the keys; without keys one row of totals (its record count may be 0)."""
+    selected, grouped = [], []
+    for position, g in enumerate(_shown(req), 1):
+        if g.option == "h" and req.groups.get("h") is not None:
+            # the host asked for, spelt as stored: matched without regard to case
+            selected.append("min(hostname)")
+        else:
+            selected.append(g.column)
+            grouped.append(str(position))
+    where = _filters(req)
+    sql = f"SELECT {', '.join([*selected, _USAGE])} FROM accounting WHERE {where.sql}"
+    if selected:
+        if grouped:
+            sql += f" GROUP BY {', '.join(grouped)}"
+        positions = ", ".join(str(n) for n in range(1, len(selected) + 1))
+        sql += f" HAVING count(*) > 0 ORDER BY {positions}"
+    return Query(sql, where.params)
+
+
+def listing_query(
+    req: Request, fields: tuple[str, ...], order: str, limit: int, offset: int
+) -> Query:
+    """The records asked for with -j, `fields` in the order of an AccountingRecord, times
+    as epoch seconds; `order` is the source's ORDER BY for the order records were
+    accounted in (empty when the relation is in that order already)."""
+    columns = ", ".join(
+        f"coalesce(epoch({name})::BIGINT, 0)" if name in TIME_FIELDS else f'"{name}"'
+        for name in fields
+    )
+    where = _filters(req)
+    return Query(
+        f"SELECT {columns} FROM accounting WHERE {where.sql} {order} LIMIT ? OFFSET ?",
+        [*where.params, limit, offset],
+    )
