@@ -6,7 +6,8 @@ reads accounting(5) and reporting(5) files (`ingest_file`). Either way a step is
 transaction that also records how far it got (the sequence numbers, or the file's byte
 offset), so a crash at any point leaves each record in the database once or not yet.
 
-Records are split and cast by DuckDB (see ingest_sql): per-row Python work is what
+Records are split and cast by DuckDB (record_sql) and mapped onto ARCo's tables set-wise
+(arco_sql): per-row Python work is what
 kills ingest rates, so Python only joins lines into one string per batch. Turning
 records into ARCo's rows takes a dozen statements of some milliseconds each, whatever
 their size; so a stream batch is first stored whole in the inbox (one row, one cheap
@@ -17,9 +18,7 @@ view reads the inbox too; ARCo's other views show a record once it is folded.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -29,19 +28,18 @@ from pathlib import Path
 
 import duckdb
 
-from gridd.accounting import ingest_sql as q
-from gridd.accounting import schema
+from gridd.accounting import arco_sql as arco
+from gridd.accounting import record_sql, schema
+from gridd.accounting.file_marks import FileMark, is_reporting, read_lines
 from gridd.accounting.record import FIELDS, AccountingRecord, to_line
 
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
 FOLD_ROWS = 50_000  # inbox records that are folded at once
 FOLD_SECONDS = 5.0  # the longest a batch waits in the inbox while batches keep coming
 CHECKPOINT_MB = 64  # WAL size at which DuckDB writes the database file
-HEAD_BYTES = 4096  # bytes of a file's head that identify it across runs
 
 Progress = Callable[[int, int, int], None]  # bytes done, bytes in the file, records read
 
-_REPORTING_LINE = re.compile(rf"\d+:({'|'.join((*q.KINDS, *q.ALIASES, *q.IGNORED))}):")
 _TIMES = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
@@ -71,7 +69,7 @@ def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
         # default of 16 MB it would write inbox batches to the file that the fold deletes
         con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_MB}MB'")
         schema.migrate(con)
-        if _has_table(con, schema.FLAT_TABLE):
+        if schema.has_table(con, schema.FLAT_TABLE):
             _adopt_flat_table(con)
         settle(con)  # what a crashed writer left in the inbox
     except Exception:
@@ -152,12 +150,12 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
     total = Ingested()
     with path.open("rb") as f:
         size = os.fstat(f.fileno()).st_size
-        mark = _Checkpoint.load(con, path, f, size)
-        reporting = _is_reporting(f)
+        mark = FileMark.load(con, path, f, size)
+        reporting = is_reporting(f)
         f.seek(mark.offset)
         if progress:
             progress(mark.offset, size, 0)
-        while chunk := _read_lines(f):
+        while chunk := read_lines(f, CHUNK_BYTES):
             text = chunk.decode("utf-8", errors="replace")
             with _transaction(con):
                 done = _ingest_text(con, text, reporting)
@@ -178,7 +176,7 @@ def acct_line(rec: AccountingRecord) -> str:
 
 def _split_kind(source: str) -> str:
     """Stage reporting lines "time:type:fields" as kind and body (the fields)."""
-    kind = q.kind_of("type")
+    kind = record_sql.kind_of("type")
     return (f"SELECT ord, {kind} AS kind, line[strpos(line, ':') + strlen(type) + 2:] AS body "
             f"FROM (SELECT ord, line, split_part(line, ':', 2) AS type FROM ({source}))")
 
@@ -209,23 +207,23 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
     """Turn the staged records into rows; the caller holds the transaction."""
     counts = dict(con.execute("SELECT kind, count(*) FROM gridd_stage GROUP BY kind").fetchall())
     done = Ingested(records=sum(counts.values()))
-    kinds = {kind for kind in counts if kind in q.KINDS}
+    kinds = {kind for kind in counts if kind in record_sql.KINDS}
     for kind in kinds:
-        con.execute(q.parse(q.KINDS[kind]))
+        con.execute(record_sql.parse(record_sql.KINDS[kind]))
     _add_names(con, kinds)
     if kinds & {"acct", "job_log", "new_job"}:
         done.accounting = _load_jobs(con, kinds)
     if kinds & {"new_ar", "ar_attr", "ar_log", "ar_acct"}:
-        con.execute(q.ar_keys(kinds))
-        for sql in q.NEW_ARS:
+        con.execute(arco.ar_keys(kinds))
+        for sql in arco.NEW_ARS:
             con.execute(sql)
-        for kind, statements in q.AR_RECORDS.items():
+        for kind, statements in arco.AR_RECORDS.items():
             for sql in statements if kind in kinds else ():
                 con.execute(sql)
-    for kind, sql in q.VALUES.items():
+    for kind, sql in arco.VALUES.items():
         if kind in kinds:
             con.execute(sql)
-    done.rejected, first = con.execute(q.rejected(kinds)).fetchone()
+    done.rejected, first = con.execute(record_sql.rejected(kinds)).fetchone()
     if done.rejected:
         kind, body = con.execute(
             "SELECT kind, body FROM gridd_stage WHERE ord = ?", [first]).fetchone()
@@ -236,107 +234,34 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
 def _add_names(con: duckdb.DuckDBPyConnection, kinds: set[str]) -> None:
     """Add the users, hosts, queues... the dimension tables lack: usually none are new, so
     one query finds out and inserts follow only for the tables that need them."""
-    query = q.new_names(kinds)
+    query = arco.new_names(kinds)
     if not query:
         return
     new: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     for table, a, b in con.execute(query).fetchall():
         new[table].append((a, b))
-    for dim in q.DIMENSIONS:
+    for dim in arco.DIMENSIONS:
         if names := new.get(dim.table):
             params = [[a for a, _ in names]]
             if len(dim.name_columns) > 1:
                 params.append([b for _, b in names])
-            con.execute(q.add_names(dim), params)
+            con.execute(arco.add_names(dim), params)
 
 
 def _load_jobs(con: duckdb.DuckDBPyConnection, kinds: set[str]) -> int:
     """Jobs, their usage, requests and log; returns the usage rows added."""
-    con.execute(q.job_keys(kinds))
-    known, known_by_acct = con.execute(q.KNOWN_JOBS).fetchone()
-    con.execute(q.NEW_JOBS)
+    con.execute(arco.job_keys(kinds))
+    (known_by_acct,) = con.execute(arco.KNOWN_JOBS).fetchone()
+    con.execute(arco.NEW_JOBS)
     added = 0
     if "acct" in kinds:
         if known_by_acct:
-            con.execute(q.UPDATE_JOBS)
-        (added,) = con.execute(q.usage(known_by_acct > 0)).fetchone()
-        con.execute(q.requests(known_by_acct > 0))
+            con.execute(arco.UPDATE_JOBS)
+        (added,) = con.execute(arco.usage(known_by_acct > 0)).fetchone()
+        con.execute(arco.requests(known_by_acct > 0))
     if "job_log" in kinds:
-        con.execute(q.JOB_LOG)
+        con.execute(arco.JOB_LOG)
     return int(added)
-
-
-# --- files -------------------------------------------------------------------------------
-
-def _read_lines(f) -> bytes:
-    """The next chunk of whole lines (b"" at the end, or when only a torn line is left)."""
-    start = f.tell()
-    want = CHUNK_BYTES
-    while True:
-        data = f.read(want)
-        cut = data.rfind(b"\n")
-        if cut >= 0:
-            f.seek(start + cut + 1)
-            return data[: cut + 1]
-        if len(data) < want:  # end of file inside a line: leave it for next time
-            f.seek(start)
-            return b""
-        f.seek(start)
-        want *= 2
-
-
-def _is_reporting(f) -> bool:
-    """A reporting file's records start "time:type:"; an accounting file's with a queue."""
-    f.seek(0)
-    for raw in f:
-        line = raw.decode("utf-8", errors="replace")
-        if line.strip() and not line.startswith("#"):
-            return bool(_REPORTING_LINE.match(line))
-    return False
-
-
-@dataclass
-class _Checkpoint:
-    """A file's row in sge_checkpoint: how far it was read, and what its head was."""
-
-    ch_id: int
-    file: str
-    offset: int
-    line: int
-    head_size: int
-    head_hash: str
-
-    @classmethod
-    def load(cls, con: duckdb.DuckDBPyConnection, path: Path, f, size: int) -> _Checkpoint:
-        name = str(path.resolve())
-        row = con.execute(
-            "SELECT ch_id, ch_offset, ch_line, ch_head_size, ch_head_hash FROM sge_checkpoint "
-            "WHERE ch_file = ?", [name]).fetchone()
-        if row:
-            ch_id, offset, line, head_size, head_hash = row
-            if size >= offset and _head(f, head_size) == head_hash:
-                return cls(ch_id, name, offset, line, head_size, head_hash)
-        else:
-            (ch_id,) = con.execute(
-                "SELECT coalesce(max(ch_id), 0) + 1 FROM sge_checkpoint").fetchone()
-        head_size = min(size, HEAD_BYTES)
-        return cls(ch_id, name, 0, 0, head_size, _head(f, head_size))
-
-    def advance(self, size: int, lines: int) -> None:
-        self.offset += size
-        self.line += lines
-
-    def save(self, con: duckdb.DuckDBPyConnection) -> None:
-        con.execute(
-            "INSERT OR REPLACE INTO sge_checkpoint (ch_id, ch_line, ch_time, ch_file, ch_offset, "
-            "ch_head_size, ch_head_hash) "
-            "VALUES (?, ?, current_timestamp AT TIME ZONE 'UTC', ?, ?, ?, ?)",
-            [self.ch_id, self.line, self.file, self.offset, self.head_size, self.head_hash])
-
-
-def _head(f, size: int) -> str:
-    f.seek(0)
-    return hashlib.sha256(f.read(size)).hexdigest()
 
 
 # --- transactions and the flat table of old --------------------------------------------
@@ -351,12 +276,6 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
-
-
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    (count,) = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
-    return count > 0
 
 
 def _adopt_flat_table(con: duckdb.DuckDBPyConnection) -> None:

@@ -41,7 +41,7 @@ def migrations() -> list[tuple[int, Path]]:
 
 def version(con: duckdb.DuckDBPyConnection) -> int:
     """The version a database is at: 0 before the first migration."""
-    if not _exists(con, "sge_version"):
+    if not has_table(con, "sge_version"):
         return 0
     (value,) = con.execute("SELECT coalesce(max(v_id), 0) FROM sge_version").fetchone()
     return int(value)
@@ -54,7 +54,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     if current > len(steps):
         raise SchemaError(f"the database is at schema version {current}, newer than this "
                           f"gridd knows ({len(steps)})")
-    if current == 0 and _exists(con, "accounting", "BASE TABLE"):
+    if current == 0 and has_table(con, "accounting", "BASE TABLE"):
         con.execute(f"ALTER TABLE accounting RENAME TO {FLAT_TABLE}")
     for number, path in steps[current:]:
         con.execute("BEGIN")
@@ -71,7 +71,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     return len(steps)
 
 
-def _exists(con: duckdb.DuckDBPyConnection, name: str, kind: str | None = None) -> bool:
+def has_table(con: duckdb.DuckDBPyConnection, name: str, kind: str | None = None) -> bool:
+    """Whether a table (or view, or a table_type of `kind`) of that name exists."""
     query = "SELECT count(*) FROM information_schema.tables WHERE table_name = ?"
     params: list[str] = [name]
     if kind:

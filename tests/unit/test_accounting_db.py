@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gridd.accounting import db, ingest_sql, schema
+from gridd.accounting import arco_sql, db, schema
 from gridd.accounting.record import FIELDS, parse_line, to_line
 
 GE = Path(__file__).resolve().parents[1] / "data" / "sge-8.1.9"
@@ -189,7 +189,7 @@ def test_the_same_run_under_another_seq_counts_once(tmp_path) -> None:
 
 def test_a_failing_batch_leaves_nothing_behind(tmp_path, monkeypatch) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
-    monkeypatch.setattr(ingest_sql, "JOB_LOG", "INSERT INTO no_such_table VALUES (1)")
+    monkeypatch.setattr(arco_sql, "JOB_LOG", "INSERT INTO no_such_table VALUES (1)")
     log = ("1795327375:job_log:1795327375:pending:47:-1:NONE::root:vm:0:1024:1795327375:"
            "acctdemo:root:root::defaultdepartment:sge:new job")
     db.ingest_stream(con, [(1, acct(REC)), (2, log)])

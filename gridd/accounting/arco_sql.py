@@ -1,189 +1,18 @@
-"""The SQL that turns staged reporting(5) records into ARCo's rows, one statement per step.
+"""The SQL that maps parsed records (record_sql's tables) onto ARCo's tables, set-wise.
 
-Records wait in the temporary table `gridd_stage (ord, kind, body)`: `kind` is the
-record type (acct, job_log, ...) and `body` the fields after "time:kind:" (an accounting
-file's line is an acct body as it stands). Each record type present is parsed by DuckDB
-into a temporary table of typed columns with an `ok` flag (a field that does not convert
-makes the record rejected); later statements resolve jobs and ARs to their ids and insert
-set-wise. Doing the splitting and casting in SQL is what makes ingest fast: Python never
-touches a field.
-
-Field positions follow what Grid Engine 8.1.9 writes (tests/data/sge-8.1.9). A job is
-known by (job_number, task_number, pe_taskid, submission_time), an AR by (ar_number,
-submission_time), as ARCo's dbwriter knows them.
+A job is known by (job_number, task_number, pe_taskid, submission_time) and an AR by
+(ar_number, submission_time), as ARCo's dbwriter knows them: each batch's jobs and ARs
+are first matched to their rows (or given new ids), then their usage, log, requests and
+attributes are inserted with one statement per table. The users, groups, projects,
+departments, hosts and queues the records name are added to the dimension tables, and
+host and queue values to their *_values tables.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gridd.accounting.record import FIELDS
-
-
-def ts(text: str) -> str:
-    """Epoch seconds as a UTC TIMESTAMP; the files' 0 ("never") becomes NULL."""
-    return f"make_timestamp(NULLIF(TRY_CAST({text} AS BIGINT), 0) * 1000000)"
-
-
-def _rest(index: int) -> str:
-    """Fields from `index` on, joined again: the last field of a record may hold ':'."""
-    return f"array_to_string(f[{index}:], ':')"
-
-
-# --- acct: an accounting(5) record ----------------------------------------------------
-# A category holding ':' adds fields before iow; `e` counts them. Lines written before
-# GE 6.2 have 43 fields (no AR), and are taken only at exactly that length.
-_ACCT_PRE_62 = len(FIELDS) - 2
-_CATEGORY = FIELDS.index("category") + 1  # 1-based, as DuckDB lists are
-_ACCT_TYPES = {
-    "job_number": "BIGINT", "priority": "INTEGER", "failed": "INTEGER",
-    "exit_status": "INTEGER", "ru_wallclock": "BIGINT", "ru_utime": "DOUBLE",
-    "ru_stime": "DOUBLE", "ru_maxrss": "DOUBLE", "ru_ixrss": "BIGINT", "ru_ismrss": "BIGINT",
-    "ru_idrss": "BIGINT", "ru_isrss": "BIGINT", "ru_minflt": "BIGINT", "ru_majflt": "BIGINT",
-    "ru_nswap": "BIGINT", "ru_inblock": "DOUBLE", "ru_oublock": "BIGINT",
-    "ru_msgsnd": "BIGINT", "ru_msgrcv": "BIGINT", "ru_nsignals": "BIGINT",
-    "ru_nvcsw": "BIGINT", "ru_nivcsw": "BIGINT", "slots": "INTEGER", "task_number": "BIGINT",
-    "cpu": "DOUBLE", "mem": "DOUBLE", "io": "DOUBLE", "iow": "DOUBLE", "maxvmem": "DOUBLE",
-    "arid": "BIGINT",
-}
-_ACCT_TIMES = ("submission_time", "start_time", "end_time", "ar_submission_time")
-
-
-def _acct_field(name: str) -> str:
-    """The text of one accounting field in the split list `f` (shifted by `e` after the
-    category; the AR fields of a pre-6.2 line read as 0)."""
-    index = FIELDS.index(name) + 1
-    if name == "category":
-        return f"array_to_string(f[{_CATEGORY}:{_CATEGORY} + e], ':')"
-    text = f"f[{index} + e]" if index > _CATEGORY else f"f[{index}]"
-    if name in ("arid", "ar_submission_time"):
-        return f"CASE WHEN n = {_ACCT_PRE_62} THEN '0' ELSE {text} END"
-    return text
-
-
-def _acct_select() -> str:
-    """Typed columns and the ok flag; each field is cast once, in the inner SELECT."""
-    raw, typed, checks = [], [], [f"(n = {_ACCT_PRE_62} OR n >= {len(FIELDS)})"]
-    for name in FIELDS:
-        text = _acct_field(name)
-        column = '"group"' if name == "group" else name
-        if name in _ACCT_TIMES:
-            raw.append(f"TRY_CAST({text} AS BIGINT) AS {name}")
-            typed.append(f"make_timestamp(NULLIF({name}, 0) * 1000000) AS {name}")
-            checks.append(f"{name} IS NOT NULL")
-        elif name in _ACCT_TYPES:
-            raw.append(f"TRY_CAST({text} AS {_ACCT_TYPES[name]}) AS {name}")
-            typed.append(name)
-            checks.append(f"{name} IS NOT NULL")
-        else:
-            raw.append(f"{text} AS {column}")
-            typed.append(column)
-    return (
-        f"SELECT ord, {', '.join(typed)}, {' AND '.join(checks)} AS ok FROM ("
-        f"SELECT ord, n, {', '.join(raw)} "
-        "FROM (SELECT ord, f, len(f) AS n, "
-        f"CASE WHEN len(f) = {_ACCT_PRE_62} THEN 0 ELSE len(f) - {len(FIELDS)} END AS e "
-        f"FROM (SELECT ord, string_split(body, ':') AS f FROM gridd_stage WHERE kind = 'acct')))"
-    )
-
-
-@dataclass(frozen=True)
-class Kind:
-    """How one record type is parsed: the typed temporary table it fills."""
-
-    name: str
-    table: str
-    select: str  # SELECT ord, <columns>, <ok> AS ok FROM ... gridd_stage WHERE kind = ...
-
-
-def _fields(kind: str, minimum: int, columns: str, checks: str) -> str:
-    return (
-        f"SELECT ord, {columns}, len(f) >= {minimum} AND {checks} AS ok "
-        f"FROM (SELECT ord, string_split(body, ':') AS f FROM gridd_stage "
-        f"WHERE kind = '{kind}')"
-    )
-
-
-def _int_ok(*indexes: int) -> str:
-    return " AND ".join(f"TRY_CAST(f[{i}] AS BIGINT) IS NOT NULL" for i in indexes)
-
-
-KINDS: dict[str, Kind] = {
-    "acct": Kind("acct", "gridd_acct", _acct_select()),
-    # new_job: submission_time job_number task_number pe_taskid job_name owner group
-    #          project department account priority
-    "new_job": Kind("new_job", "gridd_new_job", _fields(
-        "new_job", 11,
-        f"{ts('f[1]')} AS submission_time, TRY_CAST(f[2] AS BIGINT) AS job_number, "
-        "TRY_CAST(f[3] AS BIGINT) AS task_number, f[4] AS pe_taskid, f[5] AS job_name, "
-        'f[6] AS owner, f[7] AS "group", f[8] AS project, f[9] AS department, '
-        "f[10] AS account, TRY_CAST(f[11] AS INTEGER) AS priority",
-        _int_ok(1, 2, 3, 11))),
-    # job_log: time event job_number task_number pe_taskid state user host state_time
-    #          priority submission_time job_name owner group project department account
-    #          message
-    "job_log": Kind("job_log", "gridd_job_log", _fields(
-        "job_log", 18,
-        f"{ts('f[1]')} AS time, f[2] AS event, TRY_CAST(f[3] AS BIGINT) AS job_number, "
-        "TRY_CAST(f[4] AS BIGINT) AS task_number, f[5] AS pe_taskid, f[6] AS state, "
-        "f[7] AS initiator, f[8] AS host, TRY_CAST(f[9] AS INTEGER) AS state_time, "
-        f"TRY_CAST(f[10] AS INTEGER) AS priority, {ts('f[11]')} AS submission_time, "
-        'f[12] AS job_name, f[13] AS owner, f[14] AS "group", f[15] AS project, '
-        f"f[16] AS department, f[17] AS account, {_rest(18)} AS message",
-        _int_ok(1, 3, 4, 9, 10, 11))),
-    # new_ar: submission_time ar_number owner
-    "new_ar": Kind("new_ar", "gridd_new_ar", _fields(
-        "new_ar", 3,
-        f"{ts('f[1]')} AS submission_time, TRY_CAST(f[2] AS BIGINT) AS ar_number, "
-        f"{_rest(3)} AS owner",
-        _int_ok(1, 2))),
-    # ar_attr: time submission_time ar_number name account start_time end_time
-    #          granted_pe granted_resources
-    "ar_attr": Kind("ar_attr", "gridd_ar_attr", _fields(
-        "ar_attr", 9,
-        f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
-        "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS name, f[5] AS account, "
-        f"{ts('f[6]')} AS start_time, {ts('f[7]')} AS end_time, f[8] AS granted_pe, "
-        f"{_rest(9)} AS resources",
-        _int_ok(1, 2, 3, 6, 7))),
-    # ar_log: time submission_time ar_number state event message
-    "ar_log": Kind("ar_log", "gridd_ar_log", _fields(
-        "ar_log", 6,
-        f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
-        "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS state, f[5] AS event, "
-        f"{_rest(6)} AS message",
-        _int_ok(1, 2, 3))),
-    # ar_acct: termination_time submission_time ar_number qname hostname slots
-    "ar_acct": Kind("ar_acct", "gridd_ar_acct", _fields(
-        "ar_acct", 6,
-        f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
-        "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS qname, f[5] AS hostname, "
-        "TRY_CAST(f[6] AS INTEGER) AS slots",
-        _int_ok(1, 2, 3, 6))),
-    # host: hostname time state name=value,...    (load values)
-    "host": Kind("host", "gridd_host", _fields(
-        "host", 4,
-        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2))),
-    # host_consumable: hostname time state name=value=capacity,...
-    "host_consumable": Kind("host_consumable", "gridd_host_consumable", _fields(
-        "host_consumable", 4,
-        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2))),
-    # queue: qname hostname time state
-    "queue": Kind("queue", "gridd_queue", _fields(
-        "queue", 4,
-        f"f[1] AS qname, f[2] AS hostname, {ts('f[3]')} AS time, {_rest(4)} AS state",
-        _int_ok(3))),
-    # queue_consumable: qname hostname time state name=value=capacity,...
-    "queue_consumable": Kind("queue_consumable", "gridd_queue_consumable", _fields(
-        "queue_consumable", 5,
-        f"f[1] AS qname, f[2] AS hostname, {ts('f[3]')} AS time, {_rest(5)} AS pairs",
-        _int_ok(3))),
-}
-
-
-def parse(kind: Kind) -> str:
-    return f"CREATE OR REPLACE TEMP TABLE {kind.table} AS {kind.select}"
-
+from gridd.accounting.record_sql import KINDS
 
 # --- jobs -------------------------------------------------------------------------------
 _JOB_KEY = "job_number, task_number, pe_taskid, submission_time"
@@ -224,8 +53,8 @@ def job_keys(kinds: set[str]) -> str:
     """
 
 
-# Jobs of the batch already in the database, and those of them an accounting record describes
-KNOWN_JOBS = "SELECT count(old_id), count(old_id) FILTER (rank = 0) FROM gridd_keys"
+# Jobs of the batch already in the database that an accounting record describes
+KNOWN_JOBS = "SELECT count(old_id) FILTER (rank = 0) FROM gridd_keys"
 
 NEW_JOBS = """
     INSERT INTO sge_job (j_id, j_job_number, j_task_number, j_pe_taskid, j_job_name, j_group,
@@ -501,24 +330,3 @@ VALUES: dict[str, str] = {
         FROM ({_pairs('gridd_queue_consumable', 'qname, hostname', True)}) x
         JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname""",
 }
-
-
-# Record types read under another name: the AR specification's name for 8.1.9's ar_attr.
-ALIASES = {"ar_attribute": "ar_attr"}
-# Record types a reporting file may hold that have no place here (the share tree's usage).
-IGNORED = ("sharelog",)
-
-
-def kind_of(type_name: str) -> str:
-    """SQL for the record type a line's type field names."""
-    cases = " ".join(f"WHEN '{a}' THEN '{k}'" for a, k in ALIASES.items())
-    return f"CASE {type_name} {cases} ELSE {type_name} END"
-
-
-def rejected(kinds: set[str]) -> str:
-    """Count the records that did not parse, with the position of the first of them."""
-    known = " UNION ALL ".join(
-        f"SELECT ord FROM {KINDS[k].table} WHERE NOT ok" for k in sorted(kinds))
-    unknown = ", ".join(f"'{k}'" for k in (*KINDS, *IGNORED))
-    return (f"SELECT count(*), min(ord) FROM ({known + ' UNION ALL ' if known else ''}"
-            f"SELECT ord FROM gridd_stage WHERE kind NOT IN ({unknown}))")
