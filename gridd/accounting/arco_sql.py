@@ -23,6 +23,7 @@ def _same(left: str, right: str, key: str) -> str:
     """Join condition on a key; a time of 0 is NULL and must still match itself."""
     return " AND ".join(f"{left}.{c} IS NOT DISTINCT FROM {right}.{c}" for c in key.split(", "))
 
+
 _JOB_ATTRS = 'job_name, "group", owner, account, priority, project, department'
 # Which record describes a job best: an accounting record, else the latest job log entry,
 # else the new_job record.

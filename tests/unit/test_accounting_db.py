@@ -402,6 +402,35 @@ def test_a_file_resumes_where_it_stopped_and_leaves_a_torn_line(tmp_path) -> Non
         6, path.stat().st_size)
 
 
+def test_a_crash_in_the_middle_of_a_file_neither_loses_nor_doubles(tmp_path,
+                                                                    monkeypatch) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    path = tmp_path / "accounting"
+    path.write_text("".join(to_line(replace(REC, job_number=n)) + "\n" for n in range(1, 31)))
+    monkeypatch.setattr(db, "CHUNK_BYTES", 1000)  # a few records a chunk
+    chunks = 0
+    load = db._load_stage
+
+    def dies_in_the_third_chunk(con):
+        nonlocal chunks
+        chunks += 1
+        done = load(con)
+        if chunks == 3:
+            raise KeyboardInterrupt  # after the rows, before the commit
+        return done
+
+    monkeypatch.setattr(db, "_load_stage", dies_in_the_third_chunk)
+    with pytest.raises(KeyboardInterrupt):
+        db.ingest_file(con, path)
+    (offset,) = con.execute("SELECT ch_offset FROM sge_checkpoint").fetchone()
+    lines = path.read_bytes()[:offset].count(b"\n")
+    assert 0 < lines < 30 and count(con, "accounting") == lines
+    monkeypatch.setattr(db, "_load_stage", load)
+    assert db.ingest_file(con, path).accounting == 30 - lines
+    assert con.execute("SELECT count(DISTINCT job_number), count(*) FROM accounting"
+                       ).fetchone() == (30, 30)
+
+
 def test_a_replaced_file_is_read_from_its_start(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     path = tmp_path / "accounting"
