@@ -4,6 +4,9 @@ Every qacct command of the reference transcript (tests/data/sge-8.1.9/qacct.txt,
 accounting file real GE wrote for it) runs twice: on the file (`-f`) and on a reporting
 database loaded from it, the way qacct answers in a cell. Both must print exactly what
 real qacct printed, with its exit code; pipes into grep and head are applied here.
+
+Then the probes (tests/data/qacct): real qacct run on files made to show what the one run
+of the transcript does not, each command with `-f` as it was run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from gridd.cli.qacct import main
 pytestmark = pytest.mark.usefixtures("utc")
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sge-8.1.9"
+PROBES = DATA.parent / "qacct"
 ACCOUNTING = DATA / "accounting"
 # When the transcript ran: after its last job ended (for `qacct -d 1`).
 NOW = 1795327443
@@ -135,3 +139,16 @@ def test_prints_what_grid_engine_printed(qacct, case: Expected) -> None:
 def test_every_transcript_command_is_covered() -> None:
     assert len(CASES) == 26
     assert {c.command for c in CASES} >= {"qacct", "qacct -o", "qacct -j 47", "qacct -help"}
+
+
+PROBE_CASES = transcript(PROBES / "qacct.txt")
+
+
+@pytest.mark.parametrize("case", PROBE_CASES, ids=[case.command for case in PROBE_CASES])
+def test_probes_print_what_grid_engine_printed(
+    case: Expected, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(PROBES)  # the files are named as they were when real qacct ran
+    code = main(shlex.split(case.command)[1:], now=NOW)
+    out, err = capsys.readouterr()
+    assert (out, err, code) == (case.stdout, case.stderr, case.code)

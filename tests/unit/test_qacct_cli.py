@@ -1,0 +1,185 @@
+"""qacct where the reference shows nothing, or where gridd differs from 8.1.9 on purpose:
+-l filters, the time window, where the answer comes from, long listings, lines that are
+not records, and what the command imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gridd.cli import qacct
+
+pytestmark = pytest.mark.usefixtures("utc")
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sge-8.1.9"
+ACCOUNTING = DATA / "accounting"
+LINES = [line for line in ACCOUNTING.read_text().splitlines() if not line.startswith("#")]
+NOW = 1795327443  # 2026-11-22 06:04:03 UTC, after the last job of the reference file
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str, now: float = NOW) -> tuple[str, str, int]:
+    code = qacct.main(list(argv), now=now)
+    out, err = capsys.readouterr()
+    return out, err, code
+
+
+def jobs(out: str) -> list[int]:
+    return [int(line.split()[1]) for line in out.splitlines() if line.startswith("jobnumber")]
+
+
+def total(out: str) -> int:
+    """The WALLCLOCK of a `Total System Usage` table, 0 without a line of figures."""
+    lines = out.splitlines()
+    return int(lines[3].split()[0]) if len(lines) > 3 else 0
+
+
+def test_l_selects_jobs_by_their_requests(capsys) -> None:
+    acct = str(ACCOUNTING)
+    assert jobs(run(capsys, "-f", acct, "-j", "-l", "license=2")[0]) == [5, 47]
+    assert jobs(run(capsys, "-f", acct, "-j", "-l", "license=2,h_rt=60")[0]) == [5]
+    # a time as the category writes it (seconds), and a name asked for with any value
+    assert jobs(run(capsys, "-f", acct, "-j", "-l", "h_rt=0:1:40")[0]) == [2]
+    assert jobs(run(capsys, "-f", acct, "-j", "-l", "license")[0]) == [5, 46, 43, 44, 45, 47]
+    assert total(run(capsys, "-f", acct, "-l", "nosuch=1")[0]) == 0
+
+
+def test_d_counts_back_from_now_or_e_and_forward_from_b(capsys) -> None:
+    acct = str(ACCOUNTING)
+    started = {int(line.split(":")[5]): int(line.split(":")[9]) for line in LINES}
+    last = max(started.values())
+
+    def between(low: int, high: int) -> list[int]:
+        return [n for n, start in started.items() if low <= start <= high]
+
+    assert jobs(run(capsys, "-f", acct, "-j", "-d", "0", now=last)[0]) == between(last, last)
+    assert len(jobs(run(capsys, "-f", acct, "-j", "-d", "1", now=last)[0])) == 28
+    assert jobs(run(capsys, "-f", acct, "-j", "-d", "1", now=last + 86401)[0]) == []
+    assert len(jobs(run(capsys, "-f", acct, "-j", "-d", "-1", now=last + 86401)[0])) == 28
+    six = 1795327200  # 2026-11-22 06:00:00 UTC: a day from it, and a day up to it
+    out = run(capsys, "-f", acct, "-j", "-b", "202611220600", "-d", "1")[0]
+    assert jobs(out) == between(six, six + 86400) == [40, 46, 43, 44, 45, 48, 49, 47]
+    out = run(capsys, "-f", acct, "-j", "-e", "202611220600", "-d", "1")[0]
+    assert jobs(out) == between(six - 86400, six) and len(jobs(out)) == 20
+
+
+def test_a_bare_file_name_is_the_accounting_file(capsys) -> None:
+    assert run(capsys, str(ACCOUNTING), "-o") == run(capsys, "-f", str(ACCOUNTING), "-o")
+    out, err, code = run(capsys, str(ACCOUNTING), str(ACCOUNTING))
+    assert (out, code) == ("", 1) and err == qacct.USAGE
+
+
+def test_values_gridd_refuses_where_8_1_9_guesses(capsys) -> None:
+    out, err, code = run(capsys, "-f", str(ACCOUNTING), "-slots", "x")
+    assert code == 1 and err.startswith("invalid number of slots, must be an unsigned integer\n")
+    out, err, code = run(capsys, "-f", str(ACCOUNTING), "-b", "1122060x")
+    assert code == 1 and err.startswith("\nInvalid format of date/hour-minute field.\n")
+    out, err, code = run(capsys, "-f", str(ACCOUNTING), "-b", "02300000")  # 30 February
+    assert code == 1 and err.startswith("\nInvalid day specification.\n")
+    # -t names task ranges; 8.1.9 takes only the last of a list
+    out, err, code = run(capsys, "-f", str(ACCOUNTING), "-j", "47", "-t", "1,3")
+    assert (out, err, code) == ("", 'error: Job-array tasks 47.1-1:1,3-3:1 not found\n', 1)
+
+
+def test_hosts_match_without_regard_to_case_and_show_as_stored(capsys) -> None:
+    out = run(capsys, "-f", str(ACCOUNTING), "-h", "VM")[0]
+    assert out.splitlines()[2].startswith("vm   ")
+
+
+def test_a_group_id_means_its_group(capsys, monkeypatch) -> None:
+    import grp
+
+    class Root:
+        gr_name = "root"
+
+    monkeypatch.setattr(grp, "getgrgid", lambda gid: Root if gid == 0 else {}[gid])
+    assert run(capsys, "-f", str(ACCOUNTING), "-g", "0") == run(
+        capsys, "-f", str(ACCOUNTING), "-g", "root")
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "common").mkdir()
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_without_a_database_the_accounting_file_answers(root: Path, capsys) -> None:
+    out, err, code = run(capsys, "-o")
+    assert (out, code) == ("no jobs running since startup\n", 1)
+    assert err == f"{root}/common/accounting: No such file or directory\n"
+    (root / "common" / "accounting").write_text(ACCOUNTING.read_text())
+    assert run(capsys, "-o") == run(capsys, "-f", str(ACCOUNTING), "-o")
+
+
+def test_long_listings_come_in_pages(root: Path, capsys, monkeypatch) -> None:
+    from gridd.accounting import db
+
+    con = db.open_db(root / "common" / "reporting.duckdb")
+    try:
+        db.ingest_file(con, ACCOUNTING)
+    finally:
+        con.close()
+    whole, from_file = run(capsys, "-j"), run(capsys, "-f", str(ACCOUNTING), "-j")
+    assert len(jobs(whole[0])) == 28 and whole[0].endswith("0.000\n")  # then the summary
+    monkeypatch.setattr(qacct, "PAGE", 5)
+    assert run(capsys, "-j") == whole
+    assert run(capsys, "-f", str(ACCOUNTING), "-j") == from_file
+    # the database keeps no order of lines: records come in the order jobs ended
+    numbers = [int(line.split(":")[5]) for line in LINES]
+    ends = {n: int(line.split(":")[10]) for n, line in zip(numbers, LINES, strict=True)}
+    assert jobs(whole[0]) == sorted(numbers, key=lambda n: (ends[n], n))
+    assert jobs(from_file[0]) == numbers
+
+
+def _file(tmp_path: Path, *lines: str) -> str:
+    path = tmp_path / "accounting"
+    path.write_text("".join(f"{line}\n" for line in lines))
+    return str(path)
+
+
+def test_lines_that_are_not_records(tmp_path: Path, capsys) -> None:
+    job_47 = LINES[-1]
+    colon = job_47.replace("-u root -l", "-u root -l arch=a:b,x=1 -l")  # ':' in the category
+    short = ":".join(job_47.split(":")[:44])  # a field missing
+    spare = job_47 + ":0"  # one too many, and the fields after the category do not fit
+    path = _file(tmp_path, "# header", short, colon, "", spare, job_47.replace(":47:", ":50:"))
+    out, err, code = run(capsys, "-f", path, "-j")
+    assert code == 0 and jobs(out) == [47, 50]
+    assert "category     -u root -l arch=a:b,x=1 -l license=2 -pe mpi 2\n" in out
+    assert err == ("error: ignoring invalid entry in line 1\n"
+                   "error: ignoring invalid entry in line 3\n")
+    # looking for one job, only lines that could be its records are read, and named
+    out, err, code = run(capsys, "-f", path, "-j", "50")
+    assert (jobs(out), err, code) == ([50], "", 0)
+
+
+def test_a_file_that_is_not_utf8(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "accounting"
+    path.write_bytes(LINES[-1].replace(":acctdemo:", ":d\xe9mo:").encode("latin-1") + b"\n")
+    out, err, code = run(capsys, "-f", str(path), "-j", "47")
+    assert code == 0 and "jobname      d\ufffdmo" in out
+
+
+def _imports(code: str) -> set[str]:
+    """The heavy modules loaded by the end of `code`, run in a fresh interpreter."""
+    shown = "import sys; print(*[m for m in ('duckdb', 'trio', 'lark') if m in sys.modules])"
+    result = subprocess.run([sys.executable, "-c", f"{code}\n{shown}"], capture_output=True,
+                            text=True, check=True)
+    return set(result.stdout.splitlines()[-1].split())
+
+
+def test_help_and_answers_from_the_master_load_no_duckdb(tmp_path: Path) -> None:
+    assert _imports("import gridd.cli.qacct as q; q.main(['-help'])") == set()
+    # an answer from the master: run_query stands in for its reply
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "reporting.duckdb").touch()
+    assert _imports(
+        "import os, gridd.accounting.query as query, gridd.cli.qacct as q\n"
+        f"os.environ['GRIDD_ROOT'] = {str(tmp_path)!r}\n"
+        "query.run_query = lambda sql, params, base=None: query.Result(\n"
+        "    [], [(1, 2, 0.5, 0.5, 1.0, 0.0, 0.0, 0.0)])\n"
+        "assert q.main([]) == 0"
+    ) == set()
