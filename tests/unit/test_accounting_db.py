@@ -4,6 +4,7 @@ and what Grid Engine 8.1.9's own accounting and reporting files become in it."""
 from __future__ import annotations
 
 import datetime
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -279,6 +280,22 @@ def test_ar_records_as_gridd_writes_them(tmp_path) -> None:
                        datetime.timedelta(seconds=240))]
     assert con.execute("SELECT ar_number, count(*) FROM view_accounting WHERE ar_number > 0 "
                        "GROUP BY ALL").fetchall() == [(12, 1)]
+    # and so do its "Accounting per AR" and "Number of Jobs Completed per AR", which look
+    # back a year from now
+    recent = time.time() - 1795327220 < 365 * 86400
+    per_ar = con.execute(
+        "SELECT time, ar_number, cpu, mem, io FROM (SELECT date_trunc('month', start_time)::date "
+        "AS time, ar_number, SUM(cpu) AS cpu, SUM(mem) AS mem, SUM(io) AS io FROM "
+        "view_accounting WHERE start_time > (current_timestamp - interval '1 year') AND "
+        "ar_number > 0 GROUP BY time, ar_number) AS tmp").fetchall()
+    assert per_ar == ([(datetime.date(2026, 11, 1), 12, REC.cpu, REC.mem, REC.io)]
+                      if recent else [])
+    completed = con.execute(
+        "SELECT ar_number AS ar_number, date_trunc('day', start_time) AS day, "
+        "COUNT(job_number) AS jobs FROM view_job_times WHERE start_time > "
+        "(current_timestamp - interval '1 year') AND ar_number > 0 GROUP BY day, ar_number"
+    ).fetchall()
+    assert completed == ([(12, datetime.datetime(2026, 11, 22), 1)] if recent else [])
 
 
 def test_the_inbox_folds_when_full_or_old_and_accounting_reads_it(tmp_path,
