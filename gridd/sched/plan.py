@@ -1224,8 +1224,9 @@ class Cycle:
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
-                shut = self._shut_blocked(key, blocked, sigs, noted, i + 1) or \
-                    self._closed(key, end)
+                if shut is None or shut.applied != len(blocked):  # else nothing new to shut
+                    shut = self._shut_blocked(key, blocked, sigs, noted, i + 1) or \
+                        self._closed(key, end)
                 if shut.skip[i] == i:
                     shut.skip[i] = i + 1
                 dead = shut.skip

@@ -654,7 +654,7 @@ class Asker:
         and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
         is booked meanwhile), the room of the shared checks, by their id (the signatures
         of one view share them)."""
-        place = self.at(qi)
+        place = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
         shared = memo.get(id(place.shared))
         if shared is None:
             shared = memo[id(place.shared)] = self.quotas.room_of(place.shared)
