@@ -166,9 +166,10 @@ class Key:
 
 def _usage(wallclock: int, utime: float, stime: float, cpu: float, mem: float, io: float,
            iow: float) -> str:
+    """The figures, each after a blank even when it is too wide for its column."""
     return (
-        f"{wallclock:>13d}{utime:>14.3f}{stime:>14.3f}{cpu:>14.3f}"
-        f"{mem:>19.3f}{io:>19.3f}{iow:>19.3f}"
+        f"{wallclock:>13d} {utime:>13.3f} {stime:>13.3f} {cpu:>13.3f}"
+        f" {mem:>18.3f} {io:>18.3f} {iow:>18.3f}"
     )
 
 
