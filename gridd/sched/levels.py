@@ -48,6 +48,19 @@ class Levels:
     def of(self, instance: Instance) -> tuple[Level, Level, Level]:
         return self.global_level, self.hosts[instance.host], self.queues[instance.name]
 
+    def copy(self) -> Levels:
+        """Levels to debit apart from these: parsing the values is what building costs,
+        and a level's offers, capacities, load caps and forced attributes never change
+        once built (they are shared); only what is free is its own."""
+        return Levels(self.matcher, _copy(self.global_level),
+                      {name: _copy(level) for name, level in self.hosts.items()},
+                      {name: _copy(level) for name, level in self.queues.items()})
+
+
+def _copy(level: Level) -> Level:
+    return Level(level.kind, level.name, level.offers, level.capacity, dict(level.free),
+                 level.load_caps, level.forced)
+
 
 def matcher_for(conf: PlanConf) -> Matcher:
     return Matcher(ComplexTable(conf.complexes))

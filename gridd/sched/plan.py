@@ -21,7 +21,7 @@ import bisect
 import fnmatch
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import NamedTuple
@@ -36,6 +36,7 @@ from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.sched.levels import (
     Levels,
     build_levels,
+    debit,
     dropped_reason,
     formula_terms,
     formula_value,
@@ -89,6 +90,7 @@ class Carried:
     statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
     before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
+    order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
 
     def follow(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
                usable: list[Instance], open_: list[Instance], held: frozenset[str]) -> None:
@@ -103,12 +105,21 @@ class Carried:
     def _follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
         """Forget what the configuration or the loads no longer bear out."""
         if conf is not self.conf:
-            self.conf, self.empty, self.held = conf, None, {}
+            self.conf, self.empty, self.held, self.order = conf, None, {}, None
             self.statics = {}
         if loads != self.loads:
-            self.empty = None
+            self.empty, self.order = None, None
             self.loads = {host: dict(values) for host, values in loads.items()}
             self.statics = {}
+
+    def ordered(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
+                order: Callable[[Mapping[str, Mapping[str, str]]], list[Instance]]
+                ) -> list[Instance]:
+        """The instances in planning order, as `order` puts them for these loads."""
+        self._follow_cell(conf, loads)
+        if self.order is None:
+            self.order = order(loads)
+        return self.order
 
     def empty_levels(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
                      matcher: Matcher) -> Levels:
@@ -146,8 +157,10 @@ class Planner:
         # An AR whose window is open holds its resources now, as a running job would.
         holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
                  for ar in view.ars.values() if ar.start <= now < ar.end]
-        levels = build_levels(view.conf, view.loads, [*running, *holds] if holds else running,
-                              self.matcher(view.conf))
+        levels = self._carried.empty_levels(view.conf, view.loads,
+                                            self.matcher(view.conf)).copy()
+        for task in [*running, *holds] if holds else running:
+            debit(levels, task)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
@@ -173,8 +186,13 @@ class Planner:
                             t.start - t.submit if t.submit else 0.0, None, now, w).total
                     for t in view.running.values()]
             nurgs = normalise(urgent + held)[:len(jobs)]
-        priors = {j.job_id: prior(j.priority, nurg, w)
-                  for j, nurg in zip(jobs, nurgs, strict=True)}
+        memo: dict[tuple[int, float], float] = {}  # jobs alike in priority and urgency
+        priors = {}
+        for j, nurg in zip(jobs, nurgs, strict=True):
+            found = memo.get((j.priority, nurg))
+            if found is None:
+                found = memo[(j.priority, nurg)] = prior(j.priority, nurg, w)
+            priors[j.job_id] = found
         return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
 
     def grant_ar(
@@ -486,8 +504,9 @@ class Cycle:
         # Where jobs without a run-time limit may not go (not a concern of a new AR's).
         self.ar_instances = frozenset() if granting else frozenset(
             name for ar in self.ars.values() for name, _ in ar.granted)
-        self.usable, self.open = self._usable(self._ordered(loads), states)
         self._carried = carried or Carried()
+        self.usable, self.open = self._usable(self._carried.ordered(conf, loads, self._ordered),
+                                              states)
         self._carried.follow(conf, loads, self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
@@ -914,20 +933,29 @@ class Cycle:
             where = self._pe_open(cat, pe)
             candidates = where.instances
             first = self._no_sooner(job, cat, pe, where)
-            keys = where.keys | {(u.level, u.name, u.resource) for qi in candidates
-                                 for u in self._quota_uses(cat.req, _who(job), [(qi.name, 1)],
-                                                           pe.name)}
-            for start in schedule.ends(keys) if candidates else ():
-                if start < first:
-                    continue
-                if best is not None and start > best[0]:
-                    break
-                granted = self._parallel_at(job, cat, pe, candidates, start)
-                if granted is not None:
-                    slots = sum(n for _, n in granted)
-                    if best is None or start < best[0] or slots > best[1]:
-                        best = (start, slots, granted, pe.name)
-                    break
+            if not candidates or math.isinf(first) or (best is not None and first > best[0]):
+                continue
+            # No sooner is now or when a diagram the job could use drops: the first start
+            # to try, and mostly the one found. The others are looked up only past it.
+            start, granted = first, self._one_place(job, cat, pe, where, first)
+            if granted is None:
+                granted = self._parallel_at(job, cat, pe, candidates, first)
+            if granted is None:
+                keys = where.keys | {(u.level, u.name, u.resource) for qi in candidates
+                                     for u in self._quota_uses(cat.req, _who(job),
+                                                               [(qi.name, 1)], pe.name)}
+                for start in schedule.ends(keys):
+                    if start <= first:
+                        continue
+                    if best is not None and start > best[0]:
+                        break
+                    granted = self._parallel_at(job, cat, pe, candidates, start)
+                    if granted is not None:
+                        break
+            if granted is not None:
+                slots = sum(n for _, n in granted)
+                if best is None or start < best[0] or slots > best[1]:
+                    best = (start, slots, granted, pe.name)
         if best is None:
             return None
         start, _, granted, pe_name = best
@@ -936,6 +964,25 @@ class Cycle:
             self._uses(cat.req, granted, pe_name)
             + self._quota_uses(cat.req, _who(job), granted, pe_name)))
         return start, granted
+
+    def _one_place(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv, where: _PeOpen,
+                   first: float) -> Granted | None:
+        """What `_parallel_at` gives at `first` without asking it, where that is certain:
+        with one instance and $pe_slots, `_no_sooner` found the earliest start of all the
+        job's slots there (a fixed count, no quotas); with whole amounts the rooms it
+        would work out agree with the diagrams to the last slot. None: ask it."""
+        if not (len(where.instances) == 1 and pe.allocation_rule == PE_SLOTS
+                and job.pe_min == job.pe_max >= 1 and self.quotas is None):
+            return None
+        assert self.schedule is not None
+        qi = where.instances[0]
+        whole = where.whole.get(qi.host)
+        if whole is None or not self.schedule.whole or not all(
+                self._capacity(use).is_integer() for use in whole) or not all(
+                float(need.key).is_integer() for need in cat.req.hard
+                if need.consumable == "YES" and need.key):
+            return None
+        return [(qi.name, job.pe_min)]
 
     def _pe_open(self, cat: _Category, pe: ParallelEnv) -> _PeOpen:
         """The instances of the PE that could ever take a slot of the category, by host

@@ -168,6 +168,9 @@ class Schedule:
         self.diagrams: dict[tuple[str, str, str], Diagram] = {}
         self.bookings: list[Booking] = []
         self.reserved = 0  # reservations made this cycle
+        # Every amount booked is a whole number: sums and differences of usage are exact,
+        # so what fits by the diagrams fits by any arithmetic on them (Cycle._reserve_parallel).
+        self.whole = True
         # Earliest starts asked since the last booking: the instances of a host, and all
         # instances, ask the same of the host's and the global diagrams.
         self._earliest: dict[tuple[str, str, str, float, float, float], float] = {}
@@ -189,6 +192,7 @@ class Schedule:
             diagram.add(start, end, use.amount)
             if reserving:
                 diagram.reserved = True
+            self.whole = self.whole and use.amount.is_integer()
         if booking.state == RESERVING:
             self.reserved += 1
         self.bookings.append(booking)

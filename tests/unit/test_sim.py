@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gridd.formats.swf import TraceJob, read_swf
+from gridd.sched.plan import Cycle
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
 
 SLOTS = 64
@@ -116,6 +117,21 @@ def test_sim_agrees_with_conservative_backfilling() -> None:
     # The three policies differ on this trace: the agreement is not a trivial one.
     easy_starts, greedy_starts = simulated(jobs, SLOTS, 1), simulated(jobs, SLOTS, 0)
     assert len({str(conservative_starts), str(easy_starts), str(greedy_starts)}) == 3
+
+
+@pytest.mark.parametrize("max_reservation", [1, 10**6])
+def test_reservations_found_without_the_placement_walk_are_the_walks(
+        monkeypatch: pytest.MonkeyPatch, max_reservation: int) -> None:
+    """Cycle._one_place (the pool's reservation read off `_no_sooner`) answers what
+    `_parallel_at` would: the replay is the same without it, with the default
+    DURATION_OFFSET and with none."""
+    jobs = synthetic_trace(1500, SLOTS, seed=4, load=0.8)
+    for offset in (0.0, 60.0):
+        fast = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
+        with monkeypatch.context() as patch:
+            patch.setattr(Cycle, "_one_place", lambda *args: None)
+            walked = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
+        assert fast == walked
 
 
 def test_summary_figures() -> None:
