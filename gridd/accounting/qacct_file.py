@@ -6,7 +6,9 @@ than the same work in Python. The relation follows the file's rules (record.py):
 line of 43 fields is a record written before GE 6.2 (no advance reservation), and a
 line of more than 45 has ':' in its category, the one field that may hold it. Numbers
 are read as Grid Engine's qacct reads them, leniently (what is not a number counts 0);
-lines of any other length are not records, and GE's qacct names them on stderr.
+lines of any other length are not records, and GE's qacct names them on stderr. The
+relation has one column more than the database's, `unreadable`, for those lines: the
+queries carry them along (qacct_query.py), so that the file is read once.
 """
 
 from __future__ import annotations
@@ -55,12 +57,16 @@ def _tail_fits() -> str:
 _RECORD = (
     f"len(p) = {_PRE_62} OR len(p) = {_CURRENT} OR len(p) > {_CURRENT} AND {_tail_fits()}"
 )
+# One pass over the lines: a line that is not a record comes out as a row whose fields
+# are empty (NULL text, numbers 0) and whose `unreadable` is the line.
 _RELATION = (
     "SELECT "
     + ", ".join(f'{_field(i, name)} AS "{name}"' for i, name in enumerate(_KINDS))
-    + f" FROM (SELECT p, greatest(len(p) - {_CURRENT}, 0) AS extra FROM ("
-    "SELECT string_split(line, ':') AS p FROM lines)"
-    f" WHERE {_RECORD})"
+    + ", CASE WHEN NOT record THEN line END AS unreadable FROM ("
+    f"SELECT line, record, CASE WHEN record THEN p END AS p, "
+    f"greatest(len(p) - {_CURRENT}, 0) AS extra FROM ("
+    f"SELECT line, p, {_RECORD} AS record FROM ("
+    "SELECT line, string_split(line, ':') AS p FROM lines)))"
 )
 
 
@@ -74,6 +80,7 @@ class AccountingFile:
     """
 
     order = ""
+    unreadable = True
 
     def __init__(self, path: str, containing: str | None = None) -> None:
         import duckdb
@@ -136,16 +143,9 @@ class AccountingFile:
         self._decoded.flush()
         self._define(self._decoded.name)
 
-    def unreadable(self) -> list[int]:
-        """Numbers of the lines that are not records, counted as GE's qacct counts them
-        (comments and empty lines not counted)."""
-        bad = {
-            line for (line,) in self.rows(Query(
-                f"SELECT line FROM (SELECT line, string_split(line, ':') AS p FROM lines) "
-                f"WHERE NOT ({_RECORD})", []))
-        }
-        if not bad:
-            return []
+    def line_numbers(self, lines: set[str]) -> list[int]:
+        """Where `lines` are in the file, counted as GE's qacct counts (comments and empty
+        lines not counted): read again only when there are lines to name."""
         numbers, number = [], 0
         path = self._decoded.name if self._decoded is not None else self._path
         with open(path, encoding="utf-8", errors="replace", newline="\n") as stream:
@@ -154,6 +154,6 @@ class AccountingFile:
                 if not line or line.startswith("#"):
                     continue
                 number += 1
-                if line in bad:
+                if line in lines:
                     numbers.append(number)
         return numbers

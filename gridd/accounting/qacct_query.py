@@ -159,17 +159,28 @@ def summary_keys(req: Request) -> list[Key]:
 # Sums of the six decimals the file holds, exact: in whatever order DuckDB adds them up,
 # the figures come out the same (GE adds doubles in file order; on a million records its
 # last digit drifts from the exact one).
+# Sums of the six decimals the file holds, exact: in whatever order DuckDB adds them up,
+# the figures come out the same (GE adds doubles in file order; on a million records its
+# last digit drifts from the exact one). Records are counted by a column a line that is
+# not a record leaves NULL.
 _USAGE = ", ".join([
-    "count(*)::BIGINT",
+    "count(qname)::BIGINT",
     "sum(ru_wallclock)::BIGINT",
     *(f"sum({column}::DECIMAL(38, 6))::DOUBLE"
       for column in ("ru_utime", "ru_stime", "cpu", "mem", "io", "iow")),
 ])
 
 
-def summary_query(req: Request) -> Query:
+def _where(req: Request, unreadable: bool) -> Query:
+    """The filters; lines that are not records pass when the relation names them."""
+    where = _filters(req)
+    return Query(f"unreadable IS NOT NULL OR ({where.sql})", where.params) if unreadable else where
+
+
+def summary_query(req: Request, unreadable: bool = False) -> Query:
     """Rows of (*keys, records, wallclock, utime, stime, cpu, mem, io, iow), sorted by
-    the keys; without keys one row of totals (its record count may be 0)."""
+    the keys; without keys one row of totals. A row may count no record (drop it), and
+    with `unreadable` each row ends with the list of lines that were not records."""
     selected, grouped = [], []
     for position, g in enumerate(_shown(req), 1):
         if g.option == "h" and req.groups.get("h") is not None:
@@ -178,28 +189,35 @@ def summary_query(req: Request) -> Query:
         else:
             selected.append(g.column)
             grouped.append(str(position))
-    where = _filters(req)
-    sql = f"SELECT {', '.join([*selected, _USAGE])} FROM accounting WHERE {where.sql}"
+    columns = [*selected, _USAGE]
+    if unreadable:
+        columns.append("list(unreadable) FILTER (WHERE unreadable IS NOT NULL)")
+    where = _where(req, unreadable)
+    sql = f"SELECT {', '.join(columns)} FROM accounting WHERE {where.sql}"
+    if grouped:
+        sql += f" GROUP BY {', '.join(grouped)}"
     if selected:
-        if grouped:
-            sql += f" GROUP BY {', '.join(grouped)}"
-        positions = ", ".join(str(n) for n in range(1, len(selected) + 1))
-        sql += f" HAVING count(*) > 0 ORDER BY {positions}"
+        sql += f" ORDER BY {', '.join(str(n) for n in range(1, len(selected) + 1))}"
     return Query(sql, where.params)
 
 
 def listing_query(
-    req: Request, fields: tuple[str, ...], order: str, limit: int, offset: int
+    req: Request, fields: tuple[str, ...], order: str, limit: int, offset: int,
+    unreadable: bool = False,
 ) -> Query:
     """The records asked for with -j, `fields` in the order of an AccountingRecord, times
     as epoch seconds; `order` is the source's ORDER BY for the order records were
-    accounted in (empty when the relation is in that order already)."""
-    columns = ", ".join(
+    accounted in (empty when the relation is in that order already). With `unreadable`,
+    rows end with the line when it was not a record (and then only that counts)."""
+    columns = [
         f"coalesce(epoch({name})::BIGINT, 0)" if name in TIME_FIELDS else f'"{name}"'
         for name in fields
-    )
-    where = _filters(req)
+    ]
+    if unreadable:
+        columns.append("unreadable")
+    where = _where(req, unreadable)
     return Query(
-        f"SELECT {columns} FROM accounting WHERE {where.sql} {order} LIMIT ? OFFSET ?",
+        f"SELECT {', '.join(columns)} FROM accounting WHERE {where.sql} {order} "
+        "LIMIT ? OFFSET ?",
         [*where.params, limit, offset],
     )

@@ -238,19 +238,21 @@ def parse_args(argv: Sequence[str], now: float) -> CommandLine:
 
 
 class _Source(Protocol):
-    order: str
+    order: str  # ORDER BY for the order records were accounted in
+    unreadable: bool  # whether its relation names lines that are not records
 
     def rows(self, query: Query) -> list[tuple[Any, ...]]: ...
 
-    def unreadable(self) -> list[int]: ...
+    def line_numbers(self, lines: set[str]) -> list[int]: ...
 
 
 class _Database:
-    """The cell's reporting database, through the master while it runs. Its
-    `accounting` view does not keep the order records came in: the nearest is the
-    order jobs ended in (records of one second ordered by job, task and host)."""
+    """The cell's reporting database, through the master while it runs. It holds
+    records only, and its `accounting` view does not keep the order they came in: the
+    nearest is the order jobs ended in (records of one second by job, task and host)."""
 
     order = "ORDER BY end_time, job_number, task_number, pe_taskid, hostname"
+    unreadable = False
 
     def __enter__(self) -> _Database:
         return self
@@ -266,22 +268,46 @@ class _Database:
         except QueryError as err:
             raise QacctError(str(err)) from None
 
-    def unreadable(self) -> list[int]:
-        return []  # the database holds records only
+    def line_numbers(self, lines: set[str]) -> list[int]:
+        raise AssertionError("a database has no lines")
 
 
-def _list_jobs(req: Request, source: _Source, out: IO[str]) -> bool:
-    """Print the records asked for with -j; whether there was any."""
+def _list_jobs(req: Request, source: _Source, out: IO[str], unreadable: set[str]) -> bool:
+    """Print the records asked for with -j; whether there was any. Lines that are not
+    records go to `unreadable`."""
     from gridd.accounting.record import FIELDS, AccountingRecord
     from gridd.accounting.render import render_job
 
-    offset = 0
+    found, offset = False, 0
     while True:
-        rows = source.rows(listing_query(req, FIELDS, source.order, PAGE, offset))
-        out.write("".join(render_job(AccountingRecord(*row)) for row in rows))
+        rows = source.rows(
+            listing_query(req, FIELDS, source.order, PAGE, offset, source.unreadable))
+        records = []
+        for row in rows:
+            if source.unreadable and row[-1] is not None:
+                unreadable.add(row[-1])
+            else:
+                records.append(render_job(AccountingRecord(*row[: len(FIELDS)])))
+        out.write("".join(records))
+        found = found or bool(records)
         offset += len(rows)
         if len(rows) < PAGE:
-            return offset > 0
+            return found
+
+
+def _summary(req: Request, source: _Source, out: IO[str], unreadable: set[str]) -> None:
+    from gridd.accounting.render import render_summary, render_total
+
+    keys = summary_keys(req)
+    rows = source.rows(summary_query(req, source.unreadable))
+    if source.unreadable:
+        for row in rows:
+            unreadable.update(row[-1] or ())
+        rows = [row[:-1] for row in rows]
+    if keys:  # a group of nothing but lines that are not records is no group
+        out.write(render_summary(keys, [row for row in rows if row[len(keys)]]))
+    else:
+        out.write(render_total(rows[0]))
 
 
 def _not_found(job: str, tasks: tuple[TaskRange, ...]) -> str:
@@ -293,21 +319,18 @@ def _not_found(job: str, tasks: tuple[TaskRange, ...]) -> str:
 
 
 def answer(req: Request, source: _Source, out: IO[str], err: IO[str]) -> int:
-    """Print what `req` asks for from `source`; the exit code."""
-    from gridd.accounting.render import render_summary, render_total
-
-    for number in source.unreadable():
-        err.write(f"error: ignoring invalid entry in line {number}\n")
-    if req.job is not None:
-        found = _list_jobs(req, source, out)
-        if req.job:  # a job asked for by id or name: its records only
-            if not found:
-                err.write(_not_found(req.job, req.tasks) + "\n")
-                return 1
-            return 0
-    keys = summary_keys(req)
-    rows = source.rows(summary_query(req))
-    out.write(render_summary(keys, rows) if keys else render_total(rows[0]))
+    """Print what `req` asks for from `source`; the exit code. `-j` with a job shows its
+    records only; without one, every record and then the summary."""
+    unreadable: set[str] = set()
+    found = _list_jobs(req, source, out, unreadable) if req.job is not None else False
+    if not req.job:
+        _summary(req, source, out, unreadable)
+    if unreadable:
+        for number in source.line_numbers(unreadable):
+            err.write(f"error: ignoring invalid entry in line {number}\n")
+    if req.job and not found:
+        err.write(_not_found(req.job, req.tasks) + "\n")
+        return 1
     return 0
 
 
