@@ -65,8 +65,11 @@ def _alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0) -> Iterator[Cell]:
-    root = Path(tempfile.mkdtemp(prefix="gridd-bench-", dir="/tmp"))
+def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0,
+         root: Path | None = None) -> Iterator[Cell]:
+    """A running cell; `root`, when given, is used instead of a fresh one (so that files
+    can be put in place first), and removed at the end all the same."""
+    root = root or Path(tempfile.mkdtemp(prefix="gridd-bench-", dir="/tmp"))
     env = dict(os.environ, GRIDD_ROOT=str(root), HOME=str(root))
     c = Cell(root=root, env=env)
     started: set[int] = set()

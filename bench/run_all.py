@@ -11,6 +11,7 @@ import dispatch
 import drain
 import ingest
 import master_rss
+import qacct
 import qsub_latency
 import quota_dispatch
 import reservation_dispatch
@@ -35,6 +36,20 @@ def row(what: str, figure: float | None, unit: str, target: str, met: bool | Non
     return f"{what:<34} {shown:>16}   {target:<26} {verdict}"
 
 
+def qacct_rows(qa: Figures) -> list[str]:
+    """gridd's qacct through the master against the targets and real GE's time."""
+    rows = []
+    for what, key, under in (("-o", "o", 0.5), ("summary", "summary", 0.5), ("-j N", "j", None)):
+        ours, ge = qa.get(f"{key}_s"), qa.get(f"ge_{key}_s")
+        target = (f"< {under * 1000:.0f} ms, " if under else "") + (
+            f"<= real GE ({ge * 1000:,.0f} ms)" if ge else "<= real GE (n/a)")
+        met = None if ours is None else (under is None or ours < under) and (
+            ge is None or ours <= ge)
+        rows.append(row(f"qacct {what}, 1M jobs", None if ours is None else ours * 1000, "ms",
+                        target, met))
+    return rows
+
+
 def main() -> None:
     q = run("qsub latency", qsub_latency.main)
     a = run("API submit", api_submit.main)
@@ -47,6 +62,7 @@ def main() -> None:
     sm = run("gridd sim throughput", sim_throughput.main)
     ag = run("advance reservation grant", ar_grant.main)
     ig = run("ingest into the reporting database", ingest.main)
+    qa = run("qacct on 1,000,000 jobs", qacct.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -85,6 +101,8 @@ def main() -> None:
             ">= 50,000 records/s", ig["stream_per_s"] >= 50_000 if ig else None),
         row("DuckDB ingest, accounting file", ig.get("file_per_s"), "records/s",
             ">= 50,000 records/s", ig["file_per_s"] >= 50_000 if ig else None),
+        *qacct_rows(qa),
+        row("qacct -help start-up", qa.get("help_ms"), "ms", "(no target)", None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))
