@@ -11,9 +11,10 @@ import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gridd.accounting.record import AccountingRecord
+if TYPE_CHECKING:  # a summary needs no record type
+    from gridd.accounting.record import AccountingRecord
 
 RULE = "=" * 62
 _GIB = 1024.0**3
