@@ -133,7 +133,7 @@ class AccountingFile:
             raise QacctError(f"error: {self._path}: {str(exc).strip().splitlines()[0]}") from None
 
     def _decode(self) -> None:
-        """Copy the file as UTF-8, bytes that are not replaced by U+FFFD, and read that."""
+        """Read a copy of the file in UTF-8, with U+FFFD for bytes that were not UTF-8."""
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._decoded = tempfile.NamedTemporaryFile(prefix="qacct-", suffix=".utf8")
         with open(self._path, "rb") as source:

@@ -89,10 +89,12 @@ class Query:
 
 
 def job_is_id(job: str) -> bool:
+    """`-j 47` names job 47; anything else is a job name pattern."""
     return job.isdigit()
 
 
 def _filters(req: Request) -> Query:
+    """The WHERE clause selecting the records `req` is about."""
     terms: list[str] = []
     params: list[Any] = []
     for option, value in req.groups.items():
@@ -156,9 +158,6 @@ def summary_keys(req: Request) -> list[Key]:
     ]
 
 
-# Sums of the six decimals the file holds, exact: in whatever order DuckDB adds them up,
-# the figures come out the same (GE adds doubles in file order; on a million records its
-# last digit drifts from the exact one).
 # Sums of the six decimals the file holds, exact: in whatever order DuckDB adds them up,
 # the figures come out the same (GE adds doubles in file order; on a million records its
 # last digit drifts from the exact one). Records are counted by a column a line that is
