@@ -75,6 +75,8 @@ class UsageError(Exception):
 
 @dataclass
 class CommandLine:
+    """What to ask (`request`), of which accounting file if not of the cell's records."""
+
     request: Request = field(default_factory=Request)
     file: str | None = None
     help: bool = False
@@ -189,6 +191,8 @@ def _window(req: Request, days: int | None, now: float) -> None:
 
 
 def parse_args(argv: Sequence[str], now: float) -> CommandLine:
+    """Read the options as GE's qacct does: a grouping option takes the next word as its
+    value unless it is another option; UsageError for what qacct refuses."""
     line = CommandLine()
     req = line.request
     days: int | None = None
