@@ -81,7 +81,7 @@ def count(con, relation: str) -> int:
 def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     versions = con.execute("SELECT v_id, v_version FROM sge_version ORDER BY v_id").fetchall()
-    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9"), (4, "8.1.9")]
+    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9")]
     kinds = dict(con.execute(
         "SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert {t: kinds.get(t) for t in TABLES} == dict.fromkeys(TABLES, "BASE TABLE")
@@ -90,7 +90,7 @@ def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     assert described == ACCOUNTING_COLUMNS
     con.close()
     con = db.open_db(tmp_path / "r.duckdb")  # reopening applies nothing twice
-    assert count(con, "sge_version") == 4
+    assert count(con, "sge_version") == 3
 
 
 def test_an_older_database_is_migrated(tmp_path) -> None:
@@ -101,7 +101,7 @@ def test_an_older_database_is_migrated(tmp_path) -> None:
     con.execute("INSERT INTO sge_user (u_user) VALUES ('alice')")
     con.close()
     con = db.open_db(path)
-    assert schema.version(con) == 4
+    assert schema.version(con) == 3
     assert con.execute("SELECT u_user FROM sge_user").fetchall() == [("alice",)]
     db.ingest_stream(con, [(1, acct(REC))])
     db.settle(con)
