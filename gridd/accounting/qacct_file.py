@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from gridd.accounting.qacct_query import TIME_FIELDS, QacctError, Query
 from gridd.accounting.record import AccountingRecord
+from gridd.accounting.record_sql import acct_text
 
 _KINDS = {f.name: str(f.type) for f in fields(AccountingRecord)}
 _CATEGORY = list(_KINDS).index("category")
@@ -27,14 +28,10 @@ _CURRENT = len(_KINDS)  # fields of a line since GE 6.2
 _PRE_62 = _CURRENT - 2  # before: no ar_number, no ar_submission_time
 
 
-def _field(index: int, name: str) -> str:
-    """SQL for one column of the split line `p`, whose category spans `extra` more fields."""
-    if index < _CATEGORY:
-        text = f"p[{index + 1}]"
-    elif index == _CATEGORY:
-        text = f"array_to_string(p[{index + 1}:{index + 1} + extra], ':')"
-    else:  # past the category; absent (NULL) in a pre-6.2 line
-        text = f"p[{index + 1} + extra]"
+def _field(name: str) -> str:
+    """SQL for one column of the split line `p`, whose category spans `extra` more
+    fields; numbers read leniently."""
+    text = acct_text(name, "p", "extra")
     if _KINDS[name] == "str":
         return text
     number = f"coalesce(TRY_CAST({text} AS {'DOUBLE' if _KINDS[name] == 'float' else 'BIGINT'}), 0)"
@@ -61,7 +58,7 @@ _RECORD = (
 # are empty (NULL text, numbers 0) and whose `unreadable` is the line.
 _RELATION = (
     "SELECT "
-    + ", ".join(f'{_field(i, name)} AS "{name}"' for i, name in enumerate(_KINDS))
+    + ", ".join(f'{_field(name)} AS "{name}"' for name in _KINDS)
     + ", CASE WHEN NOT record THEN line END AS unreadable FROM ("
     f"SELECT line, record, CASE WHEN record THEN p END AS p, "
     f"greatest(len(p) - {_CURRENT}, 0) AS extra FROM ("

@@ -46,13 +46,20 @@ _ACCT_TYPES = {
 _ACCT_TIMES = ("submission_time", "start_time", "end_time", "ar_submission_time")
 
 
-def _acct_field(name: str) -> str:
-    """The text of one accounting field in the split list `f` (shifted by `e` after the
-    category; the AR fields of a pre-6.2 line read as 0)."""
+def acct_text(name: str, fields: str = "f", extra: str = "e") -> str:
+    """SQL for the text of one accounting field in the split line `fields` (a DuckDB
+    list) whose category holds `extra` ':' (the fields after it shift by as many); past
+    the end of a pre-6.2 line it is NULL. Ingest and `qacct -f` both read fields so."""
     index = FIELDS.index(name) + 1
     if name == "category":
-        return f"array_to_string(f[{_CATEGORY}:{_CATEGORY} + e], ':')"
-    text = f"f[{index} + e]" if index > _CATEGORY else f"f[{index}]"
+        return f"array_to_string({fields}[{_CATEGORY}:{_CATEGORY} + {extra}], ':')"
+    return f"{fields}[{index} + {extra}]" if index > _CATEGORY else f"{fields}[{index}]"
+
+
+def _acct_field(name: str) -> str:
+    """The text of one accounting field in the split list `f`; the AR fields of a
+    pre-6.2 line read as 0."""
+    text = acct_text(name)
     if name in ("arid", "ar_submission_time"):
         return f"CASE WHEN n = {_ACCT_PRE_62} THEN '0' ELSE {text} END"
     return text
