@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import duckdb
 import trio
 import zmq
 
@@ -22,6 +23,7 @@ from gridd.accounting.ar_report import line
 from gridd.accounting.record import FILE_HEADER
 from gridd.actors import accounting
 from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
+from gridd.model.job import JobSpec, new_job
 from gridd.transport import TrioSocket
 
 _endpoints = itertools.count()
@@ -129,3 +131,44 @@ async def test_a_record_that_cannot_be_formatted_is_not_confirmed(tmp_path):
         await master.sock.send([p.encode(p.ReportRecord(seq=1, record=bad))])
         assert await master.report((2, NEW)) == {2}
     assert body(base) == [line(NEW)]
+
+
+def finished(job_id: int) -> p.AccountTask:
+    job = new_job(job_id, JobSpec(name="j", owner="u", group="g"), now=100.0)
+    task = job.tasks[0]
+    task.state, task.queue, task.host = "done", "all.q@vm", "vm"
+    task.start_time, task.end_time = 110.0, 120.0 + job_id
+    return p.AccountTask(seq=job_id, job=job, task=task)
+
+
+async def account(master: Master, *tasks: p.AccountTask) -> set[int]:
+    for msg in tasks:
+        await master.sock.send([p.encode(msg)])
+    confirmed: set[int] = set()
+    with trio.fail_after(10):
+        while not {t.seq for t in tasks} <= confirmed:
+            confirmed.update(p.decode((await master.sock.recv())[0]).seqs)
+    return confirmed
+
+
+async def test_reporting_params_choose_the_files_and_the_database_follows_them(tmp_path):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        await master.sock.send([p.encode(p.Sinks(accounting=False, reporting=True,
+                                                 flush_time=0.05))])
+        assert await account(master, finished(1)) == {1}
+        await master.sock.send([p.encode(p.Sinks(accounting=False, reporting=False,
+                                                 flush_time=0.05))])
+        assert await account(master, finished(2)) == {2}  # confirmed, written nowhere
+        await master.sock.send([p.encode(p.Sinks(accounting=True, reporting=False,
+                                                 flush_time=0.05))])
+        assert await account(master, finished(3)) == {3}
+    assert [ln.split(":")[1] for ln in body(base)] == ["acct"]
+    assert body(base)[0].split(":")[7] == "1"  # the job number after time:acct:
+    lines = paths.accounting_file(base).read_text().splitlines()[len(FILE_HEADER):]
+    assert [ln.split(":")[5] for ln in lines] == ["3"]
+    con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
+    jobs = [job for (job,) in con.execute("SELECT job_number FROM accounting ORDER BY 1")
+            .fetchall()]
+    con.close()
+    assert jobs == [1, 3]
