@@ -384,14 +384,15 @@ class ReportRecord(Msg, tag="report_record"):
     record: Report
 
 
-class Sinks(Msg, tag="sinks"):
-    """Where finished jobs go and how long records may wait (reporting_params); the
-    master sends it before anything else and whenever the configuration changes it."""
+class ReportingParams(Msg, tag="reporting_params"):
+    """The global configuration's reporting_params as read (gridd/master/reporting.py).
+    The master sends them to the accounting actor before anything else and whenever the
+    configuration changes them: where finished jobs go, how long records may wait."""
 
     accounting: bool = True
     reporting: bool = False
-    flush_time: float = 15.0
-    accounting_flush_time: float = 15.0
+    joblog: bool = False
+    flush_time: float = 15.0  # seconds, 8.1.9's default
 
 
 class Accounted(Msg, tag="accounted"):
@@ -436,7 +437,7 @@ Message = (
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent
-    | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted | Sinks
+    | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted | ReportingParams
     | DbQuery | DbExport | DbAnswer
 )
 

@@ -67,7 +67,7 @@ class Writers:
 
     def __init__(self, base: Path) -> None:
         self.base = base
-        self.conf = p.Sinks()
+        self.conf = p.ReportingParams()
         self.file = paths.accounting_file(base)
         self.recent: OrderedDict[Key, None] = OrderedDict(
             (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
@@ -251,7 +251,7 @@ async def _persist(write: Callable[[list], R], batch: list) -> R:
 
 def _read(frames: list[list[bytes]],
           writers: Writers) -> tuple[list[Item], list[p.DbQuery | p.DbExport]]:
-    """Records to write and queries to answer; the newest Sinks applies from now on.
+    """Records to write and queries to answer; the newest ReportingParams apply from now on.
 
     A record that cannot be turned into a line is logged and left unconfirmed.
     """
@@ -266,7 +266,7 @@ def _read(frames: list[list[bytes]],
                 items.append(Item(msg.seq, line=report_lines.line(msg.record)))
             elif isinstance(msg, (p.DbQuery, p.DbExport)):
                 asks.append(msg)
-            elif isinstance(msg, p.Sinks):
+            elif isinstance(msg, p.ReportingParams):
                 writers.conf = msg
         except Exception:  # one bad record must not stop the others
             log.exception("cannot account a finished task or report a record")

@@ -247,7 +247,7 @@ class MasterActor:
             self._to_execd(host, msg)
         self._sched_event(fx, answered_dispatch)
         if fx.config_changed:
-            self._send_now(self.acct, reporting.sinks(self.master))
+            self._send_now(self.acct, reporting.of(self.master))
         for seq, job_id, task_id in fx.outbox:
             job = s.jobs.get(job_id)
             if job is not None:
@@ -301,7 +301,7 @@ class MasterActor:
         """Tell the accounting actor where records go, then hand it what it had not
         confirmed before a restart. The first send waits until the actor has connected
         (a PAIR socket queues nothing before that)."""
-        await self.acct.send([p.encode(reporting.sinks(self.master))])
+        await self.acct.send([p.encode(reporting.of(self.master))])
         for msg in self.master.pending_accounting():
             self._send_now(self.acct, msg)
 

@@ -3,8 +3,10 @@
     accounting=true|false    finished jobs go to the accounting file
     reporting=true|false     records go to the reporting file (finished jobs among them)
     joblog=true|false        with reporting: every step of a job's life (job_log)
-    flush_time=TIME          the longest a record waits for the database (and files)
-    accounting_flush_time=TIME  the same for the accounting file (default: flush_time)
+    flush_time=TIME          the longest a record waits for the database
+
+(accounting_flush_time is accepted and bounds nothing: the actor writes the files as
+soon as it has records, durably, before it confirms them.)
 
 The database holds what the files hold: finished jobs once either file gets them, every
 other record when reporting is on. Records enter the master's durable outbox (with the
@@ -17,8 +19,6 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from gridd import protocol as p
 from gridd.formats.values import parse_time
 from gridd.model.job import Job
@@ -28,30 +28,21 @@ from gridd.sched.levels import build_levels
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master
 
-DEFAULT_FLUSH = 15.0  # seconds, 8.1.9's default flush_time
 PRIORITY_OFFSET = 1024  # 8.1.9 records a job's -p priority shifted into 0..2048
-
-
-class Params(msgspec.Struct, frozen=True):
-    accounting: bool = True
-    reporting: bool = False
-    joblog: bool = False
-    flush_time: float = DEFAULT_FLUSH
-    accounting_flush_time: float = DEFAULT_FLUSH
+_DEFAULT = p.ReportingParams()
 
 
 @functools.lru_cache(maxsize=8)
-def params(text: str) -> Params:
+def params(text: str) -> p.ReportingParams:
     """Read reporting_params; unknown words and bad values keep their defaults (qconf
-    checks what it accepts; a spooled configuration must never stop the master)."""
+    checks what it accepts; a spooled configuration must never stop the master).
+    What it returns is shared (cached): never changed."""
     words = dict(item.partition("=")[::2] for item in text.split())
-    flush = _seconds(words.get("flush_time"), DEFAULT_FLUSH)
-    return Params(
-        accounting=_true(words.get("accounting"), True),
-        reporting=_true(words.get("reporting"), False),
-        joblog=_true(words.get("joblog"), False),
-        flush_time=flush,
-        accounting_flush_time=_seconds(words.get("accounting_flush_time"), flush),
+    return p.ReportingParams(
+        accounting=_true(words.get("accounting"), _DEFAULT.accounting),
+        reporting=_true(words.get("reporting"), _DEFAULT.reporting),
+        joblog=_true(words.get("joblog"), _DEFAULT.joblog),
+        flush_time=_seconds(words.get("flush_time"), _DEFAULT.flush_time),
     )
 
 
@@ -69,15 +60,8 @@ def _seconds(word: str | None, default: float) -> float:
     return value if value != float("inf") else default
 
 
-def of(m: Master) -> Params:
+def of(m: Master) -> p.ReportingParams:
     return params(m.s.config.conf.reporting_params)
-
-
-def sinks(m: Master) -> p.Sinks:
-    """What the accounting actor must write; sent when it starts and whenever it changes."""
-    now = of(m)
-    return p.Sinks(accounting=now.accounting, reporting=now.reporting,
-                   flush_time=now.flush_time, accounting_flush_time=now.accounting_flush_time)
 
 
 def report(m: Master, record: Report, fx: Effects) -> None:

@@ -71,7 +71,8 @@ async def cell(base: Path) -> AsyncIterator[Master]:
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(accounting.run, ctx, endpoint, base)
-            await sock.send([p.encode(p.Sinks(flush_time=0.05))])  # as the master does first
+            # as the master does first
+            await sock.send([p.encode(p.ReportingParams(flush_time=0.05))])
             yield Master(sock)
             nursery.cancel_scope.cancel()
     finally:
@@ -154,13 +155,13 @@ async def account(master: Master, *tasks: p.AccountTask) -> set[int]:
 async def test_reporting_params_choose_the_files_and_the_database_follows_them(tmp_path):
     base = make_cell(tmp_path)
     async with cell(base) as master:
-        await master.sock.send([p.encode(p.Sinks(accounting=False, reporting=True,
+        await master.sock.send([p.encode(p.ReportingParams(accounting=False, reporting=True,
                                                  flush_time=0.05))])
         assert await account(master, finished(1)) == {1}
-        await master.sock.send([p.encode(p.Sinks(accounting=False, reporting=False,
+        await master.sock.send([p.encode(p.ReportingParams(accounting=False, reporting=False,
                                                  flush_time=0.05))])
         assert await account(master, finished(2)) == {2}  # confirmed, written nowhere
-        await master.sock.send([p.encode(p.Sinks(accounting=True, reporting=False,
+        await master.sock.send([p.encode(p.ReportingParams(accounting=True, reporting=False,
                                                  flush_time=0.05))])
         assert await account(master, finished(3)) == {3}
     assert [ln.split(":")[1] for ln in body(base)] == ["acct"]

@@ -52,11 +52,12 @@ def test_user_text_cannot_add_fields_or_lines():
 
 @pytest.mark.parametrize("text,expected", [
     ("accounting=true reporting=false flush_time=00:00:15 joblog=false sharelog=00:00:00",
-     reporting.Params(True, False, False, 15.0, 15.0)),
+     p.ReportingParams(accounting=True, reporting=False, joblog=False, flush_time=15.0)),
     ("accounting=false reporting=true joblog=true flush_time=5 accounting_flush_time=0",
-     reporting.Params(False, True, True, 5.0, 0.0)),
-    ("reporting=TRUE flush_time=nonsense", reporting.Params(True, True, False, 15.0, 15.0)),
-    ("", reporting.Params()),
+     p.ReportingParams(accounting=False, reporting=True, joblog=True, flush_time=5.0)),
+    ("reporting=TRUE flush_time=nonsense",
+     p.ReportingParams(accounting=True, reporting=True, joblog=False, flush_time=15.0)),
+    ("", p.ReportingParams()),
 ])
 def test_reporting_params(text, expected):
     assert reporting.params(text) == expected
