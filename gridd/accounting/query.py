@@ -84,10 +84,15 @@ def export_snapshot(directory: Path, *, base: Path | None = None) -> Result:
     answer lists them (name, path, rows)."""
     if running_master(base):
         return ask_master(p.DbExport(directory=str(directory.resolve())), base)
+    with open_read_only(base) as con:
+        return snapshot(con, directory)
+
+
+def snapshot(con: Any, directory: str | os.PathLike[str]) -> Result:
+    """Export on an open database (the file, or the accounting actor's cursor)."""
     from gridd.accounting.report_export import export_parquet
 
-    with open_read_only(base) as con:
-        done = export_parquet(con, directory)
+    done = export_parquet(con, directory)
     return Result(["name", "path", "rows"], [(e.name, str(e.path), e.rows) for e in done],
                   ["VARCHAR", "VARCHAR", "BIGINT"])
 

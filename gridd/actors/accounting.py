@@ -137,26 +137,17 @@ class Writers:
             self.close()
             raise
 
-    def query(self, msg: p.DbQuery) -> p.DbAnswer:
+    def answer(self, ask: p.DbQuery | p.DbExport) -> p.DbAnswer:
+        """A query's rows, or the files of a snapshot, on the queries' cursor."""
         from gridd.accounting import query
 
         try:
             self._settled()
-            return query.answer(query.execute(self.reader, msg.sql, msg.params))
+            if isinstance(ask, p.DbQuery):
+                return query.answer(query.execute(self.reader, ask.sql, ask.params))
+            return query.answer(query.snapshot(self.reader, ask.directory))
         except query.QueryError as exc:
             return p.DbAnswer(error=str(exc))
-
-    def export(self, msg: p.DbExport) -> p.DbAnswer:
-        from gridd.accounting import query
-        from gridd.accounting.report_export import export_parquet
-
-        try:
-            self._settled()
-            done = export_parquet(self.reader, msg.directory)
-        except query.QueryError as exc:
-            return p.DbAnswer(error=str(exc))
-        return p.DbAnswer(columns=["name", "path", "rows"], types=["VARCHAR", "VARCHAR", "BIGINT"],
-                          rows=[[e.name, str(e.path), e.rows] for e in done])
 
     def close(self) -> None:
         """Leave the database settled (whole for readers of the file) and closed."""
@@ -224,9 +215,8 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
 
 async def _answer(sock: TrioSocket, writers: Writers, ask: p.DbQuery | p.DbExport,
                   readers: trio.CapacityLimiter) -> None:
-    run = writers.query if isinstance(ask, p.DbQuery) else writers.export
     try:
-        reply = await trio.to_thread.run_sync(run, ask, limiter=readers)
+        reply = await trio.to_thread.run_sync(writers.answer, ask, limiter=readers)
     except Exception as exc:  # a query must never take the actor down
         log.exception("query failed")
         reply = p.DbAnswer(error=f"error: {exc}")
