@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from gridd.pidfile import alive
+
 BIN = Path(sys.executable).parent
 
 
@@ -75,18 +77,6 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
         time.sleep(0.05)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def make_cell(tmp_path: Path, hosts: int, slots: int) -> Iterator[Cell]:
     root = tmp_path / "cell"
     root.mkdir()
@@ -103,7 +93,7 @@ def make_cell(tmp_path: Path, hosts: int, slots: int) -> Iterator[Cell]:
         started.update(cell.pids())
         cell.run("gridd", "down")
         for pid in started:
-            if _alive(pid):
+            if alive(pid):
                 os.kill(pid, signal.SIGKILL)
 
 

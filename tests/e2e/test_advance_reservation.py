@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from gridd.pidfile import alive
 from tests.e2e.conftest import Cell, make_cell, wait_for
 from tests.e2e.test_cell import finished, submit
 
@@ -75,14 +76,6 @@ def set_global_conf(cell: Cell, tmp_path: Path, sed: str) -> None:
     res = cell.run("qconf", "-mconf", env=editor(cell, tmp_path, sed))
     assert res.returncode == 0, res.stderr
     assert res.stderr.endswith('modified "global" in configuration list\n'), res.stderr
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def local_date_time(when: float) -> str:
