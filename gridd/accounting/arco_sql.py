@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gridd.accounting.record_sql import KINDS
+from gridd.accounting.record_sql import table
 
 # --- jobs -------------------------------------------------------------------------------
 _JOB_KEY = "job_number, task_number, pe_taskid, submission_time"
@@ -35,7 +35,7 @@ def job_keys(kinds: set[str]) -> str:
     candidates = " UNION ALL ".join(
         f"SELECT {_JOB_KEY}, {_JOB_ATTRS}, "
         f"{'category' if kind == 'acct' else 'NULL::VARCHAR AS category'}, {rank} AS rank, ord "
-        f"FROM {KINDS[kind].table} WHERE ok"
+        f"FROM {table(kind)} WHERE ok"
         for kind, rank in _JOB_SOURCES.items() if kind in kinds
     )
     # the best record of each job: grouping by job and joining the winner back costs
@@ -145,7 +145,7 @@ def ar_keys(kinds: set[str]) -> str:
     candidates = " UNION ALL ".join(
         f"SELECT {_AR_KEY}, "
         f"{'owner' if kind == 'new_ar' else 'NULL::VARCHAR AS owner'} "
-        f"FROM {KINDS[kind].table} WHERE ok"
+        f"FROM {table(kind)} WHERE ok"
         for kind in _AR_SOURCES if kind in kinds
     )
     return f"""
@@ -251,7 +251,7 @@ def new_names(kinds: set[str]) -> str:
         second = "b" if len(dim.name_columns) > 1 else "NULL::VARCHAR"
         names = " UNION ".join(
             f"SELECT {exprs[0]} AS a, {exprs[1] if len(exprs) > 1 else 'NULL::VARCHAR'} AS b "
-            f"FROM {KINDS[k].table} WHERE ok"
+            f"FROM {table(k)} WHERE ok"
             for k, exprs in sources
         )
         match = " AND ".join(
@@ -288,7 +288,7 @@ _NUMBER = """CASE
     ELSE TRY_CAST(v AS DOUBLE) END"""
 
 
-def _pairs(table: str, owner: str, consumable: bool) -> str:
+def _pairs(source: str, owner: str, consumable: bool) -> str:
     """name=value[=capacity] items of a record, one row each."""
     return f"""
         SELECT {owner}, time, split_part(p, '=', 1) AS variable, v,
@@ -296,7 +296,7 @@ def _pairs(table: str, owner: str, consumable: bool) -> str:
                    AS config
         FROM (SELECT *, split_part(p, '=', 2) AS v
               FROM (SELECT {owner}, time, unnest(string_split(pairs, ',')) AS p, ord
-                    FROM {table} WHERE ok))
+                    FROM {source} WHERE ok))
         WHERE p <> ''
     """
 
@@ -307,7 +307,7 @@ def _host_values(kind: str) -> str:
                                      hv_value, hv_dvalue, hv_dconfig)
         SELECT nextval('sge_host_values_seq'), h.h_id, time, time, variable, v, {_NUMBER},
                config
-        FROM ({_pairs(KINDS[kind].table, 'hostname', kind == 'host_consumable')}) x
+        FROM ({_pairs(table(kind), 'hostname', kind == 'host_consumable')}) x
         JOIN sge_host h ON h.h_hostname = x.hostname
     """
 

@@ -209,7 +209,7 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
     done = Ingested(records=sum(counts.values()))
     kinds = {kind for kind in counts if kind in record_sql.KINDS}
     for kind in kinds:
-        con.execute(record_sql.parse(record_sql.KINDS[kind]))
+        con.execute(record_sql.parse(kind))
     _add_names(con, kinds)
     if kinds & {"acct", "job_log", "new_job"}:
         done.accounting = _load_jobs(con, kinds)

@@ -12,8 +12,6 @@ Field positions follow what Grid Engine 8.1.9 writes (tests/data/sge-8.1.9).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gridd.accounting.record import FIELDS
 
 
@@ -91,15 +89,6 @@ def _acct_select() -> str:
     )
 
 
-@dataclass(frozen=True)
-class Kind:
-    """How one record type is parsed: the typed temporary table it fills."""
-
-    name: str
-    table: str
-    select: str  # SELECT ord, <columns>, <ok> AS ok FROM ... gridd_stage WHERE kind = ...
-
-
 def _fields(kind: str, minimum: int, columns: str, checks: str) -> str:
     return (
         f"SELECT ord, {columns}, len(f) >= {minimum} AND {checks} AS ok "
@@ -112,21 +101,22 @@ def _int_ok(*indexes: int) -> str:
     return " AND ".join(f"TRY_CAST(f[{i}] AS BIGINT) IS NOT NULL" for i in indexes)
 
 
-KINDS: dict[str, Kind] = {
-    "acct": Kind("acct", "gridd_acct", _acct_select()),
+# Per record type: SELECT ord, <typed columns>, <ok> AS ok FROM ... gridd_stage.
+KINDS: dict[str, str] = {
+    "acct": _acct_select(),
     # new_job: submission_time job_number task_number pe_taskid job_name owner group
     #          project department account priority
-    "new_job": Kind("new_job", "gridd_new_job", _fields(
+    "new_job": _fields(
         "new_job", 11,
         f"{ts('f[1]')} AS submission_time, TRY_CAST(f[2] AS BIGINT) AS job_number, "
         "TRY_CAST(f[3] AS BIGINT) AS task_number, f[4] AS pe_taskid, f[5] AS job_name, "
         'f[6] AS owner, f[7] AS "group", f[8] AS project, f[9] AS department, '
         "f[10] AS account, TRY_CAST(f[11] AS INTEGER) AS priority",
-        _int_ok(1, 2, 3, 11))),
+        _int_ok(1, 2, 3, 11)),
     # job_log: time event job_number task_number pe_taskid state user host state_time
     #          priority submission_time job_name owner group project department account
     #          message
-    "job_log": Kind("job_log", "gridd_job_log", _fields(
+    "job_log": _fields(
         "job_log", 18,
         f"{ts('f[1]')} AS time, f[2] AS event, TRY_CAST(f[3] AS BIGINT) AS job_number, "
         "TRY_CAST(f[4] AS BIGINT) AS task_number, f[5] AS pe_taskid, f[6] AS state, "
@@ -134,59 +124,64 @@ KINDS: dict[str, Kind] = {
         f"TRY_CAST(f[10] AS INTEGER) AS priority, {ts('f[11]')} AS submission_time, "
         'f[12] AS job_name, f[13] AS owner, f[14] AS "group", f[15] AS project, '
         f"f[16] AS department, f[17] AS account, {_rest(18)} AS message",
-        _int_ok(1, 3, 4, 9, 10, 11))),
+        _int_ok(1, 3, 4, 9, 10, 11)),
     # new_ar: submission_time ar_number owner
-    "new_ar": Kind("new_ar", "gridd_new_ar", _fields(
+    "new_ar": _fields(
         "new_ar", 3,
         f"{ts('f[1]')} AS submission_time, TRY_CAST(f[2] AS BIGINT) AS ar_number, "
         f"{_rest(3)} AS owner",
-        _int_ok(1, 2))),
+        _int_ok(1, 2)),
     # ar_attr: time submission_time ar_number name account start_time end_time
     #          granted_pe granted_resources
-    "ar_attr": Kind("ar_attr", "gridd_ar_attr", _fields(
+    "ar_attr": _fields(
         "ar_attr", 9,
         f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
         "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS name, f[5] AS account, "
         f"{ts('f[6]')} AS start_time, {ts('f[7]')} AS end_time, f[8] AS granted_pe, "
         f"{_rest(9)} AS resources",
-        _int_ok(1, 2, 3, 6, 7))),
+        _int_ok(1, 2, 3, 6, 7)),
     # ar_log: time submission_time ar_number state event message
-    "ar_log": Kind("ar_log", "gridd_ar_log", _fields(
+    "ar_log": _fields(
         "ar_log", 6,
         f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
         "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS state, f[5] AS event, "
         f"{_rest(6)} AS message",
-        _int_ok(1, 2, 3))),
+        _int_ok(1, 2, 3)),
     # ar_acct: termination_time submission_time ar_number qname hostname slots
-    "ar_acct": Kind("ar_acct", "gridd_ar_acct", _fields(
+    "ar_acct": _fields(
         "ar_acct", 6,
         f"{ts('f[1]')} AS time, {ts('f[2]')} AS submission_time, "
         "TRY_CAST(f[3] AS BIGINT) AS ar_number, f[4] AS qname, f[5] AS hostname, "
         "TRY_CAST(f[6] AS INTEGER) AS slots",
-        _int_ok(1, 2, 3, 6))),
+        _int_ok(1, 2, 3, 6)),
     # host: hostname time state name=value,...    (load values)
-    "host": Kind("host", "gridd_host", _fields(
+    "host": _fields(
         "host", 4,
-        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2))),
+        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2)),
     # host_consumable: hostname time state name=value=capacity,...
-    "host_consumable": Kind("host_consumable", "gridd_host_consumable", _fields(
+    "host_consumable": _fields(
         "host_consumable", 4,
-        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2))),
+        f"f[1] AS hostname, {ts('f[2]')} AS time, {_rest(4)} AS pairs", _int_ok(2)),
     # queue: qname hostname time state
-    "queue": Kind("queue", "gridd_queue", _fields(
+    "queue": _fields(
         "queue", 4,
         f"f[1] AS qname, f[2] AS hostname, {ts('f[3]')} AS time, {_rest(4)} AS state",
-        _int_ok(3))),
+        _int_ok(3)),
     # queue_consumable: qname hostname time state name=value=capacity,...
-    "queue_consumable": Kind("queue_consumable", "gridd_queue_consumable", _fields(
+    "queue_consumable": _fields(
         "queue_consumable", 5,
         f"f[1] AS qname, f[2] AS hostname, {ts('f[3]')} AS time, {_rest(5)} AS pairs",
-        _int_ok(3))),
+        _int_ok(3)),
 }
 
 
-def parse(kind: Kind) -> str:
-    return f"CREATE OR REPLACE TEMP TABLE {kind.table} AS {kind.select}"
+def table(kind: str) -> str:
+    """The temporary table of typed columns a record type is parsed into."""
+    return f"gridd_{kind}"
+
+
+def parse(kind: str) -> str:
+    return f"CREATE OR REPLACE TEMP TABLE {table(kind)} AS {KINDS[kind]}"
 
 
 # Record types read under another name: the AR specification's name for 8.1.9's ar_attr.
@@ -208,7 +203,7 @@ def kind_of(type_name: str) -> str:
 def rejected(kinds: set[str]) -> str:
     """Count the records that did not parse, with the position of the first of them."""
     known = " UNION ALL ".join(
-        f"SELECT ord FROM {KINDS[k].table} WHERE NOT ok" for k in sorted(kinds))
+        f"SELECT ord FROM {table(k)} WHERE NOT ok" for k in sorted(kinds))
     unknown = ", ".join(f"'{k}'" for k in (*KINDS, *IGNORED))
     return (f"SELECT count(*), min(ord) FROM ({known + ' UNION ALL ' if known else ''}"
             f"SELECT ord FROM gridd_stage WHERE kind NOT IN ({unknown}))")
