@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -31,7 +31,7 @@ import duckdb
 from gridd.accounting import arco_sql as arco
 from gridd.accounting import record_sql, schema
 from gridd.accounting.file_marks import FileMark, is_reporting, read_lines
-from gridd.accounting.record import FIELDS, AccountingRecord, to_line
+from gridd.accounting.record import FIELDS, TIME_FIELDS, AccountingRecord, acct_line
 
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
 FOLD_ROWS = 50_000  # inbox records that are folded at once
@@ -40,7 +40,6 @@ CHECKPOINT_MB = 64  # WAL size at which DuckDB writes the database file
 
 Progress = Callable[[int, int, int], None]  # bytes done, bytes in the file, records read
 
-_TIMES = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
 @dataclass
@@ -116,11 +115,10 @@ def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) 
 
 
 def _combine(taken: Ingested, folded: Ingested) -> Ingested:
-    """A call's result: what it took in, and what its fold moved into the tables."""
-    return Ingested(records=taken.records, duplicates=taken.duplicates,
-                    accounting=taken.accounting + folded.accounting,
-                    rejected=taken.rejected + folded.rejected,
-                    first_rejected=taken.first_rejected or folded.first_rejected)
+    """A call's result: what it took in, and what its fold moved into the tables (the
+    fold's records were counted when they were taken in)."""
+    taken.add(replace(folded, records=0, duplicates=0))
+    return taken
 
 
 def settle(con: duckdb.DuckDBPyConnection) -> Ingested:
@@ -165,11 +163,6 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
             if progress:
                 progress(mark.offset, size, total.records)
     return total
-
-
-def acct_line(rec: AccountingRecord) -> str:
-    """The reporting(5) line of an accounting record, stamped with its end time."""
-    return f"{rec.end_time}:acct:{to_line(rec)}"
 
 
 # --- staging -----------------------------------------------------------------------------
@@ -281,7 +274,7 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 def _adopt_flat_table(con: duckdb.DuckDBPyConnection) -> None:
     """Load the rows of gridd's former flat table, keeping their sequence numbers."""
     columns = ", ".join(
-        f"coalesce(epoch({name})::BIGINT, 0)" if name in _TIMES else f'"{name}"'
+        f"coalesce(epoch({name})::BIGINT, 0)" if name in TIME_FIELDS else f'"{name}"'
         for name in FIELDS)
     rows = con.execute(
         f"SELECT seq, {columns} FROM {schema.FLAT_TABLE} ORDER BY seq").fetchall()
@@ -289,4 +282,3 @@ def _adopt_flat_table(con: duckdb.DuckDBPyConnection) -> None:
         if rows:
             _to_inbox(con, {row[0]: acct_line(AccountingRecord(*row[1:])) for row in rows})
         con.execute(f"DROP TABLE {schema.FLAT_TABLE}")
-    settle(con)

@@ -18,14 +18,11 @@ import tempfile
 from dataclasses import fields
 from typing import IO, Any
 
-from gridd.accounting.qacct_query import TIME_FIELDS, QacctError, Query
-from gridd.accounting.record import AccountingRecord
+from gridd.accounting.qacct_query import QacctError, Query
+from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS, AccountingRecord
 from gridd.accounting.record_sql import acct_text
 
 _KINDS = {f.name: str(f.type) for f in fields(AccountingRecord)}
-_CATEGORY = list(_KINDS).index("category")
-_CURRENT = len(_KINDS)  # fields of a line since GE 6.2
-_PRE_62 = _CURRENT - 2  # before: no ar_number, no ar_submission_time
 
 
 def _field(name: str) -> str:
@@ -46,13 +43,14 @@ def _tail_fits() -> str:
     checks = [
         f"TRY_CAST(p[len(p) - {len(_KINDS) - 1 - i}] AS DOUBLE) IS NOT NULL"
         for i, name in enumerate(_KINDS)
-        if i > _CATEGORY and _KINDS[name] != "str"
+        if i > CATEGORY and _KINDS[name] != "str"
     ]
     return " AND ".join(checks)
 
 
 _RECORD = (
-    f"len(p) = {_PRE_62} OR len(p) = {_CURRENT} OR len(p) > {_CURRENT} AND {_tail_fits()}"
+    f"len(p) = {PRE_62_COUNT} OR len(p) = {len(FIELDS)} "
+    f"OR len(p) > {len(FIELDS)} AND {_tail_fits()}"
 )
 # One pass over the lines: a line that is not a record comes out as a row whose fields
 # are empty (NULL text, numbers 0) and whose `unreadable` is the line.
@@ -61,7 +59,7 @@ _RELATION = (
     + ", ".join(f'{_field(name)} AS "{name}"' for name in _KINDS)
     + ", CASE WHEN NOT record THEN line END AS unreadable FROM ("
     f"SELECT line, record, CASE WHEN record THEN p END AS p, "
-    f"greatest(len(p) - {_CURRENT}, 0) AS extra FROM ("
+    f"greatest(len(p) - {len(FIELDS)}, 0) AS extra FROM ("
     f"SELECT line, p, {_RECORD} AS record FROM ("
     "SELECT line, string_split(line, ':') AS p FROM lines)))"
 )

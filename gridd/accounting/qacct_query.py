@@ -13,10 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gridd.accounting.record import TIME_FIELDS
 from gridd.accounting.render import Key
-
-# Time columns: TIMESTAMP in the relation, epoch seconds (0 for never) in a record.
-TIME_FIELDS = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,10 @@ _TYPES: tuple[type, ...] = tuple(
     {"str": str, "int": int, "float": float}[str(f.type)] for f in fields(AccountingRecord)
 )
 # Lines written before GE 6.2 end at maxvmem: no advance reservations then.
-_PRE_62_COUNT = len(FIELDS) - 2
-_CATEGORY = FIELDS.index("category")
+PRE_62_COUNT = len(FIELDS) - 2
+CATEGORY = FIELDS.index("category")  # the one field that may hold ':'
+# Times: epoch seconds in a line (0 for never), TIMESTAMP (NULL for never) in the database.
+TIME_FIELDS = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
 def _time_seconds(text: str) -> str:
@@ -194,6 +196,11 @@ def to_line(rec: AccountingRecord) -> str:
     return ":".join(_format(getattr(rec, name)) for name in FIELDS)
 
 
+def acct_line(rec: AccountingRecord) -> str:
+    """The reporting(5) line of an accounting record, stamped with its end time."""
+    return f"{rec.end_time}:acct:{to_line(rec)}"
+
+
 def _convert(name: str, kind: type, text: str) -> str | int | float:
     if kind is str:
         return text
@@ -227,17 +234,17 @@ def _split(line: str) -> tuple[list[str], int]:
     truncated current line is not mistaken for one.
     """
     parts = line.split(":")
-    if len(parts) == _PRE_62_COUNT:
-        return parts, _PRE_62_COUNT
+    if len(parts) == PRE_62_COUNT:
+        return parts, PRE_62_COUNT
     extra = len(parts) - len(FIELDS)
-    tail = parts[_CATEGORY + 1 + extra :]
-    if extra < 0 or not _tail_fits(tail, _TYPES[_CATEGORY + 1 :]):
+    tail = parts[CATEGORY + 1 + extra :]
+    if extra < 0 or not _tail_fits(tail, _TYPES[CATEGORY + 1 :]):
         raise ValueError(
             f"accounting line has {len(parts)} fields, expected {len(FIELDS)} "
-            f"(or {_PRE_62_COUNT} before GE 6.2)"
+            f"(or {PRE_62_COUNT} before GE 6.2)"
         )
-    category_text = ":".join(parts[_CATEGORY : _CATEGORY + extra + 1])
-    return [*parts[:_CATEGORY], category_text, *tail], len(FIELDS)
+    category_text = ":".join(parts[CATEGORY : CATEGORY + extra + 1])
+    return [*parts[:CATEGORY], category_text, *tail], len(FIELDS)
 
 
 def parse_line(line: str) -> AccountingRecord | None:

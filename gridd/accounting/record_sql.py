@@ -12,7 +12,7 @@ Field positions follow what Grid Engine 8.1.9 writes (tests/data/sge-8.1.9).
 
 from __future__ import annotations
 
-from gridd.accounting.record import FIELDS
+from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS
 
 
 def ts(text: str) -> str:
@@ -28,8 +28,7 @@ def _rest(index: int) -> str:
 # --- acct: an accounting(5) record ----------------------------------------------------
 # A category holding ':' adds fields before iow; `e` counts them. Lines written before
 # GE 6.2 have 43 fields (no AR), and are taken only at exactly that length.
-_ACCT_PRE_62 = len(FIELDS) - 2
-_CATEGORY = FIELDS.index("category") + 1  # 1-based, as DuckDB lists are
+_CATEGORY = CATEGORY + 1  # 1-based, as DuckDB lists are
 _ACCT_TYPES = {
     "job_number": "BIGINT", "priority": "INTEGER", "failed": "INTEGER",
     "exit_status": "INTEGER", "ru_wallclock": "BIGINT", "ru_utime": "DOUBLE",
@@ -41,7 +40,6 @@ _ACCT_TYPES = {
     "cpu": "DOUBLE", "mem": "DOUBLE", "io": "DOUBLE", "iow": "DOUBLE", "maxvmem": "DOUBLE",
     "arid": "BIGINT",
 }
-_ACCT_TIMES = ("submission_time", "start_time", "end_time", "ar_submission_time")
 
 
 def acct_text(name: str, fields: str = "f", extra: str = "e") -> str:
@@ -59,17 +57,17 @@ def _acct_field(name: str) -> str:
     pre-6.2 line read as 0."""
     text = acct_text(name)
     if name in ("arid", "ar_submission_time"):
-        return f"CASE WHEN n = {_ACCT_PRE_62} THEN '0' ELSE {text} END"
+        return f"CASE WHEN n = {PRE_62_COUNT} THEN '0' ELSE {text} END"
     return text
 
 
 def _acct_select() -> str:
     """Typed columns and the ok flag; each field is cast once, in the inner SELECT."""
-    raw, typed, checks = [], [], [f"(n = {_ACCT_PRE_62} OR n >= {len(FIELDS)})"]
+    raw, typed, checks = [], [], [f"(n = {PRE_62_COUNT} OR n >= {len(FIELDS)})"]
     for name in FIELDS:
         text = _acct_field(name)
         column = '"group"' if name == "group" else name
-        if name in _ACCT_TIMES:
+        if name in TIME_FIELDS:
             raw.append(f"TRY_CAST({text} AS BIGINT) AS {name}")
             typed.append(f"make_timestamp(NULLIF({name}, 0) * 1000000) AS {name}")
             checks.append(f"{name} IS NOT NULL")
@@ -84,7 +82,7 @@ def _acct_select() -> str:
         f"SELECT ord, {', '.join(typed)}, {' AND '.join(checks)} AS ok FROM ("
         f"SELECT ord, n, {', '.join(raw)} "
         "FROM (SELECT ord, f, len(f) AS n, "
-        f"CASE WHEN len(f) = {_ACCT_PRE_62} THEN 0 ELSE len(f) - {len(FIELDS)} END AS e "
+        f"CASE WHEN len(f) = {PRE_62_COUNT} THEN 0 ELSE len(f) - {len(FIELDS)} END AS e "
         f"FROM (SELECT ord, string_split(body, ':') AS f FROM gridd_stage WHERE kind = 'acct')))"
     )
 

@@ -40,7 +40,7 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.accounting import report_lines
 from gridd.accounting.accounting_file import append_lines, append_records, tail_keys, tail_lines
-from gridd.accounting.record import AccountingRecord, record_for
+from gridd.accounting.record import AccountingRecord, acct_line, record_for
 from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.accounting")
@@ -79,8 +79,6 @@ class Writers:
 
     def write_files(self, items: list[Item]) -> list[tuple[int, str]]:
         """Append what the files lack; return the database's lines (seq, line)."""
-        from gridd.accounting.db import acct_line  # duckdb is heavy: only the master loads it
-
         accounting: list[AccountingRecord] = []
         reporting: list[str] = []
         rows: list[tuple[int, str]] = []

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from gridd.accounting import arco_sql, db, schema
-from gridd.accounting.record import FIELDS, parse_line, to_line
+from gridd.accounting.record import FIELDS, acct_line, parse_line, to_line
 
 GE = Path(__file__).resolve().parents[1] / "data" / "sge-8.1.9"
 LINE = (
@@ -69,7 +69,7 @@ def stream(lines: list[str], first: int = 1) -> list[tuple[int, str]]:
 
 
 def acct(rec) -> str:
-    return db.acct_line(rec)
+    return acct_line(rec)
 
 
 def count(con, relation: str) -> int:
