@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import reporting
+from gridd.master import ids, reporting
 from gridd.model.ar import (
     DELETED,
     ERROR,
@@ -68,9 +68,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     if spec.verify == "v":
         return p.Ok(lines=["verification: found possible assignment"])
     ar_id = m.s.next_ar_id
-    m.s.next_ar_id = ar_id + 1 if ar_id < MAX_AR_ID else 1
-    while m.s.next_ar_id in m.s.ars:
-        m.s.next_ar_id = m.s.next_ar_id + 1 if m.s.next_ar_id < MAX_AR_ID else 1
+    m.s.next_ar_id = ids.after(ar_id, m.s.ars, MAX_AR_ID)
     fx.counters_changed = True
     spec.resources = request.hard
     ar = AdvanceReservation(ar_id=ar_id, spec=spec, submission_time=now, start=start, end=end,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.master import admin, ars, qmod, reporting, views
+from gridd.master import admin, ars, ids, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, parse_value
@@ -255,7 +255,7 @@ class Master:
             # e, w and v ask of an empty cluster (its ARs kept), p of the cluster as it is.
             why = verify(self.plan, self.loads(),
                          self.running.values() if spec.verify == "p" else (),
-                         sched_job(new_job(self.s.next_job_id, spec, now), [0]),
+                         _asking(self.s.next_job_id, spec, now),
                          ars.bookings(self), now)
             if spec.verify in ("v", "p"):
                 if why is None:
@@ -268,9 +268,7 @@ class Master:
             if why is not None:
                 warnings.append("warning: no suitable queues")
         job_id = self.s.next_job_id
-        self.s.next_job_id = job_id + 1 if job_id < MAX_JOB_ID else 1
-        while self.s.next_job_id in self.s.jobs:
-            self.s.next_job_id += 1
+        self.s.next_job_id = ids.after(job_id, self.s.jobs, MAX_JOB_ID)
         fx.counters_changed = True
         job = new_job(job_id, spec, now)
         self.s.jobs[job_id] = job
@@ -289,7 +287,7 @@ class Master:
                 f'Unable to run job: denied: "{spec.name}" is not a valid object name '
                 "(cannot start with a digit)"
             )
-        problem = self.validate_request(sched_job(new_job(0, spec, 0.0), [0]))
+        problem = self.validate_request(_asking(0, spec, 0.0))
         return None if problem is None else "Unable to run job: " + problem
 
     def validate_request(self, job: p.SchedJob) -> str | None:
@@ -975,6 +973,12 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
         owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
         ar=spec.ar,
     )
+
+
+def _asking(job_id: int, spec: JobSpec, now: float) -> p.SchedJob:
+    """What planning would be asked of a job not made yet (checks at submission); its
+    tasks are not made either: an array of 100,000 would cost more than the check."""
+    return sched_job(Job(job_id=job_id, spec=spec, submit_time=now), [0])
 
 
 def _holding(job: Job, task: Task) -> Running:
