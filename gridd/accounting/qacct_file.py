@@ -19,6 +19,7 @@ from dataclasses import fields
 from typing import IO, Any
 
 from gridd.accounting.qacct_query import QacctError, Query
+from gridd.accounting.query import first_line
 from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS, AccountingRecord
 from gridd.accounting.record_sql import acct_text
 
@@ -125,7 +126,7 @@ class AccountingFile:
             self._decode()  # not UTF-8 throughout: read it with replacement characters
             return self._con.execute(query.sql, query.params).fetchall()
         except self._duckdb.Error as exc:
-            raise QacctError(f"error: {self._path}: {str(exc).strip().splitlines()[0]}") from None
+            raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
 
     def _decode(self) -> None:
         """Read a copy of the file in UTF-8, with U+FFFD for bytes that were not UTF-8."""

@@ -45,7 +45,7 @@ def check_read_only(con: Any, sql: str) -> None:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryError(f"error: {_first_line(exc)}") from None
+        raise QueryError(f"error: {first_line(exc)}") from None
     if len(statements) != 1:
         raise QueryError("error: give exactly one SQL statement")
     kind = statements[0].type
@@ -64,7 +64,7 @@ def execute(con: Any, sql: str, params: Params = None) -> Result:
         description = cur.description or []
         rows = cur.fetchall()
     except duckdb.Error as exc:
-        raise QueryError(f"error: {_first_line(exc)}") from None
+        raise QueryError(f"error: {first_line(exc)}") from None
     finally:
         cur.close()
     return Result([d[0] for d in description], rows, [str(d[1]) for d in description])
@@ -162,8 +162,8 @@ def open_read_only(base: Path | None = None) -> Any:
     try:
         return duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise QueryError(f"error: cannot open {path}: {_first_line(exc)}") from None
+        raise QueryError(f"error: cannot open {path}: {first_line(exc)}") from None
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridd.accounting.query import QueryError, Result, _first_line
+from gridd.accounting.query import QueryError, Result, first_line
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def export_parquet(con: Any, directory: str | os.PathLike[str]) -> list[Exported
             os.replace(temporary, exported.path)
     except duckdb.Error as exc:
         _remove(temporary for temporary, _ in written)
-        raise QueryError(f"error: export failed: {_first_line(exc)}") from None
+        raise QueryError(f"error: export failed: {first_line(exc)}") from None
     except OSError as exc:
         _remove(temporary for temporary, _ in written)
         raise QueryError(f"error: cannot write {exc.filename}: {exc.strerror}") from None
@@ -88,7 +88,7 @@ def write_parquet(result: Result, path: str | os.PathLike[str]) -> None:
         os.replace(temporary, final)
     except duckdb.Error as exc:
         _remove([temporary])
-        raise QueryError(f"error: cannot write {final}: {_first_line(exc)}") from None
+        raise QueryError(f"error: cannot write {final}: {first_line(exc)}") from None
     except OSError as exc:
         _remove([temporary])
         raise QueryError(f"error: cannot write {final}: {exc.strerror}") from None

@@ -48,6 +48,7 @@ def _load(target: Path, files: list[Path]) -> int:
     import duckdb
 
     from gridd.accounting import db, schema
+    from gridd.accounting.query import first_line
 
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -56,9 +57,9 @@ def _load(target: Path, files: list[Path]) -> int:
         if "lock" in str(exc).lower():
             return _fail(f"{target} is in use by another process (a running master keeps its "
                          "cell's database open): stop the cell, or write to another --db")
-        return _fail(f"cannot open {target}: {_first_line(exc)}")
+        return _fail(f"cannot open {target}: {first_line(exc)}")
     except (duckdb.Error, schema.SchemaError, OSError) as exc:
-        return _fail(f"cannot open {target}: {_first_line(exc)}")
+        return _fail(f"cannot open {target}: {first_line(exc)}")
     total = db.Ingested()
     started = time.perf_counter()
     try:
@@ -68,7 +69,7 @@ def _load(target: Path, files: list[Path]) -> int:
                 done = db.ingest_file(con, path, bar.update if bar.shown else None)
             except (duckdb.Error, OSError) as exc:
                 bar.close()
-                return _fail(f"{path}: {_first_line(exc)}")
+                return _fail(f"{path}: {first_line(exc)}")
             bar.close()
             total.add(done)
             if done.rejected:
@@ -113,8 +114,3 @@ class _Bar:
 def _fail(message: str, code: int = 1) -> int:
     print(f"gridd dbwriter: {message}", file=sys.stderr)
     return code
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
