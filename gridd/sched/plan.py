@@ -92,18 +92,18 @@ class Carried:
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
     order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
 
-    def follow(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
-               usable: list[Instance], open_: list[Instance], held: frozenset[str]) -> None:
+    def follow(self, usable: list[Instance], open_: list[Instance],
+               held: frozenset[str]) -> None:
         where = (tuple(map(id, usable)), tuple(map(id, open_)), held)
-        self._follow_cell(conf, loads)
         if where != self.where:
             self.where, self.statics = where, {}
         if not self.statics:
             self.lists = {}
         self.before, self.statics = self.statics, {}
 
-    def _follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
-        """Forget what the configuration or the loads no longer bear out."""
+    def follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
+        """Forget what the configuration or the loads no longer bear out: once a cycle,
+        before anything else is asked (comparing the loads of many hosts is not free)."""
         if conf is not self.conf:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
             self.statics = {}
@@ -112,11 +112,10 @@ class Carried:
             self.loads = {host: dict(values) for host, values in loads.items()}
             self.statics = {}
 
-    def ordered(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
+    def ordered(self, loads: Mapping[str, Mapping[str, str]],
                 order: Callable[[Mapping[str, Mapping[str, str]]], list[Instance]]
                 ) -> list[Instance]:
         """The instances in planning order, as `order` puts them for these loads."""
-        self._follow_cell(conf, loads)
         if self.order is None:
             self.order = order(loads)
         return self.order
@@ -124,7 +123,6 @@ class Carried:
     def empty_levels(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
                      matcher: Matcher) -> Levels:
         """The levels with nothing running: what could ever fit where."""
-        self._follow_cell(conf, loads)
         if self.empty is None:
             self.empty = build_levels(conf, loads, [], matcher)
         return self.empty
@@ -157,6 +155,7 @@ class Planner:
         # An AR whose window is open holds its resources now, as a running job would.
         holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
                  for ar in view.ars.values() if ar.start <= now < ar.end]
+        self._carried.follow_cell(view.conf, view.loads)
         levels = self._carried.empty_levels(view.conf, view.loads,
                                             self.matcher(view.conf)).copy()
         for task in [*running, *holds] if holds else running:
@@ -225,6 +224,7 @@ class Planner:
         suited = {name: "".join(c for c in letters if c not in "dusSaA")
                   for name, letters in states.items()}
         # The diagrams decide; the levels only name where things are.
+        self._carried.follow_cell(conf, loads)
         empty = self._carried.empty_levels(conf, loads, self.matcher(conf))
         cycle = Cycle(conf, empty, loads, own, suited, now=now, ars=ars,
                       carried=self._carried, granting=True)
@@ -504,10 +504,13 @@ class Cycle:
         # Where jobs without a run-time limit may not go (not a concern of a new AR's).
         self.ar_instances = frozenset() if granting else frozenset(
             name for ar in self.ars.values() for name, _ in ar.granted)
-        self._carried = carried or Carried()
-        self.usable, self.open = self._usable(self._carried.ordered(conf, loads, self._ordered),
+        if carried is None:  # else the planner has made it follow this cycle's cell
+            carried = Carried()
+            carried.follow_cell(conf, loads)
+        self._carried = carried
+        self.usable, self.open = self._usable(self._carried.ordered(loads, self._ordered),
                                               states)
-        self._carried.follow(conf, loads, self.usable, self.open, self.ar_instances)
+        self._carried.follow(self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
@@ -918,8 +921,7 @@ class Cycle:
     def _empty_levels(self) -> Levels:
         """The levels with nothing running (the carried ones: the cycle followed the
         configuration and loads when it began)."""
-        carried = self._carried
-        return carried.empty or carried.empty_levels(self.conf, self.loads, self.matcher)
+        return self._carried.empty_levels(self.conf, self.loads, self.matcher)
 
     def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
                           ) -> tuple[float, Granted] | None:
