@@ -284,7 +284,7 @@ class MasterActor:
             return
         if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
                 or fx.sched_loads or fx.hosts_changed or fx.flags_changed or fx.config_changed
-                or fx.ars_changed or answered_dispatch):
+                or fx.dirty_ars or fx.gone_ars or answered_dispatch):
             return
         self.master.sched_seq += 1
         self._send_now(self.sched, p.SchedEvent(
@@ -293,7 +293,8 @@ class MasterActor:
             hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
             flags=dict(self.master.s.flags) if fx.flags_changed else None,
             conf=self.master.plan if fx.config_changed else None,
-            ars=list(ars.bookings(self.master).values()) if fx.ars_changed else None,
+            ars=(list(ars.bookings(self.master).values())
+                 if fx.dirty_ars or fx.gone_ars else None),
             answers_dispatch=answered_dispatch,
         ))
 

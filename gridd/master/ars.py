@@ -256,7 +256,6 @@ def _settle(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> bool:
         _account(m, ar, now, fx)
     del m.s.ars[ar.ar_id]
     fx.gone_ars.add(ar.ar_id)
-    fx.ars_changed = True
     if any(name in m.orphaned for name, _ in ar.granted):
         m.refresh_views()  # its orphaned instances go with it
     return True
@@ -284,13 +283,13 @@ def _go(m: Master, ar: AdvanceReservation, state: str, event: str, message: str,
 
 def _changed(ar: AdvanceReservation, fx: Effects) -> None:
     fx.dirty_ars.add(ar.ar_id)
-    fx.ars_changed = True
 
 
 def report(m: Master, record: ArRecord, fx: Effects) -> None:
     """Report an AR event (when reporting is on), with the AR as it is now."""
-    record.ar = msgspec.structs.replace(record.ar)  # whatever comes later
-    reporting.report(m, record, fx)
+    if reporting.of(m).reporting:
+        record.ar = msgspec.structs.replace(record.ar)  # whatever comes later
+        reporting.report(m, record, fx)
 
 
 def jobs_of(m: Master, ar_id: int) -> list:

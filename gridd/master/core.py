@@ -69,9 +69,8 @@ class Effects:
     counters_changed: bool = False
     config_changed: bool = False
     sched_resync: bool = False  # the scheduler asked for the whole state
-    dirty_ars: set[int] = field(default_factory=set)
-    gone_ars: set[int] = field(default_factory=set)
-    ars_changed: bool = False  # the scheduler must hear of every AR again
+    dirty_ars: set[int] = field(default_factory=set)  # either set: the scheduler hears of
+    gone_ars: set[int] = field(default_factory=set)  # every AR again
     reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
 
