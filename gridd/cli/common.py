@@ -7,6 +7,7 @@ import os
 import pwd
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
@@ -68,3 +69,53 @@ def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False)
         return reply.code
 
     return run_command(body)
+
+
+def usage_error(usage: str, message: str) -> int:
+    """The usage text, then what was wrong, on standard error, as 8.1.9's qr* commands
+    print a command line they cannot take; exit code 1."""
+    sys.stderr.write(usage)
+    print(f"ERROR! {message}", file=sys.stderr)
+    return 1
+
+
+class DeleteArgsError(Exception):
+    """A qdel or qrdel command line that cannot be taken; each words it its own way."""
+
+    def __init__(self, kind: str, option: str = "") -> None:
+        super().__init__(kind)
+        self.kind = kind  # "-u without users", "invalid option" or "nothing to delete"
+        self.option = option
+
+
+@dataclass
+class DeleteArgs:
+    """What qdel and qrdel are asked: targets (ids, names, patterns) and/or users."""
+
+    force: bool = False
+    users: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    help: bool = False
+
+
+def delete_args(argv: list[str]) -> DeleteArgs:
+    """Read `[-f] [-u user,...] [target,... ...]`, the command line qdel and qrdel share."""
+    args, out = list(argv), DeleteArgs()
+    while args:
+        arg = args.pop(0)
+        if arg == "-f":
+            out.force = True
+        elif arg == "-u":
+            if not args:
+                raise DeleteArgsError("-u without users")
+            out.users += [u for u in args.pop(0).split(",") if u]
+        elif arg in ("-help", "--help"):
+            out.help = True
+            return out
+        elif arg.startswith("-"):
+            raise DeleteArgsError("invalid option", arg)
+        else:
+            out.targets += [t for t in arg.split(",") if t]
+    if not out.targets and not out.users:
+        raise DeleteArgsError("nothing to delete")
+    return out

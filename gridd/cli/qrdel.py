@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from gridd.cli.common import current_user, print_answer
+from gridd.cli.common import (
+    DeleteArgsError,
+    current_user,
+    delete_args,
+    print_answer,
+    usage_error,
+)
 
 USAGE = """usage: qrdel [options] ar_list
    [-f]                                     also delete the jobs of the ARs, forcibly
@@ -21,35 +27,18 @@ user_list               user[,user,...]
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    force = False
-    users: list[str] = []
-    targets: list[str] = []
-    while args:
-        arg = args.pop(0)
-        if arg == "-f":
-            force = True
-        elif arg == "-u":
-            if not args:
-                return _usage_error("-u option must have argument")
-            users += [u for u in args.pop(0).split(",") if u]
-        elif arg in ("-help", "--help"):
-            sys.stdout.write(USAGE)
-            return 0
-        elif arg.startswith("-"):
-            return _usage_error(f'invalid option argument "{arg}"')
-        else:
-            targets += [t for t in arg.split(",") if t]
-    if not targets and not users:
-        return _usage_error("no ar_list given")
-    return print_answer(lambda client: client.ar_delete(targets, current_user(), users, force),
+    try:
+        args = delete_args(sys.argv[1:] if argv is None else argv)
+    except DeleteArgsError as exc:
+        return usage_error(USAGE, {"-u without users": "-u option must have argument",
+                                   "invalid option": f'invalid option argument "{exc.option}"',
+                                   "nothing to delete": "no ar_list given"}[exc.kind])
+    if args.help:
+        sys.stdout.write(USAGE)
+        return 0
+    return print_answer(lambda client: client.ar_delete(args.targets, current_user(),
+                                                        args.users, args.force),
                         refusal_to_stdout=True)
-
-
-def _usage_error(message: str) -> int:
-    sys.stderr.write(USAGE)
-    print(f"ERROR! {message}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import current_user, run_command, usage_error
 from gridd.client import Client
 
 USAGE = """usage: qrstat [options]
@@ -71,9 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts = _parse(list(sys.argv[1:] if argv is None else argv))
     except _Usage as exc:
-        sys.stderr.write(USAGE)
-        print(f"ERROR! {exc}", file=sys.stderr)
-        return 1
+        return usage_error(USAGE, str(exc))
     if opts.help:
         sys.stdout.write(USAGE)
         return 0

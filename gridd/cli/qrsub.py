@@ -12,7 +12,7 @@ import sys
 import time
 
 from gridd import paths
-from gridd.cli.common import current_group, current_user, print_answer, read_text
+from gridd.cli.common import current_group, current_user, print_answer, read_text, usage_error
 from gridd.cli.qrsub_args import USAGE, QrsubError, QrsubRequest, parse_qrsub
 
 
@@ -22,10 +22,8 @@ def main(argv: list[str] | None = None) -> int:
         req = _parse(args)
     except QrsubError as exc:
         if exc.usage:
-            sys.stderr.write(USAGE)
-            print(f"ERROR! {exc.message}", file=sys.stderr)
-        else:
-            print(f"qrsub: {exc.message}", file=sys.stderr)
+            return usage_error(USAGE, exc.message)
+        print(f"qrsub: {exc.message}", file=sys.stderr)
         return exc.exit_code
     if req.help:
         sys.stdout.write(USAGE)
