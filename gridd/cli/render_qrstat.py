@@ -8,9 +8,9 @@ text views when there is no AR).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
+from gridd.cli.render_qstat import stamp, xml_escape, xml_stamp
 from gridd.model.ar import ERROR, WARNING, AdvanceReservation
 
 XML_NAMESPACE = (
@@ -22,14 +22,6 @@ HEADER = (
 )
 FIELD_WIDTH = 30  # the name column of the -ar block, a blank follows it
 _INDENT = "   "
-
-
-def _date(ts: float) -> str:
-    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
-
-
-def _xml_date(ts: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
 
 
 def _duration(ar: AdvanceReservation) -> str:
@@ -75,7 +67,7 @@ def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[s
     for ar in ars:
         lines.append(
             f"{ar.ar_id:>7} {ar.spec.name:<10.10} {ar.spec.owner:<12.12} {ar.state:<5.5} "
-            f"{_date(ar.start):<20.20} {_date(ar.end):<20.20} {_duration(ar)}"
+            f"{stamp(ar.start):<20.20} {stamp(ar.end):<20.20} {_duration(ar)}"
         )
         if explain and ar.message:
             lines.append(f"       {ar.message}")
@@ -97,14 +89,14 @@ def details(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[st
             _field("name", spec.name),
             _field("owner", spec.owner),
             _field("state", ar.state),
-            _field("start_time", _date(ar.start)),
-            _field("end_time", _date(ar.end)),
+            _field("start_time", stamp(ar.start)),
+            _field("end_time", stamp(ar.end)),
             _field("duration", _duration(ar)),
         ]
         if _message_shown(ar, explain, details=True):
             lines.append(_field("message", ar.message))
         lines += [
-            _field("submission_time", _date(ar.submission_time)),
+            _field("submission_time", stamp(ar.submission_time)),
             _field("group", spec.group),
             _field("account", spec.account),
         ]
@@ -130,38 +122,33 @@ def details(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[st
 
 # ---- XML ---------------------------------------------------------------------------
 
-def _escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
-
-
 def _element(name: str, value: str, depth: int = 2) -> str:
     if not value:
         return f"{_INDENT * depth}<{name}/>"
-    return f"{_INDENT * depth}<{name}>{_escape(value)}</{name}>"
+    return f"{_INDENT * depth}<{name}>{xml_escape(value)}</{name}>"
 
 
 def _mail_attributes(address: str) -> str:
     user, _, host = address.partition("@")
-    return f'user="{_escape(user)}" host="{_escape(host)}"'
+    return f'user="{xml_escape(user)}" host="{xml_escape(host)}"'
 
 
 def _xml_details(ar: AdvanceReservation) -> list[str]:
     spec = ar.spec
     inner = _INDENT * 3
     lines = [
-        _element("submission_time", _xml_date(ar.submission_time)),
+        _element("submission_time", xml_stamp(ar.submission_time)),
         _element("group", spec.group),
         _element("account", spec.account),
     ]
     if spec.resources:
         lines.append(f"{_INDENT * 2}<resource_list>")
-        lines += [f'{inner}<resource name="{_escape(name)}" type="{_escape(value)}"/>'
+        lines += [f'{inner}<resource name="{xml_escape(name)}" type="{xml_escape(value)}"/>'
                   for name, value in spec.resources.items()]
         lines.append(f"{_INDENT * 2}</resource_list>")
     if ar.granted:
         lines.append(f"{_INDENT * 2}<granted_slots_list>")
-        lines += [f'{inner}<granted_slots  queue_instance="{_escape(instance)}" '
+        lines += [f'{inner}<granted_slots  queue_instance="{xml_escape(instance)}" '
                   f'slots="{slots}"/>' for instance, slots in ar.granted]
         lines.append(f"{_INDENT * 2}</granted_slots_list>")
     pe = _pe(ar)
@@ -182,7 +169,7 @@ def _xml_details(ar: AdvanceReservation) -> list[str]:
         lines.append(f"{_INDENT * 2}</mail_list>")
     if spec.users:
         lines.append(f"{_INDENT * 2}<acl_list>")
-        lines += [f'{inner}<acl  user="{_escape(user)}"/>' for user in spec.users]
+        lines += [f'{inner}<acl  user="{xml_escape(user)}"/>' for user in spec.users]
         lines.append(f"{_INDENT * 2}</acl_list>")
     return lines
 
@@ -199,8 +186,8 @@ def xml(ars: Iterable[AdvanceReservation], details: bool = False,
             _element("name", ar.spec.name),
             _element("owner", ar.spec.owner),
             _element("state", ar.state),
-            _element("start_time", _xml_date(ar.start)),
-            _element("end_time", _xml_date(ar.end)),
+            _element("start_time", xml_stamp(ar.start)),
+            _element("end_time", xml_stamp(ar.end)),
             _element("duration", _duration(ar)),
         ]
         if _message_shown(ar, explain, details):

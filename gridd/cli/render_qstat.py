@@ -186,7 +186,8 @@ def job_rows(reply: JobsReply, users: list[str] | None,
 
 # ---- plain text -------------------------------------------------------------------------
 
-def _stamp(ts: float) -> str:
+def stamp(ts: float) -> str:
+    """A time as qstat and qrstat show it, in local time."""
     return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
 
 
@@ -195,7 +196,7 @@ def job_columns(row: Row) -> str:
     spec = row.job.spec
     return (
         f"{row.job.job_id:7d} {row.prior:7.5f} {spec.name[:10]:<10} "
-        f"{spec.owner[:12]:<12} {row.state[:5]:<5} {_stamp(row.stamp)}"
+        f"{spec.owner[:12]:<12} {row.state[:5]:<5} {stamp(row.stamp)}"
     )
 
 
@@ -368,7 +369,8 @@ def xml_escape(text: str) -> str:
             .replace('"', "&quot;").replace("'", "&apos;"))
 
 
-def _xml_stamp(ts: float) -> str:
+def xml_stamp(ts: float) -> str:
+    """A time as their -xml output shows it."""
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
 
 
@@ -384,7 +386,7 @@ def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
         ("JB_name", row.job.spec.name),
         ("JB_owner", row.job.spec.owner),
         ("state", row.state),
-        (time_tag, _xml_stamp(row.stamp)),
+        (time_tag, xml_stamp(row.stamp)),
     ]
     if with_queue:
         fields.append(("queue_name", row.queue))
