@@ -33,8 +33,8 @@ from gridd.cli.render_qstat import (
     queue_order,
     resource_line,
     used_slots,
-    xml_escape,
 )
+from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.job import SHOWN_HOLDING, Job
 

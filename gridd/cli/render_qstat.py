@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.job import (
@@ -185,11 +186,6 @@ def job_rows(reply: JobsReply, users: list[str] | None,
 
 
 # ---- plain text -------------------------------------------------------------------------
-
-def stamp(ts: float) -> str:
-    """A time as qstat and qrstat show it, in local time."""
-    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(ts))
-
 
 def job_columns(row: Row) -> str:
     """The columns every job listing starts with, from job-ID to submit/start at."""
@@ -362,17 +358,6 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
 
 
 # ---- XML --------------------------------------------------------------------------------
-
-def xml_escape(text: str) -> str:
-    """Escape the characters XML reserves in text and attribute values."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&apos;"))
-
-
-def xml_stamp(ts: float) -> str:
-    """A time as their -xml output shows it."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
-
 
 def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
     """One job_list element; running rows carry a start time, pending a submission time."""
