@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from gridd.cli.qsub_args import QsubError, add_setting, option_words, yes_no
+from gridd.cli.qsub_args import QsubError, add_setting, combine, option_words, yes_no
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
 from gridd.formats.values import parse_time
@@ -226,9 +226,6 @@ def parse_qrsub(
         if text is not None:
             sources.append(_file_settings(path, text, now))
     sources.append(command_line)
-    combined: dict[str, Any] = {}
-    for settings in sources:
-        for key, value in settings.items():
-            add_setting(combined, key, value, same_source=False, merging=_MERGING)
+    combined = combine(sources, _MERGING)
     combined.pop("help", None)
     return QrsubRequest(spec=ArSpec(owner=owner, group=group, **combined))

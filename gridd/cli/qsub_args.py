@@ -418,11 +418,13 @@ def _last(sources: list[dict[str, Any]], key: str, default: Any) -> Any:
     return default
 
 
-def _combine(sources: list[dict[str, Any]]) -> dict[str, Any]:
+def combine(sources: list[dict[str, Any]],
+            merging: tuple[frozenset[str], frozenset[str]]) -> dict[str, Any]:
+    """The settings of all sources, later ones over earlier ones, `merging` keys added up."""
     combined: dict[str, Any] = {}
     for settings in sources:
         for key, value in settings.items():
-            add_setting(combined, key, value, same_source=False, merging=_MERGING)
+            add_setting(combined, key, value, same_source=False, merging=merging)
     return combined
 
 
@@ -537,7 +539,7 @@ def parse_qsub(
                 lambda: _directive_tokens(body.script, prefix), ctx, _SCRIPT_ERROR
             )
             sources.insert(-1, directives)
-    settings = _combine(sources)
+    settings = combine(sources, _MERGING)
     ident = _identity(environ, cwd, home, user, uid, group, gid, host)
     spec = _build_spec(settings, body, ident, environ)
     return QsubRequest(

@@ -35,25 +35,19 @@ from typing import TypeVar
 import msgspec
 import trio
 
+from gridd.accounting.render import FAILED_REASONS
 from gridd.execd.load import arch_name
 from gridd.model.job import Usage
 from gridd.protocol import StartTask, TaskReport
 
-# Grid Engine's codes for the accounting "failed" field and the words qacct prints.
+# Grid Engine's codes for the accounting "failed" field that execd sets (their words:
+# render.FAILED_REASONS).
 FAILED_BEFORE_JOB = 11
 FAILED_OPEN_OUTPUT = 26
 FAILED_NO_SHELL = 27
 FAILED_NO_CWD = 28
 FAILED_LIMIT = 37
 FAILED_AFTER_JOB = 100
-FAILED_REASONS = {
-    FAILED_BEFORE_JOB: "before job",
-    FAILED_OPEN_OUTPUT: "opening input/output file",
-    FAILED_NO_SHELL: "searching requested shell",
-    FAILED_NO_CWD: "changing into working directory",
-    FAILED_LIMIT: "qmaster enforced h_rt, h_cpu, or h_vmem limit",
-    FAILED_AFTER_JOB: "assumedly after job",
-}
 
 CELL = "default"
 _S = TypeVar("_S", bound=msgspec.Struct)

@@ -15,6 +15,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master import ids, reporting
+from gridd.master.views import to_int
 from gridd.model.ar import (
     DELETED,
     ERROR,
@@ -47,7 +48,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     config = m.s.config
     if spec.owner not in config.managers and spec.owner not in _entries(m, "arusers"):
         return p.Error(text=f'denied: "{spec.owner}" must be manager or in userset "arusers"')
-    limit = _int(config.conf.max_advance_reservations)
+    limit = to_int(config.conf.max_advance_reservations)
     if limit > 0 and len(m.s.ars) >= limit:
         return p.Error(text=f"rejected: only {limit} advance reservations are allowed per "
                             "cluster", code=EXIT_LIMIT)
@@ -346,12 +347,6 @@ def _may_use(m: Master, ar: AdvanceReservation, user: str) -> bool:
 
 
 def _entries(m: Master, userset: str) -> list[str]:
+    """A userset's entries as configured now (access is decided on the configuration)."""
     found = m.s.config.usersets.get(userset)
     return list(found.entries) if found else []
-
-
-def _int(text: str | None) -> int:
-    try:
-        return int(text or 0)
-    except ValueError:
-        return 0

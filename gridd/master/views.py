@@ -44,11 +44,11 @@ def queue_views(cfg: Configuration, instances: list[Instance]) -> dict[str, Queu
 
 
 def _queue_view(cq: ClusterQueue, instances: list[Instance]) -> Queue:
-    default = _int(cq.value_for("slots", "", []))
+    default = to_int(cq.value_for("slots", "", []))
     return Queue(
         name=cq.qname, hostlist=[qi.host for qi in instances], slots=default,
         slots_per_host={qi.host: qi.slots for qi in instances if qi.slots != default},
-        qtype=cq.value_for("qtype", "", []), seq_no=_int(cq.value_for("seq_no", "", [])),
+        qtype=cq.value_for("qtype", "", []), seq_no=to_int(cq.value_for("seq_no", "", [])),
         tmpdir=cq.value_for("tmpdir", "", []), shell=cq.value_for("shell", "", []),
         h_rt=cq.value_for("h_rt", "", []), s_rt=cq.value_for("s_rt", "", []),
         pe_list=words(cq.value_for("pe_list", "", [])),
@@ -56,7 +56,7 @@ def _queue_view(cq: ClusterQueue, instances: list[Instance]) -> Queue:
 
 
 def pe_view(pe: ParallelEnvConf) -> ParallelEnv:
-    return ParallelEnv(name=pe.pe_name, slots=_int(pe.slots),
+    return ParallelEnv(name=pe.pe_name, slots=to_int(pe.slots),
                        allocation_rule=pe.allocation_rule)
 
 
@@ -86,7 +86,7 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         job_info=job_info,
         rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
         usersets={name: list(us.entries) for name, us in cfg.usersets.items()},
-        max_reservation=max(_int(cfg.sched.max_reservation), 0),
+        max_reservation=max(to_int(cfg.sched.max_reservation), 0),
         default_duration=_seconds(cfg.sched.default_duration, math.inf),
         duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
         monitor=params.get("MONITOR", "0").lower() not in ("0", "false"),
@@ -107,13 +107,13 @@ def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTabl
     def value(attr: str) -> str:
         return cq.value_for(attr, host, groups)
 
-    slots = _int(value("slots"))
+    slots = to_int(value("slots"))
     offered = {"qname": cq.qname, "hostname": host, "slots": str(slots)}
     offered |= {attr: value(attr) for attr in QUEUE_OFFERS}
     offered |= _values(value("complex_values"))
     return Instance(
         name=f"{cq.qname}@{host}", queue=cq.qname, host=host, slots=slots,
-        seq_no=_int(value("seq_no")), batch="BATCH" in value("qtype").upper(),
+        seq_no=to_int(value("seq_no")), batch="BATCH" in value("qtype").upper(),
         pe_list=words(value("pe_list")),
         values=_known(offered, table),
         load_thresholds=_values(value("load_thresholds")),
@@ -157,8 +157,9 @@ def _float(text: str, default: float) -> float:
         return default
 
 
-def _int(text: str) -> int:
+def to_int(text: str | None) -> int:
+    """A configured number; what is not one counts 0 (spooled values must never stop the master)."""
     try:
-        return int(text)
+        return int(text or 0)
     except ValueError:
         return 0
