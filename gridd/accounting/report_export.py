@@ -47,7 +47,7 @@ def export_parquet(con: Any, directory: str | os.PathLike[str]) -> list[Exported
             "AND NOT internal AND NOT temporary ORDER BY 1").fetchall()]
         for name in names:
             final = folder / f"{name}.parquet"
-            temporary = _temporary(final)
+            temporary = temporary_beside(final)
             (rows,) = cur.execute(f"COPY (SELECT * FROM {_identifier(name)}) TO "
                                   f"{_literal(temporary)} (FORMAT PARQUET)").fetchone()
             written.append((temporary, Exported(name, final, int(rows))))
@@ -75,7 +75,7 @@ def write_parquet(result: Result, path: str | os.PathLike[str]) -> None:
     import duckdb
 
     final = Path(path)
-    temporary = _temporary(final)
+    temporary = temporary_beside(final)
     columns = [list(column) for column in zip(*result.rows, strict=True)] or [
         [] for _ in result.columns]
     select = ", ".join(f"unnest(${i}::{kind}[]) AS {_identifier(name)}"
@@ -96,9 +96,9 @@ def write_parquet(result: Result, path: str | os.PathLike[str]) -> None:
         con.close()
 
 
-def _temporary(final: Path) -> Path:
+def temporary_beside(final: Path) -> Path:
     """A name beside the final one (so the rename stays on one file system) that no reader
-    globbing *.parquet picks up."""
+    globbing *.parquet (or opening the final name) picks up."""
     return final.with_name(f".{final.name}.{os.getpid()}.tmp")
 
 

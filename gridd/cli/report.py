@@ -167,7 +167,9 @@ def _html(base: Path, out: Path, params: dict[str, str]) -> int:
 
 def _write(path: Path, text: str) -> None:
     """Write under a temporary name, then rename: a reader sees the old file or the new."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from gridd.accounting.report_export import temporary_beside
+
+    temporary = temporary_beside(path)
     try:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
