@@ -287,7 +287,8 @@ def verify(
     cat = cycle.category(job)
     who = _who(job)
     if job.ar:
-        placed = cycle._place_in_ar(job, cat) is not None
+        found = cycle._ar_instances(job, cat)
+        placed = found is not None and cycle._place_in_ar(job, cat, *found) is not None
     else:
         placed = cycle.place(job, cat, who) is not None
     return None if placed else cat.why(who)
@@ -1101,8 +1102,9 @@ class Cycle:
         neither the cell's levels nor resource quotas concern it."""
         cat = self.category(job)
         started = False
+        found = self._ar_instances(job, cat) if self._in_time(job, cat) else None
         for task_id in job.pending:
-            placed = self._place_in_ar(job, cat) if self._in_time(job, cat) else None
+            placed = None if found is None else self._place_in_ar(job, cat, *found)
             if placed is None:
                 if self.conf.job_info:
                     plan.info[job.job_id] = cat.why(_who(job))
@@ -1131,17 +1133,19 @@ class Cycle:
             return False
         return True
 
-    def _place_in_ar(self, job: p.SchedJob, cat: _Category) -> tuple[Granted, str] | None:
+    def _ar_instances(self, job: p.SchedJob, cat: _Category
+                      ) -> tuple[ArBooking, list[tuple[Instance, int]]] | None:
+        """The running AR of a job and the instances it holds (with their slots) where
+        the job may run; why not elsewhere goes into the category's reasons. The same
+        for every task of the job in a cycle."""
         ar = self.ars.get(job.ar)
         if ar is None or not ar.usable or not ar.start <= self.now:
             cat.reasons[f"cannot run because advance reservation {job.ar} is not running"] \
                 = None
             return None
         reserved = dict(ar.granted)
-        most = self._ar_room(ar, cat.req)
         empty = self._empty_levels()
-        rooms: dict[str, list[tuple[Instance, int]]] = {}
-        host_room: dict[str, int] = {}
+        found = []
         for qi in self.open:
             n = reserved.get(qi.name)
             if n is None:
@@ -1153,6 +1157,16 @@ class Cycle:
             if excluded or not result.ok:
                 cat.reasons.update(dict.fromkeys(excluded or [result.reason]))
                 continue
+            found.append((qi, n))
+        return ar, found
+
+    def _place_in_ar(self, job: p.SchedJob, cat: _Category, ar: ArBooking,
+                     found: list[tuple[Instance, int]]) -> tuple[Granted, str] | None:
+        """Where one task goes in what its AR has left."""
+        most = self._ar_room(ar, cat.req)
+        rooms: dict[str, list[tuple[Instance, int]]] = {}
+        host_room: dict[str, int] = {}
+        for qi, n in found:
             room = _whole(min(n - self.ar_slots.get((ar.ar_id, qi.name), 0), most))
             if room > 0:
                 rooms.setdefault(qi.host, []).append((qi, room))
