@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-BAR = 30  # characters of the progress bar
+from gridd.cli.render_text import bar
+
 REDRAW = 0.1  # seconds between progress bar updates
 
 
@@ -99,9 +100,8 @@ class _Bar:
             return
         self.drawn = now
         share = done / size if size else 1.0
-        filled = int(BAR * share)
         rate = records / (now - self.started) if now > self.started else 0.0
-        self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (BAR - filled)}] {share:4.0%} "
+        self.out.write(f"\r{self.label} {bar(done, size)} {share:4.0%} "
                        f"{records:,} records {rate:,.0f}/s ")
         self.out.flush()
 

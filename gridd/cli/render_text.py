@@ -20,3 +20,12 @@ def xml_escape(text: str) -> str:
 def xml_stamp(ts: float) -> str:
     """A time as their -xml output shows it."""
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
+
+
+BAR = 30  # characters between a progress bar's brackets
+
+
+def bar(done: int, total: int) -> str:
+    """A progress bar for a terminal, `done` of `total`: `[#####.....]`."""
+    filled = min(BAR * done // total, BAR) if total > 0 else BAR
+    return f"[{'#' * filled}{'.' * (BAR - filled)}]"

@@ -9,10 +9,9 @@ import sys
 import time
 from collections.abc import Callable
 
+from gridd.cli.render_text import bar
 from gridd.formats.swf import read_swf
 from gridd.sched.sim import Simulation, summary
-
-BAR = 30
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -71,9 +70,7 @@ def _progress_bar(total: int) -> Callable[[int], None]:
         if percent == shown:
             return
         shown = percent
-        filled = percent * BAR // 100
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (BAR - filled)}] {percent:3d}% "
-                         f"{done:,}/{total:,} jobs")
+        sys.stderr.write(f"\r{bar(percent, 100)} {percent:3d}% {done:,}/{total:,} jobs")
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
