@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from gridd.cli import dbwriter
+from gridd.cli import render_text
 from gridd.cli.gridd_cmd import main
 
 GE = Path(__file__).resolve().parents[1] / "data" / "sge-8.1.9"
@@ -48,8 +48,8 @@ def test_a_bar_on_a_terminal(monkeypatch, tmp_path) -> None:
     assert code == 0
     bar, summary = err.split("\n")[:2]
     first, *_, last = bar.split("\r")[1:]
-    assert first.startswith(f"accounting [{'.' * dbwriter.BAR}]   0% 0 records ")
-    assert last.startswith(f"accounting [{'#' * dbwriter.BAR}] 100% 28 records ")
+    assert first.startswith(f"accounting [{'.' * render_text.BAR}]   0% 0 records ")
+    assert last.startswith(f"accounting [{'#' * render_text.BAR}] 100% 28 records ")
     assert summary.startswith("gridd dbwriter: 28 records")
 
 
