@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridd.accounting.record import TIME_FIELDS
 from gridd.accounting.render import Key
 
 
@@ -206,6 +205,8 @@ def listing_query(
     as epoch seconds; `order` is the source's ORDER BY for the order records were
     accounted in (empty when the relation is in that order already). With `unreadable`,
     rows end with the line when it was not a record (and then only that counts)."""
+    from gridd.accounting.record import TIME_FIELDS  # a listing loads it anyway; not -help
+
     columns = [
         f"coalesce(epoch({name})::BIGINT, 0)" if name in TIME_FIELDS else f'"{name}"'
         for name in fields
