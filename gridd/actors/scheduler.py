@@ -17,6 +17,7 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
+from gridd.collector import held_off
 from gridd.sched.info import Told
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
@@ -71,7 +72,8 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 continue
             view.changed, last_cycle = False, now
             try:
-                plan = planner.plan(view, now)
+                with held_off():
+                    plan = planner.plan(view, now)
             except Exception:  # a planning bug must not stop scheduling for good
                 log.exception("planning failed; asking the master for a fresh state")
                 synced = False
