@@ -198,6 +198,15 @@ class Shutdown(Msg, tag="shutdown"):
     pass
 
 
+class SpoolRequest(Msg, tag="spool"):
+    """`gridd spool check` or `backup DIR` while the master runs: the master does it
+    between two transactions, so the copy is consistent."""
+
+    action: str  # "check" or "backup"
+    user: str
+    target: str = ""  # backup: the directory to fill
+
+
 class Qconf(Msg, tag="qconf"):
     """A qconf command line; files named by -A*/-M* options travel with it."""
 
@@ -438,7 +447,7 @@ Message = (
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent
     | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted | ReportingParams
-    | DbQuery | DbExport | DbAnswer
+    | DbQuery | DbExport | DbAnswer | SpoolRequest
 )
 
 _encoder = msgspec.msgpack.Encoder()

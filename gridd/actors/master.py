@@ -26,7 +26,11 @@ from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.objects import GlobalConf
 from gridd.pidfile import gridd_alive, master_pidfile, read_pid
-from gridd.spool.sqlite_store import SqliteSpool
+from gridd.spool import admin as spool_admin
+from gridd.spool.base import SpoolError
+from gridd.spool.methods import DEFAULT, MARK, open_spool, set_method
+from gridd.spool.records import restore
+from gridd.spool.tracking import Tracker
 from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.master")
@@ -45,8 +49,13 @@ class MasterActor:
         self.base = base
         self.endpoint = endpoint
         self.schedule_interval = schedule_interval
-        self.spool = SqliteSpool(paths.master_spool(base) / "spool.db")
-        state = self.spool.load()
+        spool_dir = paths.master_spool(base)
+        if not (spool_dir / MARK).exists():  # a new cell: its method stays, whatever
+            set_method(spool_dir, DEFAULT)  # the default becomes later
+        self.spool = open_spool(spool_dir)
+        objects = list(self.spool.read_all())
+        state = restore(objects)
+        self.tracker = Tracker(state if objects else None)
         if not state.config.queues:
             self._bootstrap(state)
         self.master = Master(state)
@@ -60,11 +69,13 @@ class MasterActor:
             return
         cell = msgspec.json.decode(conf.read_bytes(), type=CellConfig)
         initial_config(state, cell)
-        self.spool.commit(
-            [("host", h.name, h) for h in state.hosts.values()]
-            + [("config", "cell", state.config)],
-            [],
-        )
+        # Everything is new: the whole configuration is spooled, and is the first entry
+        # of its history.
+        fx = Effects(dirty_hosts=set(state.hosts), config_changed=True, counters_changed=True,
+                     flags_changed=True)
+        tx = self.spool.prepare()
+        self.tracker.fill(tx, state, fx, time.time())
+        tx.commit()
 
     async def run(self) -> None:
         # Frames up to MAX_MESSAGE are decoded; larger ones, up to 4x, are answered with an
@@ -120,7 +131,47 @@ class MasterActor:
             answered_dispatch = False
             for source, parts in batch:
                 answered_dispatch |= self._handle(source, parts, now, fx)
-            await self._flush(fx, answered_dispatch)
+            try:
+                await self._commit(fx, now)
+            except SpoolError as exc:
+                log.error("%s; the burst is undone and its requests retried one by one", exc)
+                await self._one_by_one(batch, now)
+                continue
+            self._flush(fx, answered_dispatch)
+
+    async def _commit(self, fx: Effects, now: float) -> None:
+        """Spool what the effects changed, as one transaction; nothing is sent before."""
+        tx = self.spool.prepare()
+        self.tracker.fill(tx, self.master.s, fx, now)
+        if tx.changes:
+            await trio.to_thread.run_sync(tx.commit)
+
+    async def _one_by_one(self, batch: list[tuple[str, list[bytes]]], now: float) -> None:
+        """After a burst could not be spooled: start again from what the spool holds and
+        apply its requests one at a time, so that those that change nothing (queries) are
+        answered and each that cannot be spooled fails alone, with the spool's error."""
+        self._reload()
+        for index, (source, parts) in enumerate(batch):
+            fx = Effects(sched_resync=index == 0)  # the scheduler's mirror starts afresh
+            answered_dispatch = self._handle(source, parts, now, fx)
+            try:
+                await self._commit(fx, now)
+            except SpoolError as exc:
+                self._reload()
+                for ident, reply in fx.replies:
+                    self.front.send_nowait([ident, p.encode(
+                        p.Error(text=f"error: {exc}", rid=reply.rid))])
+                if index == 0:
+                    self._sched_event(Effects(sched_resync=True), False)
+                continue
+            self._flush(fx, answered_dispatch)
+
+    def _reload(self) -> None:
+        """The state as last spooled: what failed to spool is forgotten, as if it had
+        never been asked for (nobody heard of it)."""
+        state = restore(self.spool.read_all())
+        self.master = self.master.reloaded(state)
+        self.tracker = Tracker(state)
 
     def _handle(self, source: str, parts: list[bytes], now: float, fx: Effects) -> bool:
         """Apply one message; True when it was the scheduler's Dispatch."""
@@ -193,6 +244,8 @@ class MasterActor:
                 reply = ars.delete(m, msg, now, fx)
             case p.QueryArs():
                 reply = ars.query(m, msg, now)
+            case p.SpoolRequest():
+                reply = self._spool_request(msg)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown():
@@ -213,34 +266,26 @@ class MasterActor:
             reply.rid = msg.rid
             fx.replies.append((ident, reply))
 
+    def _spool_request(self, msg: p.SpoolRequest) -> p.Msg:
+        """Check or back up the spool; here, between two transactions, it is consistent."""
+        if msg.user not in self.master.s.config.managers:
+            return p.Error(text=f'denied: "{msg.user}" must be manager for this operation')
+        try:
+            if msg.action == "check":
+                return p.Ok(lines=spool_admin.check(self.spool))
+            if msg.action == "backup":
+                return p.Ok(lines=spool_admin.backup(self.spool, Path(msg.target)))
+        except (SpoolError, OSError) as exc:
+            return p.Error(text=f"error: {exc}")
+        return p.Error(text=f"error: unknown spool action {msg.action!r}")
+
     def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
         """Queue on an unbounded inproc socket: never blocks, keeps message order."""
         sock.send_nowait([p.encode(msg)])
 
-    async def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
+    def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
+        """Send what a spooled burst caused."""
         s = self.master.s
-        puts: list[tuple[str, str, object]] = [
-            ("job", str(j), s.jobs[j]) for j in fx.dirty_jobs if j in s.jobs
-        ]
-        puts += [("host", h, s.hosts[h]) for h in fx.dirty_hosts]
-        puts += [("outbox", str(seq), (job, task)) for seq, job, task in fx.outbox]
-        puts += [("ar", str(n), s.ars[n]) for n in fx.dirty_ars if n in s.ars]
-        puts += [("report", str(seq), record) for seq, record in fx.reports]
-        if fx.config_changed:
-            puts.append(("config", "cell", s.config))
-        if fx.flags_changed:
-            puts.append(("flags", "cell", s.flags))
-        deletes = [("job", str(j)) for j in fx.gone_jobs]
-        deletes += [("outbox", str(seq)) for seq in fx.outbox_done]
-        deletes += [("report", str(seq)) for seq in fx.outbox_done]
-        deletes += [("ar", str(n)) for n in fx.gone_ars]
-        counters = (
-            {"next_job_id": s.next_job_id, "next_seq": s.next_seq,
-             "next_ar_id": s.next_ar_id}
-            if fx.counters_changed else None
-        )
-        if puts or deletes or counters:
-            await trio.to_thread.run_sync(self.spool.commit, puts, deletes, counters)
         for ident, reply in fx.replies:
             self.front.send_nowait([ident, p.encode(reply)])
         for host, msg in fx.to_execd:

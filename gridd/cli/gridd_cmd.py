@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from gridd import paths
-from gridd.cli import dbwriter, report
+from gridd.cli import dbwriter, report, spool_cmd
 from gridd.pidfile import alive, read_pid
 
 START_TIMEOUT = 30.0
@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--hosts", type=int, default=1)
     up.add_argument("--slots", type=int, default=0, help="slots per host (default: CPUs)")
     up.add_argument("--load-report-time", type=float, default=10.0)
+    up.add_argument("--spooling-method", choices=("sqlite", "classic"),
+                    help="how a new cell's master spools (default: sqlite)")
     sub.add_parser("down", help="stop the local cell")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
@@ -58,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
     report.configure(sub)
     dbwriter.configure(sub)
+    spool_cmd.configure(sub)
     args = parser.parse_args(argv)
     if args.cmd == "sim":
         from gridd.cli.sim import cmd_sim
@@ -68,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         return report.cmd_report(base, args)
     if args.cmd == "dbwriter":
         return dbwriter.cmd_dbwriter(base, args)
+    if args.cmd == "spool":
+        return spool_cmd.cmd_spool(base, args)
     try:
         return COMMANDS[args.cmd](base, args)
     except KeyboardInterrupt:
@@ -107,6 +112,16 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
                           slots=args.slots or os.cpu_count() or 1, manager=current_user(),
                           machine=os.uname().nodename)
         conf_file.write_bytes(msgspec.json.encode(cell))
+    if args.spooling_method:
+        from gridd.spool.methods import MARK, method_of, set_method
+
+        spool_dir = paths.master_spool(base)
+        if not (spool_dir / MARK).exists():
+            set_method(spool_dir, args.spooling_method)
+        elif method_of(spool_dir) != args.spooling_method:
+            print(f"gridd: the cell spools with {method_of(spool_dir)}; change that with "
+                  f"gridd spool convert --to {args.spooling_method}", file=sys.stderr)
+            return 1
     endpoint_file = paths.endpoint_file(base)
     if not endpoint_file.exists():
         endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")

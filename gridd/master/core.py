@@ -130,6 +130,24 @@ class Master:
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
 
+    def reloaded(self, state: MasterState) -> Master:
+        """A master over the state read back from the spool after a change could not be
+        spooled. What is never spooled carries over: which hosts are up and their load,
+        waiting clients, the scheduler's last word."""
+        new = Master(state, self.host_timeout)
+        for name, host in state.hosts.items():
+            old = self.s.hosts.get(name)
+            if old is not None:
+                host.load, host.last_report = old.load, old.last_report
+        new.host_up = self.host_up & state.hosts.keys()
+        new.sync_waiters, new.now_waiters = self.sync_waiters, self.now_waiters
+        new.sched_seq = self.sched_seq
+        new.sched_info, new.sched_reserved = self.sched_info, self.sched_reserved
+        new.sched_global_info = self.sched_global_info
+        new.over_threshold = self.over_threshold
+        new.reported_consumables = self.reported_consumables
+        return new
+
     # ---- derived views ---------------------------------------------------------
 
     def complex_table(self) -> ComplexTable:

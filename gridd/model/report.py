@@ -57,5 +57,15 @@ class HostRecord(msgspec.Struct, kw_only=True, tag="host"):
     values: list[tuple[str, float, float]] = msgspec.field(default_factory=list)  # used, total
 
 
+class ConfigRecord(msgspec.Struct, kw_only=True, tag="config"):
+    """A configuration object as a change left it: the configuration's history, which
+    goes to the reporting database only (Grid Engine's reporting file has no such line)."""
+
+    time: float
+    kind: str  # its spool kind: queue, pe, userset, sched_conf, global_conf, ...
+    key: str  # its name ("cell" for objects there is one of)
+    body: str | None  # the object as JSON; None when it was deleted
+
+
 # Everything the master's reporting outbox holds (ArRecord: advance reservations).
-Report = ArRecord | JobRecord | QueueRecord | HostRecord
+Report = ArRecord | JobRecord | QueueRecord | HostRecord | ConfigRecord

@@ -1,0 +1,90 @@
+"""`gridd spool`: look after the master's spool.
+
+    gridd spool check                 every spooled object parses (exit 1 when not)
+    gridd spool backup DIR            a consistent copy, also while the master runs
+    gridd spool restore DIR           put a backup in place (master stopped)
+    gridd spool convert --to METHOD   sqlite <-> classic (master stopped)
+
+While the master runs, check and backup are done by the master itself between two
+transactions (a manager's request); restore and convert refuse to run under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ACTIONS = ("check", "backup", "restore", "convert")
+
+
+def configure(sub: argparse._SubParsersAction) -> None:
+    """Add `spool` to gridd's subcommands."""
+    parser = sub.add_parser("spool", help="check, back up, restore or convert the spool")
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("directory", nargs="?", type=Path, help="backup/restore: the copy")
+    parser.add_argument("--to", choices=("sqlite", "classic"), help="convert: the method")
+
+
+def cmd_spool(base: Path, args: argparse.Namespace) -> int:
+    from gridd import paths
+    from gridd.pidfile import running_master
+    from gridd.spool import admin
+    from gridd.spool.base import SpoolError
+    from gridd.spool.methods import open_spool
+
+    spool_dir = paths.master_spool(base)
+    if args.action in ("backup", "restore") and args.directory is None:
+        return _fail(f"gridd spool {args.action}: a directory is required", 2)
+    if args.action == "convert" and args.to is None:
+        return _fail("gridd spool convert: --to sqlite|classic is required", 2)
+    master = running_master(base)
+    try:
+        if args.action in ("restore", "convert"):
+            if master:
+                return _fail(f"gridd spool {args.action}: the master runs (pid {master}); "
+                             "stop it first (gridd down)")
+            if args.action == "restore":
+                lines = admin.restore_backup(spool_dir, args.directory.resolve())
+            else:
+                lines = admin.convert(spool_dir, args.to)
+        elif master:
+            lines = _through_master(args, base)
+        else:
+            spool = open_spool(spool_dir)
+            try:
+                lines = (admin.check(spool) if args.action == "check"
+                         else admin.backup(spool, args.directory.resolve()))
+            finally:
+                spool.close()
+    except (SpoolError, OSError) as exc:
+        return _fail(f"gridd spool {args.action}: {exc}")
+    except _Refused as exc:
+        return _fail(str(exc))
+    for line in lines:
+        print(line)
+    return 0
+
+
+class _Refused(Exception):
+    pass
+
+
+def _through_master(args: argparse.Namespace, base: Path) -> list[str]:
+    from gridd import protocol as p
+    from gridd.cli.common import current_user
+    from gridd.client import Client, GriddError
+
+    target = str(args.directory.resolve()) if args.directory is not None else ""
+    try:
+        with Client(base) as client:
+            answer = client.request(p.SpoolRequest(action=args.action, user=current_user(),
+                                                   target=target), timeout=None)
+    except GriddError as exc:
+        raise _Refused(exc.text) from None
+    return answer.lines if isinstance(answer, p.Ok) else []
+
+
+def _fail(text: str, code: int = 1) -> int:
+    print(text, file=sys.stderr)
+    return code
