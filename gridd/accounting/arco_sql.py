@@ -331,3 +331,17 @@ VALUES: dict[str, str] = {
         FROM ({_pairs('gridd_queue_consumable', 'qname, hostname', True)}) x
         JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname""",
 }
+
+
+# --- configuration history (gridd's, not ARCo's: see reports/schema/004) -----------------
+# Ids follow the changes' order (time, then the outbox's order within one time), as the
+# history's readers break ties by them; one writer, inside the fold's transaction, so
+# counting on from the largest id is safe.
+CONFIG_HISTORY = """
+    INSERT INTO sge_config_history (cfh_id, cfh_time, cfh_kind, cfh_name, cfh_deleted,
+                                    cfh_body)
+    SELECT (SELECT coalesce(max(cfh_id), 0) FROM sge_config_history)
+               + row_number() OVER (ORDER BY time, ord),
+           time, object_kind, name, deleted, body
+    FROM gridd_config WHERE ok
+"""

@@ -1,7 +1,8 @@
 """The reporting database: ARCo's tables and views in DuckDB, fed exactly once.
 
 Two ways in. The accounting actor hands over batches of reporting(5) lines, each with
-the sequence number of the master's outbox entry (`ingest_stream`); `gridd dbwriter`
+the sequence number of the master's outbox entry (`ingest_stream`; configuration changes
+come this way too, as lines of a type no file holds: config_history.py); `gridd dbwriter`
 reads accounting(5) and reporting(5) files (`ingest_file`). Either way a step is one
 transaction that also records how far it got (the sequence numbers, or the file's byte
 offset), so a crash at any point leaves each record in the database once or not yet.
@@ -216,6 +217,8 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
     for kind, sql in arco.VALUES.items():
         if kind in kinds:
             con.execute(sql)
+    if "config" in kinds:
+        con.execute(arco.CONFIG_HISTORY)
     done.rejected, first = con.execute(record_sql.rejected(kinds)).fetchone()
     if done.rejected:
         kind, body = con.execute(

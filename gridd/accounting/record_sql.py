@@ -99,6 +99,11 @@ def _int_ok(*indexes: int) -> str:
     return " AND ".join(f"TRY_CAST(f[{i}] AS BIGINT) IS NOT NULL" for i in indexes)
 
 
+# A configuration change's time: epoch seconds with a fraction, as microseconds.
+_CONFIG_MICROS = ("TRY_CAST(round(TRY_CAST(json_extract_string(j, '$.time') AS DOUBLE) "
+                  "* 1e6) AS BIGINT)")
+
+
 # Per record type: SELECT ord, <typed columns>, <ok> AS ok FROM ... gridd_stage.
 KINDS: dict[str, str] = {
     "acct": _acct_select(),
@@ -170,6 +175,20 @@ KINDS: dict[str, str] = {
         "queue_consumable", 5,
         f"f[1] AS qname, f[2] AS hostname, {ts('f[3]')} AS time, {_rest(5)} AS pairs",
         _int_ok(3)),
+    # config: one JSON object {time, kind, name, body} (config_history.py); no file has
+    #         it. The time keeps its fraction (microseconds); a null body is a deletion.
+    "config": (
+        f"SELECT ord, make_timestamp({_CONFIG_MICROS}) AS time, "
+        "json_extract_string(j, '$.kind') AS object_kind, "
+        "json_extract_string(j, '$.name') AS name, "
+        "json_type(json_extract(j, '$.body')) = 'NULL' AS deleted, "
+        "CASE WHEN json_type(json_extract(j, '$.body')) <> 'NULL' "
+        "THEN json_extract(j, '$.body') END AS body, "
+        "coalesce(json_extract_string(j, '$.kind') <> '' "
+        "AND json_extract_string(j, '$.name') IS NOT NULL "
+        f"AND json_extract(j, '$.body') IS NOT NULL AND {_CONFIG_MICROS} IS NOT NULL, "
+        "false) AS ok "
+        "FROM (SELECT ord, TRY_CAST(body AS JSON) AS j FROM gridd_stage WHERE kind = 'config')"),
 }
 
 

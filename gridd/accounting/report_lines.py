@@ -32,7 +32,11 @@ def line(record: Report) -> str:
         return _job(record)
     if isinstance(record, QueueRecord):
         return _queue(record)
-    return _host(record)
+    if isinstance(record, HostRecord):
+        return _host(record)
+    # a ConfigRecord: the reporting file has no such line (config_history.line is its
+    # database line); refusing it keeps one that strayed here out of the file
+    raise TypeError(f"{type(record).__name__} has no reporting-file line")
 
 
 def _job(r: JobRecord) -> str:

@@ -7,6 +7,9 @@ and `reporting` files at once; the database gets them in batches, at the latest 
 reporting_params' flush_time (a DuckDB statement costs milliseconds whatever its size),
 and at once when somebody asks a query, so that answers include every record written.
 Only when the files and the database hold a record is the master told to drop it.
+A configuration change (ConfigRecord, the configuration's history) is a record of the
+database alone: Grid Engine's reporting file has no such line, and the history is kept
+whatever reporting_params say, so it skips the files and is confirmed with its batch.
 
 Exactly once across crashes: the database ingests a seq only once (its ledger commits
 with the rows); the files have no such column, so the keys of accounting lines already
@@ -38,9 +41,10 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.accounting import report_lines
+from gridd.accounting import config_history, report_lines
 from gridd.accounting.accounting_file import append_lines, append_records, tail_keys, tail_lines
 from gridd.accounting.record import AccountingRecord, acct_line, record_for
+from gridd.model.report import ConfigRecord
 from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.accounting")
@@ -55,11 +59,13 @@ R = TypeVar("R")
 
 @dataclass
 class Item:
-    """One outbox record: a finished task's accounting record, or a reporting line."""
+    """One outbox record: a finished task's accounting record, or a reporting line; a
+    line not `in_file` (a configuration change) is the database's alone."""
 
     seq: int
     acct: AccountingRecord | None = None
     line: str = ""
+    in_file: bool = True
 
 
 class Writers:
@@ -84,7 +90,8 @@ class Writers:
         rows: list[tuple[int, str]] = []
         for item in items:
             if item.acct is None:
-                reporting.append(item.line)
+                if item.in_file:
+                    reporting.append(item.line)
                 rows.append((item.seq, item.line))
                 continue
             if self.conf.accounting:
@@ -251,7 +258,7 @@ def _read(frames: list[list[bytes]],
             if isinstance(msg, p.AccountTask):
                 items.append(Item(msg.seq, acct=record_for(msg.job, msg.task)))
             elif isinstance(msg, p.ReportRecord):
-                items.append(Item(msg.seq, line=report_lines.line(msg.record)))
+                items.append(_report_item(msg))
             elif isinstance(msg, (p.DbQuery, p.DbExport)):
                 asks.append(msg)
             elif isinstance(msg, p.ReportingParams):
@@ -259,3 +266,11 @@ def _read(frames: list[list[bytes]],
         except Exception:  # one bad record must not stop the others
             log.exception("cannot account a finished task or report a record")
     return items, asks
+
+
+def _report_item(msg: p.ReportRecord) -> Item:
+    """A reporting record as the line it becomes; a configuration change's line is kept
+    out of the reporting file (it goes the database's way, see config_history)."""
+    if isinstance(msg.record, ConfigRecord):
+        return Item(msg.seq, line=config_history.line(msg.record), in_file=False)
+    return Item(msg.seq, line=report_lines.line(msg.record))

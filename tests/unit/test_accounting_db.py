@@ -44,13 +44,13 @@ TABLES = [
     "sge_queue_values", "sge_host", "sge_host_values", "sge_user", "sge_user_values",
     "sge_group", "sge_group_values", "sge_project", "sge_project_values", "sge_department",
     "sge_department_values", "sge_version", "sge_checkpoint", "sge_ar", "sge_ar_attribute",
-    "sge_ar_usage", "sge_ar_log", "sge_ar_resource_usage",
+    "sge_ar_usage", "sge_ar_log", "sge_ar_resource_usage", "sge_config_history",
 ]
 VIEWS = [
     "accounting", "view_accounting", "view_job_times", "view_jobs_completed", "view_job_log",
     "view_host_values", "view_queue_values", "view_user_values", "view_group_values",
     "view_project_values", "view_department_values", "view_ar_attribute", "view_ar_log",
-    "view_ar_usage", "view_ar_resource_usage", "view_ar_time_usage",
+    "view_ar_usage", "view_ar_resource_usage", "view_ar_time_usage", "view_config_history",
 ]
 
 
@@ -81,7 +81,7 @@ def count(con, relation: str) -> int:
 def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     versions = con.execute("SELECT v_id, v_version FROM sge_version ORDER BY v_id").fetchall()
-    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9")]
+    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9"), (4, "8.1.9")]
     kinds = dict(con.execute(
         "SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert {t: kinds.get(t) for t in TABLES} == dict.fromkeys(TABLES, "BASE TABLE")
@@ -90,7 +90,7 @@ def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     assert described == ACCOUNTING_COLUMNS
     con.close()
     con = db.open_db(tmp_path / "r.duckdb")  # reopening applies nothing twice
-    assert count(con, "sge_version") == 3
+    assert count(con, "sge_version") == 4
 
 
 def test_an_older_database_is_migrated(tmp_path) -> None:
@@ -101,7 +101,7 @@ def test_an_older_database_is_migrated(tmp_path) -> None:
     con.execute("INSERT INTO sge_user (u_user) VALUES ('alice')")
     con.close()
     con = db.open_db(path)
-    assert schema.version(con) == 3
+    assert schema.version(con) == 4
     assert con.execute("SELECT u_user FROM sge_user").fetchall() == [("alice",)]
     db.ingest_stream(con, [(1, acct(REC))])
     db.settle(con)

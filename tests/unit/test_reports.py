@@ -67,7 +67,8 @@ def test_the_catalogue_holds_the_reports_the_issue_asks_for() -> None:
         "ar_accounting", "ar_attributes", "ar_log", "ar_time_usage", "ar_by_user",
         "ar_jobs_completed", "accounting_per_user", "accounting_per_project",
         "accounting_per_department", "accounting_per_queue", "host_usage",
-        "wait_time_percentiles", "wait_time_distribution", "job_counts", "slots_in_use"}
+        "wait_time_percentiles", "wait_time_distribution", "job_counts", "slots_in_use",
+        "config_history"}
 
 
 def test_accounting_per_user(base: Path) -> None:
