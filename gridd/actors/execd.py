@@ -3,6 +3,15 @@
 Jobs outlive the master: when the connection comes back (ZeroMQ reconnects by itself;
 a socket monitor tells us when) execd registers again with what it runs and every
 report the master has not acknowledged yet, so each task is accounted exactly once.
+
+Jobs outlive execd too (see ``gridd.execd.runner``): a starting execd first takes over
+what the last one left in its spool. Tasks still running are followed to their end and
+listed as running when it registers; tasks that ended meanwhile, or were lost, have
+their reports among the unacknowledged ones. A report is sent again with every load
+report until the master acknowledges it. Stopped with SIGTERM or SIGINT (``gridd down``),
+execd kills its jobs and waits (a few seconds at most) until they are over and reported,
+so that no job outlives a stopped cell; a report that did not get through is sent by the
+next execd. Killed outright (SIGKILL, a crash), it leaves its jobs running for the next.
 """
 
 from __future__ import annotations
@@ -11,6 +20,8 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -26,6 +37,8 @@ from gridd.transport import TrioSocket
 log = logging.getLogger("gridd.execd")
 
 Key = tuple[int, int]
+OnStarted = Callable[[float], Awaitable[None]]
+STOP_GRACE = 5.0  # seconds a stopping execd waits for the jobs it killed to be over
 
 
 class ExecdActor:
@@ -37,10 +50,17 @@ class ExecdActor:
         self.spool = paths.execd_spool(name, base)
         self.spool.mkdir(parents=True, exist_ok=True)
         self.runner = runner.TaskRunner(name, self.spool, str(base))
-        self.active: set[Key] = set()  # started here and not yet reported
+        # Before anything else: what an earlier execd left behind.
+        self.resumed = self.runner.recover()
+        self.active: set[Key] = {(t.job_id, t.task_id) for t in self.resumed}  # not reported
+        self.starting: set[Key] = set()  # of those, sent here and whose job has not started
         self.unacked: dict[Key, p.TaskReport] = {
             (r.job_id, r.task_id): r for r in runner.load_pending_reports(self.spool)
         }
+        if self.active or self.unacked:
+            log.info("taking over %d running task(s); %d report(s) to deliver",
+                     len(self.active), len(self.unacked))
+        self.stopping = False
         self.ctx = zmq.Context()
 
     async def run(self) -> None:
@@ -57,12 +77,36 @@ class ExecdActor:
                 nursery.start_soon(self._on_connect, monitor)
                 nursery.start_soon(self._receive)
                 nursery.start_soon(self._report_load)
+                for state in self.resumed:
+                    key = (state.job_id, state.task_id)
+                    nursery.start_soon(self._deliver, key, partial(self.runner.resume, state))
+                self.resumed = []
         finally:
-            for job_id, task_id in self.runner.running():
-                self.runner.kill(job_id, task_id)
             monitor.close()
             sock.close()
             self.ctx.term()
+
+    async def stop(self) -> None:
+        """Kill the jobs running here and wait until their shepherds have recorded it.
+
+        No task starts any more (the master sends it again to the next execd); one that
+        was starting is killed as soon as it is under way.
+        """
+        self.stopping = True
+        with trio.move_on_after(STOP_GRACE):
+            while self.active:
+                for job_id, task_id in self.runner.running():
+                    self.runner.kill(job_id, task_id)
+                await trio.sleep(0.05)
+
+    def _running(self) -> list[Key]:
+        """The tasks to tell the master about as running: not those still starting.
+
+        Until its job runs, a task must not count as running at the master: if execd died
+        then, the next one would find nothing started and leave the task to the master to
+        send again, which it does only for a task it still believes on its way.
+        """
+        return sorted(self.active - self.starting)
 
     async def _send(self, msg: p.Msg) -> None:
         await self.sock.send([p.encode(msg)])
@@ -73,7 +117,7 @@ class ExecdActor:
             if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 log.info("connected to master: registering")
                 await self._send(p.Register(
-                    host=self.name, load=read_load(), running=sorted(self.active),
+                    host=self.name, load=read_load(), running=self._running(),
                     finished=list(self.unacked.values()),
                     load_report_time=self.load_report_time))
 
@@ -81,7 +125,7 @@ class ExecdActor:
         while True:
             await trio.sleep(self.load_report_time)
             await self._send(p.LoadReport(host=self.name, load=read_load(),
-                                          running=sorted(self.active)))
+                                          running=self._running()))
             for report in list(self.unacked.values()):
                 await self._send(p.TaskFinished(report=report))
 
@@ -109,27 +153,37 @@ class ExecdActor:
 
     def _start(self, msg: p.StartTask) -> None:
         key = (msg.job.job_id, msg.task_id)
-        if key in self.active or key in self.unacked:
-            return  # a resend of something already under way or done
+        if key in self.active or key in self.unacked or self.stopping:
+            return  # a resend of something already under way or done, or too late
         self.active.add(key)
-        self.nursery.start_soon(self._run, key, msg)
+        self.starting.add(key)
+        self.nursery.start_soon(self._deliver, key, partial(self.runner.run_task, msg))
 
-    async def _run(self, key: Key, msg: p.StartTask) -> None:
+    async def _deliver(
+        self, key: Key, follow: Callable[[OnStarted], Awaitable[p.TaskReport]]
+    ) -> None:
+        """Follow a task (started here, or taken over) to its end and send its report.
+
+        A task taken over says again that it started: the master ignores that unless the
+        execd that started it died before telling it.
+        """
+
         async def started(start_time: float) -> None:
+            self.starting.discard(key)
             await self._send(p.TaskStarted(host=self.name, job_id=key[0], task_id=key[1],
                                            start_time=start_time))
 
         try:
-            report = await self.runner.run_task(msg, on_started=started)
+            report = await follow(started)
         except Exception as exc:  # a bug here must cost one job, not the execd
             log.exception("task %d.%d could not be run", *key)
             now = time.time()
             report = p.TaskReport(job_id=key[0], task_id=key[1], host=self.name,
                                   start_time=0.0, end_time=now, exit_status=0,
                                   failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc))
-        finally:
-            self.active.discard(key)
         self.unacked[key] = report
+        self.active.discard(key)
+        self.starting.discard(key)
         await self._send(p.TaskFinished(report=report))
 
 
@@ -149,6 +203,7 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None
             with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                 async for _ in signals:
                     break
+            await actor.stop()
             nursery.cancel_scope.cancel()
 
     try:

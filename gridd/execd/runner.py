@@ -1,18 +1,56 @@
-"""Runs job tasks on an execution host the way Grid Engine's shepherd does, under trio.
+"""Runs job tasks on an execution host the way Grid Engine's execd and shepherd do, under trio.
 
 One ``TaskRunner`` serves one execd. ``run_task`` prepares a task (environment, working
-directory, output files, job script, TMPDIR), spawns it in a session and process group of
-its own, enforces its run-time limits, measures what it used and returns its
-``TaskReport``; ``kill`` is the qdel path.
+directory, output files, job script, TMPDIR), has it started, enforces its run-time
+limits, measures what it used and returns its ``TaskReport``; ``kill`` is the qdel path.
 
-Exits are awaited through a pidfd and reaped with ``os.wait4`` for the rusage, which is
-both cheaper than ``trio.run_process`` and the only way to get the job's resource usage.
+Surviving an execd restart
+--------------------------
+Jobs must outlive their execd: a crashed or restarted execd must neither lose a job nor
+report it twice. Only a parent learns how its child ended, so execd does not start jobs
+itself: each task gets a shepherd (``gridd/execd/shepherd.py``, a small stdlib-only
+program, one per task, as in Grid Engine), which starts the job in a session and process
+group of its own, waits for it and writes how it ended (wait status and rusage) to the
+task's spool directory ``<spool>/active_jobs/<job>.<task>/`` before it exits. The files:
 
-Every task has a directory ``<spool>/active_jobs/<job>.<task>/`` holding ``state.json``
-while it runs and ``report.json`` once it ended, so a report outlives an execd crash
-until the master acknowledges it (``forget``). Cancelling ``run_task`` abandons the task:
-the job keeps running, as Grid Engine jobs survive an execd shutdown, and its state file
-stays for a restarted execd to find with ``list_active``.
+``state.json``   written by execd *before* the shepherd starts: what a restarted execd
+                 needs to take the task over (queue, limits, TMPDIR, job script).
+``environment``  the job's environment, for the shepherd.
+``lock``         locked (flock) by execd before the shepherd starts and handed to it; it
+                 is free again exactly when no shepherd runs for the task any more, which
+                 unlike a pid cannot be mistaken for another process.
+``job.json``     written by the shepherd when the job runs (its pid, the start time).
+``exit.json``    written by the shepherd when the job ended, before it exits.
+``killed``       why execd killed the task (qdel, h_rt), so that the reason survives too.
+``report.json``  the final report, kept until the master acknowledges it (``forget``).
+
+A new execd calls ``recover`` before anything else (and registers with the master only
+after it). For every directory without a report:
+
+- no ``state.json``, or a free lock and neither ``job.json`` nor ``exit.json``: the job
+  never started, so the directory is dropped as if the task had never arrived. The
+  registration does not list it, so the master sends it again (or, if it believed it
+  running, accounts it as lost by the host): it is neither run twice nor forgotten.
+- a held lock: the shepherd still waits for its job, and ``resume`` follows it to its end
+  like a task started here (limits count from the job's real start).
+- a free lock and ``exit.json``: the job ended while no execd ran; its real end is
+  reported.
+- a free lock, ``job.json`` but no ``exit.json``: the shepherd died before recording the
+  end. What is left of the job is killed and the task is reported as failed "before
+  writing exit_status" (Grid Engine's code 19), with that reason spelled out.
+
+A shepherd that dies before starting its job while an execd follows it (one started
+here, or taken over by ``resume``) yields a report failed "before job": the master may
+already count that task as running, and only a report settles it.
+
+The report is written to ``report.json`` before it is sent, and later starts look for
+that file first, so each task yields one report, resent until acknowledged; the master
+counts a report it has seen already as a duplicate and only acknowledges it again.
+
+Cancelling ``run_task`` abandons the task (the job and its shepherd keep running for a
+restarted execd to take over). The shepherd costs one small Python process per running
+task (about 10 MB); maxvmem is sampled by execd, so samples taken by an execd that died are
+lost, and an s_rt warning that fell due while no execd ran is not sent late.
 
 Jobs run as the execd's own user: there is no switch to the job owner's uid.
 """
@@ -20,14 +58,17 @@ Jobs run as the execd's own user: there is no switch to the job owner's uid.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import logging
 import os
 import re
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -43,27 +84,62 @@ from gridd.protocol import StartTask, TaskReport
 # Grid Engine's codes for the accounting "failed" field that execd sets (their words:
 # render.FAILED_REASONS).
 FAILED_BEFORE_JOB = 11
+FAILED_NO_EXIT_STATUS = 19
 FAILED_OPEN_OUTPUT = 26
 FAILED_NO_SHELL = 27
 FAILED_NO_CWD = 28
 FAILED_LIMIT = 37
 FAILED_AFTER_JOB = 100
 
+log = logging.getLogger("gridd.execd")
+
 CELL = "default"
+SHEPHERD = Path(__file__).with_name("shepherd.py")
+ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found still starting
 _S = TypeVar("_S", bound=msgspec.Struct)
 _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 
+# Names of the files in a task's spool directory (see the module docstring).
+STATE, ENVIRONMENT, LOCK = "state.json", "environment", "lock"
+STARTED, ENDED, KILLED, REPORT = "job.json", "exit.json", "killed", "report.json"
+
 
 class ActiveTask(msgspec.Struct, kw_only=True):
-    """What a restarted execd needs to recognise a task it started earlier."""
+    """What a restarted execd needs to take over a task started earlier."""
 
     job_id: int
     task_id: int
     queue: str
-    pid: int
-    start_time: float
     h_rt: float = 0.0
+    s_rt: float = 0.0
     tmpdir: str = ""
+    script: str = ""  # the job script it runs; "" for a binary job
+
+
+class JobStarted(msgspec.Struct):
+    """The shepherd's job.json."""
+
+    shepherd_pid: int
+    job_pid: int
+    start_time: float
+
+
+class JobEnded(msgspec.Struct):
+    """The shepherd's exit.json: a raw wait status and rusage, or why nothing started."""
+
+    status: int = 0
+    start_time: float = 0.0
+    end_time: float = 0.0
+    utime: float = 0.0
+    stime: float = 0.0
+    maxrss: float = 0.0
+    minflt: int = 0
+    majflt: int = 0
+    inblock: int = 0
+    oublock: int = 0
+    nvcsw: int = 0
+    nivcsw: int = 0
+    error: str = ""
 
 
 class SetupError(Exception):
@@ -83,11 +159,11 @@ def task_dir(spool_dir: Path, job_id: int, task_id: int) -> Path:
 
 
 def list_active(spool_dir: Path) -> list[ActiveTask]:
-    """Tasks that were started here and have no final report yet."""
+    """Tasks that were handed to a shepherd here and have no final report yet."""
     found = []
     for directory in _task_dirs(spool_dir):
-        if not (directory / "report.json").exists():
-            state = _read_json(directory / "state.json", ActiveTask)
+        if not (directory / REPORT).exists():
+            state = _read_json(directory / STATE, ActiveTask)
             if state is not None:
                 found.append(state)
     return found
@@ -95,13 +171,28 @@ def list_active(spool_dir: Path) -> list[ActiveTask]:
 
 def load_pending_reports(spool_dir: Path) -> list[TaskReport]:
     """Reports of ended tasks that the master has not acknowledged yet."""
-    reports = (_read_json(d / "report.json", TaskReport) for d in _task_dirs(spool_dir))
+    reports = (_read_json(d / REPORT, TaskReport) for d in _task_dirs(spool_dir))
     return [report for report in reports if report is not None]
 
 
 def forget(spool_dir: Path, job_id: int, task_id: int) -> None:
     """Drop everything kept for a task once the master holds its report durably."""
     shutil.rmtree(task_dir(spool_dir, job_id, task_id), ignore_errors=True)
+
+
+def shepherd_alive(directory: Path) -> bool:
+    """Whether a shepherd still holds the task's lock (execd holds none of its own then)."""
+    try:
+        fd = os.open(directory / LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also drops the shared lock just taken
+    return False
 
 
 def _task_dirs(spool_dir: Path) -> list[Path]:
@@ -122,6 +213,19 @@ def _write_json(path: Path, value: msgspec.Struct) -> None:
     scratch = path.with_name(path.name + ".new")
     scratch.write_bytes(msgspec.json.encode(value))
     os.replace(scratch, path)
+
+
+def _read_killed(directory: Path) -> int:
+    try:
+        return int((directory / KILLED).read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+def _write_environment(path: Path, env: Mapping[str, str]) -> None:
+    """NUL-separated ``NAME=value`` entries, in the bytes the job is to get."""
+    path.write_bytes(b"".join(os.fsencode(f"{name}={value}") + b"\0"
+                              for name, value in env.items()))
 
 
 # ---- planning: what to run, where, with which environment ---------------------------
@@ -286,31 +390,51 @@ def _submit_env(start: StartTask) -> dict[str, str]:
 
 @dataclass(eq=False)
 class RunningTask:
-    """A spawned task: its process group and what ended or measured it so far."""
+    """A task under a shepherd: what execd knows of it and what ended or measured it."""
 
-    plan: TaskPlan
-    process: subprocess.Popen[bytes]
-    pidfd: int
-    start_time: float  # wall clock, for reports
-    started_at: float  # trio clock, for limits
+    state: ActiveTask
+    directory: Path  # the task's spool directory
+    child: bool  # the shepherd is this execd's child (reaped here), not one taken over
+    process: subprocess.Popen[bytes] | None = None  # kept so that Popen never reaps it
+    pidfd: int = -1  # the shepherd's, once known
+    notify: int = -1  # read end of the pipe the shepherd closes once job.json is written
+    job_pid: int = 0  # leader of the job's session and process group, once it runs
+    start_time: float = 0.0  # wall clock, from the shepherd
     failed: int = 0
     maxvmem: int = 0
 
     @property
-    def pid(self) -> int:
-        return self.process.pid
+    def key(self) -> tuple[int, int]:
+        return self.state.job_id, self.state.task_id
 
     def kill(self, failed: int = FAILED_AFTER_JOB) -> None:
-        """SIGKILL the whole process group; the first cause recorded is the one reported."""
-        self.failed = self.failed or failed
+        """SIGKILL the job's process group; the first cause recorded is the one reported.
+
+        The cause is written down first, so that an execd that dies right after still
+        reports it. A kill before the job runs is carried out once it does.
+        """
+        if not self.failed:
+            self.failed = failed
+            with contextlib.suppress(OSError):
+                (self.directory / KILLED).write_text(f"{failed}\n")
         self.signal(signal.SIGKILL)
 
     def signal(self, signum: int) -> None:
-        """Safe until the leader is reaped: its zombie keeps the group id from being reused."""
+        """The group id stays the job's until the shepherd reaps the leader, and the
+        shepherd exits right after: execd stops signalling when it sees that exit."""
+        if not self.job_pid:
+            return
         try:
-            os.killpg(self.pid, signum)
+            os.killpg(self.job_pid, signum)
         except ProcessLookupError:
             pass
+
+    def close(self) -> None:
+        for fd in (self.pidfd, self.notify):
+            if fd >= 0:
+                trio.lowlevel.notify_closing(fd)  # trio must forget the fd before reuse
+                os.close(fd)
+        self.pidfd = self.notify = -1
 
 
 class TaskRunner:
@@ -324,18 +448,20 @@ class TaskRunner:
         *,
         base_env: Mapping[str, str] | None = None,
         vmem_interval: float = 1.0,
+        shepherd: Sequence[str] | None = None,
     ) -> None:
         self.host = host
         self.spool_dir = spool_dir
         self.root = root
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.vmem_interval = vmem_interval
+        self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
         self._running: dict[tuple[int, int], RunningTask] = {}
         self._script_users: dict[int, int] = {}
         self._stopped: set[tuple[int, int]] = set()  # tasks to keep stopped (suspended)
 
     def running(self) -> list[tuple[int, int]]:
-        """(job, task) pairs with a live process on this host."""
+        """(job, task) pairs with a live shepherd followed here."""
         return list(self._running)
 
     def kill(self, job_id: int, task_id: int) -> bool:
@@ -363,7 +489,7 @@ class TaskRunner:
         start: StartTask,
         on_started: Callable[[float], Awaitable[None]] | None = None,
     ) -> TaskReport:
-        """Run one task to its end; on_started gets the start time once it is spawned."""
+        """Run one task to its end; on_started gets the start time once the job runs."""
         plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
                          base_env=self.base_env)
         key = (plan.job_id, plan.task_id)
@@ -373,45 +499,97 @@ class TaskRunner:
             task = self._launch(plan)
         except SetupError as exc:
             self._stopped.discard(key)
-            return self._finish(plan, self._setup_report(plan, exc))
-        self._running[key] = task
-        if key in self._stopped:
-            task.signal(signal.SIGSTOP)
-        try:
-            if on_started is not None:
-                await on_started(task.start_time)
-            status, rusage = await self._supervise(task)
-        finally:
-            del self._running[key]
-            self._stopped.discard(key)
-            trio.lowlevel.notify_closing(task.pidfd)  # trio must forget the fd before reuse
-            os.close(task.pidfd)
-        return self._finish(plan, self._exit_report(task, status, rusage))
+            report = self._setup_report(plan.job_id, plan.task_id, exc.failed, "")
+            return self._finish(plan.spool, plan.tmpdir, plan.script_path, report)
+        return await self._follow(task, on_started)
+
+    # -- taking over after a restart
+
+    def recover(self) -> list[ActiveTask]:
+        """Sort out what an earlier execd left in the spool; return the tasks to resume.
+
+        Call once, before any task is started here. Tasks that ended meanwhile (or whose
+        shepherd died) get their report written now, for ``load_pending_reports``; tasks
+        whose shepherd still runs are returned, to be followed with ``resume``.
+        """
+        alive, ended = [], []
+        for directory in _task_dirs(self.spool_dir):
+            if (directory / REPORT).exists():
+                continue
+            state = _read_json(directory / STATE, ActiveTask)
+            if state is None:  # written before any shepherd starts: none ever ran
+                shutil.rmtree(directory, ignore_errors=True)
+            elif shepherd_alive(directory):
+                alive.append(state)
+            else:
+                ended.append((directory, state))
+        for state in [*alive, *(state for _, state in ended)]:
+            self._count_script_user(state)
+        for directory, state in ended:
+            started = _read_json(directory / STARTED, JobStarted)
+            if started is None and not (directory / ENDED).exists():
+                self._drop(directory, state)  # never started: the master sends it again
+                continue
+            task = RunningTask(state=state, directory=directory, child=False,
+                               failed=_read_killed(directory))
+            if started is not None:
+                task.job_pid, task.start_time = started.job_pid, started.start_time
+            self._conclude(task)
+        return alive
+
+    def _drop(self, directory: Path, state: ActiveTask) -> None:
+        log.info("task %d.%d never started; left for the master to send again",
+                 state.job_id, state.task_id)
+        shutil.rmtree(directory, ignore_errors=True)
+        if state.tmpdir:
+            shutil.rmtree(state.tmpdir, ignore_errors=True)
+        self._release_script(state.job_id, Path(state.script) if state.script else None)
+
+    async def resume(
+        self,
+        state: ActiveTask,
+        on_started: Callable[[float], Awaitable[None]] | None = None,
+    ) -> TaskReport:
+        """Follow a task that ``recover`` found running to its end, as ``run_task`` would."""
+        directory = task_dir(self.spool_dir, state.job_id, state.task_id)
+        task = RunningTask(state=state, directory=directory, child=False,
+                           failed=_read_killed(directory))
+        return await self._follow(task, on_started)
 
     # -- start
 
     def _launch(self, plan: TaskPlan) -> RunningTask:
+        """Start the task's shepherd; every file a restarted execd needs comes first."""
         self._prepare_files(plan)
         streams = _open_streams(plan)
-        try:
-            process = subprocess.Popen(
-                plan.argv, stdin=streams[0], stdout=streams[1], stderr=streams[2],
-                cwd=plan.workdir, env=plan.env, start_new_session=True)
-        except OSError as exc:
-            raise SetupError(FAILED_BEFORE_JOB, f"can't start job: {exc}") from None
-        finally:
-            for fd in set(streams):
-                os.close(fd)
-        task = RunningTask(plan=plan, process=process, pidfd=os.pidfd_open(process.pid),
-                           start_time=time.time(), started_at=trio.current_time())
         state = ActiveTask(job_id=plan.job_id, task_id=plan.task_id, queue=plan.queue,
-                           pid=process.pid, start_time=task.start_time, h_rt=plan.h_rt,
-                           tmpdir=str(plan.tmpdir))
-        # Only a restarted execd needs the state file; a job that is running anyway must
-        # not be orphaned because it could not be written.
-        with contextlib.suppress(OSError):
-            _write_json(plan.spool / "state.json", state)
-        return task
+                           h_rt=plan.h_rt, s_rt=plan.s_rt, tmpdir=str(plan.tmpdir),
+                           script=str(plan.script_path or ""))
+        lock = notify_read = notify_write = -1
+        try:
+            for stale in (STARTED, ENDED, KILLED, REPORT):
+                (plan.spool / stale).unlink(missing_ok=True)
+            _write_environment(plan.spool / ENVIRONMENT, plan.env)
+            lock = os.open(plan.spool / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _write_json(plan.spool / STATE, state)
+            notify_read, notify_write = os.pipe()
+            # The shepherd's own environment stays empty: the job's is in ENVIRONMENT.
+            process = subprocess.Popen(
+                [*self.shepherd, str(plan.spool), str(lock), str(notify_write), "--",
+                 *plan.argv],
+                stdin=streams[0], stdout=streams[1], stderr=streams[2], cwd=plan.workdir,
+                env={}, start_new_session=True, pass_fds=(lock, notify_write))
+        except OSError as exc:
+            if notify_read >= 0:
+                os.close(notify_read)
+            (plan.spool / STATE).unlink(missing_ok=True)
+            raise SetupError(FAILED_BEFORE_JOB, f"can't start shepherd: {exc}") from None
+        finally:
+            for fd in {*streams, lock, notify_write} - {-1}:
+                os.close(fd)
+        return RunningTask(state=state, directory=plan.spool, child=True, process=process,
+                           pidfd=os.pidfd_open(process.pid), notify=notify_read)
 
     def _prepare_files(self, plan: TaskPlan) -> None:
         """Checks in the order Grid Engine's shepherd makes them, so failures match."""
@@ -442,76 +620,212 @@ class TaskRunner:
         except OSError as exc:
             raise SetupError(FAILED_BEFORE_JOB, f"can't write job script: {exc}") from None
 
-    def _release_script(self, plan: TaskPlan) -> None:
-        if plan.script_path is None:
+    def _count_script_user(self, state: ActiveTask) -> None:
+        if state.script:
+            self._script_users[state.job_id] = self._script_users.get(state.job_id, 0) + 1
+
+    def _release_script(self, job_id: int, script_path: Path | None) -> None:
+        if script_path is None:
             return
-        users = self._script_users.pop(plan.job_id) - 1
-        if users:
-            self._script_users[plan.job_id] = users
+        users = self._script_users.pop(job_id, 1) - 1
+        if users > 0:
+            self._script_users[job_id] = users
         else:
-            plan.script_path.unlink(missing_ok=True)
+            script_path.unlink(missing_ok=True)
 
     # -- while it runs
 
-    async def _supervise(self, task: RunningTask) -> tuple[int, os.struct_rusage]:
-        """Wait for the leader to exit while limits and memory sampling run beside it."""
-        plan = task.plan
+    async def _follow(
+        self, task: RunningTask, on_started: Callable[[float], Awaitable[None]] | None
+    ) -> TaskReport:
+        """Wait for the job to start and end, then report it (a task of either origin)."""
+        key = task.key
+        self._running[key] = task
+        try:
+            if await self._job_started(task):
+                if on_started is not None:
+                    await on_started(task.start_time)
+                await self._supervise(task)
+            else:
+                await self._shepherd_exit(task)
+        finally:
+            del self._running[key]
+            self._stopped.discard(key)
+            task.close()
+        return self._conclude(task)
+
+    async def _job_started(self, task: RunningTask) -> bool:
+        """Learn the job's pid and start time from job.json; False if it never started.
+
+        An own shepherd closes the notification pipe once job.json is written (or dies);
+        one taken over writes it within moments of its start, so a short poll will do.
+        """
+        directory = task.directory
+        if task.notify >= 0:
+            while True:
+                await trio.lowlevel.wait_readable(task.notify)
+                if not os.read(task.notify, 64):
+                    break
+            started = _read_json(directory / STARTED, JobStarted)
+        else:
+            while (started := _read_json(directory / STARTED, JobStarted)) is None:
+                if not shepherd_alive(directory):
+                    break
+                await trio.sleep(ADOPT_POLL)
+            if started is not None and task.pidfd < 0:
+                task.pidfd = _follow_shepherd(started.shepherd_pid, directory)
+        if started is None:
+            return False
+        task.job_pid, task.start_time = started.job_pid, started.start_time
+        if task.failed:
+            task.signal(signal.SIGKILL)
+        elif task.key in self._stopped:
+            task.signal(signal.SIGSTOP)
+        return True
+
+    async def _supervise(self, task: RunningTask) -> None:
+        """Wait for the shepherd to exit while limits and memory sampling run beside it.
+
+        Limits count from the job's start on the wall clock, so that they hold across
+        an execd restart; a warning that fell due while no execd ran is not sent late.
+        """
+        state = task.state
+        now = trio.current_time()
+
+        def due(after: float) -> float:
+            return now + task.start_time + after - time.time()
+
         async with trio.open_nursery() as nursery:
-            if plan.h_rt:
-                nursery.start_soon(_at, task.started_at + plan.h_rt, task.kill, FAILED_LIMIT)
-            if plan.s_rt and not (plan.h_rt and plan.s_rt >= plan.h_rt):
+            if state.h_rt:
+                nursery.start_soon(_at, due(state.h_rt), task.kill, FAILED_LIMIT)
+            if (state.s_rt and not (state.h_rt and state.s_rt >= state.h_rt)
+                    and (task.child or due(state.s_rt) > now)):
                 # s_rt only warns; the job decides whether to stop.
-                nursery.start_soon(_at, task.started_at + plan.s_rt, task.signal, signal.SIGUSR1)
+                nursery.start_soon(_at, due(state.s_rt), task.signal, signal.SIGUSR1)
             nursery.start_soon(self._sample_vmem, task)
-            await trio.lowlevel.wait_readable(task.pidfd)
+            await self._shepherd_exit(task)
             nursery.cancel_scope.cancel()
-        task.signal(signal.SIGKILL)  # leftovers in the job's group, as Grid Engine kills them
-        _, status, rusage = os.wait4(task.pid, 0)
-        task.process.returncode = os.waitstatus_to_exitcode(status)  # so Popen never reaps
-        return status, rusage
+
+    async def _shepherd_exit(self, task: RunningTask) -> None:
+        if task.pidfd >= 0:
+            await trio.lowlevel.wait_readable(task.pidfd)
+        if task.process is not None:
+            _, status = os.waitpid(task.process.pid, 0)
+            task.process.returncode = os.waitstatus_to_exitcode(status)
 
     async def _sample_vmem(self, task: RunningTask) -> None:
         while True:
             await trio.sleep(self.vmem_interval)
-            task.maxvmem = max(task.maxvmem, tree_vmem(task.pid))
+            task.maxvmem = max(task.maxvmem, tree_vmem(task.job_pid))
 
     # -- end
 
-    def _exit_report(
-        self, task: RunningTask, status: int, rusage: os.struct_rusage
-    ) -> TaskReport:
-        end_time = time.time()
-        exit_status, signal_name = _exit_status(status)
-        usage = Usage(
-            wallclock=end_time - task.start_time, utime=rusage.ru_utime,
-            stime=rusage.ru_stime, maxrss=float(rusage.ru_maxrss), minflt=rusage.ru_minflt,
-            majflt=rusage.ru_majflt, inblock=rusage.ru_inblock, oublock=rusage.ru_oublock,
-            nvcsw=rusage.ru_nvcsw, nivcsw=rusage.ru_nivcsw, maxvmem=float(task.maxvmem))
+    def _conclude(self, task: RunningTask) -> TaskReport:
+        """The report of a task whose shepherd is gone, from what it recorded."""
+        state = task.state
+        ended = _read_json(task.directory / ENDED, JobEnded)
+        if ended is not None and ended.error:
+            report = self._setup_report(state.job_id, state.task_id, FAILED_BEFORE_JOB,
+                                        ended.error)
+        elif ended is not None:
+            report = self._exit_report(task, ended)
+        elif not task.job_pid:
+            report = self._setup_report(state.job_id, state.task_id, FAILED_BEFORE_JOB,
+                                        "the shepherd ended before starting the job")
+        else:
+            report = self._lost_report(task)
+        script = Path(state.script) if state.script else None
+        return self._finish(task.directory, Path(state.tmpdir) if state.tmpdir else None,
+                            script, report)
+
+    def _lost_report(self, task: RunningTask) -> TaskReport:
+        """The job ran, but its shepherd died without recording how it ended."""
+        killed = _kill_orphan(task.directory, task.job_pid)
+        log.warning("task %d.%d: its shepherd died without recording the job's end%s",
+                    task.state.job_id, task.state.task_id,
+                    "; the job was killed" if killed else "")
+        now = time.time()
+        reason = (f"{FAILED_REASONS[FAILED_NO_EXIT_STATUS]}: the shepherd ended without "
+                  "recording how the job ended")
         return TaskReport(
-            job_id=task.plan.job_id, task_id=task.plan.task_id, host=self.host,
-            start_time=task.start_time, end_time=end_time, exit_status=exit_status,
+            job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
+            start_time=task.start_time, end_time=now, exit_status=137 if killed else 0,
+            failed=FAILED_NO_EXIT_STATUS, failed_reason=reason,
+            signal="SIGKILL" if killed else "",
+            usage=Usage(wallclock=max(0.0, now - task.start_time),
+                        maxvmem=float(task.maxvmem)))
+
+    def _exit_report(self, task: RunningTask, ended: JobEnded) -> TaskReport:
+        exit_status, signal_name = _exit_status(ended.status)
+        usage = Usage(
+            wallclock=ended.end_time - ended.start_time, utime=ended.utime,
+            stime=ended.stime, maxrss=ended.maxrss, minflt=ended.minflt,
+            majflt=ended.majflt, inblock=ended.inblock, oublock=ended.oublock,
+            nvcsw=ended.nvcsw, nivcsw=ended.nivcsw, maxvmem=float(task.maxvmem))
+        return TaskReport(
+            job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
+            start_time=ended.start_time, end_time=ended.end_time, exit_status=exit_status,
             failed=task.failed, failed_reason=FAILED_REASONS.get(task.failed, ""),
             signal=signal_name, usage=usage)
 
-    def _setup_report(self, plan: TaskPlan, exc: SetupError) -> TaskReport:
+    def _setup_report(self, job_id: int, task_id: int, failed: int, detail: str) -> TaskReport:
         """A task that never started: start time 0, as qacct then prints ``-/-``."""
+        reason = FAILED_REASONS[failed] + (f": {detail}" if detail else "")
         return TaskReport(
-            job_id=plan.job_id, task_id=plan.task_id, host=self.host, start_time=0.0,
-            end_time=time.time(), exit_status=0, failed=exc.failed,
-            failed_reason=FAILED_REASONS[exc.failed])
+            job_id=job_id, task_id=task_id, host=self.host, start_time=0.0,
+            end_time=time.time(), exit_status=0, failed=failed, failed_reason=reason)
 
-    def _finish(self, plan: TaskPlan, report: TaskReport) -> TaskReport:
+    def _finish(
+        self, directory: Path, tmpdir: Path | None, script: Path | None, report: TaskReport
+    ) -> TaskReport:
         """Persist the report before anything else so that a crash cannot lose it.
 
         If it cannot be written the report is still returned: the master hearing of the
         task matters more than surviving a crash that may never come.
         """
         with contextlib.suppress(OSError):
-            plan.spool.mkdir(parents=True, exist_ok=True)
-            _write_json(plan.spool / "report.json", report)
-        shutil.rmtree(plan.tmpdir, ignore_errors=True)
-        self._release_script(plan)
+            directory.mkdir(parents=True, exist_ok=True)
+            _write_json(directory / REPORT, report)
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        self._release_script(report.job_id, script)
         return report
+
+
+def _follow_shepherd(pid: int, directory: Path) -> int:
+    """A pidfd of a shepherd taken over, or -1 when it is gone.
+
+    The lock checked after the pidfd is open proves the pid was still the shepherd's:
+    a process that holds the lock then was alive when the pidfd was made.
+    """
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return -1
+    if shepherd_alive(directory):
+        return pidfd
+    os.close(pidfd)
+    return -1
+
+
+def _kill_orphan(directory: Path, job_pid: int) -> bool:
+    """Kill a job that outlived its shepherd, if that pid is still the job's.
+
+    The job's environment names its spool directory: a process with that pid which
+    does not carry it is someone else's, and is left alone.
+    """
+    marker = b"\0SGE_JOB_SPOOL_DIR=" + os.fsencode(directory) + b"\0"
+    try:
+        environ = Path(f"/proc/{job_pid}/environ").read_bytes()
+    except OSError:
+        return False
+    if marker not in b"\0" + environ:
+        return False
+    try:
+        os.killpg(job_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 async def _at(deadline: float, action: Callable[[int], None], arg: int) -> None:

@@ -1,0 +1,141 @@
+"""The shepherd: the one process that waits for a job, so that its end outlives execd.
+
+Only a parent learns how its child ended (exit status, resource usage), and execd may die
+or be restarted while jobs run. So execd does not start a job itself: it starts this small
+program, which starts the job, waits for it and writes down how it ended before it exits.
+A restarted execd finds that record in the task's spool directory, or finds the shepherd
+still waiting and watches it to the end.
+
+    python -I -S shepherd.py TASK_DIR LOCK_FD NOTIFY_FD -- COMMAND...
+
+Run with the working directory and standard streams the job is to have; the job's
+environment is read from ``TASK_DIR/environment`` (``NAME=value`` entries separated by
+NUL bytes, as in ``/proc/<pid>/environ``), not taken from the shepherd's own, because the
+interpreter adds to that one (``LC_CTYPE`` when the locale is C). In ``TASK_DIR`` it writes:
+
+``job.json``
+    ``{"shepherd_pid", "job_pid", "start_time"}`` once the job runs. Then the shepherd
+    closes ``NOTIFY_FD``, the write end of a pipe: execd, waiting for the end of file,
+    reads ``job.json`` at once instead of polling for it (the end of file also comes when
+    the shepherd dies first, and then there is no ``job.json``).
+``exit.json``
+    ``{"status", "start_time", "end_time", <rusage fields>}`` once the job ended, with the
+    raw wait status; ``{"error"}`` instead when the job could not be started.
+
+``LOCK_FD`` is the task's ``lock`` file, locked (flock) by execd before the shepherd
+started: the lock lives as long as the shepherd holds the descriptor, so a lock that can
+be taken means that no shepherd runs for the task any more, with no pid to trust.
+
+The job gets a session and process group of its own (its pid names them); execd signals
+that group for qdel, limits and suspension. The shepherd stays outside it so that a kill
+of the job never kills the one process that records its end. When the job's first process
+has exited, whatever it left in its group is killed before it is reaped, as long as its
+unreaped pid keeps the group id from being reused.
+
+Standard library only and no imports of gridd: it starts once per task (``-S`` skips the
+site packages; ``-I`` keeps user site packages and the working directory out of its path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+# Python ignores these at start-up; the job must get the defaults.
+_RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+
+
+def write_record(path: str, record: dict[str, object]) -> None:
+    """Written aside and renamed, so that a reader sees the whole record or none."""
+    scratch = path + ".new"
+    with open(scratch, "w") as f:
+        json.dump(record, f)
+    os.replace(scratch, path)
+
+
+def read_environment(path: str) -> dict[bytes, bytes]:
+    """NUL-separated ``NAME=value`` entries; bytes, so any value passes unchanged."""
+    with open(path, "rb") as f:
+        entries = f.read().split(b"\0")
+    env = {}
+    for entry in entries:
+        name, sep, value = entry.partition(b"=")
+        if sep and name:
+            env[name] = value
+    return env
+
+
+def usage_record(status: int, rusage: object, start: float, end: float) -> dict[str, object]:
+    names = ("ru_utime", "ru_stime", "ru_maxrss", "ru_minflt", "ru_majflt", "ru_inblock",
+             "ru_oublock", "ru_nvcsw", "ru_nivcsw")
+    record: dict[str, object] = {"status": status, "start_time": start, "end_time": end}
+    record.update({name[3:]: getattr(rusage, name) for name in names})
+    return record
+
+
+def start_job(command: list[str], env: dict[bytes, bytes]) -> int:
+    """fork and exec, as subprocess does, so that the job gets what a shell would give it:
+    the program found on the job's own PATH and default signal dispositions (glibc's
+    posix_spawn leaves two of its internal signals ignored). A failed exec comes back
+    through a close-on-exec pipe, which an exec that worked closes unread."""
+    errors_read, errors_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the shepherd has a single thread, so a fork is safe here
+        try:
+            os.close(errors_read)
+            os.setsid()
+            for number in _RESTORED_SIGNALS:
+                signal.signal(number, signal.SIG_DFL)
+            os.execvpe(command[0], command, env)
+        except BaseException as exc:  # whatever it is, the child must end here
+            os.write(errors_write, str(exc).encode(errors="replace"))
+        finally:
+            os._exit(127)
+    os.close(errors_write)
+    with os.fdopen(errors_read, "rb") as errors:
+        error = errors.read()
+    if error:
+        os.waitpid(pid, 0)
+        raise OSError(error.decode(errors="replace"))
+    return pid
+
+
+def shepherd(task_dir: str, lock_fd: int, notify_fd: int, command: list[str]) -> int:
+    # Neither descriptor may reach the job: the lock must end with the shepherd, and the
+    # end of file that execd waits for must come when the shepherd closes its end.
+    os.set_inheritable(lock_fd, False)
+    os.set_inheritable(notify_fd, False)
+    start = time.time()
+    try:
+        env = read_environment(os.path.join(task_dir, "environment"))
+        pid = start_job(command, env)
+    except OSError as exc:
+        os.close(notify_fd)
+        write_record(os.path.join(task_dir, "exit.json"), {"error": f"can't start job: {exc}"})
+        return 1
+    started = {"shepherd_pid": os.getpid(), "job_pid": pid, "start_time": start}
+    write_record(os.path.join(task_dir, "job.json"), started)
+    os.close(notify_fd)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _, status, rusage = os.wait4(pid, 0)
+    write_record(os.path.join(task_dir, "exit.json"),
+                 usage_record(status, rusage, start, time.time()))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 6 or argv[4] != "--":
+        print("usage: shepherd.py TASK_DIR LOCK_FD NOTIFY_FD -- COMMAND...", file=sys.stderr)
+        return 2
+    return shepherd(argv[1], int(argv[2]), int(argv[3]), argv[5:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
