@@ -1,4 +1,5 @@
-"""Python's cyclic garbage collector, held off while the scheduler plans.
+"""Python's cyclic garbage collector, held off while the scheduler plans (and while the
+master reads its spool back).
 
 A full collection walks every object the process tracks. In a large cell the mirror of
 the master's state and the planner's carried caches are hundreds of thousands of objects

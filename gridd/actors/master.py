@@ -21,6 +21,7 @@ import zmq
 from gridd import paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler
+from gridd.collector import held_off
 from gridd.master import ars, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
@@ -53,8 +54,9 @@ class MasterActor:
         if not (spool_dir / MARK).exists():  # a new cell: its method stays, whatever
             set_method(spool_dir, DEFAULT)  # the default becomes later
         self.spool = open_spool(spool_dir)
-        objects = list(self.spool.read_all())
-        state = restore(objects)
+        with held_off():  # hundreds of thousands of objects, none of them garbage
+            objects = list(self.spool.read_all())
+            state = restore(objects)
         self.tracker = Tracker(state if objects else None)
         if not state.config.queues:
             self._bootstrap(state)

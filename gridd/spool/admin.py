@@ -45,7 +45,11 @@ def restore_backup(spool_dir: Path, source: Path) -> list[str]:
     method = method_of(source)
     if not (source / method).is_dir():
         raise SpoolError(f"{source} is not a spool backup (no {method}/ directory)")
-    check(open_spool(source, method))  # a damaged backup must not replace a good spool
+    copy = open_spool(source, method)
+    try:
+        check(copy)  # a damaged backup must not replace a good spool
+    finally:
+        copy.close()
     _replace(spool_dir / method, source / method)
     set_method(spool_dir, method)
     for other in METHODS:
