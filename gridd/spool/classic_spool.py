@@ -14,13 +14,13 @@ directory; jobs have Grid Engine's kind of hierarchy so that no directory grows 
 
 A transaction becomes durable as a whole through a write-ahead journal: the changes, as
 the files' new contents, go into one file that is fsync'd and renamed into `journal/`
-(the commit point), and only then into the object files, rewritten in place without
-fsync. Every 64 transactions a checkpoint syncs the file system, records the last
-applied journal in an `applied-N` mark and deletes the journals up to it. Opening the
-spool replays the journals after the mark, in order, so a crash at any moment loses
-nothing that was committed and shows nothing that was not. Journals are numbered and the
-mark, not the deletion of journals, says what is done: a deleted journal that reappears
-after a crash is never replayed over newer objects.
+(the commit point), and only then into the object files, each written beside and renamed
+over the old one, without fsync. Every 64 transactions a checkpoint syncs the file
+system, records the last applied journal in an `applied-N` mark and deletes the journals
+up to it. Opening the spool replays the journals after the mark, in order, so a crash
+at any moment loses nothing that was committed and shows nothing that was not. Journals
+are numbered and the mark, not the deletion of journals, says what is done: a deleted
+journal that reappears after a crash is never replayed over newer objects.
 
 One process writes the spool (the master). Others may open it to read it: every operation
 takes a lock on `.lock` (shared to read, exclusive to change anything), and a reader
@@ -562,21 +562,22 @@ class ClassicSpool(Spool):
     # ---- the object files ----------------------------------------------------------------
 
     def _put_file(self, directory: str, name: str, content: bytes) -> None:
-        """Write the file in place, without fsync: the journal holds the content until the
-        next checkpoint syncs it. Not a temporary file renamed over it, which costs a new
-        inode per change (several times the write): readers of the spool hold the lock
-        that this write holds, so none sees a file half written; a crash leaves such a
-        file to the replay, and a failure here to the journal that read_all overlays."""
-        path = f"{directory}/{name}"
+        """Write the whole file beside (a dot name, which readers pass over) and rename
+        it over the old one, so that `cat` or grep never see a file half written; no
+        fsync here: the journal holds the content until the next checkpoint syncs it, and
+        a crash before that leaves the file to the replay."""
+        temporary = f"{directory}/.{name}.new"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            fd = os.open(temporary, flags, 0o644)
         except FileNotFoundError:
             os.makedirs(directory, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            fd = os.open(temporary, flags, 0o644)
         try:
             _write_all(fd, content)
         finally:
             os.close(fd)
+        os.replace(temporary, f"{directory}/{name}")
 
     def _apply(self, entries: list[_Entry]) -> None:
         """The transaction's changes in the object files (idempotent: replaying it again
