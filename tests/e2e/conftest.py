@@ -77,7 +77,8 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
         time.sleep(0.05)
 
 
-def make_cell(tmp_path: Path, hosts: int, slots: int) -> Iterator[Cell]:
+def make_cell(tmp_path: Path, hosts: int, slots: int,
+              spooling_method: str | None = None) -> Iterator[Cell]:
     root = tmp_path / "cell"
     root.mkdir()
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="2")
@@ -85,8 +86,9 @@ def make_cell(tmp_path: Path, hosts: int, slots: int) -> Iterator[Cell]:
     cell = Cell(root=root, env=env)
     started: set[int] = set()
     try:
+        method = ["--spooling-method", spooling_method] if spooling_method else []
         cell.ok("gridd", "up", "--hosts", str(hosts), "--slots", str(slots),
-                "--load-report-time", "1")
+                "--load-report-time", "1", *method)
         started.update(cell.pids())
         yield cell
     finally:
