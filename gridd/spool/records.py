@@ -118,7 +118,8 @@ def restore(objects: Iterable[tuple[str, str, object]]) -> MasterState:
             elif kind == "host":
                 state.hosts[key] = typing.cast(ExecHost, obj)
             elif kind == "job":
-                state.jobs[int(key)] = typing.cast(Job, obj)
+                # a copy: tasks come from task objects, the caller's objects stay as read
+                state.jobs[int(key)] = header(typing.cast(Job, obj))
             elif kind == "task":
                 tasks.append((key, typing.cast(Task, obj)))
             elif kind == "ar":

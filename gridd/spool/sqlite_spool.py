@@ -66,7 +66,8 @@ class SqliteSpool(Spool):
                 self.db.executemany("DELETE FROM objects WHERE kind = ? AND key = ?", deletes)
                 self.db.execute("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # SQLITE_FULL at COMMIT has rolled back already
+                    self.db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
             raise SpoolError(f"cannot write the spool: {exc}") from exc
