@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gridd.spool.base import Spool, SpoolError
 from gridd.spool.methods import METHODS, method_of, open_spool, set_method
-from gridd.spool.records import restore
+from gridd.spool.records import records, restore
 
 BATCH = 5000  # objects per transaction of a conversion
 
@@ -68,8 +68,7 @@ def convert(spool_dir: Path, to: str) -> list[str]:
         return [f"spool is already {to}"]
     source = open_spool(spool_dir, current)
     try:
-        objects = list(source.read_all())
-        restore(objects)  # refuse to convert a damaged spool
+        objects = list(records(restore(source.read_all())))  # a damaged spool is refused
     finally:
         source.close()
     shutil.rmtree(spool_dir / to, ignore_errors=True)

@@ -96,8 +96,10 @@ def records(state: MasterState) -> Iterator[tuple[str, str, object]]:
 
 
 def restore(objects: Iterable[tuple[str, str, object]]) -> MasterState:
-    """The state the objects describe (in any order). A task without its job, or a key
-    that does not fit its kind, is a damaged spool: SpoolError says which."""
+    """The state the objects describe (in any order); the objects become the state's
+    (jobs get their tasks put in), so spool `records(state)`, never them again. A task
+    without its job, or a key that does not fit its kind, is a damaged spool: SpoolError
+    says which."""
     state = MasterState()
     config = Configuration()
     collections: dict[str, dict[str, object]] = {kind: {} for kind in CONFIG_DICT}
@@ -118,8 +120,7 @@ def restore(objects: Iterable[tuple[str, str, object]]) -> MasterState:
             elif kind == "host":
                 state.hosts[key] = typing.cast(ExecHost, obj)
             elif kind == "job":
-                # a copy: tasks come from task objects, the caller's objects stay as read
-                state.jobs[int(key)] = header(typing.cast(Job, obj))
+                state.jobs[int(key)] = typing.cast(Job, obj)
             elif kind == "task":
                 tasks.append((key, typing.cast(Task, obj)))
             elif kind == "ar":

@@ -46,7 +46,13 @@ class Tracker:
 
     @staticmethod
     def _job_digests(job: Job) -> tuple[bytes, dict[int, bytes]]:
-        return _digest(header(job)), {tid: _digest(task) for tid, task in job.tasks.items()}
+        # The header's encoding without copying the job: a restart does this for each job.
+        tasks, job.tasks = job.tasks, {}
+        try:
+            head = _digest(job)
+        finally:
+            job.tasks = tasks
+        return head, {tid: _digest(task) for tid, task in tasks.items()}
 
     def fill(self, tx: Transaction, state: MasterState, fx: Effects, now: float) -> None:
         """Put into the transaction what the effects changed in the state; a changed
