@@ -138,11 +138,7 @@ def build_spool(spool_dir: Path, method: str, state: MasterState) -> float:
     spool = open_spool(spool_dir, method)
     t0 = time.perf_counter()
     try:
-        for start in range(0, len(objects), TX_OBJECTS):
-            tx = spool.prepare()
-            for kind, key, obj in objects[start:start + TX_OBJECTS]:
-                tx.spool_object(kind, key, obj)
-            tx.commit()
+        admin.write_all(spool, objects, TX_OBJECTS)
     finally:
         spool.close()
     return time.perf_counter() - t0

@@ -74,16 +74,23 @@ def convert(spool_dir: Path, to: str) -> list[str]:
     shutil.rmtree(spool_dir / to, ignore_errors=True)
     target = open_spool(spool_dir, to)
     try:
-        for start in range(0, len(objects), BATCH):
-            tx = target.prepare()
-            for kind, key, obj in objects[start:start + BATCH]:
-                tx.spool_object(kind, key, obj)
-            tx.commit()
+        write_all(target, objects)
     finally:
         target.close()
     set_method(spool_dir, to)
     shutil.rmtree(spool_dir / current, ignore_errors=True)
     return [f"spool converted from {current} to {to}: {len(objects)} objects"]
+
+
+def write_all(spool: Spool, objects: list[tuple[str, str, object]],
+              batch: int = BATCH) -> None:
+    """Spool every object, `batch` to a transaction (a whole cell in one would hold all
+    of it in one journal or one SQLite transaction)."""
+    for start in range(0, len(objects), batch):
+        tx = spool.prepare()
+        for kind, key, obj in objects[start:start + batch]:
+            tx.spool_object(kind, key, obj)
+        tx.commit()
 
 
 def _replace(directory: Path, source: Path) -> None:

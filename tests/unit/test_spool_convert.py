@@ -107,18 +107,13 @@ def spool_contents(spool_dir: Path) -> dict[tuple[str, str], bytes]:
         spool.close()
 
 
-def fill(spool_dir: Path, method: str, state: MasterState, batch: int = 5000) -> None:
+def fill(spool_dir: Path, method: str, state: MasterState) -> None:
     """A spool of `method` holding the state, written through the Spool API as a master
     would (in transactions), marked as the method in use."""
     set_method(spool_dir, method)
     spool = open_spool(spool_dir, method)
     try:
-        objects = list(records(state))
-        for start in range(0, len(objects), batch):
-            tx = spool.prepare()
-            for kind, key, obj in objects[start:start + batch]:
-                tx.spool_object(kind, key, obj)
-            tx.commit()
+        admin.write_all(spool, list(records(state)))
     finally:
         spool.close()
 
