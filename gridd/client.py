@@ -60,7 +60,16 @@ class Client:
     def _frame(self, msg: p.Msg) -> bytes:
         self._rid += 1
         msg.rid = self._rid
-        return Dealer.encode([p.encode(msg)])
+        try:
+            body = p.encode(msg)
+        except UnicodeEncodeError as exc:
+            # Python hands over command-line words and files that are not UTF-8 with
+            # their bad bytes as lone surrogates, which the protocol cannot carry.
+            raise GriddError(f"error: cannot send text that is not UTF-8: "
+                             f"{exc.object[exc.start:exc.end]!r}") from None
+        except OverflowError:  # msgpack holds integers of 64 bits (-t 1-99999999999999999999)
+            raise GriddError("error: a number is too large (more than 64 bits)") from None
+        return Dealer.encode([body])
 
     def _send(self, msg: p.Msg) -> int:
         self._transfer(self.conn.send_raw, self._frame(msg))

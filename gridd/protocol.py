@@ -467,6 +467,10 @@ def decode(frame: bytes, max_size: int | None = MAX_MESSAGE) -> Msg:
         msg = _decoder.decode(frame)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise ProtocolError(f"malformed message: {exc}") from None
+    except UnicodeDecodeError as exc:  # msgspec lets a str that is not UTF-8 through as this
+        raise ProtocolError(f"malformed message: a string is not UTF-8: {exc.reason}") from None
+    except RecursionError:  # values nested deeper than the interpreter's stack (Any fields)
+        raise ProtocolError("malformed message: values nested too deeply") from None
     if msg.v != VERSION:
         raise ProtocolError(f"protocol version {msg.v} not supported (want {VERSION})")
     return msg

@@ -87,7 +87,7 @@ class Query:
 
 def job_is_id(job: str) -> bool:
     """`-j 47` names job 47; anything else is a job name pattern."""
-    return job.isdigit()
+    return job.isascii() and job.isdigit()  # "²" is a digit to isdigit, not to int
 
 
 def _filters(req: Request) -> Query:

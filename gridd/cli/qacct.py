@@ -90,19 +90,19 @@ def _optional_value(argv: Sequence[str], i: int) -> str | None:
 
 
 def _unsigned(text: str, what: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "²" is a digit to isdigit, not to int
         raise UsageError(f"invalid {what}, must be an unsigned integer")
     return int(text)
 
 
 def _group_name(text: str) -> str:
     """`-g` takes a group id or name; records hold names."""
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         import grp
 
         try:
             return grp.getgrgid(int(text)).gr_name
-        except KeyError:
+        except (KeyError, OverflowError):  # no such group; beyond what a gid can be
             pass
     return text
 

@@ -283,6 +283,12 @@ def _edit_one(option: str, form: EditorForm, name: str, request: Request) -> int
     if isinstance(offered, int):
         return offered
     text, send = offered
+    if send in ("-Aconf", "-Mconf") and (
+            not name or "/" in name or "\0" in name or name in (".", "..")):
+        # The file is named after the host: a name with a slash would put it outside
+        # the temporary directory (`-aconf /etc/x` would write /etc/x).
+        print(f'error: "{name}" is not a valid host name', file=sys.stderr)
+        return 1
     import tempfile  # the editor forms alone need it: kept out of qconf's start-up
 
     with tempfile.TemporaryDirectory(prefix="qconf-") as tmpdir:

@@ -197,7 +197,7 @@ def _priority(value: str) -> dict[str, Any]:
 
 
 def _ar(value: str) -> dict[str, Any]:
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):  # "²" is a digit to isdigit, not to int
         raise QsubError(
             "invalid advance reservation id, must be an unsigned integer", EXIT_USAGE
         )

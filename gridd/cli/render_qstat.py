@@ -527,7 +527,7 @@ def _usage(task: Task) -> str:
 
 def _refers_to(ref: str, job: Job) -> bool:
     """A job reference (id, or name pattern) as qstat -j and -hold_jid accept it."""
-    if ref.isdigit():
+    if ref.isascii() and ref.isdigit():  # "²" is a digit to isdigit, not to int
         return int(ref) == job.job_id
     return fnmatch.fnmatchcase(job.spec.name, ref)
 
@@ -674,7 +674,8 @@ def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
     missing: list[str] = []
     for ref in refs:
         number = ref.partition(".")[0]  # 552.3 names job 552; a name may contain dots
-        matches = [j for j in reply.jobs if _refers_to(number if number.isdigit() else ref, j)]
+        by = number if number.isascii() and number.isdigit() else ref
+        matches = [j for j in reply.jobs if _refers_to(by, j)]
         if not matches:
             missing.append(ref)
         for job in matches:

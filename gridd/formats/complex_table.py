@@ -86,12 +86,14 @@ def _format_error(parser: Lark, error: UnexpectedInput, text: str, source: str) 
     allowed = expected_terminals(error)
     expected = expected_names(parser, allowed, _DESCRIBED)
     line_text = text.split("\n")[line - 1] if line >= 1 else ""
-    index = len(line_text[: column - 1].split())
+    # The columns before the error; an error at the end of a line is placed after its
+    # comment, whose words are no columns. The index of the column at fault follows.
+    index = len(line_text[: column - 1].split("#", 1)[0].split())
     not_correct = f'Complex attribute file "{source}" is not correct'
     token = getattr(error, "token", None)
     if token is not None and token.type in ("_NL", "$END"):
         return FormatError(
-            f"missing {_COLUMNS[index]} column",
+            f"missing {_COLUMNS[min(index, len(_COLUMNS) - 1)]} column",
             source,
             line,
             column,

@@ -197,7 +197,7 @@ def _allocation_rule(value: str) -> str:
                 f'unknown allocation rule "{value}"', (f'unknown variable "{value[1:]}"',)
             )
         return value
-    if not value.isdigit() or int(value) == 0:
+    if not (value.isascii() and value.isdigit()) or int(value) == 0:
         raise _Invalid(f'allocation rule "{value}" is no $variable and no positive number')
     return str(int(value))
 

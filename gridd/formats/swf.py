@@ -36,8 +36,9 @@ def read_swf(lines: Iterable[str]) -> Trace:
             continue
         if text.startswith(";"):
             key, _, value = text[1:].partition(":")
-            if key.strip() == "MaxProcs" and value.strip().isdigit():
-                max_procs = int(value)
+            count = value.strip()
+            if key.strip() == "MaxProcs" and count.isascii() and count.isdigit():
+                max_procs = int(count)
             continue
         fields = text.split()
         try:

@@ -145,7 +145,7 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
 
 
 def _named(m: Master, target: str) -> list[AdvanceReservation]:
-    if target.isdigit():
+    if target.isascii() and target.isdigit():  # "²" is a digit to isdigit, not to int
         ar = m.s.ars.get(int(target))
         return [ar] if ar else []
     return [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)
