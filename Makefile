@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_ROOT ?= $(CURDIR)/gridd-root
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m compileall -q gridd
 	$(BIN)/python bench/run_all.py
+
+# Every fuzz target for 100,000 inputs (bench/fuzz.py --help for the options).
+fuzz: $(STAMP)
+	$(BIN)/python bench/fuzz.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check gridd tests bench
