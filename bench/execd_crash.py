@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from _cell import BIN, Cell, cell
 
+from gridd.client import Client
 from gridd.pidfile import alive, read_pid
 
 SLOTS = 8
@@ -59,8 +60,6 @@ def main() -> int:
     rng = random.Random(seed)
     hosts = [f"node{i}" for i in range(1, args.hosts + 1)]
     with cell(hosts=args.hosts, slots=SLOTS) as c:
-        from gridd.client import Client
-
         expected: dict[int, int] = {}
         t0 = time.monotonic()
         with Client(c.root) as client:
@@ -81,7 +80,7 @@ def main() -> int:
             subprocess.run([str(BIN / "gridd"), "up", "--load-report-time", "1"], env=c.env,
                            capture_output=True, timeout=60, check=True)
             wait_for(lambda h=host: alive(execd_pid(c, h)), 20, "the execd again")
-        wait_for(lambda: len(accounting(c)) >= len(expected), 120 + span,
+        wait_for(lambda: c.accounted() >= len(expected), 120 + span,
                  "every job accounted")
         wait_for(lambda: not any(any((c.root / "spool" / h / "active_jobs").glob("*"))
                                  for h in hosts), 30, "the execds' spools emptied")

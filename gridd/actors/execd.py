@@ -37,7 +37,6 @@ from gridd.transport import TrioSocket
 log = logging.getLogger("gridd.execd")
 
 Key = tuple[int, int]
-OnStarted = Callable[[float], Awaitable[None]]
 STOP_GRACE = 5.0  # seconds a stopping execd waits for the jobs it killed to be over
 
 
@@ -160,7 +159,7 @@ class ExecdActor:
         self.nursery.start_soon(self._deliver, key, partial(self.runner.run_task, msg))
 
     async def _deliver(
-        self, key: Key, follow: Callable[[OnStarted], Awaitable[p.TaskReport]]
+        self, key: Key, follow: Callable[[runner.OnStarted], Awaitable[p.TaskReport]]
     ) -> None:
         """Follow a task (started here, or taken over) to its end and send its report.
 

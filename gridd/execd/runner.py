@@ -81,6 +81,9 @@ from gridd.execd.load import arch_name
 from gridd.model.job import Usage
 from gridd.protocol import StartTask, TaskReport
 
+# Told the job's start time once it runs (execd tells the master the task started).
+OnStarted = Callable[[float], Awaitable[None]]
+
 # Grid Engine's codes for the accounting "failed" field that execd sets (their words:
 # render.FAILED_REASONS).
 FAILED_BEFORE_JOB = 11
@@ -125,20 +128,13 @@ class JobStarted(msgspec.Struct):
 
 
 class JobEnded(msgspec.Struct):
-    """The shepherd's exit.json: a raw wait status and rusage, or why nothing started."""
+    """The shepherd's exit.json: a raw wait status and rusage (wallclock and maxvmem left
+    for execd to fill in), or why nothing started."""
 
     status: int = 0
     start_time: float = 0.0
     end_time: float = 0.0
-    utime: float = 0.0
-    stime: float = 0.0
-    maxrss: float = 0.0
-    minflt: int = 0
-    majflt: int = 0
-    inblock: int = 0
-    oublock: int = 0
-    nvcsw: int = 0
-    nivcsw: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
     error: str = ""
 
 
@@ -394,8 +390,9 @@ class RunningTask:
 
     state: ActiveTask
     directory: Path  # the task's spool directory
-    child: bool  # the shepherd is this execd's child (reaped here), not one taken over
-    process: subprocess.Popen[bytes] | None = None  # kept so that Popen never reaps it
+    # Set when the shepherd is this execd's child (reaped here), not one taken over; kept
+    # so that Popen never reaps it.
+    process: subprocess.Popen[bytes] | None = None
     pidfd: int = -1  # the shepherd's, once known
     notify: int = -1  # read end of the pipe the shepherd closes once job.json is written
     job_pid: int = 0  # leader of the job's session and process group, once it runs
@@ -487,7 +484,7 @@ class TaskRunner:
     async def run_task(
         self,
         start: StartTask,
-        on_started: Callable[[float], Awaitable[None]] | None = None,
+        on_started: OnStarted | None = None,
     ) -> TaskReport:
         """Run one task to its end; on_started gets the start time once the job runs."""
         plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
@@ -530,7 +527,7 @@ class TaskRunner:
             if started is None and not (directory / ENDED).exists():
                 self._drop(directory, state)  # never started: the master sends it again
                 continue
-            task = RunningTask(state=state, directory=directory, child=False,
+            task = RunningTask(state=state, directory=directory,
                                failed=_read_killed(directory))
             if started is not None:
                 task.job_pid, task.start_time = started.job_pid, started.start_time
@@ -548,11 +545,11 @@ class TaskRunner:
     async def resume(
         self,
         state: ActiveTask,
-        on_started: Callable[[float], Awaitable[None]] | None = None,
+        on_started: OnStarted | None = None,
     ) -> TaskReport:
         """Follow a task that ``recover`` found running to its end, as ``run_task`` would."""
         directory = task_dir(self.spool_dir, state.job_id, state.task_id)
-        task = RunningTask(state=state, directory=directory, child=False,
+        task = RunningTask(state=state, directory=directory,
                            failed=_read_killed(directory))
         return await self._follow(task, on_started)
 
@@ -588,7 +585,7 @@ class TaskRunner:
         finally:
             for fd in {*streams, lock, notify_write} - {-1}:
                 os.close(fd)
-        return RunningTask(state=state, directory=plan.spool, child=True, process=process,
+        return RunningTask(state=state, directory=plan.spool, process=process,
                            pidfd=os.pidfd_open(process.pid), notify=notify_read)
 
     def _prepare_files(self, plan: TaskPlan) -> None:
@@ -636,7 +633,7 @@ class TaskRunner:
     # -- while it runs
 
     async def _follow(
-        self, task: RunningTask, on_started: Callable[[float], Awaitable[None]] | None
+        self, task: RunningTask, on_started: OnStarted | None
     ) -> TaskReport:
         """Wait for the job to start and end, then report it (a task of either origin)."""
         key = task.key
@@ -699,7 +696,7 @@ class TaskRunner:
             if state.h_rt:
                 nursery.start_soon(_at, due(state.h_rt), task.kill, FAILED_LIMIT)
             if (state.s_rt and not (state.h_rt and state.s_rt >= state.h_rt)
-                    and (task.child or due(state.s_rt) > now)):
+                    and (task.process is not None or due(state.s_rt) > now)):
                 # s_rt only warns; the job decides whether to stop.
                 nursery.start_soon(_at, due(state.s_rt), task.signal, signal.SIGUSR1)
             nursery.start_soon(self._sample_vmem, task)
@@ -757,11 +754,8 @@ class TaskRunner:
 
     def _exit_report(self, task: RunningTask, ended: JobEnded) -> TaskReport:
         exit_status, signal_name = _exit_status(ended.status)
-        usage = Usage(
-            wallclock=ended.end_time - ended.start_time, utime=ended.utime,
-            stime=ended.stime, maxrss=ended.maxrss, minflt=ended.minflt,
-            majflt=ended.majflt, inblock=ended.inblock, oublock=ended.oublock,
-            nvcsw=ended.nvcsw, nivcsw=ended.nivcsw, maxvmem=float(task.maxvmem))
+        usage = msgspec.structs.replace(ended.usage, wallclock=ended.end_time - ended.start_time,
+                                        maxvmem=float(task.maxvmem))
         return TaskReport(
             job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
             start_time=ended.start_time, end_time=ended.end_time, exit_status=exit_status,

@@ -68,12 +68,15 @@ def read_environment(path: str) -> dict[bytes, bytes]:
     return env
 
 
+# What of the job's rusage is recorded, by the names of gridd.model.job.Usage (the field
+# is ru_<name>); a test holds the two together, since this file imports nothing of gridd.
+RUSAGE = ("utime", "stime", "maxrss", "minflt", "majflt", "inblock", "oublock", "nvcsw",
+          "nivcsw")
+
+
 def usage_record(status: int, rusage: object, start: float, end: float) -> dict[str, object]:
-    names = ("ru_utime", "ru_stime", "ru_maxrss", "ru_minflt", "ru_majflt", "ru_inblock",
-             "ru_oublock", "ru_nvcsw", "ru_nivcsw")
-    record: dict[str, object] = {"status": status, "start_time": start, "end_time": end}
-    record.update({name[3:]: getattr(rusage, name) for name in names})
-    return record
+    return {"status": status, "start_time": start, "end_time": end,
+            "usage": {name: getattr(rusage, f"ru_{name}") for name in RUSAGE}}
 
 
 def start_job(command: list[str], env: dict[bytes, bytes]) -> int:

@@ -40,7 +40,8 @@ from gridd.execd.runner import (
     shepherd_alive,
     task_dir,
 )
-from gridd.model.job import Job, JobSpec, Task
+from gridd.model.job import Job, JobSpec, Task, Usage
+from gridd.pidfile import alive
 from gridd.protocol import StartTask, TaskReport
 
 HOST = "node1"
@@ -79,14 +80,6 @@ async def wait_until(condition: Callable[[], object], timeout: float = 10.0) -> 
             await trio.sleep(0.01)
 
 
-def running(pid: int) -> bool:
-    """Alive and not a zombie (nothing may reap a shepherd whose execd died)."""
-    try:
-        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-
-
 def started_record(directory: Path) -> dict[str, float]:
     return json.loads((directory / STARTED).read_text())
 
@@ -109,7 +102,7 @@ async def abandon(work: Path, runner: TaskRunner, start: StartTask) -> Path:
 async def test_running_task_is_taken_over_and_reported_once(work: Path) -> None:
     directory = await abandon(work, make_runner(work), start_of(work, until_go(work, 7)))
     first = started_record(directory)
-    assert running(first["job_pid"]) and shepherd_alive(directory)
+    assert alive(first["job_pid"]) and shepherd_alive(directory)
 
     restarted = make_runner(work)
     [state] = restarted.recover()
@@ -227,7 +220,8 @@ async def test_shepherd_still_starting_is_waited_for(work: Path) -> None:
                 "shepherd_pid": fake.pid, "job_pid": fake.pid, "start_time": 1000.0})
             await wait_until(lambda: announced)
             shepherd.write_record(str(directory / ENDED), {
-                "status": 5 << 8, "start_time": 1000.0, "end_time": 1002.5, "utime": 0.5})
+                "status": 5 << 8, "start_time": 1000.0, "end_time": 1002.5,
+                "usage": {"utime": 0.5}})
             os.close(lock)
             lock = -1
             fake.kill()
@@ -323,7 +317,7 @@ async def test_shepherd_killed_under_a_running_execd(work: Path) -> None:
     [report] = reports
     assert (report.failed, report.exit_status, report.signal) == (FAILED_NO_EXIT_STATUS, 137,
                                                                  "SIGKILL")
-    await wait_until(lambda: not running(int(record["job_pid"])))
+    await wait_until(lambda: not alive(int(record["job_pid"])))
 
 
 def test_directory_without_state_is_dropped_and_reports_are_kept(work: Path) -> None:
@@ -377,7 +371,8 @@ def test_shepherd_records_status_and_usage(tmp_path: Path) -> None:
     assert code == 0
     assert os.WTERMSIG(int(record["status"])) == signal.SIGTERM
     assert record["start_time"] == started["start_time"] <= record["end_time"]
-    assert {"utime", "stime", "maxrss", "minflt", "nvcsw"} <= set(record)
+    # every rusage name the shepherd records is a Usage field: none is lost on the way
+    assert set(record["usage"]) == set(shepherd.RUSAGE) <= set(Usage.__struct_fields__)
 
 
 def test_shepherd_environment_is_passed_byte_for_byte(tmp_path: Path) -> None:
