@@ -41,13 +41,12 @@ from _cell import BIN, cell
 from master_rss import spec as realistic_spec
 
 from gridd.client import Client, GriddError
-from gridd.collector import held_off
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.model.job import JobSpec
 from gridd.spool import admin
 from gridd.spool.methods import METHODS, open_spool, set_method
-from gridd.spool.records import records, restore
+from gridd.spool.records import load, records
 from gridd.spool.tracking import Tracker
 
 CLIENTS = 4
@@ -156,13 +155,11 @@ def read_back(spool_dir: Path) -> tuple[float, int]:
     t0 = time.perf_counter()
     spool = open_spool(spool_dir)
     try:
-        with held_off():
-            objects = list(spool.read_all())
-            state = restore(objects)
+        state = load(spool)
         Tracker(state)
     finally:
         spool.close()
-    return time.perf_counter() - t0, len(state.jobs)
+    return time.perf_counter() - t0, len(state.jobs) if state else 0
 
 
 def _free_port() -> int:

@@ -21,7 +21,6 @@ import zmq
 from gridd import paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler
-from gridd.collector import held_off
 from gridd.master import ars, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
@@ -30,7 +29,7 @@ from gridd.pidfile import gridd_alive, master_pidfile, read_pid
 from gridd.spool import admin as spool_admin
 from gridd.spool.base import SpoolError
 from gridd.spool.methods import DEFAULT, MARK, open_spool, set_method
-from gridd.spool.records import restore
+from gridd.spool.records import load
 from gridd.spool.tracking import Tracker
 from gridd.transport import TrioSocket
 
@@ -43,6 +42,8 @@ HOST_CHECK = 5.0
 AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
 CLIENT, SCHED, ACCT = "client", "sched", "acct"
+# Client requests that change jobs or ARs (see _one_by_one).
+_CHANGES = (p.Submit, p.Delete, p.Alter, p.Qmod, p.ArSubmit, p.ArDelete)
 
 
 class MasterActor:
@@ -54,10 +55,9 @@ class MasterActor:
         if not (spool_dir / MARK).exists():  # a new cell: its method stays, whatever
             set_method(spool_dir, DEFAULT)  # the default becomes later
         self.spool = open_spool(spool_dir)
-        with held_off():  # hundreds of thousands of objects, none of them garbage
-            objects = list(self.spool.read_all())
-            state = restore(objects)
-        self.tracker = Tracker(state if objects else None)
+        spooled = load(self.spool)
+        self.tracker = Tracker(spooled)
+        state = spooled or MasterState()
         if not state.config.queues:
             self._bootstrap(state)
         self.master = Master(state)
@@ -151,14 +151,20 @@ class MasterActor:
     async def _one_by_one(self, batch: list[tuple[str, list[bytes]]], now: float) -> None:
         """After a burst could not be spooled: start again from what the spool holds and
         apply its requests one at a time, so that those that change nothing (queries) are
-        answered and each that cannot be spooled fails alone, with the spool's error."""
+        answered and each that cannot be spooled fails alone, with the spool's error. Once
+        one has failed, the clients' job and AR changes left in the burst are refused
+        unapplied: each would most likely fail too, and cost a reload of the whole spool."""
         self._reload()
+        failed: SpoolError | None = None
         for index, (source, parts) in enumerate(batch):
+            if failed is not None and self._refused_unapplied(source, parts, failed):
+                continue
             fx = Effects(sched_resync=index == 0)  # the scheduler's mirror starts afresh
             answered_dispatch = self._handle(source, parts, now, fx)
             try:
                 await self._commit(fx, now)
             except SpoolError as exc:
+                failed = exc
                 self._reload()
                 for ident, reply in fx.replies:
                     self.front.send_nowait([ident, p.encode(
@@ -168,10 +174,24 @@ class MasterActor:
                 continue
             self._flush(fx, answered_dispatch)
 
+    def _refused_unapplied(self, source: str, parts: list[bytes], exc: SpoolError) -> bool:
+        """Refuse a client's change of jobs or ARs with the spool's error, if it is one."""
+        if source != CLIENT or len(parts) != 2:
+            return False
+        try:
+            msg = p.decode(parts[-1])
+        except p.ProtocolError:
+            return False  # answered as any bad message is
+        if not isinstance(msg, _CHANGES):
+            return False
+        self.front.send_nowait([parts[0], p.encode(p.Error(text=f"error: {exc}",
+                                                           rid=msg.rid))])
+        return True
+
     def _reload(self) -> None:
         """The state as last spooled: what failed to spool is forgotten, as if it had
         never been asked for (nobody heard of it)."""
-        state = restore(self.spool.read_all())
+        state = load(self.spool) or MasterState()
         self.master = self.master.reloaded(state)
         self.tracker = Tracker(state)
 

@@ -133,7 +133,8 @@ class Master:
     def reloaded(self, state: MasterState) -> Master:
         """A master over the state read back from the spool after a change could not be
         spooled. What is never spooled carries over: which hosts are up and their load,
-        waiting clients, the scheduler's last word."""
+        how recent jobs ended, waiting clients, the scheduler's last word."""
+        state.finished = self.s.finished
         new = Master(state, self.host_timeout)
         for name, host in state.hosts.items():
             old = self.s.hosts.get(name)

@@ -11,9 +11,11 @@ import collections
 import shutil
 from pathlib import Path
 
+from gridd.collector import held_off
+from gridd.master.core import MasterState
 from gridd.spool.base import Spool, SpoolError
 from gridd.spool.methods import METHODS, method_of, open_spool, set_method
-from gridd.spool.records import records, restore
+from gridd.spool.records import load, records, restore
 
 BATCH = 5000  # objects per transaction of a conversion
 
@@ -22,10 +24,11 @@ def check(spool: Spool) -> list[str]:
     """Every object decodes and together they make a state (no task without its job)."""
     counts: collections.Counter[str] = collections.Counter()
     objects = []
-    for kind, key, obj in spool.read_all():
-        counts[kind] += 1
-        objects.append((kind, key, obj))
-    state = restore(objects)
+    with held_off():
+        for kind, key, obj in spool.read_all():
+            counts[kind] += 1
+            objects.append((kind, key, obj))
+        state = restore(objects)
     summary = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
     return [f"spool {spool.path} ({spool.method}): {sum(counts.values())} objects parse "
             f"({summary}); {len(state.jobs)} jobs"]
@@ -68,7 +71,7 @@ def convert(spool_dir: Path, to: str) -> list[str]:
         return [f"spool is already {to}"]
     source = open_spool(spool_dir, current)
     try:
-        objects = list(records(restore(source.read_all())))  # a damaged spool is refused
+        objects = list(records(load(source) or MasterState()))  # a damaged one is refused
     finally:
         source.close()
     shutil.rmtree(spool_dir / to, ignore_errors=True)

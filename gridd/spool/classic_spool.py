@@ -47,7 +47,6 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
-from gridd import collector
 from gridd.formats.objects import SPOOL_KEY_WIDTHS, parse_object, print_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import (
@@ -677,9 +676,7 @@ class ClassicSpool(Spool):
         return _Entry(change.kind, change.key, content, directory, name)
 
     def read_all(self) -> Iterator[tuple[str, str, object]]:
-        # No collection while hundreds of thousands of objects are made, none of them
-        # garbage: it would halve the speed of a restart.
-        with self._locked(fcntl.LOCK_SH), collector.held_off():
+        with self._locked(fcntl.LOCK_SH):
             overlay = self._overlay()
             superseded = {(entry.kind, entry.key) for entry in overlay}
             try:
