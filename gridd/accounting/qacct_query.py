@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridd.accounting.render import Key
+from gridd.formats.values import is_unsigned
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Query:
 
 def job_is_id(job: str) -> bool:
     """`-j 47` names job 47; anything else is a job name pattern."""
-    return job.isascii() and job.isdigit()  # "²" is a digit to isdigit, not to int
+    return is_unsigned(job)
 
 
 def _filters(req: Request) -> Query:

@@ -32,6 +32,7 @@ from gridd.accounting.qacct_query import (
     summary_keys,
     summary_query,
 )
+from gridd.formats.values import is_unsigned
 
 USAGE = """\
 SGE 8.1.9
@@ -90,14 +91,14 @@ def _optional_value(argv: Sequence[str], i: int) -> str | None:
 
 
 def _unsigned(text: str, what: str) -> int:
-    if not (text.isascii() and text.isdigit()):  # "²" is a digit to isdigit, not to int
+    if not is_unsigned(text):
         raise UsageError(f"invalid {what}, must be an unsigned integer")
     return int(text)
 
 
 def _group_name(text: str) -> str:
     """`-g` takes a group id or name; records hold names."""
-    if text.isascii() and text.isdigit():
+    if is_unsigned(text):
         import grp
 
         try:

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from gridd.formats import requests
+from gridd.formats.values import is_unsigned
 from gridd.model.job import JobSpec
 
 DEFAULT_PREFIX = "#$"
@@ -197,7 +198,7 @@ def _priority(value: str) -> dict[str, Any]:
 
 
 def _ar(value: str) -> dict[str, Any]:
-    if not (value.isascii() and value.isdigit()):  # "²" is a digit to isdigit, not to int
+    if not is_unsigned(value):
         raise QsubError(
             "invalid advance reservation id, must be an unsigned integer", EXIT_USAGE
         )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
+from gridd.formats.values import is_unsigned
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.job import (
@@ -434,7 +435,7 @@ def _task_field(label: str, task_id: int, value: str) -> str:
 def _seconds(text: str) -> int | None:
     """'[[h:]m:]s' as seconds, or None when the text is not a GE time."""
     parts = text.split(":")
-    if len(parts) > 3 or not all(p.isdigit() for p in parts):
+    if len(parts) > 3 or not all(is_unsigned(p) for p in parts):
         return None
     total = 0
     for part in parts:
@@ -527,7 +528,7 @@ def _usage(task: Task) -> str:
 
 def _refers_to(ref: str, job: Job) -> bool:
     """A job reference (id, or name pattern) as qstat -j and -hold_jid accept it."""
-    if ref.isascii() and ref.isdigit():  # "²" is a digit to isdigit, not to int
+    if is_unsigned(ref):
         return int(ref) == job.job_id
     return fnmatch.fnmatchcase(job.spec.name, ref)
 
@@ -674,7 +675,7 @@ def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
     missing: list[str] = []
     for ref in refs:
         number = ref.partition(".")[0]  # 552.3 names job 552; a name may contain dots
-        by = number if number.isascii() and number.isdigit() else ref
+        by = number if is_unsigned(number) else ref
         matches = [j for j in reply.jobs if _refers_to(by, j)]
         if not matches:
             missing.append(ref)

@@ -21,7 +21,7 @@ from gridd.formats.names import format_bool, parse_bool
 from gridd.formats.objects import KEY_WIDTHS, parse_object, print_object
 from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
-from gridd.formats.values import parse_memory, parse_time
+from gridd.formats.values import is_unsigned, parse_memory, parse_time
 from gridd.model.config import Userset
 from gridd.model.objects import (
     NONE,
@@ -69,7 +69,7 @@ _ASSIGNMENT = re.compile(r"([^\s,=]+)=([^\s,=]+)")
 
 
 def _unsigned(value: str) -> str:
-    if not value.isdigit() or not value.isascii():
+    if not is_unsigned(value):
         raise _Invalid(
             f'"{value}" is not an unsigned number',
             (
@@ -181,7 +181,7 @@ def _subordinates(value: str) -> str:
     items = words(value)
     for item in items:
         name, _, threshold = item.partition("=")
-        if not _NAME.fullmatch(name) or (threshold and not threshold.isdigit()):
+        if not _NAME.fullmatch(name) or (threshold and not is_unsigned(threshold)):
             raise _Invalid(f'"{item}" is not a subordinate queue (queue[=slots])')
     return ",".join(items) if items else NONE
 
@@ -197,7 +197,7 @@ def _allocation_rule(value: str) -> str:
                 f'unknown allocation rule "{value}"', (f'unknown variable "{value[1:]}"',)
             )
         return value
-    if not (value.isascii() and value.isdigit()) or int(value) == 0:
+    if not is_unsigned(value) or int(value) == 0:
         raise _Invalid(f'allocation rule "{value}" is no $variable and no positive number')
     return str(int(value))
 

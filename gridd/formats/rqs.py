@@ -36,6 +36,7 @@ from gridd.formats.parsing import (
     load_parser,
     offending_word,
 )
+from gridd.formats.values import is_unsigned
 from gridd.model.complexes import (
     CONSUMABLE_TYPES,
     STRING_TYPES,
@@ -203,7 +204,7 @@ def rule_name_problem(name: str) -> str | None:
 
 def lookup_rule(rule_set: RuleSet, ident: str) -> int | None:
     """The index of the rule `set/ident` names: its position from 1, or its name."""
-    if ident.isascii() and ident.isdigit():  # "²" is a digit to isdigit, not to int
+    if is_unsigned(ident):
         index = int(ident) - 1
         return index if 0 <= index < len(rule_set.rules) else None
     return next((i for i, rule in enumerate(rule_set.rules) if rule.name == ident), None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gridd.formats.values import is_unsigned
+
 
 @dataclass(slots=True, frozen=True)
 class TraceJob:
@@ -37,7 +39,7 @@ def read_swf(lines: Iterable[str]) -> Trace:
         if text.startswith(";"):
             key, _, value = text[1:].partition(":")
             count = value.strip()
-            if key.strip() == "MaxProcs" and count.isascii() and count.isdigit():
+            if key.strip() == "MaxProcs" and is_unsigned(count):
                 max_procs = int(count)
             continue
         fields = text.split()

@@ -27,6 +27,12 @@ _DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
 _TIME_PART = re.compile(r"[0-9]*")
 
 
+def is_unsigned(text: str) -> bool:
+    """Digits 0-9 only: a number int() reads as written (str.isdigit() also takes "²",
+    which int() refuses, and int() also takes signs, blanks and "٣")."""
+    return text.isascii() and text.isdigit()
+
+
 def _is_infinity(text: str) -> bool:
     return text.strip().upper() == INFINITY
 

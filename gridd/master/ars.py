@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd import protocol as p
+from gridd.formats.values import is_unsigned
 from gridd.master import ids, reporting
 from gridd.master.views import to_int
 from gridd.model.ar import (
@@ -145,7 +146,7 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
 
 
 def _named(m: Master, target: str) -> list[AdvanceReservation]:
-    if target.isascii() and target.isdigit():  # "²" is a digit to isdigit, not to int
+    if is_unsigned(target):
         ar = m.s.ars.get(int(target))
         return [ar] if ar else []
     return [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
+from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
@@ -201,7 +202,7 @@ class Master:
         return False
 
     def _match_jobs(self, ref: str) -> list[Job]:
-        if ref.isdigit():
+        if is_unsigned(ref):
             job = self.s.jobs.get(int(ref))
             return [job] if job else []
         return [j for j in self.s.jobs.values() if fnmatch.fnmatchcase(j.spec.name, ref)]

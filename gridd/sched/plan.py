@@ -29,6 +29,7 @@ from typing import NamedTuple
 import msgspec
 
 from gridd import protocol as p
+from gridd.formats.values import is_unsigned
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
@@ -1591,7 +1592,7 @@ class _Enough:
 
     def __init__(self, rule: str, cap: int) -> None:
         self.rule, self.cap = rule, cap
-        self.per_host = int(rule) if rule.isdigit() and int(rule) > 0 else 1
+        self.per_host = int(rule) if is_unsigned(rule) and int(rule) > 0 else 1
         self.total = 0  # $fill_up: the sum of host rooms
         self.hosts = 0  # $round_robin and integer rules: hosts that can take their share
 
@@ -1633,7 +1634,7 @@ def allocate(
             return None, n
         share = _fill(hosts, host_room, n) if rule == FILL_UP else _deal(hosts, host_room, n)
         return [part for h in hosts if share.get(h) for part in _take(rooms[h], share[h])], n
-    per_host = int(rule) if rule.isdigit() and int(rule) > 0 else 1
+    per_host = int(rule) if is_unsigned(rule) and int(rule) > 0 else 1
     eligible = [h for h in hosts if host_room[h] >= per_host]
     n = min(len(eligible) * per_host, cap)
     n -= n % per_host

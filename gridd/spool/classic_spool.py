@@ -55,6 +55,7 @@ from gridd.formats.qconf_objects import (
     to_pairs,
     userset_from_pairs,
 )
+from gridd.formats.values import is_unsigned
 from gridd.model.config import Userset
 from gridd.model.objects import NONE
 from gridd.spool.base import Change, Spool, SpoolError
@@ -206,7 +207,7 @@ def unescape(name: str) -> str | None:
 def _number(kind: str, key: str) -> int:
     """A numeric key (job id, task id, sequence number), in its one canonical spelling,
     since the key is read back from the file's path."""
-    if key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and len(key) <= 12:
+    if is_unsigned(key) and (key == "0" or key[0] != "0") and len(key) <= 12:
         return int(key)
     raise SpoolError(f"bad key {key!r} of a {kind} object")
 
@@ -484,9 +485,9 @@ class ClassicSpool(Spool):
         with os.scandir(self.journal) as entries:
             for entry in entries:
                 name = entry.name
-                if name.isdigit():
+                if is_unsigned(name):
                     journals.append(int(name))
-                elif name.startswith(MARK) and name[len(MARK):].isdigit():
+                elif name.startswith(MARK) and is_unsigned(name[len(MARK):]):
                     mark = max(mark, int(name[len(MARK):]))
         return mark, sorted(seq for seq in journals if seq > mark)
 
@@ -593,7 +594,7 @@ class ClassicSpool(Spool):
                 pass
             if entry.kind == "task":
                 emptied.add(directory)
-                if not entry.name.isdigit() or int(entry.name) >= BUCKET:
+                if not is_unsigned(entry.name) or int(entry.name) >= BUCKET:
                     emptied.add(os.path.dirname(directory))
             elif entry.kind in ("job", *NUMBERED):
                 emptied.add(directory)
@@ -774,8 +775,8 @@ def _applied_by(name: str, mark: int) -> bool:
     """Whether journal/<name> is a journal or an older mark that the mark makes redundant."""
     if name.startswith(MARK):
         name = name[len(MARK):]
-        return name.isdigit() and int(name) < mark
-    return name.isdigit() and int(name) <= mark
+        return is_unsigned(name) and int(name) < mark
+    return is_unsigned(name) and int(name) <= mark
 
 
 # ---- walking the directories -------------------------------------------------------------
@@ -828,14 +829,14 @@ def _walk_jobs(path: str) -> Iterator[tuple[str, str, str]]:
 
 def _shards(path: str) -> Iterator[os.DirEntry[str]]:
     for entry in _entries(path, directories=True):
-        if not (len(entry.name) == 4 and entry.name.isdigit() and entry.name.isascii()):
+        if not (len(entry.name) == 4 and is_unsigned(entry.name)):
             raise SpoolError(f"{entry.path}: unexpected in the job spool")
         yield entry
 
 
 def _canonical(name: str) -> bool:
     """A number as str(int) writes it: the only spelling a numbered file may have."""
-    return name.isdigit() and name.isascii() and (name[0] != "0" or name == "0")
+    return is_unsigned(name) and (name[0] != "0" or name == "0")
 
 
 def _job_files(job_id: str, path: str) -> list[tuple[str, str, str]]:

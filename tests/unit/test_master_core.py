@@ -257,3 +257,13 @@ def test_qstat_priorities_follow_urgency_with_the_default_weights():
     reply = master.query_jobs(p.QueryJobs(), 18.0)
     assert isinstance(reply, p.JobsReply)
     assert {j: round(v, 5) for j, v in reply.priorities.items()} == {1: 0.75, 2: 0.5, 3: 0.25}
+
+
+def test_a_superscript_job_reference_is_a_name_pattern_not_a_number():
+    """"²" is a digit to str.isdigit() but not to int(): as -hold_jid, qdel or qstat -j
+    it names no job, and the master (and its scheduler mirror) go on."""
+    master = make_master(hosts=1, slots=1)
+    master.submit(spec(name="waits", hold_jid=["²"]), 1.0, Effects())
+    master.sched_state()  # the dependency is looked up here
+    reply = master.delete(p.Delete(targets=["²"], user="alice"), 2.0, Effects())
+    assert reply.lines == ['denied: job "²" does not exist'] and reply.code == 1
