@@ -11,7 +11,7 @@ Grid Engine wraps long values when it shows them (so that `qconf -m*` opens an e
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gridd.formats.parsing import (
@@ -55,7 +55,7 @@ SPOOL_HEADER = "# Version: 8.1.9\n# \n# DO NOT MODIFY THIS FILE MANUALLY!\n# \n"
 
 # Grid Engine keeps every shown line, the ` \` included, within 80 columns when it can.
 LINE_WIDTH = 80
-_CONTINUATION = " \\"
+CONTINUATION = " \\"
 
 
 def _transformer() -> Any:
@@ -104,43 +104,45 @@ def parse_object(text: str, *, source: str = "<stdin>") -> list[tuple[str, str]]
         raise FormatError(f'unexpected "{word}"', source, line, column, expected) from None
 
 
-def _break_point(line: str, indent: int) -> tuple[str, str] | None:
-    """Where to split an over-long line: the last blank, or the end of the last comma,
-    that leaves room for the ` \\`; failing that the first one, so that a single long
-    word overflows instead of being cut.
+def break_line(line: str, cuts: Iterator[tuple[int, int]]) -> tuple[str, str] | None:
+    """Split at the last cut (where the head ends, where the tail starts; ascending) that
+    leaves room for the ` \\` within 80 columns; failing that at the first, so that a
+    single long word overflows instead of being cut.
 
-    Only positions are compared and only the chosen one is sliced, and the scan stops at
-    the first break point past the 80 columns: a 5000-host list is wrapped in linear
-    time per line (slicing at every candidate made `qconf -shgrp` of one take minutes).
+    `cuts` is read only up to the first one past the limit and only the chosen one is
+    sliced, so a long line wraps in linear time per line (slicing at every candidate made
+    `qconf -shgrp` of a 5000-host group take minutes).
     """
-    end = len(line.rstrip())  # a blank is a break point only if something follows it
-    chosen: tuple[int, int] | None = None  # (end of the head, start of the tail)
-    for index in range(indent + 1, len(line)):
-        if line[index] == " " and line[index - 1] != " " and index + 1 < end:
-            cut = (index, index + 1)
-        elif line[index - 1] == "," and line[index] != " ":
-            cut = (index, index)
-        else:
-            continue
-        if index + len(_CONTINUATION) > LINE_WIDTH:
-            if chosen is None:
-                chosen = cut
+    chosen: tuple[int, int] | None = None
+    for cut in cuts:
+        if cut[0] + len(CONTINUATION) > LINE_WIDTH:
+            chosen = chosen or cut
             break
         chosen = cut
     if chosen is None:
         return None
-    head, tail = chosen
-    return line[:head], line[tail:].lstrip(" ") if tail > head else line[tail:]
+    return line[:chosen[0]], line[chosen[1]:].lstrip(" ")
+
+
+def _cuts(line: str, indent: int) -> Iterator[tuple[int, int]]:
+    """A qconf object line's break points: a blank (when something follows it), or the
+    end of a comma."""
+    end = len(line.rstrip())
+    for index in range(indent + 1, len(line)):
+        if line[index] == " " and line[index - 1] != " " and index + 1 < end:
+            yield index, index + 1
+        elif line[index - 1] == "," and line[index] != " ":
+            yield index, index
 
 
 def _wrap(line: str, indent: int) -> str:
     lines = []
     while len(line) > LINE_WIDTH:
-        cut = _break_point(line, indent)
+        cut = break_line(line, _cuts(line, indent))
         if cut is None:
             break
         head, tail = cut
-        lines.append(head + _CONTINUATION)
+        lines.append(head + CONTINUATION)
         line = " " * indent + tail
     lines.append(line)
     return "\n".join(lines)

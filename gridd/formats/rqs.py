@@ -23,10 +23,10 @@ value, `slots=1.5`, `users a,,b`, a formula ending in `*`), we refuse it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gridd.formats.objects import join_continued
+from gridd.formats.objects import CONTINUATION, LINE_WIDTH, break_line, join_continued
 from gridd.formats.parsing import (
     FormatError,
     at_end,
@@ -52,10 +52,8 @@ if TYPE_CHECKING:
 
 # ---- printing ----------------------------------------------------------------------------
 
-LINE_WIDTH = 80
 _INDENT = "   "
 _KEY_WIDTH = 12  # `name`, `description`, `enabled`, `limit`, then one blank, then the value
-_CONTINUATION = " \\"
 
 
 def filter_text(flt: Filter) -> str:
@@ -88,33 +86,27 @@ def _wrap(line: str, first_value: int) -> str:
     lines = []
     start = first_value - 1  # the blank before the value
     while len(line) > LINE_WIDTH:
-        # Positions are compared and only the chosen one sliced; the scan ends at the
-        # first break point past the limit, so a long line wraps in linear time per line.
-        end = len(line.rstrip())  # a blank breaks only if something follows it
-        chosen: tuple[int, int] | None = None  # (end of the head, start of the tail)
-        for index in range(start, len(line)):
-            char, before = line[index], line[index - 1]
-            breaks = char == " " and (before not in " ," or index == first_value - 1)
-            if breaks and index + 1 < end:
-                cut = (index, index + 1)
-            elif before == "," and char != " " and index > start:
-                cut = (index, index)
-            else:
-                continue
-            if index + len(_CONTINUATION) > LINE_WIDTH:
-                if chosen is None:
-                    chosen = cut
-                break
-            chosen = cut
-        if chosen is None:
+        cut = break_line(line, _cuts(line, start, first_value))
+        if cut is None:
             break
-        head, tail = line[:chosen[0]], line[chosen[1]:]
-        lines.append(head + _CONTINUATION)
-        line = _INDENT + (tail.lstrip(" ") if chosen[1] > chosen[0] else tail)
+        head, tail = cut
+        lines.append(head + CONTINUATION)
+        line = _INDENT + tail
         start = len(_INDENT) + 1
         first_value = 0
     lines.append(line)
     return "\n".join(lines)
+
+
+def _cuts(line: str, start: int, first_value: int) -> Iterator[tuple[int, int]]:
+    """A rule line's break points from `start` (see _wrap)."""
+    end = len(line.rstrip())  # a blank breaks only if something follows it
+    for index in range(start, len(line)):
+        char, before = line[index], line[index - 1]
+        if char == " " and (before not in " ," or index == first_value - 1) and index + 1 < end:
+            yield index, index + 1
+        elif before == "," and char != " " and index > start:
+            yield index, index
 
 
 def _attribute_line(key: str, value: str) -> str:
