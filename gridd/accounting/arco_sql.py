@@ -317,21 +317,6 @@ _QUEUE_VALUE_INSERT = """
                                   qv_value, qv_dvalue, qv_dconfig)
 """
 
-VALUES: dict[str, str] = {
-    "host": _host_values("host"),
-    "host_consumable": _host_values("host_consumable"),
-    "queue": f"""{_QUEUE_VALUE_INSERT}
-        SELECT nextval('sge_queue_values_seq'), q.q_id, time, time, 'state', state, NULL,
-               NULL
-        FROM gridd_queue x JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname
-        WHERE x.ok""",
-    "queue_consumable": f"""{_QUEUE_VALUE_INSERT}
-        SELECT nextval('sge_queue_values_seq'), q.q_id, time, time, variable, v, {_NUMBER},
-               config
-        FROM ({_pairs('gridd_queue_consumable', 'qname, hostname', True)}) x
-        JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname""",
-}
-
 
 # --- configuration history (gridd's, not ARCo's: see reports/schema/004) -----------------
 # Ids follow the changes' order (time, then the outbox's order within one time), as the
@@ -345,3 +330,21 @@ CONFIG_HISTORY = """
            time, object_kind, name, deleted, body
     FROM gridd_config WHERE ok
 """
+
+
+# The record kinds whose rows one statement each puts into their table.
+INSERTS: dict[str, str] = {
+    "host": _host_values("host"),
+    "host_consumable": _host_values("host_consumable"),
+    "queue": f"""{_QUEUE_VALUE_INSERT}
+        SELECT nextval('sge_queue_values_seq'), q.q_id, time, time, 'state', state, NULL,
+               NULL
+        FROM gridd_queue x JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname
+        WHERE x.ok""",
+    "queue_consumable": f"""{_QUEUE_VALUE_INSERT}
+        SELECT nextval('sge_queue_values_seq'), q.q_id, time, time, variable, v, {_NUMBER},
+               config
+        FROM ({_pairs('gridd_queue_consumable', 'qname, hostname', True)}) x
+        JOIN sge_queue q ON q.q_qname = x.qname AND q.q_hostname = x.hostname""",
+    "config": CONFIG_HISTORY,
+}

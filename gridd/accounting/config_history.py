@@ -12,7 +12,8 @@ The part after the type is JSON rather than ':'-separated fields because an obje
 body is JSON (full of ':') and its name is text no escaping should alter. B is the object
 as the master encoded it, or null when the change deleted it. The fraction of the time
 is kept: two changes of one object within a second must still be told apart and ordered.
-The fold (arco_sql.CONFIG_HISTORY) turns these lines into rows of sge_config_history.
+The fold (arco_sql.CONFIG_HISTORY, one of arco_sql.INSERTS) turns these lines into rows
+of sge_config_history.
 """
 
 from __future__ import annotations

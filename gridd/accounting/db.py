@@ -214,11 +214,9 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
         for kind, statements in arco.AR_RECORDS.items():
             for sql in statements if kind in kinds else ():
                 con.execute(sql)
-    for kind, sql in arco.VALUES.items():
+    for kind, sql in arco.INSERTS.items():
         if kind in kinds:
             con.execute(sql)
-    if "config" in kinds:
-        con.execute(arco.CONFIG_HISTORY)
     done.rejected, first = con.execute(record_sql.rejected(kinds)).fetchone()
     if done.rejected:
         kind, body = con.execute(
