@@ -18,12 +18,11 @@ from contextlib import contextmanager
 
 @contextmanager
 def held_off() -> Iterator[None]:
-    """The collector off for the block, unless somebody else already turned it off."""
-    if not gc.isenabled():
-        yield
-        return
+    """The collector off for the block, and afterwards as it was before."""
+    was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if was:
+            gc.enable()
