@@ -532,16 +532,20 @@ def userset_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> User
     return msgspec.convert(values, Userset)
 
 
-def show_userset(userset: Userset) -> str:
-    """What `qconf -su` prints for one list."""
-    pairs = [
+def userset_pairs(userset: Userset) -> list[tuple[str, str]]:
+    """The lines of `qconf -su` (and of its spool file)."""
+    return [
         ("name", userset.name),
         ("type", userset.type),
         ("fshare", str(userset.fshare)),
         ("oticket", str(userset.oticket)),
         ("entries", ",".join(userset.entries) or NONE),
     ]
-    return print_object(pairs, width=KEY_WIDTHS["userset"])
+
+
+def show_userset(userset: Userset) -> str:
+    """What `qconf -su` prints for one list."""
+    return print_object(userset_pairs(userset), width=KEY_WIDTHS["userset"])
 
 
 # ---- host configurations -----------------------------------------------------------------

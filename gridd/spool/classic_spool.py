@@ -54,10 +54,9 @@ from gridd.formats.qconf_objects import (
     host_conf_from_pairs,
     to_pairs,
     userset_from_pairs,
+    userset_pairs,
 )
 from gridd.formats.values import is_unsigned
-from gridd.model.config import Userset
-from gridd.model.objects import NONE
 from gridd.spool.base import Change, Spool, SpoolError
 from gridd.spool.records import CONFIG_KINDS, TYPES
 
@@ -257,16 +256,6 @@ def location(kind: str, key: str) -> tuple[str, str]:
 # ---- file contents -----------------------------------------------------------------------
 
 
-def _userset_pairs(userset: Userset) -> list[tuple[str, str]]:
-    """The lines of `qconf -su`, which has no to_pairs of its own."""
-    return [("name", userset.name), ("type", userset.type), ("fshare", str(userset.fshare)),
-            ("oticket", str(userset.oticket)), ("entries", ",".join(userset.entries) or NONE)]
-
-
-def _from(kind: str) -> Callable[[list[tuple[str, str]], str], Any]:
-    return lambda pairs, source: from_pairs(kind, pairs, source=source)
-
-
 class _Qconf(NamedTuple):
     """How qconf writes and reads one kind."""
 
@@ -275,15 +264,19 @@ class _Qconf(NamedTuple):
     parse: Callable[[list[tuple[str, str]], str], Any]
 
 
+def _generic(name: str) -> _Qconf:
+    """A kind qconf_objects knows by `name` (to_pairs and from_pairs)."""
+    return _Qconf(SPOOL_KEY_WIDTHS[name], to_pairs,
+                  lambda pairs, source: from_pairs(name, pairs, source=source))
+
+
+# spool kind -> how qconf writes it
 QCONF: dict[str, _Qconf] = {
-    "queue": _Qconf(SPOOL_KEY_WIDTHS["queue"], to_pairs, _from("queue")),
-    "exechost": _Qconf(SPOOL_KEY_WIDTHS["exechost"], to_pairs, _from("exechost")),
-    "pe": _Qconf(SPOOL_KEY_WIDTHS["pe"], to_pairs, _from("pe")),
-    "hostgroup": _Qconf(SPOOL_KEY_WIDTHS["hostgroup"], to_pairs, _from("hostgroup")),
-    "project": _Qconf(SPOOL_KEY_WIDTHS["project"], to_pairs, _from("project")),
-    "sched_conf": _Qconf(SPOOL_KEY_WIDTHS["sched"], to_pairs, _from("sched")),
-    "global_conf": _Qconf(SPOOL_KEY_WIDTHS["conf"], to_pairs, _from("conf")),
-    "userset": _Qconf(SPOOL_KEY_WIDTHS["userset"], _userset_pairs,
+    **{kind: _generic(name) for kind, name in (
+        ("queue", "queue"), ("exechost", "exechost"), ("pe", "pe"),
+        ("hostgroup", "hostgroup"), ("project", "project"), ("sched_conf", "sched"),
+        ("global_conf", "conf"))},
+    "userset": _Qconf(SPOOL_KEY_WIDTHS["userset"], userset_pairs,
                       lambda pairs, source: userset_from_pairs(pairs, source=source)),
     "host_conf": _Qconf(SPOOL_KEY_WIDTHS["conf"], lambda conf: list(conf.items()),
                         lambda pairs, source: host_conf_from_pairs(pairs, source=source)),
