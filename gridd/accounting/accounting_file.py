@@ -13,19 +13,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gridd.accounting.record import FILE_HEADER, AccountingRecord, parse_line, to_line
+from gridd.durable import fsync_dir, write_all
 
 _CHUNK = 64 * 1024
 
 RecordKey = tuple[int, int, int, int]
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a newly created file's directory entry survive a power loss too."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _complete_length(fd: int, size: int) -> int:
@@ -39,12 +31,6 @@ def _complete_length(fd: int, size: int) -> int:
             return start + cut + 1
         end = start
     return 0
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> None:
@@ -67,12 +53,12 @@ def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
             os.ftruncate(fd, keep)
         text = "".join(f"{line}\n" for line in (*(FILE_HEADER if keep == 0 else ()), *lines))
         os.lseek(fd, keep, os.SEEK_SET)
-        _write_all(fd, text.encode())
+        write_all(fd, text.encode())
         os.fsync(fd)
     finally:
         os.close(fd)
     if created:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[AccountingRecord]:

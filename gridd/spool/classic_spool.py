@@ -47,6 +47,7 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
+from gridd.durable import fsync_dir, write_all
 from gridd.formats.objects import SPOOL_KEY_WIDTHS, parse_object, print_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import (
@@ -102,13 +103,6 @@ class _Entry(NamedTuple):
 _JournalBody = list[tuple[str, str, bytes | None]]
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """Every byte of `data` to `fd` (the one place the spool writes file contents)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _read_file(path: str) -> bytes:
     """The file's bytes in one read(2) for the usual small file (open() and its buffer
     cost more than the read, with 200,000 files to read at a restart)."""
@@ -125,14 +119,6 @@ def _read_file(path: str) -> bytes:
         os.close(fd)
 
 
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _make_dirs(path: str) -> None:
     """The directory and its missing parents, durably: a journal committed into a
     directory that a crash then forgets would be lost."""
@@ -145,7 +131,7 @@ def _make_dirs(path: str) -> None:
             os.mkdir(directory)
         except FileExistsError:
             pass
-        _fsync_dir(os.path.dirname(directory))
+        fsync_dir(os.path.dirname(directory))
 
 
 @functools.cache
@@ -537,7 +523,7 @@ class ClassicSpool(Spool):
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
             try:
-                _write_all(fd, payload)
+                write_all(fd, payload)
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -567,7 +553,7 @@ class ClassicSpool(Spool):
             os.makedirs(directory, exist_ok=True)
             fd = os.open(temporary, flags, 0o644)
         try:
-            _write_all(fd, content)
+            write_all(fd, content)
         finally:
             os.close(fd)
         os.replace(temporary, f"{directory}/{name}")

@@ -8,9 +8,9 @@ and only then rewrites that file, so a crash during one leaves the old spool in 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from gridd import durable
 from gridd.spool.base import Spool, SpoolError
 
 METHODS = ("sqlite", "classic")
@@ -48,14 +48,4 @@ def open_spool(spool_dir: Path, method: str | None = None) -> Spool:
 def set_method(spool_dir: Path, method: str) -> None:
     """Name the method in use, durably and at once (write beside, fsync, rename)."""
     spool_dir.mkdir(parents=True, exist_ok=True)
-    temporary = spool_dir / f".{MARK}.new"
-    with temporary.open("w") as out:
-        out.write(f"{method}\n")
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, spool_dir / MARK)
-    directory = os.open(spool_dir, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    durable.replace(spool_dir / MARK, f"{method}\n".encode())

@@ -258,7 +258,7 @@ def _break_writes(spool: Spool, monkeypatch: pytest.MonkeyPatch) -> str:
         def full(fd: int, data: bytes) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        monkeypatch.setattr(classic_spool, "_write_all", full)
+        monkeypatch.setattr(classic_spool, "write_all", full)
         return "No space left on device"
 
     class FullDisk:
@@ -561,7 +561,7 @@ def test_a_half_written_object_file_gives_way_to_its_journal(
         classic: ClassicSpool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The disk fills while applying: the journal is whole, the file is not."""
     _write(classic, _hosts("a"))
-    real = classic_spool._write_all
+    real = classic_spool.write_all
     calls = []
 
     def half(fd: int, data: bytes) -> None:
@@ -572,7 +572,7 @@ def test_a_half_written_object_file_gives_way_to_its_journal(
         real(fd, data[: len(data) // 2])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(classic_spool, "_write_all", half)
+    monkeypatch.setattr(classic_spool, "write_all", half)
     changed = [("host", "a", ExecHost(name="a", last_report=2.0))]
     _write(classic, changed)
     assert _contents(classic) == _expected(changed)
