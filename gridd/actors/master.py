@@ -28,7 +28,7 @@ from gridd.model.objects import GlobalConf
 from gridd.pidfile import gridd_alive, master_pidfile, read_pid
 from gridd.spool import admin as spool_admin
 from gridd.spool.base import SpoolError
-from gridd.spool.methods import DEFAULT, MARK, open_spool, set_method
+from gridd.spool.methods import choose, open_spool
 from gridd.spool.records import load
 from gridd.spool.tracking import Tracker
 from gridd.transport import TrioSocket
@@ -52,9 +52,7 @@ class MasterActor:
         self.endpoint = endpoint
         self.schedule_interval = schedule_interval
         spool_dir = paths.master_spool(base)
-        if not (spool_dir / MARK).exists():  # a new cell: its method stays, whatever
-            set_method(spool_dir, DEFAULT)  # the default becomes later
-        self.spool = open_spool(spool_dir)
+        self.spool = open_spool(spool_dir, choose(spool_dir))
         spooled = load(self.spool)
         self.tracker = Tracker(spooled)
         state = spooled or MasterState()

@@ -27,6 +27,7 @@ from pathlib import Path
 from gridd import paths
 from gridd.cli import dbwriter, report, spool_cmd
 from gridd.pidfile import alive, read_pid
+from gridd.spool import methods as spool_methods
 
 START_TIMEOUT = 30.0
 
@@ -38,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--hosts", type=int, default=1)
     up.add_argument("--slots", type=int, default=0, help="slots per host (default: CPUs)")
     up.add_argument("--load-report-time", type=float, default=10.0)
-    up.add_argument("--spooling-method", choices=("sqlite", "classic"),
-                    help="how a new cell's master spools (default: sqlite)")
+    up.add_argument("--spooling-method", choices=spool_methods.METHODS,
+                    help=f"how a new cell's master spools (default: {spool_methods.DEFAULT})")
     sub.add_parser("down", help="stop the local cell")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
@@ -113,14 +114,13 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
                           machine=os.uname().nodename)
         conf_file.write_bytes(msgspec.json.encode(cell))
     if args.spooling_method:
-        from gridd.spool.methods import MARK, method_of, set_method
+        from gridd.spool.base import SpoolError
+        from gridd.spool.methods import choose
 
-        spool_dir = paths.master_spool(base)
-        if not (spool_dir / MARK).exists():
-            set_method(spool_dir, args.spooling_method)
-        elif method_of(spool_dir) != args.spooling_method:
-            print(f"gridd: the cell spools with {method_of(spool_dir)}; change that with "
-                  f"gridd spool convert --to {args.spooling_method}", file=sys.stderr)
+        try:
+            choose(paths.master_spool(base), args.spooling_method)
+        except SpoolError as exc:
+            print(f"gridd: {exc}", file=sys.stderr)
             return 1
     endpoint_file = paths.endpoint_file(base)
     if not endpoint_file.exists():

@@ -15,6 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from gridd.spool.methods import METHODS
+
 ACTIONS = ("check", "backup", "restore", "convert")
 
 
@@ -23,7 +25,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("spool", help="check, back up, restore or convert the spool")
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("directory", nargs="?", type=Path, help="backup/restore: the copy")
-    parser.add_argument("--to", choices=("sqlite", "classic"), help="convert: the method")
+    parser.add_argument("--to", choices=METHODS, help="convert: the method")
 
 
 def cmd_spool(base: Path, args: argparse.Namespace) -> int:
@@ -37,7 +39,7 @@ def cmd_spool(base: Path, args: argparse.Namespace) -> int:
     if args.action in ("backup", "restore") and args.directory is None:
         return _fail(f"gridd spool {args.action}: a directory is required", 2)
     if args.action == "convert" and args.to is None:
-        return _fail("gridd spool convert: --to sqlite|classic is required", 2)
+        return _fail(f"gridd spool convert: --to {'|'.join(METHODS)} is required", 2)
     master = running_master(base)
     try:
         if args.action in ("restore", "convert"):
@@ -49,7 +51,7 @@ def cmd_spool(base: Path, args: argparse.Namespace) -> int:
             else:
                 lines = admin.convert(spool_dir, args.to)
         elif master:
-            lines = _through_master(args, base)
+            return _through_master(args)
         else:
             spool = open_spool(spool_dir)
             try:
@@ -59,30 +61,19 @@ def cmd_spool(base: Path, args: argparse.Namespace) -> int:
                 spool.close()
     except (SpoolError, OSError) as exc:
         return _fail(f"gridd spool {args.action}: {exc}")
-    except _Refused as exc:
-        return _fail(str(exc))
     for line in lines:
         print(line)
     return 0
 
 
-class _Refused(Exception):
-    pass
-
-
-def _through_master(args: argparse.Namespace, base: Path) -> list[str]:
+def _through_master(args: argparse.Namespace) -> int:
+    """The running master checks or backs up its spool; its answer printed as qdel's is."""
     from gridd import protocol as p
-    from gridd.cli.common import current_user
-    from gridd.client import Client, GriddError
+    from gridd.cli.common import current_user, print_answer
 
     target = str(args.directory.resolve()) if args.directory is not None else ""
-    try:
-        with Client(base) as client:
-            answer = client.request(p.SpoolRequest(action=args.action, user=current_user(),
-                                                   target=target), timeout=None)
-    except GriddError as exc:
-        raise _Refused(exc.text) from None
-    return answer.lines if isinstance(answer, p.Ok) else []
+    request = p.SpoolRequest(action=args.action, user=current_user(), target=target)
+    return print_answer(lambda client: client.request(request, timeout=None))
 
 
 def _fail(text: str, code: int = 1) -> int:

@@ -58,9 +58,6 @@ class Spool(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def is_empty(self) -> bool:
-        return next(self.read_all(), None) is None
-
 
 class Transaction:
     """The objects one burst of requests changed; a later change of the same object

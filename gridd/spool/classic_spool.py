@@ -721,12 +721,6 @@ class ClassicSpool(Spool):
                 yield from _walk_flat(kind, path)
         yield from _walk_jobs(os.path.join(self.root, JOBS))
 
-    def is_empty(self) -> bool:
-        with self._locked(fcntl.LOCK_SH):
-            if not self._overlay():
-                return next(self._walk(), None) is None
-        return next(self.read_all(), None) is None
-
     def backup(self, target: Path) -> None:
         """Checkpoint, then copy: the copy holds every object in its file (and the
         journals, should some not apply yet), and ClassicSpool(target) opens it."""

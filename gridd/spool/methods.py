@@ -18,6 +18,7 @@ METHODS = ("sqlite", "classic")
 # and restarts faster with many jobs; classic is there to be read with cat and grep.
 DEFAULT = "sqlite"
 MARK = "spooling_method"
+_OLD_SPOOL = "spool.db"  # where gridd spooled before there were methods, in another form
 
 
 def method_of(spool_dir: Path) -> str:
@@ -31,6 +32,23 @@ def method_of(spool_dir: Path) -> str:
     if method not in METHODS:
         raise SpoolError(f"{spool_dir / MARK} names an unknown spooling method {method!r}")
     return method
+
+
+def choose(spool_dir: Path, wanted: str | None = None) -> str:
+    """The method of the cell's spool from now on. A new spool gets `wanted` (or the
+    default) written down, so that a later change of the default leaves it alone; a spool
+    that has one keeps it (a different `wanted` is refused: that is a conversion)."""
+    if (spool_dir / MARK).exists():
+        method = method_of(spool_dir)
+        if wanted is not None and wanted != method:
+            raise SpoolError(f"the cell spools with {method}; change that with "
+                             f"gridd spool convert --to {wanted}")
+        return method
+    if (spool_dir / _OLD_SPOOL).exists():
+        raise SpoolError(f"{spool_dir / _OLD_SPOOL} is the spool of an earlier gridd, which "
+                         "this one cannot read; move it away to start the cell afresh")
+    set_method(spool_dir, wanted or DEFAULT)
+    return wanted or DEFAULT
 
 
 def open_spool(spool_dir: Path, method: str | None = None) -> Spool:

@@ -30,7 +30,8 @@ from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.job import JobSpec, Task, Usage, new_job
 from gridd.model.report import ConfigRecord, JobRecord
 from gridd.spool import admin
-from gridd.spool.methods import MARK, METHODS, method_of, open_spool, set_method
+from gridd.spool.base import SpoolError
+from gridd.spool.methods import DEFAULT, MARK, METHODS, choose, method_of, open_spool, set_method
 from gridd.spool.records import records, restore
 from gridd.spool.tracking import Tracker
 
@@ -210,3 +211,16 @@ def test_the_cli_converts_a_stopped_cell(tmp_path: Path, start: str) -> None:
                                capture_output=True, text=True, timeout=60)
         assert check.returncode == 0, check.stderr
         assert f"({to})" in check.stdout and "50 jobs" in check.stdout
+
+
+def test_a_spool_keeps_the_method_it_was_given(tmp_path: Path) -> None:
+    assert choose(tmp_path / "new") == DEFAULT == method_of(tmp_path / "new")
+    assert choose(tmp_path / "c", "classic") == "classic" == choose(tmp_path / "c")
+    with pytest.raises(SpoolError, match="convert --to sqlite"):
+        choose(tmp_path / "c", "sqlite")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "spool.db").write_bytes(b"")  # before there were methods: refused, not ignored
+    with pytest.raises(SpoolError, match="earlier gridd"):
+        choose(old)
+    assert not (old / MARK).exists()
