@@ -6,6 +6,7 @@ import grp
 import os
 import pwd
 import sys
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -100,15 +101,15 @@ class DeleteArgs:
 
 def delete_args(argv: list[str]) -> DeleteArgs:
     """Read `[-f] [-u user,...] [target,... ...]`, the command line qdel and qrdel share."""
-    args, out = list(argv), DeleteArgs()
+    args, out = deque(argv), DeleteArgs()
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg == "-f":
             out.force = True
         elif arg == "-u":
             if not args:
                 raise DeleteArgsError("-u without users")
-            out.users += [u for u in args.pop(0).split(",") if u]
+            out.users += [u for u in args.popleft().split(",") if u]
         elif arg in ("-help", "--help"):
             out.help = True
             return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections import deque
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
@@ -16,11 +17,11 @@ FIELDS = {"name": "name", "priority": "priority", "reserve": "reserve",
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = deque(sys.argv[1:] if argv is None else argv)
     changes: dict[str, object] = {}
     targets: list[str] = []
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg in ("-help", "--help"):
             print(USAGE)
             return 0
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"qalter: option {arg} needs an argument\n{USAGE}", file=sys.stderr)
                 return 1
             try:
-                settings = alter_settings(arg, args.pop(0))
+                settings = alter_settings(arg, args.popleft())
             except QsubError as exc:
                 print(f"qalter: {exc.message}", file=sys.stderr)
                 return exc.exit_code

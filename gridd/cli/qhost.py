@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import deque
 
 from gridd.cli.common import run_command
 from gridd.client import Client
@@ -29,11 +30,11 @@ class _Usage(Exception):
         self.usage = usage
 
 
-def _parse(args: list[str]) -> dict:
+def _parse(args: deque[str]) -> dict:
     opts: dict = {"flags": set(), "resources": None, "hosts": None, "request": None,
                   "users": None}
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg in ("-q", "-j", "-xml"):
             opts["flags"].add(arg)
         elif arg == "-ncb":
@@ -41,11 +42,11 @@ def _parse(args: list[str]) -> dict:
         elif arg == "-F":
             opts["resources"] = []
             if args and not args[0].startswith("-"):
-                opts["resources"] = requests.parse_name_list(args.pop(0))
+                opts["resources"] = requests.parse_name_list(args.popleft())
         elif arg in ("-h", "-l", "-u"):
             if not args:
                 raise _Usage(f"error: {arg} option must have argument", usage=False)
-            value = args.pop(0)
+            value = args.popleft()
             if arg == "-h":
                 opts["hosts"] = requests.parse_name_list(value)
             elif arg == "-u":
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, end="")
         return 0
     try:
-        opts = _parse(args)
+        opts = _parse(deque(args))
     except _Usage as exc:
         print(f"{USAGE if exc.usage else ''}{exc}", file=sys.stderr)
         return 1

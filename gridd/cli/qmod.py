@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
@@ -37,21 +38,22 @@ class _UsageError(Exception):
     pass
 
 
-def parse(args: list[str]) -> list[tuple[str, list[str]]]:
+def parse(argv: list[str]) -> list[tuple[str, list[str]]]:
     """The actions in order, each with its targets: an action takes every following
     argument up to the next option, split on commas."""
+    args = deque(argv)
     actions: list[tuple[str, list[str]]] = []
     if not args:
         raise _UsageError("ERROR! no option argument")
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg == "-f":
             continue
         if not arg.startswith("-") or arg[1:] not in ACTIONS:
             raise _UsageError(f'invalid option argument "{arg}"')
         targets = []
         while args and not args[0].startswith("-"):
-            targets += [t for t in args.pop(0).split(",") if t]
+            targets += [t for t in args.popleft().split(",") if t]
         if not targets:
             raise _UsageError(f"{arg} option must have argument")
         actions.append((arg[1:], targets))

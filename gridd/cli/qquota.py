@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections import deque
 
 from gridd import paths
 from gridd import protocol as p
@@ -37,18 +38,17 @@ class UsageError(Exception):
     pass
 
 
-def parse(args: list[str], user: str) -> tuple[p.QueryQuota, bool]:
+def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, bool]:
     """The request and whether XML is wanted."""
-    req = p.QueryQuota(users=[user])
-    xml = False
+    args, req, xml = deque(argv), p.QueryQuota(users=[user]), False
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg == "-xml":
             xml = True
         elif arg in _LISTS:
             if not args:
                 raise UsageError(f"error: {arg} option must have argument")
-            items = [i for i in args.pop(0).replace(" ", ",").split(",") if i]
+            items = [i for i in args.popleft().replace(" ", ",").split(",") if i]
             if arg == "-l":  # `-l slots` or `-l slots=1`: the resource names count
                 items = [i.partition("=")[0] for i in items]
             setattr(req, _LISTS[arg], items)

@@ -7,6 +7,7 @@ stands for the caller. ARs named with -ar are shown whoever owns them unless -u 
 from __future__ import annotations
 
 import sys
+from collections import deque
 
 from gridd.cli.common import current_user, run_command, usage_error
 from gridd.client import Client
@@ -36,10 +37,10 @@ class _Options:
         self.help = False
 
 
-def _parse(args: list[str]) -> _Options:
+def _parse(args: deque[str]) -> _Options:
     opts = _Options()
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg == "-ar":
             opts.ids = (opts.ids or []) + [i for i in _value(args, arg).split(",") if i]
         elif arg == "-u":
@@ -55,10 +56,10 @@ def _parse(args: list[str]) -> _Options:
     return opts
 
 
-def _value(args: list[str], option: str) -> str:
+def _value(args: deque[str], option: str) -> str:
     if not args:
         raise _Usage(f"{option} option must have argument")
-    return args.pop(0)
+    return args.popleft()
 
 
 def _owners(opts: _Options, me: str) -> list[str]:
@@ -69,7 +70,7 @@ def _owners(opts: _Options, me: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        opts = _parse(list(sys.argv[1:] if argv is None else argv))
+        opts = _parse(deque(sys.argv[1:] if argv is None else argv))
     except _Usage as exc:
         return usage_error(USAGE, str(exc))
     if opts.help:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import deque
 
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
@@ -27,18 +28,18 @@ class _Usage(Exception):
     pass
 
 
-def _parse(args: list[str]) -> dict:
+def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
                   "resources": None, "queues": None}
     while args:
-        arg = args.pop(0)
+        arg = args.popleft()
         if arg == "-f":
             opts["full"] = True
         elif arg == "-F":
             opts["full"] = True
             opts["resources"] = []
             if args and not args[0].startswith("-"):
-                opts["resources"] = [r for r in args.pop(0).split(",") if r]
+                opts["resources"] = [r for r in args.popleft().split(",") if r]
         elif arg == "-q":
             opts["queues"] = [q for q in _value(args, arg).split(",") if q]
         elif arg == "-xml":
@@ -50,7 +51,7 @@ def _parse(args: list[str]) -> dict:
         elif arg == "-j":
             opts["jobs"] = []
             if args and not args[0].startswith("-"):
-                opts["jobs"] = [j for j in args.pop(0).split(",") if j]
+                opts["jobs"] = [j for j in args.popleft().split(",") if j]
         elif arg == "-u":
             opts["users"] = [u for u in _value(args, arg).split(",") if u]
         elif arg == "-s":
@@ -62,17 +63,17 @@ def _parse(args: list[str]) -> dict:
     return opts
 
 
-def _value(args: list[str], option: str) -> str:
+def _value(args: deque[str], option: str) -> str:
     if not args:
         raise _Usage(f"ERROR! {option} option must have argument")
-    return args.pop(0)
+    return args.popleft()
 
 
 def main(argv: list[str] | None = None) -> int:
     from gridd.cli import render_qstat as render
 
     try:
-        opts = _parse(list(sys.argv[1:] if argv is None else argv))
+        opts = _parse(deque(sys.argv[1:] if argv is None else argv))
         render.state_filter(opts["states"])
     except _Usage as exc:
         if not str(exc):
