@@ -2,30 +2,85 @@
 
 The master speaks ZeroMQ (a ROUTER socket); the q* commands talk to it with this small
 implementation of the wire protocol instead of pyzmq, whose import alone costs a
-command like qsub more than a third of its run time. NULL security only: the daemons
-themselves keep using pyzmq. It sits on ``_socket`` directly: the ``socket`` module
-wrapper costs milliseconds of start-up to build enums this client never needs.
+command like qsub more than a third of its run time. It speaks the NULL mechanism and,
+given keys, CURVE (CurveZMQ, RFC 26, as ZMTP's "CURVE" mechanism): encryption and
+authentication by key. The cryptography is PyNaCl's libsodium binding, imported only
+when CURVE is used. It sits on ``_socket`` directly: the ``socket`` module wrapper costs
+milliseconds of start-up to build enums this client never needs.
 """
 
 from __future__ import annotations
 
 import _socket
 import struct
+from typing import NamedTuple
 
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
-_GREETING = _SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + bytes(31)
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
+_MESSAGE = b"\x07MESSAGE"
+# What a ZAP handler's status code (the reason of the server's ERROR command) means.
+_ZAP_STATUS = {b"300": "temporary failure", b"400": "this client's key is not authorized",
+               b"500": "the authenticator failed"}
+_Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+_Z85_VALUE = {c: i for i, c in enumerate(_Z85)}
 
 
 class ZmtpError(Exception):
-    """The peer is not reachable or does not speak ZMTP 3."""
+    """The peer is not reachable, does not speak ZMTP 3, or refused the handshake."""
 
 
-def _command(name: bytes, properties: dict[bytes, bytes]) -> bytes:
-    body = bytes([len(name)]) + name
-    for key, value in properties.items():
-        body += bytes([len(key)]) + key + struct.pack(">I", len(value)) + value
-    return _frame(body, _COMMAND)
+class _Closed(ZmtpError):
+    """The peer closed or reset the connection: told apart during a CURVE handshake,
+    where it is how libzmq answers a wrong server key."""
+
+
+class Curve(NamedTuple):
+    """CurveZMQ keys, 32 raw bytes each: the server's public key, and this client's
+    long-term pair, whose public half the server's authenticator (ZAP) knows."""
+
+    server_public: bytes
+    public: bytes
+    secret: bytes
+
+
+def z85_encode(raw: bytes) -> str:
+    """Z85 (RFC 32) text of ``raw`` (a multiple of 4 bytes), as key files hold keys."""
+    if len(raw) % 4:
+        raise ValueError("Z85 encodes a multiple of 4 bytes")
+    return "".join(_Z85[value // 85**k % 85]
+                   for (value,) in struct.iter_unpack(">I", raw) for k in (4, 3, 2, 1, 0))
+
+
+def z85_decode(text: str) -> bytes:
+    """The bytes of Z85 ``text``; ValueError if it is not Z85 (bad length or character)."""
+    if len(text) % 5:
+        raise ValueError("Z85 text is a multiple of 5 characters")
+    out = bytearray()
+    for start in range(0, len(text), 5):
+        value = 0
+        for char in text[start:start + 5]:
+            if char not in _Z85_VALUE:
+                raise ValueError(f"not a Z85 character: {char!r}")
+            value = value * 85 + _Z85_VALUE[char]
+        if value > 0xFFFFFFFF:
+            raise ValueError(f"not Z85: {text[start:start + 5]!r} exceeds 32 bits")
+        out += value.to_bytes(4, "big")
+    return bytes(out)
+
+
+def _greeting(mechanism: bytes) -> bytes:
+    """Version 3.0, the mechanism, as-server 0."""
+    return _SIGNATURE + b"\x03\x00" + mechanism.ljust(20, b"\x00") + b"\x00" + bytes(31)
+
+
+def _properties(properties: dict[bytes, bytes]) -> bytes:
+    """ZMTP metadata: the form of READY's body and of CURVE's INITIATE and READY boxes."""
+    return b"".join(bytes([len(key)]) + key + struct.pack(">I", len(value)) + value
+                    for key, value in properties.items())
+
+
+def _command(name: bytes, data: bytes) -> bytes:
+    return _frame(bytes([len(name)]) + name + data, _COMMAND)
 
 
 def _frame(body: bytes, flags: int) -> bytes:
@@ -57,23 +112,178 @@ def _connect(endpoint: str, timeout: float) -> _socket.socket:
     return sock
 
 
-class Dealer:
-    """One connection to a ROUTER: send and receive whole messages (lists of frames)."""
+class _CurveSession:
+    """The client side of one CurveZMQ connection, without I/O: builds HELLO and
+    INITIATE, checks WELCOME and READY, then seals and opens MESSAGE commands.
 
-    def __init__(self, endpoint: str, timeout: float) -> None:
+    Short nonces come from one counter (HELLO 1, INITIATE 2, then each MESSAGE), and
+    the server's must strictly increase, which is what stops replayed messages.
+    """
+
+    def __init__(self, keys: Curve) -> None:
+        from nacl import bindings, exceptions  # ~8 ms on top of what a q* command loads
+
+        if any(len(key) != 32 for key in keys):
+            raise ZmtpError("CURVE keys are 32 raw bytes each")
+        self.nacl = bindings
+        self.crypto_error = exceptions.CryptoError
+        self.keys = keys
+        self.public, self.secret = bindings.crypto_box_keypair()  # transient: C', c'
+        self.nonce = 1
+        self.peer_nonce = 0
+        self.shared = b""  # crypto_box_beforenm(S', c') once WELCOME has named S'
+
+    def _short(self) -> bytes:
+        short = struct.pack(">Q", self.nonce)
+        self.nonce += 1
+        return short
+
+    def hello(self) -> bytes:
+        """HELLO: version 1.0, anti-amplification padding, C', and Box[64 zeros](C'->S),
+        which proves to the server that we know its public key."""
+        short = self._short()
+        try:
+            signature = self.nacl.crypto_box(bytes(64), b"CurveZMQHELLO---" + short,
+                                             self.keys.server_public, self.secret)
+        except self.crypto_error:  # libsodium refuses keys such as all zeros
+            raise ZmtpError("the server public key is not a usable CURVE key") from None
+        return _command(b"HELLO", b"\x01\x00" + bytes(72) + self.public + short + signature)
+
+    def initiate(self, welcome: bytes) -> bytes:
+        """Open WELCOME (S' and the cookie, from S); answer INITIATE: the cookie back,
+        our long-term key C and the vouch Box[C' + S](C->S') binding it to C'."""
+        if len(welcome) != 160:
+            raise ZmtpError("malformed CURVE WELCOME")
+        try:
+            plain = self.nacl.crypto_box_open(welcome[16:], b"WELCOME-" + welcome[:16],
+                                              self.keys.server_public, self.secret)
+        except self.crypto_error:
+            raise ZmtpError("the server's CURVE WELCOME does not open with its public "
+                            "key") from None
+        server_transient, cookie = plain[:32], plain[32:]
+        self.shared = self.nacl.crypto_box_beforenm(server_transient, self.secret)
+        vouch_nonce = self.nacl.randombytes(16)
+        vouch = vouch_nonce + self.nacl.crypto_box(
+            self.public + self.keys.server_public, b"VOUCH---" + vouch_nonce,
+            server_transient, self.keys.secret)
+        short = self._short()
+        box = self.nacl.crypto_box_afternm(
+            self.keys.public + vouch + _properties({b"Socket-Type": b"DEALER"}),
+            b"CurveZMQINITIATE" + short, self.shared)
+        return _command(b"INITIATE", cookie + short + box)
+
+    def ready(self, data: bytes) -> None:
+        """Check READY: that the server holds S' (its metadata is not needed)."""
+        self._open(data, b"CurveZMQREADY---")
+
+    def seal(self, data: bytes) -> bytes:
+        """Each ZMTP frame of ``data`` (as ``Dealer.encode`` made them) as a MESSAGE:
+        Box[flags + body](C'->S'), in an outer frame without flags, as libzmq sends it."""
+        out = []
+        at = 0
+        while at < len(data):
+            flags = data[at]
+            if flags & _LONG:
+                (size,) = struct.unpack_from(">Q", data, at + 1)
+                at += 9
+            else:
+                size = data[at + 1]
+                at += 2
+            short = self._short()
+            box = self.nacl.crypto_box_afternm(bytes([flags & _MORE]) + data[at:at + size],
+                                               b"CurveZMQMESSAGEC" + short, self.shared)
+            out.append(_frame(_MESSAGE + short + box, 0))
+            at += size
+        return b"".join(out)
+
+    def open(self, body: bytes) -> tuple[int, bytes]:
+        """The flags and body inside a MESSAGE from the server."""
+        plain = self._open(body[len(_MESSAGE):], b"CurveZMQMESSAGES")
+        if not plain:
+            raise ZmtpError("malformed CURVE MESSAGE")
+        return plain[0], plain[1:]
+
+    def _open(self, data: bytes, prefix: bytes) -> bytes:
+        short = data[:8]
+        nonce = int.from_bytes(short, "big")
+        if len(short) < 8 or nonce <= self.peer_nonce:
+            raise ZmtpError("CURVE nonce from the server did not increase (a replay?)")
+        try:
+            plain = self.nacl.crypto_box_open_afternm(data[8:], prefix + short, self.shared)
+        except self.crypto_error:
+            raise ZmtpError("a CURVE command from the server failed authentication") from None
+        self.peer_nonce = nonce  # only once authentic: a forgery cannot move it
+        return plain
+
+
+class Dealer:
+    """One connection to a ROUTER: send and receive whole messages (lists of frames).
+
+    With ``curve`` the connection uses the CURVE mechanism; the API is the same: frames
+    from ``encode`` are encrypted as ``send_raw`` sends them, in order, so that their
+    nonces increase as the server requires.
+    """
+
+    def __init__(self, endpoint: str, timeout: float, curve: Curve | None = None) -> None:
         self.sock = _connect(endpoint, timeout)
         self.buffer = bytearray()
+        self.curve: _CurveSession | None = None
         try:
-            self.sock.sendall(_GREETING + _command(b"READY", {b"Socket-Type": b"DEALER"}))
-            greeting = self._read(64)
-            if greeting[:1] != b"\xff" or greeting[9:10] != b"\x7f" or greeting[10] < 3:
-                raise ZmtpError(f"{endpoint} does not speak ZMTP 3")
-            if greeting[12:32].rstrip(b"\x00") != b"NULL":
-                raise ZmtpError(f"{endpoint} wants a security mechanism this client lacks")
-            self._read_frame()  # the peer's READY
+            self._handshake(endpoint, timeout, curve)
         except BaseException:
             self.close()
             raise
+
+    def _handshake(self, endpoint: str, timeout: float, keys: Curve | None) -> None:
+        mechanism = b"CURVE" if keys else b"NULL"
+        session = _CurveSession(keys) if keys else None
+        try:
+            # Signature and major version first, as ZMTP allows: libzmq then sends its whole
+            # greeting, so that a server of the other mechanism is named, not just a closed
+            # connection (which is all a mismatched greeting of ours gets).
+            ours = _greeting(mechanism)
+            self.sock.sendall(ours[:11])
+            greeting = self._read(64)
+            if greeting[:1] != b"\xff" or greeting[9:10] != b"\x7f" or greeting[10] < 3:
+                raise ZmtpError(f"{endpoint} does not speak ZMTP 3")
+            theirs = greeting[12:32].rstrip(b"\x00")
+            if theirs != mechanism:
+                raise ZmtpError(f"{endpoint} uses the {theirs.decode(errors='replace')} "
+                                f"security mechanism, not {mechanism.decode()}")
+            if session is None:
+                self.sock.sendall(ours[11:] + _command(
+                    b"READY", _properties({b"Socket-Type": b"DEALER"})))
+                self._expect(b"READY")
+                return
+            self.sock.sendall(ours[11:] + session.hello())
+            self.sock.sendall(session.initiate(self._expect(b"WELCOME")))
+            session.ready(self._expect(b"READY"))
+            self.curve = session
+        except TimeoutError:
+            raise ZmtpError(f"{endpoint} did not complete the {mechanism.decode()} handshake "
+                            f"within {timeout:g} s") from None
+        except _Closed:
+            if session is None:
+                raise
+            raise ZmtpError(f"{endpoint} closed the connection during the CURVE handshake "
+                            "(a wrong server public key, or this client's key refused)"
+                            ) from None
+
+    def _expect(self, name: bytes) -> bytes:
+        """The data of the next command, which must be ``name``; an ERROR is raised."""
+        _, body = self._read_frame()
+        if not body or body[1:1 + body[0]] != name:
+            raise self._unexpected(body, name.decode())
+        return body[1 + len(name):]
+
+    @staticmethod
+    def _unexpected(body: bytes, wanted: str) -> ZmtpError:
+        if body[:6] == b"\x05ERROR":
+            reason = body[7:7 + body[6]] if len(body) > 6 else b""
+            meaning = _ZAP_STATUS.get(reason)
+            text = reason.decode(errors="replace") + (f" ({meaning})" if meaning else "")
+            return ZmtpError(f"the server refused the connection: {text}")
+        return ZmtpError(f"unexpected ZMTP frame (wanted {wanted}): {body[:16]!r}")
 
     def close(self) -> None:
         self.sock.close()
@@ -82,11 +292,11 @@ class Dealer:
         self.sock.settimeout(timeout)
 
     def send(self, frames: list[bytes]) -> None:
-        self.sock.sendall(self.encode(frames))
+        self.send_raw(self.encode(frames))
 
     def send_raw(self, data: bytes) -> None:
         """Send messages encoded with ``encode``, many in one system call."""
-        self.sock.sendall(data)
+        self.sock.sendall(self.curve.seal(data) if self.curve else data)
 
     @staticmethod
     def encode(frames: list[bytes]) -> bytes:
@@ -98,6 +308,12 @@ class Dealer:
         frames: list[bytes] = []
         while True:
             flags, body = self._read_frame()
+            if self.curve:
+                if body[:len(_MESSAGE)] != _MESSAGE:
+                    raise self._unexpected(body, "MESSAGE")
+                flags, body = self.curve.open(body)
+                if flags & ~_MORE:  # a command inside (libzmq marks those with 0x02)
+                    continue
             if flags & _COMMAND:
                 continue
             frames.append(body)
@@ -118,10 +334,12 @@ class Dealer:
                 chunk = self.sock.recv(max(65536, n - len(self.buffer)))
             except TimeoutError:
                 raise
+            except ConnectionResetError as exc:
+                raise _Closed(f"connection lost: {exc}") from None
             except OSError as exc:
                 raise ZmtpError(f"connection lost: {exc}") from None
             if not chunk:
-                raise ZmtpError("connection closed by the master")
+                raise _Closed("connection closed by the master")
             self.buffer += chunk
         data = bytes(self.buffer[:n])
         del self.buffer[:n]
