@@ -15,7 +15,8 @@ task's spool directory ``<spool>/active_jobs/<job>.<task>/`` before it exits. Th
 
 ``state.json``   written by execd *before* the shepherd starts: what a restarted execd
                  needs to take the task over (queue, limits, TMPDIR, job script).
-``environment``  the job's environment, for the shepherd.
+``environment``  the job's environment, for the shepherd (mode 0600: -v values may be secret).
+``config.json``  who the job runs as, its working directory and standard streams.
 ``lock``         locked (flock) by execd before the shepherd starts and handed to it; it
                  is free again exactly when no shepherd runs for the task any more, which
                  unlike a pid cannot be mistaken for another process.
@@ -52,7 +53,30 @@ restarted execd to take over). The shepherd costs one small Python process per r
 task (about 10 MB); maxvmem is sampled by execd, so samples taken by an execd that died are
 lost, and an s_rt warning that fell due while no execd ran is not sent late.
 
-Jobs run as the execd's own user: there is no switch to the job owner's uid.
+Whose identity a job runs with
+------------------------------
+An execd started as root runs each job as its owner: the uid, primary gid and
+supplementary groups of the owner's passwd entry on this host, umask 022. The switch is
+made in the job's own process between fork and exec (see the shepherd), never in execd,
+whose files (everything above, under its spool) stay its own. What execd itself creates
+for the job is handed to the owner: the spooled copy of the job script (mode 0700) and
+TMPDIR, made anew (anything already at its path is removed first, so nobody can plant
+files in it); output files and the working directory are opened by the job's process
+as the owner, so a path the owner may not use fails as it would for them. An execd
+started as another user runs only that user's jobs and refuses the rest. An owner unknown
+here, or refused, fails the task "before job" with the reason, like any other failure to
+start; execd logs it too.
+
+The job's environment is what gridd defines for it (``plan_task``): the job's -v/-V
+variables, then Grid Engine's, HOME and SHELL from the owner's passwd entry and queue, and
+PATH as Grid Engine sets it (TMPDIR, then the job's PATH or a default). Nothing of
+execd's own environment reaches the job.
+
+No shell sees a path or an argument as text: the shepherd and the job are started with
+argument vectors; a script job runs as ``SHELL SCRIPT ARGS...``; a ``-b y`` job as
+``SHELL -c LINE`` where LINE quotes every argument (``binary_command_line``). Only the
+command word of a binary job is shell text, as the owner gave it: the job runs as its
+owner, so it can do nothing the owner could not do anyway.
 """
 
 from __future__ import annotations
@@ -61,6 +85,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -78,6 +103,7 @@ import trio
 
 from gridd.accounting.render import FAILED_REASONS
 from gridd.execd.load import arch_name
+from gridd.execd.shepherd import FAILED_BEFORE_JOB
 from gridd.model.job import Usage
 from gridd.protocol import StartTask, TaskReport
 
@@ -85,12 +111,8 @@ from gridd.protocol import StartTask, TaskReport
 OnStarted = Callable[[float], Awaitable[None]]
 
 # Grid Engine's codes for the accounting "failed" field that execd sets (their words:
-# render.FAILED_REASONS).
-FAILED_BEFORE_JOB = 11
+# render.FAILED_REASONS); those of the steps of a job's start are the shepherd's.
 FAILED_NO_EXIT_STATUS = 19
-FAILED_OPEN_OUTPUT = 26
-FAILED_NO_SHELL = 27
-FAILED_NO_CWD = 28
 FAILED_LIMIT = 37
 FAILED_AFTER_JOB = 100
 
@@ -101,9 +123,11 @@ SHEPHERD = Path(__file__).with_name("shepherd.py")
 ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found still starting
 _S = TypeVar("_S", bound=msgspec.Struct)
 _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
+# A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
+DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
 
 # Names of the files in a task's spool directory (see the module docstring).
-STATE, ENVIRONMENT, LOCK = "state.json", "environment", "lock"
+STATE, ENVIRONMENT, CONFIG, LOCK = "state.json", "environment", "config.json", "lock"
 STARTED, ENDED, KILLED, REPORT = "job.json", "exit.json", "killed", "report.json"
 
 
@@ -129,13 +153,39 @@ class JobStarted(msgspec.Struct):
 
 class JobEnded(msgspec.Struct):
     """The shepherd's exit.json: a raw wait status and rusage (wallclock and maxvmem left
-    for execd to fill in), or why nothing started."""
+    for execd to fill in), or why nothing started and Grid Engine's code for that step."""
 
     status: int = 0
     start_time: float = 0.0
     end_time: float = 0.0
     usage: Usage = msgspec.field(default_factory=Usage)
     error: str = ""
+    failed: int = FAILED_BEFORE_JOB
+
+
+class Owner(msgspec.Struct, frozen=True):
+    """A job owner's passwd entry on this host: whom the job runs as, and its HOME."""
+
+    name: str
+    uid: int
+    gid: int
+    groups: tuple[int, ...]  # supplementary, the primary gid among them (getgrouplist)
+    home: str
+
+
+class ShepherdConfig(msgspec.Struct, kw_only=True):
+    """The shepherd's config.json: whom it starts the job as and with which files (the
+    shepherd reads it by these names; it imports nothing of gridd)."""
+
+    user: str
+    uid: int
+    gid: int
+    groups: tuple[int, ...]
+    cwd: str
+    stdin: str
+    stdout: str
+    stderr: str
+    merge: bool
 
 
 class SetupError(Exception):
@@ -206,8 +256,20 @@ def _read_json(path: Path, kind: type[_S]) -> _S | None:
 
 def _write_json(path: Path, value: msgspec.Struct) -> None:
     """Written aside and renamed, so a crash leaves the old file or the new, never half."""
+    _write_file(path, msgspec.json.encode(value), 0o644)
+
+
+def _write_file(path: Path, data: bytes, mode: int, owner: Owner | None = None) -> None:
+    """Written aside and renamed; made anew with at most ``mode``, whatever execd's umask:
+    execd acts on its records as root, and a job able to edit them could steer it. Given
+    an owner, the file is handed to it before it appears under its name."""
     scratch = path.with_name(path.name + ".new")
-    scratch.write_bytes(msgspec.json.encode(value))
+    scratch.unlink(missing_ok=True)
+    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    with open(fd, "wb") as f:
+        f.write(data)
+        if owner is not None:
+            os.fchown(f.fileno(), owner.uid, owner.gid)
     os.replace(scratch, path)
 
 
@@ -218,10 +280,17 @@ def _read_killed(directory: Path) -> int:
         return 0
 
 
-def _write_environment(path: Path, env: Mapping[str, str]) -> None:
-    """NUL-separated ``NAME=value`` entries, in the bytes the job is to get."""
-    path.write_bytes(b"".join(os.fsencode(f"{name}={value}") + b"\0"
-                              for name, value in env.items()))
+def environment_file(env: Mapping[str, str]) -> bytes:
+    """NUL-separated ``NAME=value`` entries, in the bytes the job is to get.
+
+    A NUL inside an entry, or a ``=`` or nothing as a name, would change what the job
+    gets (a value could smuggle in another variable): such a variable is refused.
+    """
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name or "\0" in value:
+            raise SetupError(FAILED_BEFORE_JOB,
+                             f"can't pass environment variable {name!r} to the job")
+    return b"".join(os.fsencode(f"{name}={value}") + b"\0" for name, value in env.items())
 
 
 # ---- planning: what to run, where, with which environment ---------------------------
@@ -234,6 +303,7 @@ class TaskPlan:
     job_id: int
     task_id: int
     queue: str
+    owner: Owner
     argv: list[str]
     env: dict[str, str]
     workdir: str
@@ -252,11 +322,15 @@ class TaskPlan:
 
 
 def plan_task(
-    start: StartTask, *, host: str, spool_dir: Path, root: str, base_env: Mapping[str, str]
+    start: StartTask, *, host: str, spool_dir: Path, root: str, owner: Owner
 ) -> TaskPlan:
-    """Decide paths, command line and environment of a task from its StartTask."""
+    """Decide paths, command line and environment of a task from its StartTask.
+
+    HOME, and the working directory without -cwd/-wd, are the owner's home on this host
+    as Grid Engine has them (the submitter's is SGE_O_HOME).
+    """
     job, spec, task_id = start.job, start.job.spec, start.task_id
-    home = spec.o_home or base_env.get("HOME", "/")
+    home = owner.home
     workdir = spec.cwd or home
     cluster_queue = start.queue.partition("@")[0]
     pseudo = {"HOME": home, "USER": spec.owner, "JOB_ID": str(job.job_id),
@@ -273,24 +347,23 @@ def plan_task(
     else:
         argv = [shell, str(script_path), *spec.args]
     plan = TaskPlan(
-        job_id=job.job_id, task_id=task_id, queue=start.queue, argv=argv, env={},
+        job_id=job.job_id, task_id=task_id, queue=start.queue, owner=owner, argv=argv, env={},
         workdir=workdir, shell=shell, stdin=spec.stdin_path or "/dev/null", stdout=stdout,
         stderr=stderr, merge=spec.merge, spool=task_dir(spool_dir, job.job_id, task_id),
         tmpdir=Path(start.tmpdir) / f"{job.job_id}.{task_id or 1}.{cluster_queue}",
         script_path=script_path, script=spec.script, pe_hostfile=_pe_hostfile(start),
         h_rt=start.h_rt, s_rt=start.s_rt)
-    plan.env = _environment(start, plan, host=host, root=root, home=home, base_env=base_env)
+    plan.env = _environment(start, plan, host=host, root=root, home=home)
     return plan
 
 
 def _environment(
-    start: StartTask, plan: TaskPlan, *, host: str, root: str, home: str,
-    base_env: Mapping[str, str],
+    start: StartTask, plan: TaskPlan, *, host: str, root: str, home: str
 ) -> dict[str, str]:
-    """execd's own environment, then the job's -v/-V variables, then Grid Engine's."""
+    """The job's -v/-V variables, then Grid Engine's; nothing of execd's own environment,
+    which is not the owner's to see (nor to be steered by: LD_PRELOAD, PYTHONPATH...)."""
     job, spec = start.job, start.job.spec
-    env = dict(base_env)
-    env.update(spec.env)
+    env = dict(spec.env)
     job_script = str(plan.script_path) if plan.script_path else (spec.command or [""])[0]
     env.update({
         "HOME": home, "USER": spec.owner, "LOGNAME": spec.owner, "SHELL": plan.shell,
@@ -304,6 +377,7 @@ def _environment(
         "SGE_ROOT": root, "SGE_JOB_SPOOL_DIR": str(plan.spool), "SGE_CWD_PATH": plan.workdir,
         "SGE_STDOUT_PATH": plan.stdout, "SGE_STDERR_PATH": plan.stderr,
         "SGE_STDIN_PATH": plan.stdin,
+        "PATH": f"{plan.tmpdir}:{spec.env.get('PATH') or DEFAULT_PATH}",
     })
     env.update(_task_range_env(spec.array, start.task_id))
     env.update(_submit_env(start))
@@ -443,14 +517,14 @@ class TaskRunner:
         spool_dir: Path,
         root: str,
         *,
-        base_env: Mapping[str, str] | None = None,
         vmem_interval: float = 1.0,
         shepherd: Sequence[str] | None = None,
     ) -> None:
         self.host = host
         self.spool_dir = spool_dir
         self.root = root
-        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.uid = os.geteuid()  # root runs jobs as their owners; anyone else only its own
+        self.user = _user_name(self.uid)
         self.vmem_interval = vmem_interval
         self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
         self._running: dict[tuple[int, int], RunningTask] = {}
@@ -487,18 +561,41 @@ class TaskRunner:
         on_started: OnStarted | None = None,
     ) -> TaskReport:
         """Run one task to its end; on_started gets the start time once the job runs."""
-        plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
-                         base_env=self.base_env)
-        key = (plan.job_id, plan.task_id)
+        job_id, task_id = key = (start.job.job_id, start.task_id)
         if key in self._running:
-            raise RuntimeError(f"task {plan.job_id}.{plan.task_id} is already running")
+            raise RuntimeError(f"task {job_id}.{task_id} is already running")
+        try:
+            owner = self.owner(start.job.spec.owner)
+        except SetupError as exc:
+            self._stopped.discard(key)
+            report = self._setup_report(job_id, task_id, exc.failed, str(exc))
+            return self._finish(task_dir(self.spool_dir, job_id, task_id), None, None, report)
+        plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
+                         owner=owner)
         try:
             task = self._launch(plan)
         except SetupError as exc:
             self._stopped.discard(key)
-            report = self._setup_report(plan.job_id, plan.task_id, exc.failed, "")
+            report = self._setup_report(job_id, task_id, exc.failed, str(exc))
             return self._finish(plan.spool, plan.tmpdir, plan.script_path, report)
         return await self._follow(task, on_started)
+
+    def owner(self, name: str) -> Owner:
+        """Whom a job of ``name`` runs as here: that user's passwd entry on this host, which
+        only a root execd may take on; any other execd runs jobs of its own user only."""
+        try:
+            entry = pwd.getpwnam(name)
+        except (KeyError, ValueError):  # unknown; a NUL in the name is a ValueError
+            entry = None
+        if self.uid != 0 and (entry is None or entry.pw_uid != self.uid):
+            raise SetupError(FAILED_BEFORE_JOB,
+                             f'execd runs as "{self.user}" and cannot run jobs of "{name}"')
+        if entry is None:
+            raise SetupError(FAILED_BEFORE_JOB, f'can\'t get password entry for user "{name}". '
+                                                "Either the user does not exist or NIS error!")
+        return Owner(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid,
+                     groups=tuple(os.getgrouplist(entry.pw_name, entry.pw_gid)),
+                     home=entry.pw_dir)
 
     # -- taking over after a restart
 
@@ -558,7 +655,11 @@ class TaskRunner:
     def _launch(self, plan: TaskPlan) -> RunningTask:
         """Start the task's shepherd; every file a restarted execd needs comes first."""
         self._prepare_files(plan)
-        streams = _open_streams(plan)
+        environment = environment_file(plan.env)
+        owner = plan.owner
+        config = ShepherdConfig(user=owner.name, uid=owner.uid, gid=owner.gid,
+                                groups=owner.groups, cwd=plan.workdir, stdin=plan.stdin,
+                                stdout=plan.stdout, stderr=plan.stderr, merge=plan.merge)
         state = ActiveTask(job_id=plan.job_id, task_id=plan.task_id, queue=plan.queue,
                            h_rt=plan.h_rt, s_rt=plan.s_rt, tmpdir=str(plan.tmpdir),
                            script=str(plan.script_path or ""))
@@ -566,54 +667,69 @@ class TaskRunner:
         try:
             for stale in (STARTED, ENDED, KILLED, REPORT):
                 (plan.spool / stale).unlink(missing_ok=True)
-            _write_environment(plan.spool / ENVIRONMENT, plan.env)
+            _write_file(plan.spool / ENVIRONMENT, environment, 0o600)
+            _write_json(plan.spool / CONFIG, config)
             lock = os.open(plan.spool / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             _write_json(plan.spool / STATE, state)
             notify_read, notify_write = os.pipe()
-            # The shepherd's own environment stays empty: the job's is in ENVIRONMENT.
+            # The shepherd's own environment stays empty: the job's is in ENVIRONMENT. Its
+            # stderr is execd's, for a traceback; the job's streams it opens as the owner.
             process = subprocess.Popen(
                 [*self.shepherd, str(plan.spool), str(lock), str(notify_write), "--",
                  *plan.argv],
-                stdin=streams[0], stdout=streams[1], stderr=streams[2], cwd=plan.workdir,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=plan.spool,
                 env={}, start_new_session=True, pass_fds=(lock, notify_write))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in an argument
             if notify_read >= 0:
                 os.close(notify_read)
             (plan.spool / STATE).unlink(missing_ok=True)
             raise SetupError(FAILED_BEFORE_JOB, f"can't start shepherd: {exc}") from None
         finally:
-            for fd in {*streams, lock, notify_write} - {-1}:
+            for fd in {lock, notify_write} - {-1}:
                 os.close(fd)
         return RunningTask(state=state, directory=plan.spool, process=process,
                            pidfd=os.pidfd_open(process.pid), notify=notify_read)
 
     def _prepare_files(self, plan: TaskPlan) -> None:
-        """Checks in the order Grid Engine's shepherd makes them, so failures match."""
+        """What execd makes for a task before its shepherd starts. The shell, working
+        directory and standard streams are checked and opened by the job's own process,
+        as its owner (see the shepherd)."""
         self._acquire_script(plan)
         try:
-            plan.spool.mkdir(parents=True, exist_ok=True)
+            plan.spool.mkdir(mode=0o755, parents=True, exist_ok=True)
             if plan.pe_hostfile:
-                (plan.spool / "pe_hostfile").write_text(plan.pe_hostfile)
-            plan.tmpdir.mkdir(parents=True, exist_ok=True)
+                _write_file(plan.spool / "pe_hostfile", plan.pe_hostfile.encode(), 0o644)
+            self._make_tmpdir(plan.tmpdir, plan.owner)
         except OSError as exc:
             raise SetupError(FAILED_BEFORE_JOB, f"can't prepare job: {exc}") from None
-        if not os.access(plan.shell, os.X_OK):
-            raise SetupError(FAILED_NO_SHELL, f"can't find shell {plan.shell!r}")
-        if not os.path.isdir(plan.workdir):
-            raise SetupError(FAILED_NO_CWD, f"can't chdir to {plan.workdir}")
+
+    def _make_tmpdir(self, path: Path, owner: Owner) -> None:
+        """TMPDIR, made anew for the owner. Whatever is at its path already is removed
+        first: in a directory all may write to (/tmp) someone else may have put it there,
+        and it must not become the job's with its contents (TMPDIR leads the job's PATH)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            os.mkdir(path, 0o755)
+        if self.uid == 0:
+            os.chown(path, owner.uid, owner.gid, follow_symlinks=False)
 
     def _acquire_script(self, plan: TaskPlan) -> None:
-        """Tasks of one array job share its script; the last one to end removes it."""
+        """Tasks of one array job share its script; the last one to end removes it. The
+        copy is the owner's alone (mode 0700): others may not read it."""
         if plan.script_path is None:
             return
         self._script_users[plan.job_id] = self._script_users.get(plan.job_id, 0) + 1
-        scratch = plan.script_path.with_name(f"{plan.job_id}.{plan.task_id}.new")
         try:
-            scratch.parent.mkdir(parents=True, exist_ok=True)
-            scratch.write_text(plan.script, errors="surrogateescape")
-            scratch.chmod(0o755)
-            os.replace(scratch, plan.script_path)
+            plan.script_path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            _write_file(plan.script_path, plan.script.encode(errors="surrogateescape"), 0o700,
+                        owner=plan.owner if self.uid == 0 else None)
         except OSError as exc:
             raise SetupError(FAILED_BEFORE_JOB, f"can't write job script: {exc}") from None
 
@@ -722,7 +838,7 @@ class TaskRunner:
         state = task.state
         ended = _read_json(task.directory / ENDED, JobEnded)
         if ended is not None and ended.error:
-            report = self._setup_report(state.job_id, state.task_id, FAILED_BEFORE_JOB,
+            report = self._setup_report(state.job_id, state.task_id, ended.failed,
                                         ended.error)
         elif ended is not None:
             report = self._exit_report(task, ended)
@@ -763,8 +879,10 @@ class TaskRunner:
             signal=signal_name, usage=usage)
 
     def _setup_report(self, job_id: int, task_id: int, failed: int, detail: str) -> TaskReport:
-        """A task that never started: start time 0, as qacct then prints ``-/-``."""
+        """A task that never started: start time 0, as qacct then prints ``-/-``. The
+        reason goes to the master with the report and to execd's log."""
         reason = FAILED_REASONS[failed] + (f": {detail}" if detail else "")
+        log.warning("task %d.%d failed before its job started: %s", job_id, task_id, reason)
         return TaskReport(
             job_id=job_id, task_id=task_id, host=self.host, start_time=0.0,
             end_time=time.time(), exit_status=0, failed=failed, failed_reason=reason)
@@ -784,6 +902,14 @@ class TaskRunner:
             shutil.rmtree(tmpdir, ignore_errors=True)
         self._release_script(report.job_id, script)
         return report
+
+
+def _user_name(uid: int) -> str:
+    """execd's own user as refusals name it; a uid without a passwd entry by its number."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 def _follow_shepherd(pid: int, directory: Path) -> int:
@@ -825,23 +951,6 @@ def _kill_orphan(directory: Path, job_pid: int) -> bool:
 async def _at(deadline: float, action: Callable[[int], None], arg: int) -> None:
     await trio.sleep_until(deadline)
     action(arg)
-
-
-def _open_streams(plan: TaskPlan) -> tuple[int, int, int]:
-    """Opened by execd rather than the child, so a bad path fails before anything runs."""
-    opened: list[int] = []
-    try:
-        opened.append(os.open(plan.stdin, os.O_RDONLY | os.O_CLOEXEC))
-        for path in (plan.stdout,) if plan.merge else (plan.stdout, plan.stderr):
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
-            opened.append(os.open(path, flags, 0o644))
-    except OSError as exc:
-        for fd in opened:
-            os.close(fd)
-        raise SetupError(FAILED_OPEN_OUTPUT, f"can't open {exc.filename}: {exc}") from None
-    if plan.merge:
-        opened.append(opened[1])
-    return opened[0], opened[1], opened[2]
 
 
 def _exit_status(status: int) -> tuple[int, str]:

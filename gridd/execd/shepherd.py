@@ -8,10 +8,12 @@ still waiting and watches it to the end.
 
     python -I -S shepherd.py TASK_DIR LOCK_FD NOTIFY_FD -- COMMAND...
 
-Run with the working directory and standard streams the job is to have; the job's
-environment is read from ``TASK_DIR/environment`` (``NAME=value`` entries separated by
-NUL bytes, as in ``/proc/<pid>/environ``), not taken from the shepherd's own, because the
-interpreter adds to that one (``LC_CTYPE`` when the locale is C). In ``TASK_DIR`` it writes:
+The job's environment is read from ``TASK_DIR/environment`` (``NAME=value`` entries
+separated by NUL bytes, as in ``/proc/<pid>/environ``), not taken from the shepherd's own,
+because the interpreter adds to that one (``LC_CTYPE`` when the locale is C). Who the job
+runs as and where it runs come from ``TASK_DIR/config.json``: ``user``, ``uid``, ``gid``,
+``groups`` (supplementary), ``cwd``, ``stdin``, ``stdout``, ``stderr`` and ``merge``
+(stderr goes to stdout's file). In ``TASK_DIR`` it writes:
 
 ``job.json``
     ``{"shepherd_pid", "job_pid", "start_time"}`` once the job runs. Then the shepherd
@@ -20,11 +22,19 @@ interpreter adds to that one (``LC_CTYPE`` when the locale is C). In ``TASK_DIR`
     the shepherd dies first, and then there is no ``job.json``).
 ``exit.json``
     ``{"status", "start_time", "end_time", <rusage fields>}`` once the job ended, with the
-    raw wait status; ``{"error"}`` instead when the job could not be started.
+    raw wait status; ``{"error", "failed"}`` instead when the job could not be started,
+    ``failed`` being Grid Engine's code for the step that failed.
 
 ``LOCK_FD`` is the task's ``lock`` file, locked (flock) by execd before the shepherd
 started: the lock lives as long as the shepherd holds the descriptor, so a lock that can
 be taken means that no shepherd runs for the task any more, with no pid to trust.
+
+The shepherd keeps execd's identity, so that its records stay execd's and the job cannot
+forge them. The job's own process takes the owner's identity between fork and exec (when
+the shepherd runs as root: an execd of a normal user runs only that user's jobs), and only
+then checks the shell, enters the working directory and opens its standard streams: a
+path the owner may not use fails as it would for the owner, and the files the job creates
+are the owner's (umask 022, as Grid Engine sets it).
 
 The job gets a session and process group of its own (its pid names them); execd signals
 that group for qdel, limits and suspension. The shepherd stays outside it so that a kill
@@ -43,9 +53,28 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 # Python ignores these at start-up; the job must get the defaults.
 _RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+
+# Grid Engine's codes (accounting(5), "failed") for the steps of starting a job; execd
+# imports them from here.
+FAILED_BEFORE_JOB = 11
+FAILED_OPEN_OUTPUT = 26
+FAILED_NO_SHELL = 27
+FAILED_NO_CWD = 28
+
+JOB_UMASK = 0o022
+OUTPUT_MODE = 0o644
+
+
+class StartError(Exception):
+    """A step of starting the job failed; ``failed`` is Grid Engine's code for the step."""
+
+    def __init__(self, failed: int, message: str) -> None:
+        super().__init__(message)
+        self.failed = failed
 
 
 def write_record(path: str, record: dict[str, object]) -> None:
@@ -68,6 +97,12 @@ def read_environment(path: str) -> dict[bytes, bytes]:
     return env
 
 
+def read_config(path: str) -> dict[str, Any]:
+    with open(path) as f:
+        config: dict[str, Any] = json.load(f)
+    return config
+
+
 # What of the job's rusage is recorded, by the names of gridd.model.job.Usage (the field
 # is ru_<name>); a test holds the two together, since this file imports nothing of gridd.
 RUSAGE = ("utime", "stime", "maxrss", "minflt", "majflt", "inblock", "oublock", "nvcsw",
@@ -79,11 +114,57 @@ def usage_record(status: int, rusage: object, start: float, end: float) -> dict[
             "usage": {name: getattr(rusage, f"ru_{name}") for name in RUSAGE}}
 
 
-def start_job(command: list[str], env: dict[bytes, bytes]) -> int:
+def become_owner(config: dict[str, Any]) -> None:
+    """Take on the owner's groups, gid and uid for good (real, effective and saved), in
+    that order since only root may set groups. Not root, there is nothing to switch:
+    execd then runs only jobs of its own user."""
+    if os.geteuid() != 0:
+        return
+    uid, gid = config["uid"], config["gid"]
+    try:
+        os.setgroups(config["groups"])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise StartError(FAILED_BEFORE_JOB, f"can't switch to user {config['user']!r} "
+                                            f"(uid {uid}, gid {gid}): {exc.strerror}") from None
+
+
+def enter_job(command: list[str], config: dict[str, Any]) -> None:
+    """In the job's process before the exec: become the owner, then check the shell,
+    enter the working directory and open the standard streams as the owner, in the order
+    of Grid Engine's shepherd so that a failure gets its code."""
+    become_owner(config)
+    os.umask(JOB_UMASK)
+    # A bare name is for the exec to find on the job's PATH.
+    if "/" in command[0] and not os.access(command[0], os.X_OK):
+        raise StartError(FAILED_NO_SHELL, f"can't find shell {command[0]!r}")
+    try:
+        os.chdir(config["cwd"])
+    except OSError as exc:
+        raise StartError(FAILED_NO_CWD,
+                         f"can't chdir to {config['cwd']!r}: {exc.strerror}") from None
+    outputs = [config["stdout"]] if config["merge"] else [config["stdout"], config["stderr"]]
+    streams: list[int] = []
+    try:
+        streams.append(os.open(config["stdin"], os.O_RDONLY))
+        for path in outputs:
+            streams.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, OUTPUT_MODE))
+    except OSError as exc:
+        raise StartError(FAILED_OPEN_OUTPUT,
+                         f"can't open {exc.filename!r}: {exc.strerror}") from None
+    if config["merge"]:
+        streams.append(streams[1])
+    for target, fd in enumerate(streams):  # none below 3: the shepherd's own 0-2 are open
+        os.dup2(fd, target)
+
+
+def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any]) -> int:
     """fork and exec, as subprocess does, so that the job gets what a shell would give it:
     the program found on the job's own PATH and default signal dispositions (glibc's
-    posix_spawn leaves two of its internal signals ignored). A failed exec comes back
-    through a close-on-exec pipe, which an exec that worked closes unread."""
+    posix_spawn leaves two of its internal signals ignored). A failed start comes back
+    as ``CODE message`` through a close-on-exec pipe, which an exec that worked closes
+    unread."""
     errors_read, errors_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the shepherd has a single thread, so a fork is safe here
@@ -92,9 +173,13 @@ def start_job(command: list[str], env: dict[bytes, bytes]) -> int:
             os.setsid()
             for number in _RESTORED_SIGNALS:
                 signal.signal(number, signal.SIG_DFL)
+            enter_job(command, config)
             os.execvpe(command[0], command, env)
+        except StartError as exc:
+            os.write(errors_write, f"{exc.failed} {exc}".encode(errors="replace"))
         except BaseException as exc:  # whatever it is, the child must end here
-            os.write(errors_write, str(exc).encode(errors="replace"))
+            text = f"{FAILED_BEFORE_JOB} can't start job: {exc}"
+            os.write(errors_write, text.encode(errors="replace"))
         finally:
             os._exit(127)
     os.close(errors_write)
@@ -102,8 +187,19 @@ def start_job(command: list[str], env: dict[bytes, bytes]) -> int:
         error = errors.read()
     if error:
         os.waitpid(pid, 0)
-        raise OSError(error.decode(errors="replace"))
+        code, _, text = error.decode(errors="replace").partition(" ")
+        raise StartError(int(code), text)
     return pid
+
+
+def launch(task_dir: str, command: list[str]) -> int:
+    """The job's pid once it runs; StartError for whatever kept it from starting."""
+    try:
+        env = read_environment(os.path.join(task_dir, "environment"))
+        config = read_config(os.path.join(task_dir, "config.json"))
+        return start_job(command, env, config)
+    except (OSError, ValueError) as exc:
+        raise StartError(FAILED_BEFORE_JOB, f"can't start job: {exc}") from None
 
 
 def shepherd(task_dir: str, lock_fd: int, notify_fd: int, command: list[str]) -> int:
@@ -113,11 +209,11 @@ def shepherd(task_dir: str, lock_fd: int, notify_fd: int, command: list[str]) ->
     os.set_inheritable(notify_fd, False)
     start = time.time()
     try:
-        env = read_environment(os.path.join(task_dir, "environment"))
-        pid = start_job(command, env)
-    except OSError as exc:
+        pid = launch(task_dir, command)
+    except StartError as exc:
         os.close(notify_fd)
-        write_record(os.path.join(task_dir, "exit.json"), {"error": f"can't start job: {exc}"})
+        write_record(os.path.join(task_dir, "exit.json"),
+                     {"error": str(exc), "failed": exc.failed})
         return 1
     started = {"shepherd_pid": os.getpid(), "job_pid": pid, "start_time": start}
     write_record(os.path.join(task_dir, "job.json"), started)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import getpass
 import os
+import pwd
 from pathlib import Path
 
 import pytest
 import trio
 
 from gridd.execd.runner import (
+    DEFAULT_PATH,
     FAILED_AFTER_JOB,
     FAILED_LIMIT,
-    FAILED_NO_CWD,
-    FAILED_NO_SHELL,
-    FAILED_OPEN_OUTPUT,
     TaskRunner,
     binary_command_line,
     forget,
@@ -24,6 +23,7 @@ from gridd.execd.runner import (
     parse_vm,
     task_dir,
 )
+from gridd.execd.shepherd import FAILED_NO_CWD, FAILED_NO_SHELL, FAILED_OPEN_OUTPUT
 from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask
 
@@ -40,8 +40,7 @@ def work(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def runner(work: Path) -> TaskRunner:
-    base = {"PATH": os.environ["PATH"], "LANG": "C", "HOME": "/nonexistent"}
-    return TaskRunner(HOST, work / "spool", ROOT, base_env=base, vmem_interval=0.05)
+    return TaskRunner(HOST, work / "spool", ROOT, vmem_interval=0.05)
 
 
 def start_of(
@@ -180,8 +179,9 @@ async def test_script_job_environment_and_default_output(
         "JOB_ID": "17", "JOB_NAME": "scripted", "REQUEST": "scripted",
         "JOB_SCRIPT": str(spool / "job_scripts" / "17"), "NSLOTS": "1", "NHOSTS": "1",
         "NQUEUES": "1", "QUEUE": "all.q", "HOSTNAME": HOST, "RESTARTED": "0",
-        "ENVIRONMENT": "BATCH", "HOME": str(work / "home"), "USER": getpass.getuser(),
-        "LOGNAME": getpass.getuser(), "SHELL": "/bin/sh", "LANG": "C", "MYVAR": "x y",
+        "ENVIRONMENT": "BATCH", "HOME": pwd.getpwuid(os.geteuid()).pw_dir,
+        "USER": getpass.getuser(), "LOGNAME": getpass.getuser(), "SHELL": "/bin/sh",
+        "MYVAR": "x y",
         "SGE_TASK_ID": "undefined", "SGE_TASK_FIRST": "undefined",
         "SGE_TASK_LAST": "undefined", "SGE_TASK_STEPSIZE": "undefined",
         "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": ROOT, "SGE_CELL": "default",
@@ -190,7 +190,7 @@ async def test_script_job_environment_and_default_output(
         "SGE_O_PATH": "/usr/bin:/bin", "SGE_O_SHELL": "/bin/bash",
         "SGE_O_WORKDIR": str(work / "work"), "SGE_CWD_PATH": str(work / "work"),
         "SGE_STDOUT_PATH": str(out), "SGE_STDERR_PATH": str(err),
-        "SGE_STDIN_PATH": "/dev/null", "PATH": os.environ["PATH"],
+        "SGE_STDIN_PATH": "/dev/null", "PATH": f"{tmpdir}:{DEFAULT_PATH}",
     }
     assert {key: env.get(key) for key in expected} == expected
     assert env["SGE_ARCH"].startswith("lx-")
@@ -207,9 +207,12 @@ async def test_output_appends_across_runs(work: Path, runner: TaskRunner) -> Non
     assert (work / "work" / "log").read_text() == "hello\nhello\n"
 
 
-async def test_workdir_defaults_to_home(work: Path, runner: TaskRunner) -> None:
-    await runner.run_task(binary(work, "pwd", cwd=""))
-    assert (work / "home" / "pwd.o17").read_text() == f"{work / 'home'}\n"
+async def test_workdir_defaults_to_the_owners_home(work: Path, runner: TaskRunner) -> None:
+    """The owner's home on the execution host, as Grid Engine has it; not the
+    submitter's HOME (SGE_O_HOME)."""
+    out = work / "pwd.out"
+    await runner.run_task(binary(work, "pwd", cwd="", stdout_path=[str(out)]))
+    assert out.read_text() == f"{pwd.getpwuid(os.geteuid()).pw_dir}\n"
 
 
 async def test_merge_sends_stderr_to_stdout_file(work: Path, runner: TaskRunner) -> None:
@@ -276,8 +279,10 @@ async def test_unwritable_output_fails_26(work: Path, runner: TaskRunner) -> Non
 
     start = binary(work, "true", stdout_path=["/nonexistent/dir/out"])
     report = await runner.run_task(start, on_started)
-    assert (report.failed, report.failed_reason) == (FAILED_OPEN_OUTPUT,
-                                                     "opening input/output file")
+    assert report.failed == FAILED_OPEN_OUTPUT
+    assert report.failed_reason == (
+        "opening input/output file: can't open '/nonexistent/dir/out': "
+        "No such file or directory")
     assert (report.start_time, report.exit_status) == (0.0, 0)
     assert started == []
     assert load_pending_reports(work / "spool") == [report]
@@ -287,11 +292,14 @@ async def test_unwritable_output_fails_26(work: Path, runner: TaskRunner) -> Non
 async def test_missing_workdir_fails_28(work: Path, runner: TaskRunner) -> None:
     report = await runner.run_task(binary(work, "true", cwd=str(work / "gone")))
     assert report.failed == FAILED_NO_CWD
+    assert report.failed_reason.startswith("changing into working directory: can't chdir to ")
 
 
 async def test_missing_shell_fails_27(work: Path, runner: TaskRunner) -> None:
     report = await runner.run_task(script(work, "exit 0\n", shell="/nonexistent/sh"))
     assert report.failed == FAILED_NO_SHELL
+    assert report.failed_reason == (
+        "searching requested shell: can't find shell '/nonexistent/sh'")
     assert not (work / "spool" / "job_scripts" / "17").exists()
 
 

@@ -24,7 +24,9 @@ import trio
 
 from gridd.execd import shepherd
 from gridd.execd.runner import (
+    CONFIG,
     ENDED,
+    ENVIRONMENT,
     FAILED_AFTER_JOB,
     FAILED_BEFORE_JOB,
     FAILED_LIMIT,
@@ -56,8 +58,7 @@ def work(tmp_path: Path) -> Path:
 
 def make_runner(work: Path) -> TaskRunner:
     """One execd's runner; a second one on the same spool is that execd restarted."""
-    base = {"PATH": os.environ["PATH"], "LANG": "C", "HOME": "/nonexistent"}
-    return TaskRunner(HOST, work / "spool", "/opt/gridd", base_env=base, vmem_interval=0.05)
+    return TaskRunner(HOST, work / "spool", "/opt/gridd", vmem_interval=0.05)
 
 
 def start_of(work: Path, text: str, *, job_id: int = 5, task_id: int = 0,
@@ -340,7 +341,13 @@ def test_directory_without_state_is_dropped_and_reports_are_kept(work: Path) -> 
 
 
 def run_shepherd(task: Path, *command: str) -> tuple[int, dict[str, object]]:
-    """The shepherd as execd runs it; its exit code and exit.json."""
+    """The shepherd as execd runs it, for a job of the current user; its exit code and
+    exit.json."""
+    uid, gid = os.geteuid(), os.getegid()
+    (task / CONFIG).write_text(json.dumps({
+        "user": getpass.getuser(), "uid": uid, "gid": gid, "groups": os.getgroups(),
+        "cwd": str(task), "stdin": "/dev/null", "stdout": str(task / "out"),
+        "stderr": str(task / "err"), "merge": False}))
     notify_read, notify_write = os.pipe()
     lock = os.open(task / LOCK, os.O_RDWR | os.O_CREAT)
     try:
@@ -358,10 +365,14 @@ def run_shepherd(task: Path, *command: str) -> tuple[int, dict[str, object]]:
 
 def test_shepherd_records_a_job_it_cannot_start(tmp_path: Path) -> None:
     (tmp_path / "environment").write_bytes(b"PATH=/nonexistent\0")
-    code, record = run_shepherd(tmp_path, "no-such-program")
+    code, record = run_shepherd(tmp_path, "no-such-program")  # not found on PATH
     assert code == 1
     assert str(record["error"]).startswith("can't start job: ")
+    assert record["failed"] == FAILED_BEFORE_JOB
     assert not (tmp_path / STARTED).exists()
+    code, record = run_shepherd(tmp_path, "/no-such-shell")
+    assert (code, record) == (1, {"error": "can't find shell '/no-such-shell'",
+                                  "failed": shepherd.FAILED_NO_SHELL})
 
 
 def test_shepherd_records_status_and_usage(tmp_path: Path) -> None:
@@ -383,9 +394,11 @@ def test_shepherd_environment_is_passed_byte_for_byte(tmp_path: Path) -> None:
 
 async def test_job_environment_is_exactly_execds(work: Path) -> None:
     """The interpreter running the shepherd adds LC_CTYPE to its own environment under
-    the C locale; the job must not see it."""
+    the C locale; the job must not see it, nor anything else but what execd gave it."""
     report = await make_runner(work).run_task(start_of(work, "env > env.out\n"))
     assert report.exit_status == 0
     names = {line.split("=", 1)[0] for line in
              (work / "work" / "env.out").read_text().splitlines() if "=" in line}
-    assert "LC_CTYPE" not in names and "LANG" in names
+    given = shepherd.read_environment(str(task_dir(work / "spool", 5, 0) / ENVIRONMENT))
+    assert "LC_CTYPE" not in names
+    assert names - {"PWD", "SHLVL", "_"} == {os.fsdecode(name) for name in given}

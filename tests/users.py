@@ -1,0 +1,71 @@
+"""Second local users for tests: roland, user1 and andre, made for the test run.
+
+Made with useradd when the tests run as root (else the tests that need them are skipped,
+saying why), each with a home directory: execd runs a job in its owner's home unless it
+says otherwise, as Grid Engine does. Commands run as these users need a Python they may
+run, with the venv's packages and gridd on PYTHONPATH (``python_path``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import pwd
+import shutil
+import site
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PEOPLE = ("roland", "user1", "andre")
+
+
+@pytest.fixture(scope="module")
+def people() -> Iterator[tuple[str, ...]]:
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("needs root and useradd to create the local users roland, user1, andre")
+    made = []
+    for name in PEOPLE:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "-m", "-N", "-s", "/bin/sh", name], check=True)
+            made.append(name)
+    try:
+        if interpreter(PEOPLE[0]) is None:
+            pytest.skip("no Python interpreter of this version that the test users may run "
+                        f"(the venv's is under {sys.base_prefix})")
+        yield PEOPLE
+    finally:
+        for name in made:
+            subprocess.run(["userdel", "-r", name], check=False, capture_output=True)
+
+
+def python_path() -> str:
+    """Where the venv's packages and gridd are, for an interpreter outside the venv."""
+    import gridd
+
+    return os.pathsep.join([*site.getsitepackages(),
+                            str(Path(gridd.__file__).resolve().parent.parent)])
+
+
+@functools.cache
+def interpreter(user: str) -> str | None:
+    """A Python of this version the user may run: the venv's own, else the system's
+    (the venv's may sit in a home directory others cannot enter)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    entry = pwd.getpwnam(user)
+    for candidate in (sys.executable, f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
+        try:
+            ok = subprocess.run([candidate, "-c", "import gridd.cli.qsub, msgspec"],
+                                env={"PYTHONPATH": python_path()}, user=entry.pw_uid,
+                                group=entry.pw_gid, extra_groups=[], capture_output=True,
+                                timeout=30).returncode == 0
+        except OSError:
+            ok = False
+        if ok:
+            return candidate
+    return None
