@@ -89,6 +89,7 @@ class Delete(Msg, tag="delete"):
     user: str
     users: list[str] = []  # qdel -u
     force: bool = False
+    host: str = ""  # where it was sent from: a submit host (set by the master)
 
 
 class Alter(Msg, tag="alter"):
@@ -179,6 +180,7 @@ class ArDelete(Msg, tag="ar_delete"):
     user: str
     users: list[str] = []
     force: bool = False
+    host: str = ""  # where it was sent from: a submit host (set by the master)
 
 
 class QueryArs(Msg, tag="query_ars"):

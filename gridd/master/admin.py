@@ -21,6 +21,7 @@ from gridd.master import admin_conf as conf
 from gridd.master import admin_lists as lists
 from gridd.master import admin_objects as objects
 from gridd.master import admin_rqs as rqs
+from gridd.master import permissions
 from gridd.master.admin_base import Answer, Caller, Verb
 from gridd.master.admin_objects import (
     EXECHOSTS,
@@ -42,7 +43,8 @@ REST = -2  # `minimum` arguments, then every word up to the next option
 class Option:
     count: int
     verb: Verb
-    changes: bool = True  # only managers may use it
+    changes: bool = True  # only managers may use it, from an admin host
+    operators: bool = False  # operators may too (access lists)
     minimum: int = 0  # for REST
     optional: int = 0  # after `count` arguments, up to this many more that are no options
     missing: str = ""  # what Grid Engine says when the arguments are missing, if not the usual
@@ -67,13 +69,13 @@ VERBS: dict[str, Option] = {
     "-ds": Option(1, lists.delete_host("submit host", "submit_hosts")),
     "-ss": _show(0, lists.show_list("submit_hosts")),
     # access lists
-    "-au": Option(2, lists.add_to_userset),
-    "-du": Option(2, lists.delete_from_userset),
+    "-au": Option(2, lists.add_to_userset, operators=True),
+    "-du": Option(2, lists.delete_from_userset, operators=True),
     "-su": _show(1, lists.show_usersets),
     "-sul": _show(0, lists.show_userset_names),
-    "-dul": Option(1, lists.delete_usersets),
-    "-Au": Option(1, lists.put_userset(adding=True)),
-    "-Mu": Option(1, lists.put_userset(adding=False)),
+    "-dul": Option(1, lists.delete_usersets, operators=True),
+    "-Au": Option(1, lists.put_userset(adding=True), operators=True),
+    "-Mu": Option(1, lists.put_userset(adding=False), operators=True),
     # complex attributes, scheduler, global and host configurations
     "-sc": _show(0, conf.show_complexes),
     "-Mc": Option(1, conf.replace_complexes),
@@ -169,6 +171,17 @@ def may_change(argv: list[str]) -> bool:
     return any(option.changes for option in map(VERBS.get, argv) if option is not None)
 
 
+def _refusal(config: Configuration, option: Option, who: Caller) -> str | None:
+    """Why the caller may not make this change: the user is judged first, then the
+    host, as Grid Engine does."""
+    if option.operators:
+        if not permissions.is_operator(config, who.user):
+            return permissions.must_be_operator(who.user)
+    elif not permissions.is_manager(config, who.user):
+        return permissions.must_be_manager(who.user)
+    return None if who.admin_host else permissions.not_admin_host(who.host)
+
+
 def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
     """Apply qconf's options in order, as qconf does, stopping at a malformed one or one
     the caller may not use.
@@ -187,8 +200,9 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
                        f'error: no option argument provided to "{name}"\nUsage: qconf -help')
             break
         del args[:len(taken)]
-        if option.changes and who.user not in config.managers:
-            total.fail(f'denied: "{who.user}" must be manager for this operation')
+        refused = _refusal(config, option, who) if option.changes else None
+        if refused:
+            total.fail(refused)
             break
         ans = option.verb(config, taken, who)
         total.out += ans.out

@@ -34,11 +34,16 @@ class Answer:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who runs qconf, and the files its -A*/-M* options named (path -> text)."""
+    """Who runs qconf, and the files its -A*/-M* options named (path -> text). Whether
+    the host is an admin host is the master's finding (Master.qconf); qconf's verbs
+    called on their own stand for a caller on one. The master's own machine may not
+    leave the admin hosts: nobody could change the configuration any more."""
 
     user: str
     host: str
     files: dict[str, str] = field(default_factory=dict)
+    admin_host: bool = True
+    master_host: str = ""
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"

@@ -78,6 +78,8 @@ def delete_host(label: str, attr: str) -> Verb:
         for name in names(args[0]):
             if name not in hosts:
                 ans.fail(f'denied: "{name}" is not in the {label} list')
+            elif attr == "admin_hosts" and name == who.master_host:
+                ans.fail(f'denied: can\'t delete master host "{name}" from admin host list')
             else:
                 hosts.remove(name)
                 ans.err.append(f'{who} removed "{name}" from {label} list')

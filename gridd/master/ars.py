@@ -15,7 +15,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.formats.values import is_unsigned
-from gridd.master import ids, reporting
+from gridd.master import ids, permissions, reporting
 from gridd.master.views import to_int
 from gridd.model.ar import (
     DELETED,
@@ -44,11 +44,15 @@ EXIT_LIMIT = 25  # qrsub's exit status when max_advance_reservations is reached
 
 
 def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
-    """qrsub: check, grant over the window, and only then create."""
+    """qrsub: check (who asks first, then from where, as Grid Engine does), grant over the
+    window, and only then create."""
     spec = req.spec
     config = m.s.config
-    if spec.owner not in config.managers and spec.owner not in _entries(m, "arusers"):
-        return p.Error(text=f'denied: "{spec.owner}" must be manager or in userset "arusers"')
+    if not permissions.may_reserve(config, spec.owner):
+        return p.Error(text=permissions.must_reserve(spec.owner))
+    refused = permissions.submit_host_refusal(config, req.host)
+    if refused:
+        return p.Error(text=refused)
     limit = to_int(config.conf.max_advance_reservations)
     if limit > 0 and len(m.s.ars) >= limit:
         return p.Error(text=f"rejected: only {limit} advance reservations are allowed per "
@@ -107,7 +111,15 @@ def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:
 
 
 def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
-    """qrdel: an AR without jobs goes at once; one with jobs once they are gone."""
+    """qrdel: an AR without jobs goes at once; one with jobs once they are gone. Only a
+    manager or a user in arusers may ask, from a submit host; for each AR, only its
+    owner, an operator or a manager."""
+    config = m.s.config
+    if not permissions.may_reserve(config, req.user):
+        return p.Error(text=permissions.must_reserve(req.user))
+    refused = permissions.submit_host_refusal(config, req.host)
+    if refused:
+        return p.Error(text=refused)
     lines: list[str] = []
     code = 0
     chosen: list[AdvanceReservation | str] = []  # in the order named; a name not found
@@ -125,9 +137,7 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
         if ar.ar_id in seen or ar.ar_id not in m.s.ars:
             continue
         seen.add(ar.ar_id)
-        config = m.s.config
-        if req.user != ar.spec.owner and req.user not in config.managers \
-                and req.user not in config.operators:
+        if not permissions.may_handle(config, req.user, ar.spec.owner):
             lines.append(f"{req.user} - you do not have the necessary privileges to delete "
                          f'the advance_reservation "{ar.ar_id}"')
             code = 1
@@ -327,7 +337,7 @@ def check_job(m: Master, spec: JobSpec, now: float) -> str | None:
     ar = m.s.ars.get(spec.ar)
     if ar is None or ar.state not in LIVE:
         return f"Unable to run job: the advance reservation id {spec.ar} is invalid"
-    if not _may_use(m, ar, spec.owner):
+    if not _may_use(m, ar, spec.owner, spec.group):
         return (f'Unable to run job: the user "{spec.owner}" has no access to the advance '
                 f"reservation id {spec.ar}")
     h_rt = m.runtime_limit(spec)
@@ -337,17 +347,12 @@ def check_job(m: Master, spec: JobSpec, now: float) -> str | None:
     return None
 
 
-def _may_use(m: Master, ar: AdvanceReservation, user: str) -> bool:
-    """Its access list's users, and managers and operators."""
-    if user in m.s.config.managers or user in m.s.config.operators:
+def _may_use(m: Master, ar: AdvanceReservation, user: str, group: str) -> bool:
+    """Its access list's users and the users of its @access lists (as configured now),
+    and managers and operators."""
+    config = m.s.config
+    if permissions.is_operator(config, user):
         return True
-    for entry in ar.acl():
-        if entry == user or (entry.startswith("@") and user in _entries(m, entry[1:])):
-            return True
-    return False
-
-
-def _entries(m: Master, userset: str) -> list[str]:
-    """A userset's entries as configured now (access is decided on the configuration)."""
-    found = m.s.config.usersets.get(userset)
-    return list(found.entries) if found else []
+    return any(entry == user or (entry.startswith("@")
+                                 and permissions.in_userset(config, entry[1:], user, group))
+               for entry in ar.acl())

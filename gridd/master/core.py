@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
+from gridd.formats.requests import format_task_range
 from gridd.formats.values import is_unsigned
-from gridd.master import admin, ars, ids, qmod, reporting, views
+from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, parse_value
@@ -37,8 +38,10 @@ from gridd.model.job import (
     Task,
     new_job,
 )
+from gridd.model.objects import words
 from gridd.model.priority import ResourceUrgency, priorities, urgency
 from gridd.model.report import Report
+from gridd.sched.access import allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import Planner, queue_matches, verify
@@ -46,6 +49,7 @@ from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
 
 MAX_JOB_ID = 9_999_999
+LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 
 
@@ -95,9 +99,11 @@ class MasterState:
 class Master:
     """Owns the cluster state; every method is one request or event."""
 
-    def __init__(self, state: MasterState, host_timeout: float = 120.0) -> None:
+    def __init__(self, state: MasterState, host_timeout: float = 120.0,
+                 master_host: str = "") -> None:
         self.s = state
         self.host_timeout = host_timeout
+        self.master_host = master_host  # the master's machine: never out of admin hosts
         self.sync_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.host_up: set[str] = set()
@@ -127,6 +133,13 @@ class Master:
         self.orphaned: set[str] = set()  # instances no longer configured that tasks still hold
         # The consumables last reported per level ("queue@host", "@host"): only changes are.
         self.reported_consumables: dict[str, list[tuple[str, float, float]]] = {}
+        # Jobs not finished, by owner, and how many in all (max_u_jobs, max_jobs).
+        self.live: dict[str, set[int]] = {}
+        self.live_total = 0
+        for job in state.jobs.values():
+            if _live(job):
+                self._count_in(job)
+        self._shut_out_of: dict[tuple[str, str], bool] = {}  # (owner, group) -> shut out?
         self.refresh_views()
         for job_id, _ in state.outbox.values():
             self.unaccounted[job_id] = self.unaccounted.get(job_id, 0) + 1
@@ -136,7 +149,7 @@ class Master:
         spooled. What is never spooled carries over: which hosts are up and their load,
         how recent jobs ended, waiting clients, the scheduler's last word."""
         state.finished = self.s.finished
-        new = Master(state, self.host_timeout)
+        new = Master(state, self.host_timeout, self.master_host)
         for name, host in state.hosts.items():
             old = self.s.hosts.get(name)
             if old is not None:
@@ -260,11 +273,22 @@ class Master:
     # ---- client requests --------------------------------------------------------
 
     def submit(self, spec: JobSpec, now: float, fx: Effects) -> p.Msg:
+        refused = permissions.submit_host_refusal(self.s.config, spec.submit_host)
+        if refused:
+            return p.Error(text=f"Unable to run job: {refused}")
         spec.hard_resources = _full_names(self.complex_table(), spec.hard_resources)
         spec.soft_resources = _full_names(self.complex_table(), spec.soft_resources)
-        problem = self._validate(spec) or (ars.check_job(self, spec, now) if spec.ar else None)
+        problem = (self._validate(spec) or self._rights(spec)
+                   or (ars.check_job(self, spec, now) if spec.ar else None))
         if problem:
             return p.Error(text=problem)
+        over = self._over_limits(spec.owner)
+        if over:
+            return over
+        # Grid Engine takes a job that no queue lets its owner in, but its answer starts
+        # with this warning and qsub fails all the same.
+        lead = ([f"warning: {spec.owner}'s job is not allowed to run in any queue"]
+                if self._shut_out(spec.owner, spec.group) else [])
         warnings: list[str] = []
         if spec.ar:
             spec.ar_submission_time = self.s.ars[spec.ar].submission_time  # for accounting
@@ -279,11 +303,10 @@ class Master:
             if spec.verify in ("v", "p"):
                 if why is None:
                     return p.Ok(lines=["verification: found suitable queue(s)"])
-                return p.Error(text="Unable to run job: " + "".join(
-                    f"Job {self.s.next_job_id} {line}\n" for line in why)
-                    + "verification: no suitable queues")
+                return _unable([*lead, *(f"Job {self.s.next_job_id} {line}" for line in why),
+                                "verification: no suitable queues"])
             if why is not None and spec.verify == "e":
-                return p.Error(text="Unable to run job: error: no suitable queues")
+                return _unable([*lead, "error: no suitable queues"])
             if why is not None:
                 warnings.append("warning: no suitable queues")
         job_id = self.s.next_job_id
@@ -293,10 +316,77 @@ class Master:
         self.s.jobs[job_id] = job
         if spec.hold_jid:
             self.dependants.add(job_id)
+        self._count_in(job)
         fx.dirty_jobs.add(job_id)
         self.announce(job, fx)
         reporting.new_job(self, job, now, fx)
+        if lead:
+            return _unable([*lead, *warnings, _submitted(job_id, spec)])
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
+
+    def _rights(self, spec: JobSpec) -> str | None:
+        """Why the owner may not submit this job: a positive priority takes an operator;
+        a project must exist and let the owner in."""
+        config = self.s.config
+        if spec.priority > 0 and not permissions.is_operator(config, spec.owner):
+            return ("Unable to run job: job rejected: positive submission priority requires "
+                    "operator privileges")
+        if spec.project:
+            project = config.projects.get(spec.project)
+            if project is None:
+                return (f'Unable to run job: job rejected: the requested project '
+                        f'"{spec.project}" does not exist')
+            if not allowed(words(project.acl), words(project.xacl), spec.owner, spec.group,
+                           self.plan.usersets):
+                return (f'Unable to run job: job rejected: no access to project '
+                        f'"{spec.project}" for user "{spec.owner}"')
+        return None
+
+    def _over_limits(self, owner: str) -> p.Error | None:
+        """The global configuration's max_jobs and max_u_jobs (0: no limit): jobs not
+        finished yet count, an array job as one."""
+        conf = self.s.config.conf
+        most = views.to_int(conf.max_jobs)
+        if most > 0 and self.live_total >= most:
+            return p.Error(text=f"Unable to run job: job rejected: only {most} jobs are "
+                                "allowed per cluster", code=LIMIT_EXIT)
+        per_user = views.to_int(conf.max_u_jobs)
+        count = len(self.live.get(owner, ()))
+        if per_user > 0 and count >= per_user:
+            return p.Error(text=f"Unable to run job: job rejected: only {per_user} jobs are "
+                                f"allowed per user (current job count: {count})",
+                           code=LIMIT_EXIT)
+        return None
+
+    def _shut_out(self, owner: str, group: str) -> bool:
+        """Whether no queue instance's access lists let the owner in (remembered per owner
+        until the configuration changes: a user submits many jobs)."""
+        instances = self.plan.instances
+        if not instances or not all(qi.user_lists or qi.xuser_lists for qi in instances):
+            return False
+        found = self._shut_out_of.get((owner, group))
+        if found is None:
+            usersets = self.plan.usersets
+            found = self._shut_out_of[(owner, group)] = not any(
+                allowed(qi.user_lists, qi.xuser_lists, owner, group, usersets)
+                for qi in instances)
+        return found
+
+    def _count_in(self, job: Job) -> None:
+        """Count a job that is not finished, once (max_jobs, max_u_jobs)."""
+        mine = self.live.setdefault(job.spec.owner, set())
+        if job.job_id not in mine:
+            mine.add(job.job_id)
+            self.live_total += 1
+
+    def _count_out(self, job: Job) -> None:
+        """A job is finished: it counts no more, however often this is said."""
+        mine = self.live.get(job.spec.owner)
+        if mine is not None and job.job_id in mine:
+            mine.discard(job.job_id)
+            self.live_total -= 1
+            if not mine:
+                del self.live[job.spec.owner]
 
     def _validate(self, spec: JobSpec) -> str | None:
         if not spec.name or any(c.isspace() for c in spec.name):
@@ -351,6 +441,12 @@ class Master:
         return any(queue_matches(ref, qi, groups) for qi in self.plan.instances)
 
     def delete(self, req: p.Delete, now: float, fx: Effects) -> p.Msg:
+        """qdel: each job named, if the sender owns it or is an operator or a manager (a
+        refusal per job, as Grid Engine prints them)."""
+        config = self.s.config
+        refused = permissions.submit_host_refusal(config, req.host)
+        if refused:
+            return p.Ok(lines=[refused], code=1)
         lines: list[str] = []
         code = 0
         targets = list(req.targets)
@@ -369,11 +465,21 @@ class Master:
                 code = 1
                 continue
             for job in jobs:
+                if not permissions.may_handle(config, req.user, job.spec.owner):
+                    lines.append(f"{req.user} - you do not have the necessary privileges to "
+                                 f'delete the job "{job.job_id}"')
+                    code = 1
+                    continue
                 lines.append(self.delete_job(job, req, now, fx, task_part))
         return p.Ok(lines=lines, code=code)
 
     def alter(self, req: p.Alter, now: float, fx: Effects) -> p.Msg:
-        """qalter: every named job changed, or none where a value is refused."""
+        """qalter: every named job changed, or none where a value is refused; each only
+        by its owner, an operator or a manager, and its priority raised only by an
+        operator or a manager."""
+        refused = permissions.submit_host_refusal(self.s.config, req.host)
+        if refused:
+            return p.Ok(lines=[refused], code=1)
         table = self.complex_table()
         hard = None if req.hard is None else _full_names(table, req.hard)
         for name, value in (hard or {}).items():
@@ -391,6 +497,11 @@ class Master:
                 lines.append(f'denied: job "{target}" does not exist')
                 code = 1
             for job in jobs:
+                problem = self._may_alter(job, req)
+                if problem:
+                    lines.append(problem)
+                    code = 1
+                    continue
                 if req.ar is not None:
                     problem = self._alter_ar(job, req.ar, now)
                     if problem:
@@ -401,6 +512,17 @@ class Master:
                 fx.dirty_jobs.add(job.job_id)
                 fx.sched.append(self.sched_job(job) or _nothing(job))
         return p.Ok(lines=lines, code=code)
+
+    def _may_alter(self, job: Job, req: p.Alter) -> str | None:
+        """Why the sender may not alter this job, in Grid Engine's words, or None."""
+        config = self.s.config
+        if not permissions.may_handle(config, req.user, job.spec.owner):
+            return (f'denied: "{req.user}" must be at least owner of job {job.job_id} to '
+                    "change job attributes")
+        if req.priority is not None and req.priority > job.spec.priority \
+                and not permissions.is_operator(config, req.user):
+            return f'denied: "{req.user}" must be operator to increase job priority'
+        return None
 
     def _alter_ar(self, job: Job, ar_id: int, now: float) -> str | None:
         """Why a job may not move into (or out of, with 0) an AR: not once it runs."""
@@ -624,7 +746,10 @@ class Master:
         # A change that would break a granted AR is refused (spec 5.2.2.2.1): the
         # configuration as it was comes back.
         before = _copy(self.s.config) if self.s.ars and admin.may_change(req.argv) else None
-        ans = admin.run_qconf(self.s.config, req.argv, admin.Caller(req.user, req.host, req.files))
+        who = admin.Caller(req.user, req.host, req.files,
+                           admin_host=permissions.admin_host(self.s.config, req.host),
+                           master_host=self.master_host)
+        ans = admin.run_qconf(self.s.config, req.argv, who)
         if ans.changed and before is not None:
             problem = ars.breaks(self, views.plan_conf(self.s.config))
             if problem:
@@ -643,6 +768,7 @@ class Master:
     def refresh_views(self) -> None:
         """Derive the queue, PE and planning views from the configured objects."""
         self.plan = views.plan_conf(self.s.config)
+        self._shut_out_of = {}
         self.s.queues = views.queue_views(self.s.config, self.plan.instances)
         self.by_host = {}
         for qi in self.plan.instances:
@@ -898,6 +1024,7 @@ class Master:
         """Once every task is done, answer -sync waiters; the job leaves when accounted."""
         if any(t.state != DONE for t in job.tasks.values()):
             return
+        self._count_out(job)
         worst = max(job.tasks.values(), key=lambda t: (t.exit_status != 0, t.exit_status))
         exited = p.JobExited(job_id=job.job_id, exit_status=worst.exit_status,
                              signal=worst.signal, failed=worst.failed,
@@ -957,6 +1084,19 @@ def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]
         attr = table.resolve(name)
         out[attr.name if attr else name] = value
     return out
+
+
+def _unable(lines: list[str]) -> p.Error:
+    """A refused submission as qsub prints it (exit code 1)."""
+    return p.Error(text="Unable to run job: " + "\n".join(lines))
+
+
+def _submitted(job_id: int, spec: JobSpec) -> str:
+    """qsub's confirmation, as it appears inside an answer that is not a Submitted."""
+    if spec.array:
+        return (f'Your job-array {job_id}.{format_task_range(spec.array)} ("{spec.name}") '
+                "has been submitted")
+    return f'Your job {job_id} ("{spec.name}") has been submitted'
 
 
 def _copy(config: Configuration) -> Configuration:

@@ -1,5 +1,7 @@
 """qmod: the states of queue instances (disable, suspend, clear error) and of jobs
-(suspend, clear error), with Grid Engine's messages; every line goes to stdout.
+(suspend, clear error), with Grid Engine's messages; every line goes to stdout. A job is
+for its owner, operators and managers to change; a queue instance for operators,
+managers and the users its owner_list names.
 
 The letters qmod sets live in `MasterState.flags`; whatever they change for running tasks
 (processes to stop or continue) the master works out afterwards from the new states.
@@ -10,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gridd import protocol as p
-from gridd.master import reporting
+from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
+from gridd.model.objects import words
 from gridd.sched.plan import queue_matches
 
 if TYPE_CHECKING:
@@ -43,9 +46,20 @@ def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
                      else [])
         if jobs:
             for job in jobs:
-                lines += _job_action(master, job_action, job, target, req, fx)
+                if permissions.may_handle(master.s.config, req.user, job.spec.owner):
+                    lines += _job_action(master, job_action, job, target, req, fx)
+                else:
+                    lines.append(f'{req.user} - you have no permission to modify job '
+                                 f'"{job.job_id}"')
+                    code = 1
         elif instances:
-            lines += _queue_action(master, queue_action, instances, req, now, fx, touched)
+            for qi in instances:
+                if _may_modify(master, req.user, qi):
+                    lines.append(_queue_action(master, queue_action, qi, req, now, fx, touched))
+                else:
+                    lines.append(f'{req.user} - you have no permission to modify queue '
+                                 f'"{qi.name}"')
+                    code = 1
         else:
             kind = "queue" if req.action in QUEUE_ACTIONS else "queue or job"
             lines.append(f'invalid {kind} "{target}"')
@@ -60,26 +74,34 @@ def _instances(master: Master, ref: str) -> list[Instance]:
     return [qi for qi in master.plan.instances if queue_matches(ref, qi, groups)]
 
 
-def _queue_action(master: Master, action: str, instances: list[Instance], req: p.Qmod,
-                  now: float, fx: Effects, touched: set[str]) -> list[str]:
+def _may_modify(master: Master, user: str, qi: Instance) -> bool:
+    """Operators and managers may change any queue instance's state, the users its
+    owner_list names their own."""
+    if permissions.is_operator(master.s.config, user):
+        return True
+    queue = master.s.config.queues.get(qi.queue)
+    if queue is None:
+        return False
+    groups = [g for g, members in master.plan.hostgroups.items() if qi.host in members]
+    return user in words(queue.value_for("owner_list", qi.host, groups))
+
+
+def _queue_action(master: Master, action: str, qi: Instance, req: p.Qmod, now: float,
+                  fx: Effects, touched: set[str]) -> str:
     letter, on, word = QUEUE_ACTIONS[action]
-    lines = []
     flags = master.s.flags
-    for qi in instances:
-        current = flags.get(qi.name, "")
-        if (letter in current) == on:
-            lines.append(f'Queue instance "{qi.name}" is already in the specified state: {word}')
-            continue
-        new = current + letter if on else current.replace(letter, "")
-        if new:
-            flags[qi.name] = new
-        else:
-            flags.pop(qi.name, None)
-        fx.flags_changed = True
-        touched.add(qi.name)
-        reporting.queue_state(master, qi.name, new, now, fx)
-        lines.append(f'{req.user}@{req.host} changed state of "{qi.name}" ({word})')
-    return lines
+    current = flags.get(qi.name, "")
+    if (letter in current) == on:
+        return f'Queue instance "{qi.name}" is already in the specified state: {word}'
+    new = current + letter if on else current.replace(letter, "")
+    if new:
+        flags[qi.name] = new
+    else:
+        flags.pop(qi.name, None)
+    fx.flags_changed = True
+    touched.add(qi.name)
+    reporting.queue_state(master, qi.name, new, now, fx)
+    return f'{req.user}@{req.host} changed state of "{qi.name}" ({word})'
 
 
 def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,

@@ -57,7 +57,8 @@ def _queue_view(cq: ClusterQueue, instances: list[Instance]) -> Queue:
 
 def pe_view(pe: ParallelEnvConf) -> ParallelEnv:
     return ParallelEnv(name=pe.pe_name, slots=to_int(pe.slots),
-                       allocation_rule=pe.allocation_rule)
+                       allocation_rule=pe.allocation_rule, user_lists=words(pe.user_lists),
+                       xuser_lists=words(pe.xuser_lists))
 
 
 def plan_conf(cfg: Configuration) -> PlanConf:
@@ -121,6 +122,7 @@ def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTabl
         interactive="INTERACTIVE" in value("qtype").upper(),
         ckpt_list=words(value("ckpt_list")),
         user_lists=words(value("user_lists")), xuser_lists=words(value("xuser_lists")),
+        projects=words(value("projects")), xprojects=words(value("xprojects")),
     )
 
 

@@ -67,6 +67,8 @@ class Instance(msgspec.Struct, kw_only=True):
     ckpt_list: list[str] = msgspec.field(default_factory=list)  # checkpointing it offers
     user_lists: list[str] = msgspec.field(default_factory=list)  # access lists let in
     xuser_lists: list[str] = msgspec.field(default_factory=list)  # and kept out
+    projects: list[str] = msgspec.field(default_factory=list)  # projects let in
+    xprojects: list[str] = msgspec.field(default_factory=list)  # and kept out
 
 
 class PlanConf(msgspec.Struct, kw_only=True):

@@ -12,3 +12,5 @@ class ParallelEnv(msgspec.Struct):
     name: str
     slots: int = 999
     allocation_rule: str = PE_SLOTS
+    user_lists: list[str] = msgspec.field(default_factory=list)  # access lists let in
+    xuser_lists: list[str] = msgspec.field(default_factory=list)  # and kept out

@@ -34,6 +34,7 @@ from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
+from gridd.sched.access import AccessKey, access_key, allowed, pe_refusal, queue_refusal
 from gridd.sched.levels import (
     Levels,
     build_levels,
@@ -92,6 +93,7 @@ class Carried:
     before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
     order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
+    access: AccessKey | None = None  # what access depends on (None: nothing limits it)
 
     def follow(self, usable: list[Instance], open_: list[Instance],
                held: frozenset[str]) -> None:
@@ -108,6 +110,7 @@ class Carried:
         if conf is not self.conf:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
             self.statics = {}
+            self.access = access_key(conf)
         if loads != self.loads:
             self.empty, self.order = None, None
             self.loads = {host: dict(values) for host, values in loads.items()}
@@ -317,12 +320,11 @@ def _apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
 
 
 def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
-    """Whether the instance's access lists let a user in (a @group entry is not judged)."""
+    """Whether the instance's access lists let a user of an advance reservation's access
+    list in (its groups are not known; a @userset entry is not judged)."""
     if user.startswith("@"):
         return True
-    if qi.user_lists and not any(user in usersets.get(name, ()) for name in qi.user_lists):
-        return False
-    return not any(user in usersets.get(name, ()) for name in qi.xuser_lists)
+    return allowed(qi.user_lists, qi.xuser_lists, user, "", usersets)
 
 
 class _PeOpen(NamedTuple):
@@ -510,6 +512,9 @@ class Cycle:
             carried = Carried()
             carried.follow_cell(conf, loads)
         self._carried = carried
+        # Whose jobs may go where: judged for jobs; an AR's access list is judged by
+        # grant_ar itself (its owner need not be on it).
+        self.access = None if granting else carried.access
         self.usable, self.open = self._usable(self._carried.ordered(loads, self._ordered),
                                               states)
         self._carried.follow(self.usable, self.open, self.ar_instances)
@@ -608,6 +613,8 @@ class Cycle:
             return self._new_category(job)
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar)
+        if self.access is not None:  # jobs of owners allowed alike share a category
+            key += self.access.of(job.owner, job.group, job.project)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = self._new_category(job, key)
@@ -631,6 +638,12 @@ class Cycle:
         pes = [pe for name, pe in sorted(self.conf.pes.items())
                if job.pe and fnmatch.fnmatchcase(name, job.pe)]
         excluded: dict[str, None] = {}
+        if self.access is not None and pes:  # the PEs its owner may not use are out
+            refused = {pe.name: pe_refusal(pe, job.owner, job.group, self.conf.usersets)
+                       for pe in pes}
+            for reasons in refused.values():
+                excluded.update(dict.fromkeys(reasons))
+            pes = [pe for pe in pes if not refused[pe.name]]
         candidates = []
         groups = self.conf.hostgroups
         for qi in self.usable:
@@ -650,8 +663,13 @@ class Cycle:
     def _excluded(self, job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
                   groups: Mapping[str, list[str]]) -> list[str]:
         """Why the job may never run in the instance, whatever it has free (none: it may).
-        A job that may run for ever never goes where an advance reservation holds slots:
-        it could still run when the AR starts."""
+        Its owner's access (and its project's) is judged first, as Grid Engine judges the
+        cluster queue before its instances. A job that may run for ever never goes where
+        an advance reservation holds slots: it could still run when the AR starts."""
+        if self.access is not None:
+            refused = queue_refusal(qi, job.owner, job.group, job.project, self.conf.usersets)
+            if refused:
+                return [refused]
         if not qi.batch:
             return [f'cannot run in queue instance "{qi.name}" because it is not of type batch']
         if job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):

@@ -70,6 +70,7 @@ def _kinds(fx: Effects) -> list[tuple[str, str]]:
 def test_a_jobs_life_in_job_log_records():
     master = make_master(hosts=1, slots=1)
     master.s.config.conf.reporting_params = "accounting=true reporting=true joblog=true"
+    master.s.config.operators.append("alice")  # a positive priority takes an operator
     fx = Effects()
     job_id = master.submit(spec(priority=100), 10.0, fx).job_id
     assert _kinds(fx) == [("new_job", ""), ("job_log", "pending")]

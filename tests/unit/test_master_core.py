@@ -78,6 +78,7 @@ def test_priority_orders_dispatch():
         master = make_master(hosts=1, slots=1)
         master.s.config.sched.weight_priority = weight
         master.s.config.sched.weight_urgency = "0.100000"
+        master.s.config.operators.append("alice")  # a positive priority takes an operator
         master.refresh_views()
         fx = Effects()
         master.submit(spec(name="low", priority=-500), 1.0, fx)
