@@ -59,3 +59,9 @@ def reporting_file(base: Path | None = None) -> Path:
 
 def reporting_db(base: Path | None = None) -> Path:
     return common(base) / "reporting.duckdb"
+
+
+def export_staging(base: Path | None = None) -> Path:
+    """The one directory the master's DuckDB may write files in (snapshots, before they
+    move to where a manager asked for them)."""
+    return common(base) / "reporting.export"

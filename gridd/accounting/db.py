@@ -78,6 +78,21 @@ def open_db(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def confine(con: duckdb.DuckDBPyConnection, staging: Path) -> None:
+    """Keep the database from every file but its own and those in `staging`, for good:
+    users' SQL reaches it through the master, which must not read /etc/shadow or write
+    anywhere for them. DuckDB allows neither setting to change back while it runs."""
+    (enabled,) = con.execute("SELECT current_setting('enable_external_access')").fetchone()
+    if not enabled:  # the same database again in this process: confined already
+        return
+    staging.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for left in staging.iterdir():  # what an export that died left
+        left.unlink(missing_ok=True)
+    folder = "'" + str(staging).replace("'", "''") + "/'"
+    con.execute(f"SET allowed_directories = [{folder}]")
+    con.execute("SET enable_external_access = false")
+
+
 def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) -> Ingested:
     """Take reporting(5) lines (without newline) keyed by outbox sequence number.
 

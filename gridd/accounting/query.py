@@ -88,11 +88,13 @@ def export_snapshot(directory: Path, *, base: Path | None = None) -> Result:
         return snapshot(con, directory)
 
 
-def snapshot(con: Any, directory: str | os.PathLike[str]) -> Result:
-    """Export on an open database (the file, or the accounting actor's cursor)."""
+def snapshot(con: Any, directory: str | os.PathLike[str], staging: Path | None = None
+             ) -> Result:
+    """Export on an open database (the file, or the accounting actor's cursor, whose
+    database writes only in `staging`)."""
     from gridd.accounting.report_export import export_parquet
 
-    done = export_parquet(con, directory)
+    done = export_parquet(con, directory, staging)
     return Result(["name", "path", "rows"], [(e.name, str(e.path), e.rows) for e in done],
                   ["VARCHAR", "VARCHAR", "BIGINT"])
 

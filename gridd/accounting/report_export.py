@@ -12,6 +12,7 @@ accounting actor on a cursor of its own connection.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,10 @@ class Exported:
     rows: int
 
 
-def export_parquet(con: Any, directory: str | os.PathLike[str]) -> list[Exported]:
-    """Write each table and view of the database to DIRECTORY/NAME.parquet, one snapshot."""
+def export_parquet(con: Any, directory: str | os.PathLike[str],
+                   staging: Path | None = None) -> list[Exported]:
+    """Write each table and view of the database to DIRECTORY/NAME.parquet, one snapshot.
+    A database confined to `staging` (db.confine) writes there; the files then move."""
     import duckdb
 
     folder = Path(directory)
@@ -47,12 +50,16 @@ def export_parquet(con: Any, directory: str | os.PathLike[str]) -> list[Exported
             "AND NOT internal AND NOT temporary ORDER BY 1").fetchall()]
         for name in names:
             final = folder / f"{name}.parquet"
-            temporary = temporary_beside(final)
+            temporary = temporary_beside(final if staging is None else staging / final.name)
             (rows,) = cur.execute(f"COPY (SELECT * FROM {_identifier(name)}) TO "
                                   f"{_literal(temporary)} (FORMAT PARQUET)").fetchone()
             written.append((temporary, Exported(name, final, int(rows))))
         cur.execute("COMMIT")
         for temporary, exported in written:
+            if staging is not None:  # beside the final name first: that rename is atomic
+                beside = temporary_beside(exported.path)
+                shutil.move(temporary, beside)
+                temporary = beside
             os.replace(temporary, exported.path)
     except duckdb.Error as exc:
         _remove(temporary for temporary, _ in written)

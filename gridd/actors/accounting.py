@@ -122,6 +122,7 @@ class Writers:
 
         if self.db is None:
             self.db = db.open_db(paths.reporting_db(self.base))
+            db.confine(self.db, paths.export_staging(self.base))
             self.reader = self.db.cursor()
         return self.db
 
@@ -150,7 +151,8 @@ class Writers:
             self._settled()
             if isinstance(ask, p.DbQuery):
                 return query.answer(query.execute(self.reader, ask.sql, ask.params))
-            return query.answer(query.snapshot(self.reader, ask.directory))
+            return query.answer(query.snapshot(self.reader, ask.directory,
+                                               paths.export_staging(self.base)))
         except query.QueryError as exc:
             return p.DbAnswer(error=str(exc))
 

@@ -81,6 +81,12 @@ def test_queries_while_the_cell_runs_go_through_the_master(cell: Cell):
     assert res.returncode == 1 and "only queries" in res.stderr
     res = cell.run("gridd", "report", "--sql", "SELECT nosuch FROM accounting")
     assert res.returncode == 1 and "nosuch" in res.stderr and "Traceback" not in res.stderr
+    # The master's DuckDB reads no file for anyone (it would read them as the master's user).
+    for sql in ("SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'",
+                "SELECT content FROM read_text('/etc/hostname')"):
+        res = cell.run("gridd", "report", "--sql", sql)
+        assert (res.returncode, res.stdout) == (1, ""), (sql, res.stdout)
+        assert "Permission Error" in res.stderr or "does not exist" in res.stderr, res.stderr
     exported = cell.root / "export"
     cell.ok("gridd", "report", "--export", str(exported))
     assert (exported / "sge_job.parquet").exists()
