@@ -66,9 +66,10 @@ def _alive(pid: int) -> bool:
 
 @contextlib.contextmanager
 def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0,
-         root: Path | None = None) -> Iterator[Cell]:
+         root: Path | None = None, up_args: tuple[str, ...] = ()) -> Iterator[Cell]:
     """A running cell; `root`, when given, is used instead of a fresh one (so that files
-    can be put in place first), and removed at the end all the same."""
+    can be put in place first), and removed at the end all the same; `up_args` go to
+    `gridd up` (e.g. --security none)."""
     root = root or Path(tempfile.mkdtemp(prefix="gridd-bench-", dir="/tmp"))
     env = dict(os.environ, GRIDD_ROOT=str(root), HOME=str(root))
     c = Cell(root=root, env=env)
@@ -76,7 +77,8 @@ def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0,
     old_handler = signal.signal(signal.SIGTERM, _terminate)  # so that `finally` runs
     try:
         up = subprocess.run([str(BIN / "gridd"), "up", "--hosts", str(hosts), "--slots",
-                             str(slots), "--load-report-time", str(load_report_time)],
+                             str(slots), "--load-report-time", str(load_report_time),
+                             *up_args],
                             env=env, capture_output=True, text=True, timeout=60)
         started.update(c.pids())
         if up.returncode != 0:

@@ -15,7 +15,7 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
-from gridd.zmtp import Dealer, ZmtpError
+from gridd.zmtp import Curve, Dealer, ZmtpError
 
 CONNECT_TIMEOUT = float(os.environ.get("GRIDD_CONNECT_TIMEOUT", "3"))
 REPLY_TIMEOUT = float(os.environ.get("GRIDD_TIMEOUT", "60"))
@@ -39,11 +39,16 @@ class Client:
     def __init__(self, base: str | os.PathLike[str] | None = None,
                  endpoint: str | None = None) -> None:
         self.endpoint = endpoint or _read_endpoint(base)
+        curve, key_file = _curve(base)
         try:
-            self.conn = Dealer(self.endpoint, CONNECT_TIMEOUT)
+            self.conn = Dealer(self.endpoint, CONNECT_TIMEOUT, curve)
         except (ZmtpError, TimeoutError) as exc:
+            refused = "refused the connection" in str(exc) or "key refused" in str(exc)
+            hint = ("is the cell up? try 'gridd status'" if not refused else
+                    f"the cell does not know the key in {key_file}: the administrator makes "
+                    "a user's key with 'gridd keys user NAME'")
             raise GriddError(f"error: unable to contact qmaster at {self.endpoint}: {exc} "
-                             "(is the cell up? try 'gridd status')") from None
+                             f"({hint})") from None
         self._rid = 0
 
     def close(self) -> None:
@@ -177,6 +182,41 @@ class Client:
 
     def shutdown(self) -> None:
         self.request(p.Shutdown(), timeout=CONNECT_TIMEOUT)
+
+
+def _curve(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
+    """The keys to connect with, and the secret key file they come from: $GRIDD_KEY,
+    else the running user's in the cell. A cell made with `--security none` (only ever
+    for measuring) has none."""
+    from gridd import keys
+
+    if keys.security(base) == keys.NONE:
+        return None, ""
+    user = _user_name()
+    try:
+        server = keys.read_public(keys.key_file(base, keys.MASTER))
+    except keys.KeyFileError as exc:
+        raise GriddError(f"error: {exc} (the master's public key, which 'gridd up' "
+                         "makes)") from None
+    secret_file = os.environ.get("GRIDD_KEY", "")
+    try:
+        secret_file = secret_file or keys.secret_file(base, keys.USERS, user)
+        pair = keys.read_secret(secret_file)
+    except keys.KeyFileError as exc:
+        fix = (f": the administrator makes one with 'gridd keys user {user}' (or set "
+               "GRIDD_KEY to your secret key file)" if isinstance(exc, keys.KeyMissing) else "")
+        raise GriddError(f"error: {exc}{fix}") from None
+    return Curve(server, pair.public, pair.secret), secret_file
+
+
+def _user_name() -> str:
+    """Whose key to use: the real user's, as the master will name the requests."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
 
 
 def _read_endpoint(base: str | os.PathLike[str] | None) -> str:

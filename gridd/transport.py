@@ -79,12 +79,20 @@ class TrioSocket:
             return
 
     async def recv(self) -> list[bytes]:
+        return await self._recv(copy=True)
+
+    async def recv_frames(self) -> list[zmq.Frame]:
+        """A message as zmq.Frames, which carry the connection's properties: the User-Id
+        its key was authorized as (``frame.get("User-Id")``) and its Peer-Address."""
+        return await self._recv(copy=False)
+
+    async def _recv(self, copy: bool) -> list:
         await trio.lowlevel.checkpoint_if_cancelled()
         while True:
             if self._closed:
                 raise trio.ClosedResourceError("socket closed")
             try:
-                parts = self.zsock.recv_multipart(zmq.NOBLOCK)
+                parts = self.zsock.recv_multipart(zmq.NOBLOCK, copy=copy)
             except zmq.Again:
                 await self._ready(zmq.POLLIN)
                 continue

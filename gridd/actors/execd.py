@@ -12,6 +12,10 @@ report until the master acknowledges it. Stopped with SIGTERM or SIGINT (``gridd
 execd kills its jobs and waits (a few seconds at most) until they are over and reported,
 so that no job outlives a stopped cell; a report that did not get through is sent by the
 next execd. Killed outright (SIGKILL, a crash), it leaves its jobs running for the next.
+
+execd connects with CURVE, with its host's key (common/keys/hosts/NAME.key_secret): the
+master takes a host's reports only from that host's key, and sends its orders to the
+connection they came on.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ import trio
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
-from gridd import paths
+from gridd import keys, paths
 from gridd import protocol as p
 from gridd.execd import runner
 from gridd.execd.load import read_load
 from gridd.transport import TrioSocket
+from gridd.zmtp import Curve
 
 log = logging.getLogger("gridd.execd")
 
@@ -40,12 +45,21 @@ Key = tuple[int, int]
 STOP_GRACE = 5.0  # seconds a stopping execd waits for the jobs it killed to be over
 
 
+# What the monitor reports: a connection made, or one the master would not let in.
+_HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+
+
 class ExecdActor:
-    def __init__(self, base: Path, name: str, endpoint: str, load_report_time: float) -> None:
+    def __init__(self, base: Path, name: str, endpoint: str, load_report_time: float,
+                 curve: Curve | None) -> None:
+        """`curve`: the master's public key and this host's key pair; None only on a
+        cell made with `gridd up --security none`."""
         self.base = base
         self.name = name
         self.endpoint = endpoint
         self.load_report_time = load_report_time
+        self.curve = curve
         self.spool = paths.execd_spool(name, base)
         self.spool.mkdir(parents=True, exist_ok=True)
         self.runner = runner.TaskRunner(name, self.spool, str(base))
@@ -63,10 +77,14 @@ class ExecdActor:
         self.ctx = zmq.Context()
 
     async def run(self) -> None:
-        sock = TrioSocket.create(self.ctx, zmq.DEALER, ROUTING_ID=_identity(self.name),
-                                 SNDHWM=0, RCVHWM=0, RECONNECT_IVL=100,
-                                 RECONNECT_IVL_MAX=1000)
-        monitor = TrioSocket(sock.zsock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED))
+        security: dict[str, int | bytes] = {}
+        if self.curve is not None:
+            security = {"CURVE_SERVERKEY": self.curve.server_public,
+                        "CURVE_PUBLICKEY": self.curve.public,
+                        "CURVE_SECRETKEY": self.curve.secret}
+        sock = TrioSocket.create(self.ctx, zmq.DEALER, SNDHWM=0, RCVHWM=0, RECONNECT_IVL=100,
+                                 RECONNECT_IVL_MAX=1000, **security)
+        monitor = TrioSocket(sock.zsock.get_monitor_socket(_HANDSHAKE_EVENTS))
         sock.connect(self.endpoint)
         self.sock = sock
         log.info("execd %s connecting to %s (pid %d)", self.name, self.endpoint, os.getpid())
@@ -111,14 +129,22 @@ class ExecdActor:
         await self.sock.send([p.encode(msg)])
 
     async def _on_connect(self, monitor: TrioSocket) -> None:
+        refused = False  # said once until a connection succeeds: ZeroMQ retries each second
         while True:
             event = parse_monitor_message(await monitor.recv())
-            if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                log.info("connected to master: registering")
-                await self._send(p.Register(
-                    host=self.name, load=read_load(), running=self._running(),
-                    finished=list(self.unacked.values()),
-                    load_report_time=self.load_report_time))
+            if event["event"] != zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                if not refused:
+                    log.error("the master at %s refused the connection (%s): is %s the key "
+                              "of host %s in the master's cell?", self.endpoint,
+                              zmq.Event(event["event"]).name,
+                              keys.key_file(self.base, keys.HOSTS, self.name), self.name)
+                refused = True
+                continue
+            refused = False
+            log.info("connected to master: registering")
+            await self._send(p.Register(
+                host=self.name, load=read_load(), running=self._running(),
+                finished=list(self.unacked.values()), load_report_time=self.load_report_time))
 
     async def _report_load(self) -> None:
         while True:
@@ -186,15 +212,25 @@ class ExecdActor:
         await self._send(p.TaskFinished(report=report))
 
 
-def _identity(name: str) -> bytes:
-    return b"execd:" + name.encode()
+def host_curve(base: Path, name: str) -> Curve | None:
+    """The master's public key and host `name`'s key pair, from the cell's key files."""
+    if keys.security(base) == keys.NONE:
+        return None
+    pair = keys.read_secret(keys.secret_file(base, keys.HOSTS, name))
+    return Curve(keys.read_public(keys.key_file(base, keys.MASTER)), pair.public, pair.secret)
 
 
 def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None:
+    try:
+        curve = host_curve(base, name)
+    except keys.KeyFileError as exc:
+        hint = (f" (the cell's administrator makes a host's key with 'gridd keys host {name}')"
+                if isinstance(exc, keys.KeyMissing) else "")
+        raise SystemExit(f"gridd: {exc}{hint}") from None
     pidfile = paths.execd_spool(name, base) / "execd.pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     pidfile.write_text(f"{os.getpid()}\n")
-    actor = ExecdActor(base, name, endpoint, load_report_time)
+    actor = ExecdActor(base, name, endpoint, load_report_time, curve)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

@@ -3,27 +3,41 @@
 Every inbound message, from clients, execds, the scheduler or the accounting actor, goes
 through one channel into one task, which applies a whole burst to the state machine,
 commits the burst to the spool in one transaction and only then sends what it caused.
+
+Clients and execds reach the master over CURVE: the ZAP handler (gridd/actors/zap.py)
+lets in only the keys of the cell's users and hosts, and every message arrives with the
+name its key was authorized as. A client request is stamped with that user and the
+host it came from (gridd/master/identity.py) before the core sees it, whatever it
+claims; execds' reports are taken only from the key of the host they are about. Each
+connection may make so many requests a second (gridd/master/ratelimit.py).
 """
 
 from __future__ import annotations
 
+import grp
+import ipaddress
 import logging
 import os
+import pwd
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 import trio
 import zmq
 
-from gridd import paths
+from gridd import keys, paths
 from gridd import protocol as p
-from gridd.actors import accounting, scheduler
+from gridd.actors import accounting, scheduler, zap
 from gridd.master import ars, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
+from gridd.master.identity import stamp
+from gridd.master.ratelimit import Limiter, QuietLog
 from gridd.model.objects import GlobalConf
 from gridd.pidfile import gridd_alive, master_pidfile, read_pid
 from gridd.spool import admin as spool_admin
@@ -41,16 +55,49 @@ BATCH = 2000  # messages applied per spool commit at most
 HOST_CHECK = 5.0
 AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
+REQUEST_RATE = 2000.0  # requests a second one connection may make on average...
+REQUEST_BURST = 10_000.0  # ...after this many at once (a pipelined submit_many)
+HANDSHAKE_MS = 10_000  # a connection still not through its handshake by then is closed
+RESOLVE_TIMEOUT = 2.0  # seconds to wait for the name of a peer's address
+_REMEMBERED_ADDRESSES = 4096
+
 CLIENT, SCHED, ACCT = "client", "sched", "acct"
 # Client requests that change jobs or ARs (see _one_by_one).
 _CHANGES = (p.Submit, p.Delete, p.Alter, p.Qmod, p.ArSubmit, p.ArDelete)
+# What only execds send: taken only from the key of the host the message is about.
+_EXECD = (p.Register, p.LoadReport, p.TaskStarted, p.TaskFinished)
+
+
+class Peer(NamedTuple):
+    """Where a client message came from: the User-Id its key was authorized as ("user:NAME"
+    or "host:NAME"; "" on a cell without security) and the name of its host."""
+
+    user_id: str
+    host: str
+
+    @property
+    def user(self) -> str | None:
+        """The user the key belongs to; None for a host's key or without security."""
+        kind, _, name = self.user_id.partition(":")
+        return name if kind == "user" else None
 
 
 class MasterActor:
-    def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
+    def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
+                 key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
+                 request_burst: float = REQUEST_BURST) -> None:
+        """`key`: the master's CURVE key pair; None only for a cell made with
+        `gridd up --security none`, whose clients are whoever they claim to be."""
         self.base = base
         self.endpoint = endpoint
         self.schedule_interval = schedule_interval
+        self.key = key
+        self.limiter = Limiter(request_rate, request_burst)
+        self.quiet = QuietLog(log, rate=1.0, burst=20.0)  # warnings a peer can cause
+        self.machine = _machine_name(base)
+        self.host_names: dict[str, str] = {}  # peer address -> host name
+        self.accounts: dict[str, tuple[str, int | None, int | None]] = {}  # see _account
+        self.execds: dict[str, bytes] = {}  # host -> routing id of its execd's connection
         spool_dir = paths.master_spool(base)
         self.spool = open_spool(spool_dir, choose(spool_dir))
         spooled = load(self.spool)
@@ -58,7 +105,7 @@ class MasterActor:
         state = spooled or MasterState()
         if not state.config.queues:
             self._bootstrap(state)
-        self.master = Master(state)
+        self.master = Master(state, master_host=self.machine)
         self.ctx = zmq.Context()
         self.stopping = trio.Event()
 
@@ -78,10 +125,24 @@ class MasterActor:
         tx.commit()
 
     async def run(self) -> None:
+        security: dict[str, int | bytes] = {}
+        guard: TrioSocket | None = None
+        if self.key is None:
+            log.warning("security none: connections are neither authenticated nor "
+                        "encrypted and requests are taken for whoever they claim to be "
+                        "(a cell for measurements only)")
+        else:
+            # Bound before the CURVE socket binds, closed after it (see gridd.actors.zap).
+            guard = TrioSocket.create(self.ctx, zmq.REP)
+            guard.bind(zap.ENDPOINT)
+            security = {"CURVE_SERVER": 1, "CURVE_SECRETKEY": self.key.secret,
+                        "ZAP_DOMAIN": zap.DOMAIN}
         # Frames up to MAX_MESSAGE are decoded; larger ones, up to 4x, are answered with an
         # error; a peer sending more than that is cut off by ZeroMQ before we buffer it.
-        front = TrioSocket.create(self.ctx, zmq.ROUTER, ROUTER_HANDOVER=1,
-                                  MAXMSGSIZE=4 * p.MAX_MESSAGE, SNDHWM=0, RCVHWM=0)
+        # No ROUTER_HANDOVER: a peer that names its connection like another's must not
+        # take that one over (execds are found by what their host key sends, see _admit).
+        front = TrioSocket.create(self.ctx, zmq.ROUTER, MAXMSGSIZE=4 * p.MAX_MESSAGE,
+                                  SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS, **security)
         front.bind(self.endpoint)
         sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
         sched.bind(SCHED_ENDPOINT)
@@ -93,9 +154,11 @@ class MasterActor:
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
+                if guard is not None:
+                    nursery.start_soon(zap.serve, guard, zap.Handler(zap.Keyring(self.base)))
                 nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
                 await self._resend_outbox()  # first, and once the actor is there to hear it
-                nursery.start_soon(self._pump, front, CLIENT, send.clone())
+                nursery.start_soon(self._pump_clients, front, send.clone())
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
@@ -108,6 +171,8 @@ class MasterActor:
         finally:
             for sock in (front, sched, acct):
                 sock.close()
+            if guard is not None:
+                guard.close()
             self.spool.close()
             self.ctx.term()
             log.info("master stopped")
@@ -116,7 +181,46 @@ class MasterActor:
         async with send:
             while True:
                 parts = await sock.recv()
-                await send.send((source, parts))
+                await send.send((source, parts, None))
+
+    async def _pump_clients(self, front: TrioSocket, send: trio.MemorySendChannel) -> None:
+        """Client and execd messages, each with who sent it (see Peer)."""
+        async with send:
+            while True:
+                frames = await front.recv_frames()
+                peer = await self._peer(frames[-1])
+                await send.send((CLIENT, [frame.bytes for frame in frames], peer))
+
+    async def _peer(self, frame: zmq.Frame) -> Peer:
+        address = _property(frame, "Peer-Address")
+        host = self.host_names.get(address)
+        if host is None:
+            host = await self._host_name(address)
+            if len(self.host_names) >= _REMEMBERED_ADDRESSES:
+                self.host_names.clear()
+            self.host_names[address] = host
+        return Peer(_property(frame, "User-Id"), host)
+
+    async def _host_name(self, address: str) -> str:
+        """The name of the host at a peer's address: this machine's for loopback and ipc
+        peers (the name in the admin and submit host lists of a new cell), else what the
+        resolver says, else the address itself."""
+        if self.endpoint.startswith(("ipc://", "inproc://")):
+            return self.machine
+        try:
+            ip = ipaddress.ip_address(address.partition("%")[0])
+        except ValueError:
+            return address
+        mapped = getattr(ip, "ipv4_mapped", None)
+        if ip.is_loopback or (mapped is not None and mapped.is_loopback):
+            return self.machine
+        with trio.move_on_after(RESOLVE_TIMEOUT):
+            try:
+                name, _ = await trio.socket.getnameinfo((address, 0), socket.NI_NAMEREQD)
+            except OSError:
+                return address
+            return name
+        return address
 
     async def _apply_loop(self, inbox: trio.MemoryReceiveChannel) -> None:
         while True:
@@ -129,8 +233,8 @@ class MasterActor:
             fx = Effects()
             now = time.time()
             answered_dispatch = False
-            for source, parts in batch:
-                answered_dispatch |= self._handle(source, parts, now, fx)
+            for source, parts, peer in batch:
+                answered_dispatch |= self._handle(source, parts, peer, now, fx)
             try:
                 await self._commit(fx, now)
             except SpoolError as exc:
@@ -146,7 +250,8 @@ class MasterActor:
         if tx.changes:
             await trio.to_thread.run_sync(tx.commit)
 
-    async def _one_by_one(self, batch: list[tuple[str, list[bytes]]], now: float) -> None:
+    async def _one_by_one(self, batch: list[tuple[str, list[bytes], Peer | None]],
+                          now: float) -> None:
         """After a burst could not be spooled: start again from what the spool holds and
         apply its requests one at a time, so that those that change nothing (queries) are
         answered and each that cannot be spooled fails alone, with the spool's error. Once
@@ -154,11 +259,11 @@ class MasterActor:
         unapplied: each would most likely fail too, and cost a reload of the whole spool."""
         self._reload()
         failed: SpoolError | None = None
-        for index, (source, parts) in enumerate(batch):
+        for index, (source, parts, peer) in enumerate(batch):
             if failed is not None and self._refused_unapplied(source, parts, failed):
                 continue
             fx = Effects(sched_resync=index == 0)  # the scheduler's mirror starts afresh
-            answered_dispatch = self._handle(source, parts, now, fx)
+            answered_dispatch = self._handle(source, parts, peer, now, fx)
             try:
                 await self._commit(fx, now)
             except SpoolError as exc:
@@ -193,10 +298,12 @@ class MasterActor:
         self.master = self.master.reloaded(state)
         self.tracker = Tracker(state)
 
-    def _handle(self, source: str, parts: list[bytes], now: float, fx: Effects) -> bool:
+    def _handle(self, source: str, parts: list[bytes], peer: Peer | None, now: float,
+                fx: Effects) -> bool:
         """Apply one message; True when it was the scheduler's Dispatch."""
         if source == "timer":
             self.master.check_hosts(now, fx)
+            self.accounts.clear()  # users' groups are looked up afresh now and then
             return False
         if source == "tick":
             self.master.tick(now, fx)
@@ -204,18 +311,29 @@ class MasterActor:
         ident = parts[0] if source == CLIENT else b""
         frame = parts[-1]
         if source == CLIENT and len(parts) != 2:
-            log.warning("dropped a message of %d frames from %r", len(parts), ident)
+            self.quiet.warning(now, "dropped a message of %d frames from %s", len(parts),
+                               _described(peer, ident))
             return False
         try:
             # Only clients are untrusted; the scheduler and accounting run in this process.
             msg = p.decode(frame, max_size=p.MAX_MESSAGE if source == CLIENT else None)
         except p.ProtocolError as exc:
-            log.warning("bad message from %s %r: %s", source, ident, exc)
-            if source == CLIENT:
-                fx.replies.append((ident, p.Error(text=f"error: {exc}")))
+            if source != CLIENT:
+                log.warning("bad message from %s: %s", source, exc)
+                return False
+            self.quiet.warning(now, "bad message from %s: %s", _described(peer, ident), exc)
+            self.limiter.allow(ident, now)  # garbage counts against the rate too
+            fx.replies.append((ident, p.Error(text=f"error: {exc}")))
             return False
+        if peer is not None:  # a client's or an execd's
+            refusal = self._admit(ident, peer, msg, now)
+            if refusal is not None:
+                refusal.rid = msg.rid
+                fx.replies.append((ident, refusal))
+                return False
+        user = peer.user if peer is not None else None
         try:
-            self._dispatch(source, ident, msg, now, fx)
+            self._dispatch(source, ident, msg, now, fx, user)
         except Exception:  # a bug must not take the master down: log it and answer
             log.exception("failed to handle %s from %s", type(msg).__name__, source)
             if source == CLIENT:
@@ -223,8 +341,61 @@ class MasterActor:
                                                   rid=msg.rid)))
         return source == SCHED and isinstance(msg, p.Dispatch)
 
+    def _admit(self, ident: bytes, peer: Peer, msg: p.Msg, now: float) -> p.Error | None:
+        """Whether a client or execd message may be applied, stamped with who sent it;
+        else the error to answer."""
+        kind, _, name = peer.user_id.partition(":")
+        what = type(msg).__name__
+        if kind == "host":
+            if isinstance(msg, _EXECD) and _reported_host(msg) == name:
+                self.execds[name] = ident  # where this host's orders go
+                return None
+            self.quiet.warning(now, "refused %s from %s: a host's key may only send "
+                               "reports about that host", what, _described(peer, ident))
+            return p.Error(text=f"error: the key of host {name} may only send its reports")
+        if isinstance(msg, _EXECD):
+            if kind == "user" or self.key is not None:
+                self.quiet.warning(now, "refused %s from %s: only an execution host's key "
+                                   "may send it", what, _described(peer, ident))
+                return p.Error(text=f"error: {what} is for execution daemons only")
+            self.execds[_reported_host(msg)] = ident  # no security: believed
+            return None
+        if not self.limiter.allow(ident, now):
+            self.quiet.warning(now, "refused a request from %s: more than %g a second",
+                               _described(peer, ident), self.limiter.rate)
+            return p.Error(text=f"error: too many requests on this connection (more than "
+                                f"{self.limiter.rate:g} a second): try again later")
+        if kind == "user":
+            group, uid, gid = self._account(name)
+            stamp(msg, name, group, peer.host, uid=uid, gid=gid)
+        elif self.key is not None:  # the ZAP handler names every key it lets in
+            self.quiet.warning(now, "refused %s from %s: no user", what,
+                               _described(peer, ident))
+            return p.Error(text="error: this connection is not authenticated as a user")
+        return None
+
+    def _account(self, user: str) -> tuple[str, int | None, int | None]:
+        """A user's primary group, uid and gid in the master's user database (cached
+        until the next host check); no group and no ids for a user unknown here."""
+        found = self.accounts.get(user)
+        if found is None:
+            try:
+                entry = pwd.getpwnam(user)
+            except KeyError:
+                found = ("", None, None)
+            else:
+                try:
+                    group = grp.getgrgid(entry.pw_gid).gr_name
+                except KeyError:
+                    group = str(entry.pw_gid)
+                found = (group, entry.pw_uid, entry.pw_gid)
+            self.accounts[user] = found
+        return found
+
     def _dispatch(self, source: str, ident: bytes, msg: p.Msg, now: float,
-                  fx: Effects) -> None:
+                  fx: Effects, user: str | None) -> None:
+        """`user`: the client's, as its key says (None for other sources and on a cell
+        without security)."""
         m = self.master
         reply: p.Msg | None = None
         match msg:
@@ -237,6 +408,9 @@ class MasterActor:
             case p.DbAnswer() if source == ACCT:
                 client, msg.client = msg.client, b""
                 fx.replies.append((client, msg))
+            case p.DbExport() if source == CLIENT and not self._manager(user):
+                # The master's user writes the files, where the client says.
+                reply = _not_manager(user)
             case p.DbQuery() | p.DbExport() if source == CLIENT:
                 msg.client = ident  # the accounting actor answers; its answer comes back
                 self._send_now(self.acct, msg)
@@ -268,6 +442,8 @@ class MasterActor:
                 reply = self._spool_request(msg)
             case p.Ping():
                 reply = p.Ok()
+            case p.Shutdown() if not self._manager(user):
+                reply = _not_manager(user)
             case p.Shutdown():
                 reply = p.Ok(lines=["master shutting down"])
                 self.stopping.set()
@@ -285,6 +461,11 @@ class MasterActor:
         if reply is not None and source == CLIENT:
             reply.rid = msg.rid
             fx.replies.append((ident, reply))
+
+    def _manager(self, user: str | None) -> bool:
+        """Whether the client may do what only managers may; on a cell without security
+        nobody is known, and everybody may."""
+        return user is None or user in self.master.s.config.managers
 
     def _spool_request(self, msg: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool; here, between two transactions, it is consistent."""
@@ -337,8 +518,12 @@ class MasterActor:
             log.warning("mailer %s failed for %s: %s", mailer, ",".join(to), exc)
 
     def _to_execd(self, host: str, msg: p.Msg) -> None:
+        ident = self.execds.get(host)
+        if ident is None:  # not connected since the master started: it resends on register
+            log.info("cannot reach execd %s: it has not reported yet", host)
+            return
         try:
-            self.front.send_nowait([execd_identity(host), p.encode(msg)])
+            self.front.send_nowait([ident, p.encode(msg)])
         except zmq.ZMQError as exc:  # host not connected: reconciliation resends later
             log.info("cannot reach execd %s: %s", host, exc)
 
@@ -377,22 +562,65 @@ async def _timer(period: float, source: str, send: trio.MemorySendChannel) -> No
     async with send:
         while True:
             await trio.sleep(period)
-            await send.send((source, []))
+            await send.send((source, [], None))
 
 
-def execd_identity(host: str) -> bytes:
-    return b"execd:" + host.encode()
+def _reported_host(msg: p.Msg) -> str:
+    """The host an execd's message is about."""
+    return msg.report.host if isinstance(msg, p.TaskFinished) else msg.host
+
+
+def _property(frame: zmq.Frame, name: str) -> str:
+    """A connection property of a received message; "" when it has none (no User-Id
+    without security)."""
+    try:
+        return frame.get(name)
+    except zmq.ZMQError:
+        return ""
+
+
+def _described(peer: Peer | None, ident: bytes) -> str:
+    """A peer for the log: its key's name and host, and its connection."""
+    if peer is None:
+        return repr(ident)
+    return f"{peer.user_id or 'anonymous'}@{peer.host} ({ident.hex()})"
+
+
+def _not_manager(user: str | None) -> p.Error:
+    return p.Error(text=f'denied: "{user}" must be manager for this operation')
+
+
+def _machine_name(base: Path) -> str:
+    """This machine's name as `gridd up` put it in the admin and submit host lists."""
+    conf = paths.common(base) / "bootstrap.json"
+    try:
+        machine = msgspec.json.decode(conf.read_bytes(), type=CellConfig).machine
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        machine = ""
+    return machine or os.uname().nodename
+
+
+def _master_key(base: Path) -> keys.KeyPair | None:
+    """The master's key pair, None on a cell made with `gridd up --security none`."""
+    if keys.security(base) == keys.NONE:
+        return None
+    return keys.read_secret(keys.secret_file(base, keys.MASTER))
 
 
 def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     """Run the master until SIGTERM/SIGINT or a Shutdown request."""
+    try:
+        key = _master_key(base)
+    except keys.KeyFileError as exc:
+        hint = " ('gridd up' makes it)" if isinstance(exc, keys.KeyMissing) else ""
+        raise SystemExit(f"gridd: {exc}{hint}") from None
     pidfile = Path(master_pidfile(base))
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     running = read_pid(pidfile)
     if running != os.getpid() and gridd_alive(running):
         raise SystemExit(f"gridd: a master already runs for this cell (pid {running})")
     pidfile.write_text(f"{os.getpid()}\n")
-    actor = MasterActor(base, endpoint, schedule_interval)
+    actor = MasterActor(base, endpoint, schedule_interval, key=key)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

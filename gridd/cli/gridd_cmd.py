@@ -3,6 +3,8 @@
     gridd up [--hosts N] [--slots S]   a master and N execds (node1..nodeN) in the background
     gridd down                         stop them
     gridd status                       say what runs
+    gridd keys user NAME | host NAME | list
+                                       make a user's or a host's CURVE key pair; list them
     gridd master                       the master process in the foreground
     gridd execd --name NAME --master ENDPOINT
     gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] --out JOBS.csv
@@ -24,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from gridd import paths
+from gridd import keys, paths
 from gridd.cli import dbwriter, report, spool_cmd
 from gridd.pidfile import alive, read_pid
 from gridd.spool import methods as spool_methods
@@ -41,6 +43,16 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--load-report-time", type=float, default=10.0)
     up.add_argument("--spooling-method", choices=spool_methods.METHODS,
                     help=f"how a new cell's master spools (default: {spool_methods.DEFAULT})")
+    up.add_argument("--security", choices=(keys.CURVE, keys.NONE),
+                    help="a new cell's connections: CURVE keys (the default), or none, only "
+                    "to measure what CURVE costs")
+    key_cmd = sub.add_parser("keys", help="make and list the CURVE keys of users and hosts")
+    key_sub = key_cmd.add_subparsers(dest="what", required=True)
+    for what in ("user", "host"):
+        one = key_sub.add_parser(what, help=f"make a {what}'s key pair, unless it has one")
+        one.add_argument("name")
+        one.add_argument("--renew", action="store_true", help="replace the key pair it has")
+    key_sub.add_parser("list", help="the keys the master knows")
     sub.add_parser("down", help="stop the local cell")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
@@ -100,19 +112,29 @@ def cmd_execd(base: Path, args: argparse.Namespace) -> int:
 def cmd_up(base: Path, args: argparse.Namespace) -> int:
     import msgspec
 
+    from gridd.cli.common import current_user
     from gridd.master.bootstrap import CellConfig
 
     paths.common(base).mkdir(parents=True, exist_ok=True)
     conf_file = paths.common(base) / "bootstrap.json"
     if conf_file.exists():
         cell = msgspec.json.decode(conf_file.read_bytes(), type=CellConfig)
+        if args.security and args.security != keys.security(base):
+            print(f"gridd: the cell under {base} was made with --security "
+                  f"{keys.security(base)}", file=sys.stderr)
+            return 1
     else:
-        from gridd.cli.common import current_user
-
         cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts) + 1)],
                           slots=args.slots or os.cpu_count() or 1, manager=current_user(),
                           machine=os.uname().nodename)
+        keys.set_security(base, args.security or keys.CURVE)
         conf_file.write_bytes(msgspec.json.encode(cell))
+    if keys.security(base) == keys.CURVE:
+        # The master's, this user's (a manager's) and each execd's: the cell works at once.
+        keys.ensure(base, keys.MASTER)
+        keys.ensure(base, keys.USERS, current_user())
+        for host in cell.hosts:
+            keys.ensure(base, keys.HOSTS, host)
     if args.spooling_method:
         from gridd.spool.base import SpoolError
         from gridd.spool.methods import choose
@@ -178,8 +200,57 @@ def cmd_status(base: Path, args: argparse.Namespace) -> int:
     return 0 if running else 1
 
 
+def cmd_keys(base: Path, args: argparse.Namespace) -> int:
+    """`gridd keys user NAME`, `host NAME`, `list`. Whoever may write the key directories
+    decides who may use the cell, as whom: the cell's administrator."""
+    try:
+        return _keys(base, args)
+    except OSError as exc:  # e.g. not the administrator: the directories are not ours
+        print(f"gridd: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return 1
+
+
+def _keys(base: Path, args: argparse.Namespace) -> int:
+    from gridd.cli.common import current_user
+
+    if args.what == "list":
+        for kind, name, public, problem in keys.listing(base):
+            print(f"{kind:6} {name:20} {public}" + (f"   ({problem})" if problem else ""))
+        return 0
+    if not keys.valid_name(args.name):
+        print(f"gridd: {args.name!r} cannot name a key (letters, digits and _ . @ -, not "
+              "first . @ or -)", file=sys.stderr)
+        return 1
+    kind = keys.USERS if args.what == "user" else keys.HOSTS
+    path = keys.key_file(base, kind, args.name)
+    if os.path.exists(path) and os.path.exists(path + keys.SECRET_SUFFIX) and not args.renew:
+        print(f"gridd: {args.what} {args.name} has a key pair already ({path}); --renew "
+              "replaces it")
+        return 0
+    owner = None
+    if kind == keys.USERS and os.geteuid() == 0:
+        import pwd
+
+        try:
+            entry = pwd.getpwnam(args.name)
+        except KeyError:
+            print(f"gridd: no user {args.name} on this machine: the secret key is to be "
+                  "theirs (create the user first)", file=sys.stderr)
+            return 1
+        owner = (entry.pw_uid, entry.pw_gid)
+    keys.make_dirs(base)
+    keys.create(path, owner)
+    secret = path + keys.SECRET_SUFFIX
+    print(f"gridd: made the key pair of {args.what} {args.name}: {path} (public) and {secret} "
+          "(secret, mode 0600)")
+    if kind == keys.USERS and owner is None and args.name != current_user():
+        print(f"gridd: {secret} belongs to you: hand it to {args.name} privately, to use "
+              "with GRIDD_KEY=FILE")
+    return 0
+
+
 COMMANDS = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "master": cmd_master,
-            "execd": cmd_execd}
+            "execd": cmd_execd, "keys": cmd_keys}
 
 
 def _spawn(base: Path, args: list[str], logdir: Path) -> None:

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import zmq
 
+from gridd import keys
+from gridd.cli.common import current_user
 from gridd.pidfile import alive
 
 BIN = Path(sys.executable).parent
@@ -65,6 +68,19 @@ class Cell:
         return [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
 
 
+def dealer(ctx: zmq.Context, cell: Cell, secret: str | None = None) -> zmq.Socket:
+    """A pyzmq DEALER on the cell's master, with CURVE as the running user or with the
+    key pair in the secret key file `secret`: what a hand-made client can do."""
+    pair = keys.read_secret(secret or keys.secret_file(cell.root, keys.USERS, current_user()))
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.curve_serverkey = keys.read_public(keys.key_file(cell.root, keys.MASTER))
+    sock.curve_publickey = pair.public
+    sock.curve_secretkey = pair.secret
+    sock.connect((cell.root / "common" / "master_endpoint").read_text().strip())
+    return sock
+
+
 def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str = "") -> object:
     """Poll a condition until it holds: tests wait on conditions, never on fixed sleeps."""
     deadline = time.monotonic() + timeout
@@ -77,8 +93,8 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
         time.sleep(0.05)
 
 
-def make_cell(tmp_path: Path, hosts: int, slots: int,
-              spooling_method: str | None = None) -> Iterator[Cell]:
+def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | None = None,
+              up_args: tuple[str, ...] = ()) -> Iterator[Cell]:
     root = tmp_path / "cell"
     root.mkdir()
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="2")
@@ -88,7 +104,7 @@ def make_cell(tmp_path: Path, hosts: int, slots: int,
     try:
         method = ["--spooling-method", spooling_method] if spooling_method else []
         cell.ok("gridd", "up", "--hosts", str(hosts), "--slots", str(slots),
-                "--load-report-time", "1", *method)
+                "--load-report-time", "1", *method, *up_args)
         started.update(cell.pids())
         yield cell
     finally:

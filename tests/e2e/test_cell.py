@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import xml.etree.ElementTree as ET
 
 import zmq
 
-from tests.e2e.conftest import Cell, wait_for
+from tests.e2e.conftest import Cell, dealer, wait_for
 
 SUBMITTED = re.compile(r'^Your job (\d+) \("(.*)"\) has been submitted$')
 
@@ -137,10 +138,8 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
         assert text in res.stderr, (args, res.stderr)
         assert "Traceback" not in res.stderr
     # garbage on the master's socket: an error answer, and the master keeps serving
-    endpoint = (cell.root / "common" / "master_endpoint").read_text().strip()
     ctx = zmq.Context()
-    sock = ctx.socket(zmq.DEALER)
-    sock.connect(endpoint)
+    sock = dealer(ctx, cell)
     oversized = b"\x81\xa1t\xa4ping" + bytes(17 * 1024 * 1024)
     unknown = b"\x82\xa1t\xa6nosuch\xa1v\x01"
     for junk in (b"garbage", b"\x81\xa1t\xa6submit", os.urandom(4096), oversized, unknown):
@@ -162,6 +161,7 @@ def test_unreachable_master(cell: Cell):
     assert res.returncode == 1 and "gridd up" in res.stderr
     (cell.root / "nowhere" / "common").mkdir(parents=True)
     (cell.root / "nowhere" / "common" / "master_endpoint").write_text("tcp://127.0.0.1:9\n")
+    shutil.copytree(cell.root / "common" / "keys", cell.root / "nowhere" / "common" / "keys")
     for args in (("qstat",), ("qsub", "-b", "y", "true"), ("qdel", "1")):
         res = cell.run(*args, env=env)
         assert res.returncode == 1, res

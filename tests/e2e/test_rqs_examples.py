@@ -1,79 +1,29 @@
 """Every example of the resource quota specification through the real commands, on a
 two-host cell whose hosts are in @linux, with jobs of several local users.
 
-The users (roland, user1, andre) are created for the test when it runs as root and the
-machine has useradd; otherwise the tests are skipped, saying why. Commands run as those
-users; the cell lives in a directory they can read.
+The users (roland, user1, andre) are created for the test (tests/users.py) when it runs
+as root and the machine has useradd; otherwise the tests are skipped, saying why.
+Commands run as those users; the cell lives in a directory they can read.
 """
 
 from __future__ import annotations
 
-import functools
 import grp
-import os
 import pwd
 import re
 import shutil
-import site
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gridd import keys
 from tests.e2e.conftest import BIN, Cell, make_cell, wait_for
+from tests.users import interpreter, people, python_path
 
-PEOPLE = ("roland", "user1", "andre")
-
-
-@pytest.fixture(scope="module")
-def people() -> Iterator[tuple[str, ...]]:
-    if os.geteuid() != 0 or shutil.which("useradd") is None:
-        pytest.skip("needs root and useradd to create the local users roland, user1, andre")
-    made = []
-    for name in PEOPLE:
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            subprocess.run(["useradd", "-M", "-N", "-s", "/bin/sh", name], check=True)
-            made.append(name)
-    try:
-        if interpreter(PEOPLE[0]) is None:
-            pytest.skip("no Python interpreter of this version that the test users may run "
-                        f"(the venv's is under {sys.base_prefix})")
-        yield PEOPLE
-    finally:
-        for name in made:
-            subprocess.run(["userdel", name], check=False)
-
-
-def _paths() -> str:
-    """Where the venv's packages and gridd are, for an interpreter outside the venv."""
-    import gridd
-
-    return os.pathsep.join([*site.getsitepackages(),
-                            str(Path(gridd.__file__).resolve().parent.parent)])
-
-
-@functools.cache
-def interpreter(user: str) -> str | None:
-    """A Python of this version the user may run: the venv's own, else the system's
-    (the venv's may sit in a home directory others cannot enter)."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    entry = pwd.getpwnam(user)
-    for candidate in (sys.executable, f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
-        try:
-            ok = subprocess.run([candidate, "-c", "import gridd.cli.qsub, msgspec"],
-                                env={"PYTHONPATH": _paths()}, user=entry.pw_uid,
-                                group=entry.pw_gid, extra_groups=[], capture_output=True,
-                                timeout=30).returncode == 0
-        except OSError:
-            ok = False
-        if ok:
-            return candidate
-    return None
+__all__ = ["people"]  # the module fixture that makes the users (test_ar_users takes it)
 
 
 @pytest.fixture
@@ -87,9 +37,13 @@ def cell(people: tuple[str, ...]) -> Iterator[Cell]:
 
 
 def as_user(cell: Cell, user: str, *args: str) -> subprocess.CompletedProcess:
-    """One of the venv's commands (its own script) run as `user`."""
+    """One of the venv's commands (its own script) run as `user`, with the key pair the
+    administrator makes for them the first time."""
+    if not Path(keys.secret_file(cell.root, keys.USERS, user)).exists():
+        cell.ok("gridd", "keys", "user", user)
     entry = pwd.getpwnam(user)
-    env = dict(cell.env, HOME=str(cell.root), USER=user, LOGNAME=user, PYTHONPATH=_paths())
+    env = dict(cell.env, HOME=str(cell.root), USER=user, LOGNAME=user,
+               PYTHONPATH=python_path())
     return subprocess.run([interpreter(user), str(BIN / args[0]), *args[1:]],
                           capture_output=True, text=True, env=env, cwd=cell.root,
                           user=entry.pw_uid, group=entry.pw_gid, extra_groups=[], timeout=60)
