@@ -48,9 +48,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     window, and only then create."""
     spec = req.spec
     config = m.s.config
-    if not permissions.may_reserve(config, spec.owner):
-        return p.Error(text=permissions.must_reserve(spec.owner))
-    refused = permissions.submit_host_refusal(config, req.host)
+    refused = permissions.reservation_refusal(config, spec.owner, req.host)
     if refused:
         return p.Error(text=refused)
     limit = to_int(config.conf.max_advance_reservations)
@@ -115,9 +113,7 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
     manager or a user in arusers may ask, from a submit host; for each AR, only its
     owner, an operator or a manager."""
     config = m.s.config
-    if not permissions.may_reserve(config, req.user):
-        return p.Error(text=permissions.must_reserve(req.user))
-    refused = permissions.submit_host_refusal(config, req.host)
+    refused = permissions.reservation_refusal(config, req.user, req.host)
     if refused:
         return p.Error(text=refused)
     lines: list[str] = []

@@ -73,3 +73,11 @@ def must_be_operator(user: str) -> str:
 
 def must_reserve(user: str) -> str:
     return f'denied: "{user}" must be manager or in userset "{AR_USERS}"'
+
+
+def reservation_refusal(config: Configuration, user: str, host: str) -> str | None:
+    """Why qrsub or qrdel is refused before any AR is looked at: who asks first, then
+    from where, in Grid Engine's order (None: go on)."""
+    if not may_reserve(config, user):
+        return must_reserve(user)
+    return submit_host_refusal(config, host)
