@@ -22,17 +22,23 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def write_synced(path: str | os.PathLike[str], data: bytes) -> None:
+    """A new file holding `data`, on disk before this returns (its name is not: the
+    caller renames it into place and syncs the directory)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def replace(path: str | os.PathLike[str], data: bytes) -> None:
     """The file's whole new content, at once and durably: written beside under a dot
     name, fsync'd, renamed over the old file, and the rename made durable."""
     path = os.fspath(path)
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".{name}.new")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-    try:
-        write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_synced(temporary, data)
     os.replace(temporary, path)
     fsync_dir(directory or ".")

@@ -47,7 +47,7 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
-from gridd.durable import fsync_dir, write_all
+from gridd.durable import fsync_dir, write_all, write_synced
 from gridd.formats.objects import SPOOL_KEY_WIDTHS, parse_object, print_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import (
@@ -521,12 +521,7 @@ class ClassicSpool(Spool):
         temporary = os.path.join(self.journal, f".{seq}.tmp")
         renamed = False
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-            try:
-                write_all(fd, payload)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            write_synced(temporary, payload)
             os.replace(temporary, final)
             renamed = True
             os.fsync(self._journal_fd)

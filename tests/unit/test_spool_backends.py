@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from gridd import durable
 from gridd.formats.objects import SPOOL_KEY_WIDTHS, print_object
 from gridd.formats.qconf_objects import to_pairs
 from gridd.master.bootstrap import CellConfig, initial_config
@@ -258,7 +259,7 @@ def _break_writes(spool: Spool, monkeypatch: pytest.MonkeyPatch) -> str:
         def full(fd: int, data: bytes) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        monkeypatch.setattr(classic_spool, "write_all", full)
+        monkeypatch.setattr(durable, "write_all", full)  # the journal's write: the commit
         return "No space left on device"
 
     class FullDisk:
@@ -565,17 +566,11 @@ def test_a_half_written_object_file_gives_way_to_its_journal(
         classic: ClassicSpool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The disk fills while applying: the journal is whole, the file is not."""
     _write(classic, _hosts("a"))
-    real = classic_spool.write_all
-    calls = []
-
     def half(fd: int, data: bytes) -> None:
-        calls.append(fd)
-        if len(calls) == 1:  # the journal
-            real(fd, data)
-            return
-        real(fd, data[: len(data) // 2])
+        durable.write_all(fd, data[: len(data) // 2])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
+    # The object files' writes, not the journal's (durable.write_synced).
     monkeypatch.setattr(classic_spool, "write_all", half)
     changed = [("host", "a", ExecHost(name="a", last_report=2.0))]
     _write(classic, changed)
