@@ -192,7 +192,7 @@ def _curve(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
 
     if keys.security(base) == keys.NONE:
         return None, ""
-    user = _user_name()
+    user = current_user()
     try:
         server = keys.read_public(keys.key_file(base, keys.MASTER))
     except keys.KeyFileError as exc:
@@ -209,8 +209,9 @@ def _curve(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
     return Curve(server, pair.public, pair.secret), secret_file
 
 
-def _user_name() -> str:
-    """Whose key to use: the real user's, as the master will name the requests."""
+def current_user() -> str:
+    """Who runs this process (the real uid's name): whose key a client uses, and the
+    name the q* commands give as theirs."""
     import pwd
 
     try:

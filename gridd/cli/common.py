@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import grp
 import os
-import pwd
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -12,13 +11,7 @@ from dataclasses import dataclass, field
 
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
-
-
-def current_user() -> str:
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return str(os.getuid())
+from gridd.client import current_user as current_user  # the q* commands take it from here
 
 
 def current_group() -> str:
