@@ -55,7 +55,16 @@ from gridd.sched.match import (
     reservation_refusal,
 )
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
-from gridd.sched.reserve import ADVANCE, LEVEL_CHAR, RESERVING, Booking, Schedule, Use, uses
+from gridd.sched.reserve import (
+    ADVANCE,
+    LEVEL_CHAR,
+    RESERVING,
+    Booking,
+    Schedule,
+    Standing,
+    Use,
+    uses,
+)
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
@@ -75,7 +84,8 @@ class Plan:
 class Carried:
     """What a cycle leaves the next while the configuration stays the same object: the
     levels with nothing running (for the loads they were built with), per running task
-    where it holds what (for the diagrams), and what the categories of the last cycle
+    where it holds what, and the diagrams of the running tasks (for the loads too; a cycle
+    under resource quotas makes its own), and what the categories of the last cycle
     were whatever was booked (while the loads and the instances open to jobs and to
     reservations stay too: a cell replayed by `gridd sim` plans the same jobs run after
     run)."""
@@ -89,6 +99,7 @@ class Carried:
         default_factory=dict)
     # ids of the instances usable and open, and the instances advance reservations hold
     where: tuple[tuple[int, ...], tuple[int, ...], frozenset[str]] = ((), (), frozenset())
+    standing: Standing = field(default_factory=Standing)  # the running tasks' diagrams
     statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
     before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
@@ -109,10 +120,10 @@ class Carried:
         before anything else is asked (comparing the loads of many hosts is not free)."""
         if conf is not self.conf:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
-            self.statics = {}
+            self.statics, self.standing = {}, Standing()
             self.access = access_key(conf)
         if loads != self.loads:
-            self.empty, self.order = None, None
+            self.empty, self.order, self.standing = None, None, Standing()
             self.loads = {host: dict(values) for host, values in loads.items()}
             self.statics = {}
 
@@ -839,10 +850,12 @@ class Cycle:
     def _the_schedule(self) -> Schedule:
         """The diagrams: running tasks until their expected end, the cycle's starts."""
         if self.schedule is None:
-            schedule = Schedule(self.now, self._capacity)
             known = self._carried.held
             held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = {}
-            bookings = []
+            # The standing diagrams hold no quota scopes: their limits are the cycle's.
+            standing = self._carried.standing if self.quotas is None else None
+            kept = {} if standing is None else standing.bookings
+            wanted: dict[tuple[int, int, float], Booking] = {}
             for task in self.running:
                 start = task.start or self.now
                 key = (task.job_id, task.task_id, start)
@@ -857,8 +870,18 @@ class Cycle:
                                                            task.project),
                                                   task.granted, task.pe)
                 # One past its expected end is taken to end at once.
-                bookings.append(Booking(task.job_id, task.task_id or 1, "RUNNING", start,
-                                        max(duration, self.now + 1 - start), placement))
+                duration = max(duration, self.now + 1 - start)
+                booking = kept.get(key)
+                if booking is None or booking.duration != duration:
+                    booking = Booking(task.job_id, task.task_id or 1, "RUNNING", start,
+                                      duration, placement)
+                wanted[key] = booking
+            if standing is not None and standing.follow(wanted, self._capacity):
+                schedule = Schedule(self.now, self._capacity, standing)
+                bookings = []
+            else:
+                schedule = Schedule(self.now, self._capacity)
+                bookings = list(wanted.values())
             for ar in self.ars.values():
                 bookings.append(Booking(ar.ar_id, 1, ADVANCE, ar.start, ar.end - ar.start,
                                         self._uses(self.matcher.request(ar.hard), ar.granted,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gridd.sched.match import GLOBAL, HOST, JobRequest, Level
@@ -47,6 +47,24 @@ class Diagram:
         if not math.isinf(end):
             deltas[end] = deltas.get(end, 0.0) - amount
         self._after = None
+
+    def take_back(self, start: float, end: float, amount: float) -> None:
+        """Undo an `add` of a whole amount (exact): steps that come to nothing go, so a
+        diagram kept from cycle to cycle does not grow with every task that ever ran."""
+        deltas = self.deltas
+        for t, change in ((start, -amount), (end, amount)):
+            if t in deltas:
+                left = deltas[t] + change
+                if left:
+                    deltas[t] = left
+                else:
+                    del deltas[t]
+        self._after = None
+
+    def copy(self) -> Diagram:
+        after = self._usage()
+        return Diagram(self.capacity, self.times.copy(), self.deltas.copy(), self.reserved,
+                       after.copy())
 
     def _usage(self) -> list[float]:
         after = self._after
@@ -158,15 +176,57 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
     return tuple(out)
 
 
+class Standing:
+    """The diagrams of the running tasks, kept from cycle to cycle: a cycle books the
+    tasks started since the last and takes back those gone, instead of booking every
+    running task again (most of what making the diagrams cost). Taking back is exact only
+    for whole amounts: a task with another amount is not kept (see `follow`)."""
+
+    def __init__(self) -> None:
+        self.bookings: dict[Hashable, Booking] = {}
+        self.diagrams: dict[tuple[str, str, str], Diagram] = {}
+
+    def follow(self, wanted: Mapping[Hashable, Booking], capacity: Callable[[Use], float]
+               ) -> bool:
+        """Make the diagrams hold exactly the `wanted` bookings (by key; a booking of a
+        key that is not the one kept replaces it). False, and nothing kept, when one of
+        them has an amount that is not whole."""
+        have = self.bookings
+        if not all(use.amount.is_integer() for key, booking in wanted.items()
+                   if have.get(key) is not booking for use in booking.uses):
+            self.bookings, self.diagrams = {}, {}
+            return False
+        for key in [key for key, booking in have.items() if wanted.get(key) is not booking]:
+            booking = have.pop(key)
+            for use in booking.uses:
+                self.diagrams[(use.level, use.name, use.resource)].take_back(
+                    booking.start, booking.start + booking.duration, use.amount)
+        for key, booking in wanted.items():
+            if key not in have:
+                for use in booking.uses:
+                    diagram_key = (use.level, use.name, use.resource)
+                    diagram = self.diagrams.get(diagram_key)
+                    if diagram is None:
+                        diagram = self.diagrams[diagram_key] = Diagram(capacity(use))
+                    diagram.add(booking.start, booking.start + booking.duration, use.amount)
+        self.bookings = dict(wanted)  # in the order the cycle lists its running tasks
+        return True
+
+
 class Schedule:
     """The cycle's diagrams, and what it booked in them (for the schedule file).
-    `capacity` tells how much of a resource a level has in all."""
+    `capacity` tells how much of a resource a level has in all; `standing`, when given,
+    holds the running tasks already (the cycle books on copies of its diagrams)."""
 
-    def __init__(self, now: float, capacity: Callable[[Use], float]) -> None:
+    def __init__(self, now: float, capacity: Callable[[Use], float],
+                 standing: Standing | None = None) -> None:
         self.now = now
         self.capacity = capacity
         self.diagrams: dict[tuple[str, str, str], Diagram] = {}
         self.bookings: list[Booking] = []
+        if standing is not None:
+            self.diagrams = {key: d.copy() for key, d in standing.diagrams.items()}
+            self.bookings = list(standing.bookings.values())
         self.reserved = 0  # reservations made this cycle
         # Every amount booked is a whole number: sums and differences of usage are exact,
         # so what fits by the diagrams fits by any arithmetic on them (Cycle._reserve_parallel).

@@ -5,6 +5,7 @@ as in reference/sge-8.1.9/transcripts/resource_reservation.txt (one host "vm")."
 from __future__ import annotations
 
 import math
+import random
 
 import msgspec
 
@@ -15,7 +16,7 @@ from gridd.master.views import plan_conf
 from gridd.model.cluster import Running
 from gridd.model.pe import ParallelEnv
 from gridd.sched.plan import Plan, Planner
-from gridd.sched.reserve import Diagram
+from gridd.sched.reserve import Booking, Diagram, Schedule, Standing, Use
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
 
@@ -51,6 +52,52 @@ def test_diagram_earliest_is_when_enough_has_ended() -> None:
     assert d.earliest(0.0, 91.0, 1.0) == 180.0
     assert d.earliest(0.0, 80.0, 1.0) == 0.0  # ends before the 90 s reservation: backfill
     assert d.earliest(0.0, 10.0, 6.0) == math.inf
+
+
+def test_standing_diagrams_answer_as_diagrams_made_anew() -> None:
+    """A Standing follows a changing set of running tasks by booking the new ones and
+    taking back the gone ones; a schedule seeded from it must answer every question as
+    one that booked the same tasks from nothing, and list them in the same order."""
+    rng = random.Random(7)
+    standing = Standing()
+    alive: dict[int, Booking] = {}
+    resources = [("Q", "q@h", "slots"), ("H", "h", "license"), ("P", "pe", "slots")]
+
+    def capacity(use: Use) -> float:
+        return 40.0
+
+    for step in range(300):
+        for key in rng.sample(sorted(alive), k=min(len(alive), rng.randint(0, 3))):
+            del alive[key]
+        for _ in range(rng.randint(0, 3)):
+            key = rng.randint(0, 10**6)
+            start = float(rng.randint(0, 50))
+            duration = math.inf if rng.random() < 0.1 else float(rng.randint(0, 60))
+            alive[key] = Booking(key, 1, "RUNNING", start, duration, tuple(
+                Use(*resource, float(rng.randint(1, 4)))
+                for resource in rng.sample(resources, k=rng.randint(1, 3))))
+        assert standing.follow(alive, capacity)
+        kept, fresh = Schedule(10.0, capacity, standing), Schedule(10.0, capacity)
+        for booking in alive.values():
+            fresh.book(booking)
+        assert kept.bookings == fresh.bookings
+        for resource in resources:
+            for start, duration, amount in [(10.0, 5.0, 1.0), (20.0, 30.0, 4.0),
+                                            (float(step % 70), 15.0, 8.0)]:
+                use = Use(*resource, amount)
+                assert kept.earliest((use,), duration) == fresh.earliest((use,), duration)
+                assert kept.left(use, start, duration) == fresh.left(use, start, duration)
+            assert kept.ends([resource]) == fresh.ends([resource])
+    assert len(standing.diagrams[resources[0]].deltas) <= 2 * len(alive) + 1  # no husks
+
+
+def test_standing_keeps_only_whole_amounts() -> None:
+    standing = Standing()
+    whole = Booking(1, 1, "RUNNING", 0.0, 10.0, (Use("Q", "q@h", "mem", 2.0),))
+    assert standing.follow({1: whole}, lambda use: 8.0)
+    half = Booking(2, 1, "RUNNING", 0.0, 10.0, (Use("Q", "q@h", "mem", 0.5),))
+    assert not standing.follow({1: whole, 2: half}, lambda use: 8.0)
+    assert standing.bookings == {} and standing.diagrams == {}
 
 
 def test_license_example_first_cycle_starts_l4_and_reserves_l5_then_l1() -> None:

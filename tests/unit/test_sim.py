@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gridd.formats.swf import TraceJob, read_swf
-from gridd.sched.plan import Cycle
+from gridd.sched.plan import Cycle, Planner
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
 
 SLOTS = 64
@@ -132,6 +132,26 @@ def test_reservations_found_without_the_placement_walk_are_the_walks(
             patch.setattr(Cycle, "_one_place", lambda *args: None)
             walked = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
         assert fast == walked
+
+
+class Forgetful(Simulation):
+    """A replay whose every run is planned by a new planner: nothing carried."""
+
+    def _plan(self, now: float) -> None:
+        self.planner = Planner()
+        super()._plan(now)
+
+
+@pytest.mark.parametrize("max_reservation", [0, 1, 10**6])
+def test_what_the_planner_carries_from_run_to_run_changes_nothing(
+        max_reservation: int) -> None:
+    """The planner keeps the running tasks' diagrams, the categories' statics and the
+    empty levels from one run to the next: a replay planned by a new planner every run
+    is the same, with the default DURATION_OFFSET and with none."""
+    jobs = synthetic_trace(1500, SLOTS, seed=5, load=0.9)
+    for offset in (0.0, 60.0):
+        kept = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
+        assert kept == Forgetful(jobs, SLOTS, max_reservation, duration_offset=offset).run()
 
 
 def test_summary_figures() -> None:
