@@ -573,14 +573,16 @@ class Cycle:
         plan = Plan(global_info=self.global_info)
         if self.ars:  # jobs starting now keep clear of them from the start
             self._the_schedule()
+        job_info = self.conf.job_info
         for job in jobs:
             if job.ar:
                 self._run_in_ar(job, plan)
                 continue
             # Fewer slots free in all than the job needs: it waits. Matching it would
-            # only find the reasons, and there are none to keep.
-            hopeless = not self.conf.job_info and max(job.pe_min, 1) > self.free_slots
-            if hopeless and not self._may_reserve(job):
+            # only find the reasons, and there are none to keep. (Most waiting jobs of a
+            # busy cell are such: this is asked first and as cheaply as can be.)
+            hopeless = (job.pe_min or 1) > self.free_slots and not job_info
+            if hopeless and not (job.reserve and self._may_reserve(job)):
                 if job.immediate:
                     plan.unschedulable.append(job.job_id)
                 continue
