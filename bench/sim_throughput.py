@@ -1,7 +1,8 @@
 """`gridd sim` throughput: a 100,000-job synthetic trace (gridd.sched.sim.synthetic_trace:
-a 256-slot pool offered about 70 % of its capacity, sizes 1 to 128 slots, long-tailed run
-times, requested times from exact to four times too long) replayed with max_reservation=1
-(EASY backfilling) and the default DURATION_OFFSET. Target: at least 10,000 jobs/s.
+a 256-slot pool offered about 70 % of its capacity, sizes 1 to 256 slots (the whole pool),
+long-tailed run times, requested times from exact to four times too long) replayed with
+max_reservation=1 (EASY backfilling) and the default DURATION_OFFSET.
+Target: at least 10,000 jobs/s.
 
 The replay is the production planner run in virtual time (see gridd/sched/sim.py), so the
 figure is what one planning run costs times the runs a trace needs.
