@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import copy
+import random
+from collections import Counter
+
 import msgspec
 import pytest
 
+from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, MasterState
-from gridd.model.job import RUNNING, JobSpec, new_job
+from gridd.model.job import RUNNING, TRANSFERRING, Job, JobSpec, Task, new_job
 from gridd.model.report import ConfigRecord
 from gridd.model.rqs import RuleSet
 from gridd.spool.base import Change, Spool, SpoolError, Transaction
 from gridd.spool.records import records, restore
 from gridd.spool.tracking import Tracker
+from tests.unit.test_master_core import make_master, schedule, spec
 
 
 class _Memory(Spool):
@@ -27,8 +33,8 @@ class _Memory(Spool):
         for change in changes:
             if change.obj is None:
                 self.objects.pop((change.kind, change.key), None)
-            else:
-                self.objects[(change.kind, change.key)] = change.obj
+            else:  # a copy, as a spool on disk holds: the state's objects change on
+                self.objects[(change.kind, change.key)] = copy.deepcopy(change.obj)
 
     def read_all(self):  # noqa: ANN201
         for (kind, key), obj in self.objects.items():
@@ -146,3 +152,75 @@ def test_a_task_without_its_job_is_a_damaged_spool() -> None:
         restore(damaged)
     with pytest.raises(SpoolError, match="unknown object kind"):
         restore([("gizmo", "1", {})])
+
+
+def test_what_the_effects_name_keeps_the_spool_equal_to_the_state() -> None:
+    """A master driven through submissions, dispatch, starts, finishes, qdel, qalter,
+    qmod on jobs and queues, execd reconciliation and accounting, with the tracker
+    filling a spool after every step from the effects alone: read back, the spool is
+    the master's state each time. (A step that changed a job without naming it, or named
+    a task where it changed the job, would show here.)"""
+    rng = random.Random(11)
+    master = make_master(hosts=2, slots=3)
+    spool = _Memory()
+    tracker = Tracker(None)
+    tx = spool.prepare()
+    tracker.fill(tx, master.s, Effects(config_changed=True, counters_changed=True,
+                                       flags_changed=True, dirty_hosts=set(master.s.hosts)),
+                 0.0)
+    tx.commit()
+    steps: Counter[str] = Counter()
+    now = 1.0
+
+    def tasks(state: str) -> list[tuple[Job, Task]]:
+        return [(job, task) for job in master.s.jobs.values() for task in job.tasks.values()
+                if task.state == state]
+
+    for _ in range(400):
+        now += 1.0
+        fx = Effects()
+        step = rng.choice(["submit", "submit", "schedule", "start", "start", "finish",
+                           "finish", "qdel", "qalter", "qmod", "queue", "register",
+                           "account"])
+        if step == "submit":
+            array = (1, rng.randint(1, 6), 1) if rng.random() < 0.6 else None
+            master.submit(spec(array=array, hold=rng.random() < 0.1), now, fx)
+        elif step == "schedule":
+            fx = schedule(master, now)
+        elif step == "start" and tasks(TRANSFERRING):
+            job, task = rng.choice(tasks(TRANSFERRING))
+            master.task_started(p.TaskStarted(host=task.host, job_id=job.job_id,
+                                              task_id=task.task_id, start_time=now), now, fx)
+        elif step == "finish" and tasks(RUNNING):
+            job, task = rng.choice(tasks(RUNNING))
+            master.task_finished(p.TaskReport(
+                job_id=job.job_id, task_id=task.task_id, host=task.host, start_time=now - 1,
+                end_time=now, exit_status=rng.choice([0, 1])), now, fx)
+        elif step in ("qdel", "qalter", "qmod") and master.s.jobs:
+            target = str(rng.choice(sorted(master.s.jobs)))
+            if step == "qdel":
+                master.delete(p.Delete(targets=[target], user="alice", host="node1"), now, fx)
+            elif step == "qalter":
+                master.alter(p.Alter(targets=[target], user="alice", host="node1",
+                                     name=f"n{rng.randint(1, 9)}"), now, fx)
+            else:
+                master.qmod(p.Qmod(action=rng.choice(["sj", "usj"]), targets=[target],
+                                   user="root", host="node1"), now, fx)
+        elif step == "queue":
+            master.qmod(p.Qmod(action=rng.choice(["s", "us"]), targets=["all.q@node1"],
+                               user="root", host="node1"), now, fx)
+        elif step == "register":
+            host = rng.choice(sorted(master.s.hosts))
+            running = [(job.job_id, task.task_id) for job, task in
+                       tasks(TRANSFERRING) + tasks(RUNNING) if task.host == host]
+            master.register(p.Register(host=host, load={}, running=running), now, fx)
+        elif step == "account" and master.s.outbox:
+            master.accounted(sorted(master.s.outbox)[:rng.randint(1, 3)], fx)
+        else:
+            continue
+        steps[step] += 1
+        tx = spool.prepare()
+        tracker.fill(tx, master.s, fx, now)
+        tx.commit()
+        assert restore(spool.read_all()).jobs == master.s.jobs, step
+    assert min(steps.values()) >= 10, steps
