@@ -57,7 +57,10 @@ FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 class Effects:
     """What one batch of requests changed and must cause."""
 
-    dirty_jobs: set[int] = field(default_factory=set)
+    dirty_jobs: set[int] = field(default_factory=set)  # the job may have changed anywhere
+    # (job, task): only this task changed, not its job's header (spooling compares it
+    # alone: a task starting in a 10,000-task array does not look at the others)
+    dirty_tasks: set[tuple[int, int]] = field(default_factory=set)
     gone_jobs: set[int] = field(default_factory=set)
     dirty_hosts: set[str] = field(default_factory=set)
     outbox: list[tuple[int, int, int]] = field(default_factory=list)  # (seq, job, task)
@@ -257,7 +260,7 @@ class Master:
             stop = bool(self.suspension(task))
             if task.state in ACTIVE and task.stopped != stop:
                 task.stopped = stop
-                fx.dirty_jobs.add(job.job_id)
+                fx.dirty_tasks.add((job.job_id, task.task_id))
                 fx.to_execd.append((task.host, p.SuspendTask(
                     job_id=job.job_id, task_id=task.task_id, suspend=stop)))
 
@@ -842,7 +845,7 @@ class Master:
         task.queue = order.granted[0][0]
         task.host = split_instance(task.queue)[1]
         task.start_time = now
-        fx.dirty_jobs.add(job.job_id)
+        fx.dirty_tasks.add((job.job_id, task.task_id))
         fx.sched_removed.append((job.job_id, task.task_id))
         holding = self.running[(job.job_id, task.task_id)] = _holding(job, task)
         fx.sched_started.append(holding)
@@ -933,7 +936,7 @@ class Master:
                 if key in running:
                     if task.state == TRANSFERRING:
                         task.state = RUNNING
-                        fx.dirty_jobs.add(job.job_id)
+                        fx.dirty_tasks.add(key)
                     if task.state == DELETING:
                         fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
                     elif resend_all and task.stopped:
@@ -968,7 +971,7 @@ class Master:
             return
         task.state = RUNNING
         task.start_time = req.start_time
-        fx.dirty_jobs.add(req.job_id)
+        fx.dirty_tasks.add((req.job_id, req.task_id))
         reporting.job_log(self, job, task.task_id, now, fx, "delivered", "r", "master",
                           task.host, "job received by execd")
 
@@ -992,7 +995,7 @@ class Master:
             task.failed = 100
             task.failed_reason = "assumedly after job"
         self._finish_bookkeeping(job, task, now, fx, account=True)
-        fx.dirty_jobs.add(job.job_id)
+        fx.dirty_tasks.add((job.job_id, task.task_id))
         reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
                           "execution daemon", task.host, "job exited")
         reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", "master",

@@ -125,7 +125,7 @@ def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
                 lines.append(f"{req.user} - {what} is already {word}")
                 continue
             task.suspended = on
-            fx.dirty_jobs.add(job.job_id)
+            fx.dirty_tasks.add((job.job_id, task.task_id))
             lines.append(f"{req.user} - {word} {what}")
             master.sync_suspension(fx, tasks=[(job, task)])
     return lines
@@ -139,7 +139,7 @@ def _clear_error(master: Master, job: Job, task: Task, what: str, req: p.Qmod,
     if task.state == ERROR:
         task.state = PENDING
         task.failed, task.failed_reason = 0, ""
-        fx.dirty_jobs.add(job.job_id)
+        fx.dirty_tasks.add((job.job_id, task.task_id))
         master.announce(job, fx)
     return f"{req.user}@{req.host} cleared error state of {what}"
 

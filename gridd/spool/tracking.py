@@ -1,10 +1,11 @@
 """Which spooled objects a burst of requests changed, so that only those are written.
 
-The master's core says which jobs, hosts and ARs it touched and whether the configuration
-changed; the tracker narrows that to the objects whose content differs from what was
-last spooled: of a touched job, the header and the tasks that changed (a task starting
-in a 10,000-task array writes one task, not the array); of a changed configuration, the
-qconf objects that differ. It compares msgpack encodings (of the configuration, which
+The master's core says which jobs, tasks, hosts and ARs it touched and whether the
+configuration changed; the tracker narrows that to the objects whose content differs from
+what was last spooled: of a touched job, the header and the tasks that changed (a task
+starting in a 10,000-task array writes one task, not the array); of a touched task, that
+task alone (nor are the others compared); of a changed configuration, the qconf objects
+that differ. It compares msgpack encodings (of the configuration, which
 is small, kept whole; of jobs, as 16-byte digests).
 """
 
@@ -63,6 +64,10 @@ class Tracker:
             job = state.jobs.get(job_id)
             if job is not None:
                 self._job(tx, job_id, job)
+        for job_id, task_id in fx.dirty_tasks:
+            job = state.jobs.get(job_id)
+            if job is not None and job_id not in fx.dirty_jobs:
+                self._task(tx, job_id, job, task_id)
         for job_id in fx.gone_jobs:
             if job_id in state.jobs:
                 continue
@@ -103,6 +108,17 @@ class Tracker:
         for task_id in old_tasks.keys() - new_tasks.keys():
             tx.delete_object("task", task_key(job_id, task_id))
         self._jobs[job_id] = (new_header, new_tasks)
+
+    def _task(self, tx: Transaction, job_id: int, job: Job, task_id: int) -> None:
+        known = self._jobs.get(job_id)
+        task = job.tasks.get(task_id)
+        if known is None or task is None:  # not as the tracker knows the job: all of it
+            self._job(tx, job_id, job)
+            return
+        digest = _digest(task)
+        if known[1].get(task_id) != digest:
+            tx.spool_object("task", task_key(job_id, task_id), task)
+            known[1][task_id] = digest
 
     def _configuration(self, tx: Transaction, state: MasterState, fx: Effects,
                        now: float) -> None:

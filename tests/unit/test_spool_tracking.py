@@ -15,6 +15,7 @@ from gridd.master.core import Effects, MasterState
 from gridd.model.job import RUNNING, TRANSFERRING, Job, JobSpec, Task, new_job
 from gridd.model.report import ConfigRecord
 from gridd.model.rqs import RuleSet
+from gridd.spool import tracking
 from gridd.spool.base import Change, Spool, SpoolError, Transaction
 from gridd.spool.records import records, restore
 from gridd.spool.tracking import Tracker
@@ -78,7 +79,8 @@ def test_a_new_cell_spools_its_whole_configuration_and_its_history() -> None:
     assert again.next_seq == state.next_seq
 
 
-def test_a_task_that_starts_in_a_large_array_writes_that_task_alone() -> None:
+def test_a_task_that_starts_in_a_large_array_writes_that_task_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     state, spool, tracker = _cell()
     state.jobs[7] = new_job(7, JobSpec(name="a", owner="u", array=(1, 10_000, 1)), 3.0)
     state.next_job_id = 8
@@ -90,6 +92,13 @@ def test_a_task_that_starts_in_a_large_array_writes_that_task_alone() -> None:
     state.jobs[7].spec.name = "b"  # qalter -N: the header alone
     tx = _fill(tracker, state, Effects(dirty_jobs={7}))
     assert [(c.kind, c.key) for c in tx.changes] == [("job", "7")]
+    # Named as a task alone, it is compared alone: the other 9,999 are not looked at.
+    state.jobs[7].tasks[43].state = RUNNING
+    digests = []
+    monkeypatch.setattr(tracking, "_digest", lambda obj: digests.append(obj) or b"")
+    tx = _fill(tracker, state, Effects(dirty_tasks={(7, 43)}))
+    assert [(c.kind, c.key) for c in tx.changes] == [("task", "7.43")]
+    assert digests == [state.jobs[7].tasks[43]]
 
 
 def test_a_job_that_leaves_takes_its_tasks_along() -> None:
