@@ -927,31 +927,33 @@ class Master:
 
     def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
                    resend_all: bool) -> None:
-        """Make what the master believes runs on ``host`` agree with what execd says."""
-        for job in self.s.jobs.values():
-            for task in job.tasks.values():
-                if task.host != host or task.state not in ACTIVE:
-                    continue
-                key = (job.job_id, task.task_id)
-                if key in running:
-                    if task.state == TRANSFERRING:
-                        task.state = RUNNING
-                        fx.dirty_tasks.add(key)
-                    if task.state == DELETING:
-                        fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
-                    elif resend_all and task.stopped:
-                        fx.to_execd.append((host, p.SuspendTask(job_id=key[0], task_id=key[1],
-                                                                suspend=True)))
-                elif task.state == TRANSFERRING and (resend_all or now - task.start_time > 10):
-                    fx.to_execd.append((host, self.start_message(job, task)))
-                elif task.state in (RUNNING, DELETING) and resend_all:
-                    # execd neither runs it nor has a report: it was lost with the host.
-                    self.task_finished(
-                        p.TaskReport(job_id=key[0], task_id=key[1], host=host,
-                                     start_time=task.start_time, end_time=now,
-                                     exit_status=137, failed=100,
-                                     failed_reason="lost by execution host"),
-                        now, fx)
+        """Make what the master believes runs on ``host`` agree with what execd says.
+        The tasks that hold slots are those in `running` (a load report must not walk
+        every pending task of the cell)."""
+        for key in list(self.running):
+            job = self.s.jobs.get(key[0])
+            task = job.tasks.get(key[1]) if job is not None else None
+            if job is None or task is None or task.host != host or task.state not in ACTIVE:
+                continue
+            if key in running:
+                if task.state == TRANSFERRING:
+                    task.state = RUNNING
+                    fx.dirty_tasks.add(key)
+                if task.state == DELETING:
+                    fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
+                elif resend_all and task.stopped:
+                    fx.to_execd.append((host, p.SuspendTask(job_id=key[0], task_id=key[1],
+                                                            suspend=True)))
+            elif task.state == TRANSFERRING and (resend_all or now - task.start_time > 10):
+                fx.to_execd.append((host, self.start_message(job, task)))
+            elif task.state in (RUNNING, DELETING) and resend_all:
+                # execd neither runs it nor has a report: it was lost with the host.
+                self.task_finished(
+                    p.TaskReport(job_id=key[0], task_id=key[1], host=host,
+                                 start_time=task.start_time, end_time=now,
+                                 exit_status=137, failed=100,
+                                 failed_reason="lost by execution host"),
+                    now, fx)
 
     def tick(self, now: float, fx: Effects) -> None:
         """What time alone changes: advance reservations starting and ending."""
