@@ -83,7 +83,11 @@ class Client:
     def _next(self, timeout: float | None) -> p.Msg:
         self.conn.settimeout(timeout)
         (frame,) = self._transfer(self.conn.recv)
-        return p.decode(frame)
+        try:
+            return p.decode(frame, max_size=p.MAX_REPLY)
+        except p.ProtocolError as exc:
+            raise GriddError(f"error: cannot read the answer of qmaster at {self.endpoint}: "
+                             f"{exc}") from None
 
     def _recv(self, rid: int, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
         while True:

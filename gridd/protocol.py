@@ -17,6 +17,9 @@ from gridd.model.rqs import QuotaRow
 
 VERSION = 1
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; larger frames are refused before decoding
+# What a client takes from the master, whose key it knows: a qstat of a cell with
+# hundreds of thousands of pending tasks is larger than any request may be.
+MAX_REPLY = 1024 * 1024 * 1024
 
 
 class ProtocolError(Exception):
