@@ -399,8 +399,24 @@ class Master:
                 f'Unable to run job: denied: "{spec.name}" is not a valid object name '
                 "(cannot start with a digit)"
             )
+        if spec.array is not None:
+            problem = self._array_problem(*spec.array)
+            if problem:
+                return f"Unable to run job: job rejected: {problem}"
         problem = self.validate_request(_asking(0, spec, 0.0))
         return None if problem is None else "Unable to run job: " + problem
+
+    def _array_problem(self, first: int, last: int, step: int) -> str | None:
+        """What is wrong with a task range (qsub checks it too, but a request may come from
+        any client), and whether it has more tasks than max_aj_tasks (0: no limit) allows."""
+        if first < 1:
+            return f"{first} is an invalid task id"
+        if step < 1 or last < first:
+            return f"{first}-{last}:{step} is an invalid task range"
+        most = views.to_int(self.s.config.conf.max_aj_tasks)
+        if most > 0 and (last - first) // step + 1 > most:
+            return f"you tried to submit a job with more than {most} tasks"
+        return None
 
     def validate_request(self, job: p.SchedJob) -> str | None:
         """What is wrong with a job's or an AR's requests (unknown resources, queues, PE)."""

@@ -112,6 +112,13 @@ def test_priorities_projects_and_job_limits_at_submission(cell: Cell, tmp_path: 
         1, 'Unable to run job: job rejected: no access to project "p1" for user '
            '"roland"\nExiting.\n')
     qsub(cell, "user1", "-P", "p1", "-h")
+    set_global_conf(cell, tmp_path, "s/^max_aj_tasks .*/max_aj_tasks 5/")
+    res = cell.run("qsub", "-h", "-t", "1-6", *SLEEP)
+    assert (res.returncode, res.stderr) == (
+        1, "Unable to run job: job rejected: you tried to submit a job with more than 5 "
+           "tasks\nExiting.\n")
+    qsub(cell, "user1", "-h", "-t", "1-10:2")  # five tasks
+    set_global_conf(cell, tmp_path, "s/^max_aj_tasks .*/max_aj_tasks 0/")  # no limit
     set_global_conf(cell, tmp_path, "s/^max_u_jobs .*/max_u_jobs 1/")
     qsub(cell, "roland", "-h", "-t", "1-10")  # an array job is one job
     res = as_user(cell, "roland", "qsub", "-h", *SLEEP)

@@ -51,7 +51,10 @@ def test_rejections_change_nothing():
     master = make_master()
     fx = Effects()
     for bad in (spec(name="1abc"), spec(hard_resources={"nosuch": "1"}),
-                spec(hard_queues=["nosuch.q"]), spec(pe_name="nosuch", pe_min=2, pe_max=2)):
+                spec(hard_queues=["nosuch.q"]), spec(pe_name="nosuch", pe_min=2, pe_max=2),
+                # task ranges qsub never sends, and more tasks than max_aj_tasks (75000)
+                spec(array=(0, 3, 1)), spec(array=(1, 5, 0)), spec(array=(5, 1, 1)),
+                spec(array=(1, 75_001, 1)), spec(array=(1, 2**62, 1))):
         assert isinstance(master.submit(bad, 1.0, fx), p.Error)
     assert master.s.jobs == {} and master.s.next_job_id == 1 and not fx.dirty_jobs
 
