@@ -91,6 +91,7 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         default_duration=_seconds(cfg.sched.default_duration, math.inf),
         duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
         monitor=params.get("MONITOR", "0").lower() not in ("0", "false"),
+        max_aj_instances=max(to_int(cfg.conf.max_aj_instances), 0),
         **{name: _float(getattr(cfg.sched, name), default) for name, default in (
             ("weight_priority", 0.0), ("weight_urgency", 0.5), ("weight_ticket", 0.5),
             ("weight_waiting_time", 0.278), ("weight_deadline", 3_600_000.0))},

@@ -96,6 +96,9 @@ class PlanConf(msgspec.Struct, kw_only=True):
     default_duration: float = math.inf
     duration_offset: float = 60.0
     monitor: bool = False
+    # The global configuration's max_aj_instances: tasks of one array job running at once
+    # (0: no limit).
+    max_aj_instances: int = 0
     # Job priority (sched_conf weight_*): see gridd.model.priority.
     weight_priority: float = 0.0
     weight_urgency: float = 0.5

@@ -21,6 +21,7 @@ import bisect
 import fnmatch
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -68,6 +69,7 @@ from gridd.sched.reserve import (
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
+ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 
 
 @dataclass
@@ -537,6 +539,11 @@ class Cycle:
         self.ar_spent: dict[tuple[int, str], float] = {}
         for task in in_ars:
             self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted)
+        # Tasks running per job, where max_aj_instances limits them (counted on as they
+        # start).
+        self.job_tasks: Counter[int] | None = None
+        if conf.max_aj_instances > 0:
+            self.job_tasks = Counter(task.job_id for task in itertools.chain(running, in_ars))
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
         terms = formula_terms(self.conf.load_formula)
@@ -592,6 +599,9 @@ class Cycle:
             waiting: int | None = job.pending[0] if job.pending else None
             if not hopeless and not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
+                    if self._array_full(job, plan):  # no reservation either: it waits
+                        waiting = None  # for one of its own tasks to end
+                        break
                     self.quota_hit = False
                     placed = self.place(job, cat, who)
                     if placed is None:
@@ -603,6 +613,8 @@ class Cycle:
                         break
                     granted, pe, claimed = placed
                     self.book(cat, granted, pe, who, claimed)
+                    if self.job_tasks is not None:
+                        self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
@@ -620,6 +632,15 @@ class Cycle:
             plan.schedule = [line for booking in self._the_schedule().bookings
                              for line in booking.lines()]
         return plan
+
+    def _array_full(self, job: p.SchedJob, plan: Plan) -> bool:
+        """Whether max_aj_instances of the job's tasks run already (said as 8.1.9's
+        scheduler says it)."""
+        if self.job_tasks is None or self.job_tasks[job.job_id] < self.conf.max_aj_instances:
+            return False
+        if self.conf.job_info:
+            plan.info[job.job_id] = [ARRAY_LIMIT]
+        return True
 
     def category(self, job: p.SchedJob) -> _Category:
         if not self.use_categories:
@@ -1148,6 +1169,8 @@ class Cycle:
         started = False
         found = self._ar_instances(job, cat) if self._in_time(job, cat) else None
         for task_id in job.pending:
+            if self._array_full(job, plan):
+                break
             placed = None if found is None else self._place_in_ar(job, cat, *found)
             if placed is None:
                 if self.conf.job_info:
@@ -1155,6 +1178,8 @@ class Cycle:
                 break
             granted, pe = placed
             self._spend_ar(job.ar, cat.req, granted)
+            if self.job_tasks is not None:
+                self.job_tasks[job.job_id] += 1
             plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
             started = True
         if job.immediate and not started:

@@ -184,3 +184,14 @@ def test_submit_and_admin_hosts(cell: Cell):
         1, 'denied: "roland" must be manager or in userset "arusers"\n')
     cell.ok("qconf", "-as", MACHINE)  # still an admin host
     assert cell.ok("qdel", str(job)) == f"root has deleted job {job}\n"
+
+
+def test_max_aj_instances_bounds_the_running_tasks_of_an_array(cell: Cell, tmp_path: Path):
+    set_global_conf(cell, tmp_path, "s/^max_aj_instances .*/max_aj_instances 2/")
+    job = str(qsub(cell, "root", "-t", "1-4"))
+    wait_for(lambda: "not all array tasks may be started due to 'max_aj_instances'"
+             in cell.ok("qstat", "-j", job), what="the reason in qstat -j")
+    # Four slots free, two tasks running ("t" until their execd says they run).
+    wait_for(lambda: [ln.split()[4] for ln in cell.ok("qstat").splitlines()[2:]]
+             == ["r", "r", "qw"], what="two tasks running, two waiting")
+    cell.ok("qdel", job)

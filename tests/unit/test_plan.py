@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
 from gridd import protocol as p
+from gridd.master.bootstrap import CellConfig, initial_config
+from gridd.master.core import MasterState
+from gridd.master.views import plan_conf
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
@@ -505,3 +510,23 @@ def test_verify_against_the_running_tasks_is_qsub_w_p() -> None:
     assert verify(conf, {}, [], job(2, hard={"license": "2"})) is None
     assert verify(conf, {}, running, job(2, hard={"license": "2"})) == [
         "(-l license=2) cannot run globally because it offers only gc:license=1.000000"]
+
+
+def test_max_aj_instances_bounds_the_running_tasks_of_an_array() -> None:
+    """The global max_aj_instances: no more of an array's tasks run at once (those
+    running already count), the rest wait with 8.1.9's reason, and other jobs go on."""
+    view = cell(qi("all.q@h1", slots=10),
+                running=[Running(1, 1, {}, [("all.q@h1", 1)], "")])
+    view.conf = msgspec.structs.replace(view.conf, max_aj_instances=3)
+    result = plan(view, job(1, tasks=6), job(2, tasks=4))
+    assert sorted(where(result)) == [(1, 1), (1, 2), (2, 1), (2, 2), (2, 3)]
+    assert result.info[1] == result.info[2] == [
+        "not all array tasks may be started due to 'max_aj_instances'"]
+    view.conf = msgspec.structs.replace(view.conf, max_aj_instances=0)  # no limit
+    assert len(plan(view, job(1, tasks=6), job(2, tasks=4)).orders) == 9
+
+
+def test_plan_conf_reads_max_aj_instances() -> None:
+    state = MasterState()
+    initial_config(state, CellConfig(hosts=["h1"], slots=1))
+    assert plan_conf(state.config).max_aj_instances == 2000  # Grid Engine's default
