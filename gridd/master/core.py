@@ -41,7 +41,7 @@ from gridd.model.job import (
 from gridd.model.objects import words
 from gridd.model.priority import ResourceUrgency, priorities, urgency
 from gridd.model.report import Report
-from gridd.sched.access import allowed
+from gridd.sched.access import allowed, project_allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.plan import Planner, queue_matches, verify
@@ -328,12 +328,20 @@ class Master:
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
 
     def _rights(self, spec: JobSpec) -> str | None:
-        """Why the owner may not submit this job: a positive priority takes an operator;
-        a project must exist and let the owner in."""
-        config = self.s.config
+        """Why the owner may not submit this job: the global configuration's access lists
+        keep them out; a positive priority takes an operator; a project must exist, let the
+        owner in and be one the global configuration allows; without one, the global
+        configuration may want one (projects set, enforce_project). In 8.1.9's order."""
+        config, conf = self.s.config, self.s.config.conf
+        users, xusers = words(conf.user_lists), words(conf.xuser_lists)
+        if (users or xusers) and not allowed(users, xusers, spec.owner, spec.group,
+                                             self.plan.usersets):
+            return (f"Unable to run job: job rejected: {spec.owner}@{spec.submit_host} is not "
+                    "allowed to submit jobs")
         if spec.priority > 0 and not permissions.is_operator(config, spec.owner):
             return ("Unable to run job: job rejected: positive submission priority requires "
                     "operator privileges")
+        projects, xprojects = words(conf.projects), words(conf.xprojects)
         if spec.project:
             project = config.projects.get(spec.project)
             if project is None:
@@ -343,6 +351,14 @@ class Master:
                            self.plan.usersets):
                 return (f'Unable to run job: job rejected: no access to project '
                         f'"{spec.project}" for user "{spec.owner}"')
+            if not project_allowed(projects, xprojects, spec.project):
+                return (f'Unable to run job: job rejected: project "{spec.project}" is not '
+                        "allowed to submit jobs")
+        elif projects:
+            return ("Unable to run job: job rejected: no project was supplied and only certain "
+                    "projects are allowed to submit jobs")
+        elif conf.enforce_project.strip().lower() == "true":
+            return "Unable to run job: job rejected: no project assigned to job"
         return None
 
     def _over_limits(self, owner: str) -> p.Error | None:

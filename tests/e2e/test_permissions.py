@@ -195,3 +195,45 @@ def test_max_aj_instances_bounds_the_running_tasks_of_an_array(cell: Cell, tmp_p
     wait_for(lambda: [ln.split()[4] for ln in cell.ok("qstat").splitlines()[2:]]
              == ["r", "r", "qw"], what="two tasks running, two waiting")
     cell.ok("qdel", job)
+
+
+def test_the_global_access_lists_and_projects_at_submission(cell: Cell, tmp_path: Path):
+    """The global configuration's user_lists, xuser_lists, projects, xprojects and
+    enforce_project, with 8.1.9's messages (seen on a real 8.1.9 started here)."""
+    cell.ok("qconf", "-au", "user1", "okusers")
+    set_global_conf(cell, tmp_path, "s/^user_lists .*/user_lists okusers/")
+    res = as_user(cell, "roland", "qsub", *SLEEP)
+    assert res.returncode == 1 and re.fullmatch(
+        r"Unable to run job: job rejected: roland@\S+ is not allowed to submit jobs\n"
+        r"Exiting\.\n", res.stderr), res.stderr
+    qsub(cell, "user1", "-h")
+    set_global_conf(cell, tmp_path, "s/^user_lists .*/user_lists none/;"
+                                    "s/^xuser_lists .*/xuser_lists okusers/")
+    res = as_user(cell, "user1", "qsub", *SLEEP)
+    assert res.returncode == 1 and "user1@" in res.stderr, res.stderr
+    qsub(cell, "roland", "-h")
+
+    for name in ("p1", "p2"):
+        project = tmp_path / name
+        project.write_text(f"name {name}\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+        cell.ok("qconf", "-Aprj", str(project))
+    set_global_conf(cell, tmp_path, "s/^xuser_lists .*/xuser_lists none/;"
+                                    "s/^projects .*/projects p1/;"
+                                    "s/^enforce_project .*/enforce_project true/")
+    res = cell.run("qsub", "-h", *SLEEP)
+    assert (res.returncode, res.stderr) == (
+        1, "Unable to run job: job rejected: no project was supplied and only certain "
+           "projects are allowed to submit jobs\nExiting.\n")
+    res = cell.run("qsub", "-h", "-P", "p2", *SLEEP)
+    assert (res.returncode, res.stderr) == (
+        1, 'Unable to run job: job rejected: project "p2" is not allowed to submit jobs\n'
+           "Exiting.\n")
+    qsub(cell, "root", "-h", "-P", "p1")
+    set_global_conf(cell, tmp_path, "s/^projects .*/projects none/;"
+                                    "s/^xprojects .*/xprojects p1/")
+    res = cell.run("qsub", "-h", "-P", "p1", *SLEEP)
+    assert res.returncode == 1 and 'project "p1" is not allowed' in res.stderr, res.stderr
+    res = cell.run("qsub", "-h", *SLEEP)
+    assert (res.returncode, res.stderr) == (
+        1, "Unable to run job: job rejected: no project assigned to job\nExiting.\n")
+    qsub(cell, "root", "-h", "-P", "p2")
