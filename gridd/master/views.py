@@ -10,7 +10,7 @@ import math
 from gridd.formats.requests import parse_resource_list
 from gridd.formats.values import parse_time
 from gridd.master.admin import resolve_hostgroup
-from gridd.model.cluster import Instance, PlanConf, Queue
+from gridd.model.cluster import HostAccess, Instance, PlanConf, Queue
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
 from gridd.model.objects import NONE, ClusterQueue, ParallelEnvConf, words
@@ -87,6 +87,7 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         job_info=job_info,
         rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
         usersets={name: list(us.entries) for name, us in cfg.usersets.items()},
+        host_access=_host_access(cfg),
         max_reservation=max(to_int(cfg.sched.max_reservation), 0),
         default_duration=_seconds(cfg.sched.default_duration, math.inf),
         duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
@@ -96,6 +97,17 @@ def plan_conf(cfg: Configuration) -> PlanConf:
             ("weight_priority", 0.0), ("weight_urgency", 0.5), ("weight_ticket", 0.5),
             ("weight_waiting_time", 0.278), ("weight_deadline", 3_600_000.0))},
     )
+
+
+def _host_access(cfg: Configuration) -> dict[str, HostAccess]:
+    out = {}
+    for name, host in cfg.exechosts.items():
+        access = HostAccess(user_lists=words(host.user_lists),
+                            xuser_lists=words(host.xuser_lists),
+                            projects=words(host.projects), xprojects=words(host.xprojects))
+        if access.user_lists or access.xuser_lists or access.projects or access.xprojects:
+            out[name] = access
+    return out
 
 
 def _seconds(text: str, default: float) -> float:

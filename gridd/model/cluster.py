@@ -71,6 +71,16 @@ class Instance(msgspec.Struct, kw_only=True):
     xprojects: list[str] = msgspec.field(default_factory=list)  # and kept out
 
 
+class HostAccess(msgspec.Struct, kw_only=True):
+    """Whose jobs an execution host (or `global`, for every host) takes: its access lists
+    and projects, as its configuration names them."""
+
+    user_lists: list[str] = msgspec.field(default_factory=list)
+    xuser_lists: list[str] = msgspec.field(default_factory=list)
+    projects: list[str] = msgspec.field(default_factory=list)
+    xprojects: list[str] = msgspec.field(default_factory=list)
+
+
 class PlanConf(msgspec.Struct, kw_only=True):
     """The configuration as the scheduler needs it, derived by the master after each change.
 
@@ -89,6 +99,8 @@ class PlanConf(msgspec.Struct, kw_only=True):
     job_info: bool = True  # schedd_job_info: keep the reasons a job cannot run
     rqs: list[RuleSet] = msgspec.field(default_factory=list)  # enabled resource quota sets
     usersets: dict[str, list[str]] = msgspec.field(default_factory=dict)  # access list entries
+    # The hosts (and `global`) that name access lists or projects, and what they name.
+    host_access: dict[str, HostAccess] = msgspec.field(default_factory=dict)
     # Resource reservation (sched_conf): reservations per cycle, the duration assumed for a
     # job without h_rt or s_rt (seconds, infinite for INFINITY), and from params the
     # DURATION_OFFSET added to every duration and whether to write the schedule file.

@@ -1,6 +1,6 @@
-"""Who may use what: the access lists (user_lists, xuser_lists) of queues and parallel
-environments and the projects (projects, xprojects) of queues, judged as Grid Engine
-judges them, at submission and at dispatch. Pure.
+"""Who may use what: the access lists (user_lists, xuser_lists) of queues, execution
+hosts and parallel environments and the projects (projects, xprojects) of queues and
+execution hosts, judged as Grid Engine judges them, at submission and at dispatch. Pure.
 
 An access list (a userset) names users, and Unix groups with a leading `@`. A list that
 does not exist names nobody, so a queue limited to it takes nobody's jobs.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from gridd.model.cluster import Instance, PlanConf
+from gridd.model.cluster import HostAccess, Instance, PlanConf
 from gridd.model.pe import ParallelEnv
 
 Usersets = Mapping[str, list[str]]
@@ -54,6 +54,22 @@ def queue_refusal(qi: Instance, user: str, group: str, project: str,
     return None
 
 
+def host_refusal(host: str, access: HostAccess, user: str, group: str, project: str,
+                 usersets: Usersets) -> str | None:
+    """Why the user's job (of this project) may never run on the execution host (`global`:
+    on any), as qstat -j says it, or None. Unlike for queues, 8.1.9 names the project."""
+    if (access.user_lists or access.xuser_lists) and not allowed(
+            access.user_lists, access.xuser_lists, user, group, usersets):
+        return f'has no permission for host "{host}"'
+    shown = f"(project {project})" if project else "(no project)"
+    if project and project in access.xprojects:
+        return (f'{shown} is not allowed to run in host "{host}" based on the excluded '
+                "project list")
+    if access.projects and project not in access.projects:
+        return f'{shown} does not have the correct project to run in host "{host}"'
+    return None
+
+
 def pe_refusal(pe: ParallelEnv, user: str, group: str, usersets: Usersets) -> list[str]:
     """Why the user may not use the PE (none: may), as qstat -j says it: 8.1.9 adds that
     the PE then offers the job no slot."""
@@ -65,15 +81,16 @@ def pe_refusal(pe: ParallelEnv, user: str, group: str, usersets: Usersets) -> li
 
 class AccessKey:
     """What a job's access depends on in one configuration: the access lists named by
-    queues and PEs that hold its owner (or group), and its project where queues name it.
+    queues, hosts and PEs that hold its owner (or group), and its project where queues or
+    hosts name it.
     Jobs alike in these are allowed alike, so they may share a planning category."""
 
     __slots__ = ("_lists", "_memo", "_projects", "_usersets")
 
     def __init__(self, lists: tuple[str, ...], projects: frozenset[str] | None,
                  usersets: Usersets) -> None:
-        self._lists = lists  # every access list some queue instance or PE names
-        self._projects = projects  # the projects queues name; None: no queue limits them
+        self._lists = lists  # every access list some queue instance, host or PE names
+        self._projects = projects  # the projects queues and hosts name; None: none limits
         self._usersets = usersets
         self._memo: dict[tuple[str, str], tuple[str, ...]] = {}  # owner, group -> lists
 
@@ -88,12 +105,12 @@ class AccessKey:
 
 
 def access_key(conf: PlanConf) -> AccessKey | None:
-    """The AccessKey of a configuration, None when no queue or PE limits access (the
-    category key then stays as it was, and planning as fast)."""
+    """The AccessKey of a configuration, None when no queue, host or PE limits access
+    (the category key then stays as it was, and planning as fast)."""
     lists: set[str] = set()
     projects: set[str] = set()
     limited = False
-    for qi in conf.instances:
+    for qi in [*conf.instances, *conf.host_access.values()]:
         lists.update(qi.user_lists, qi.xuser_lists)
         if qi.projects or qi.xprojects:
             limited = True

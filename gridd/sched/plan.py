@@ -35,7 +35,14 @@ from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
-from gridd.sched.access import AccessKey, access_key, allowed, pe_refusal, queue_refusal
+from gridd.sched.access import (
+    AccessKey,
+    access_key,
+    allowed,
+    host_refusal,
+    pe_refusal,
+    queue_refusal,
+)
 from gridd.sched.levels import (
     Levels,
     build_levels,
@@ -697,11 +704,17 @@ class Cycle:
     def _excluded(self, job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
                   groups: Mapping[str, list[str]]) -> list[str]:
         """Why the job may never run in the instance, whatever it has free (none: it may).
-        Its owner's access (and its project's) is judged first, as Grid Engine judges the
-        cluster queue before its instances. A job that may run for ever never goes where
+        Its owner's access (and its project's) is judged first: the cluster queue's, then
+        the global host's and the host's, as Grid Engine judges the cluster queue before
+        its instances. A job that may run for ever never goes where
         an advance reservation holds slots: it could still run when the AR starts."""
         if self.access is not None:
             refused = queue_refusal(qi, job.owner, job.group, job.project, self.conf.usersets)
+            for host in ("global", qi.host):
+                access = self.conf.host_access.get(host)
+                if refused is None and access is not None:
+                    refused = host_refusal(host, access, job.owner, job.group, job.project,
+                                           self.conf.usersets)
             if refused:
                 return [refused]
         if not qi.batch:

@@ -237,3 +237,28 @@ def test_the_global_access_lists_and_projects_at_submission(cell: Cell, tmp_path
     assert (res.returncode, res.stderr) == (
         1, "Unable to run job: job rejected: no project assigned to job\nExiting.\n")
     qsub(cell, "root", "-h", "-P", "p2")
+
+
+def test_execution_host_access_lists_and_projects(cell: Cell, tmp_path: Path):
+    """An execution host's xuser_lists and projects keep jobs off it, with 8.1.9's lines
+    in qsub -w v and qstat -j (seen on a real 8.1.9 started here)."""
+    cell.ok("qconf", "-au", "user1", "okusers")
+    for host in ("node1", "node2"):
+        cell.ok("qconf", "-mattr", "exechost", "xuser_lists", "okusers", host)
+    res = as_user(cell, "user1", "qsub", "-w", "v", *SLEEP)
+    assert res.returncode == 1 and 'has no permission for host "node1"' in res.stderr
+    job = qsub(cell, "user1")
+    wait_for(lambda: 'has no permission for host "node2"' in reasons(cell, job),
+             what="the reason in qstat -j")
+    cell.ok("qconf", "-rattr", "exechost", "xuser_lists", "NONE", "node2")
+    wait_for(lambda: state(cell, job) == "r", what="the job running on node2")
+
+    project = tmp_path / "p1"
+    project.write_text("name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+    cell.ok("qconf", "-Aprj", str(project))
+    cell.ok("qconf", "-mattr", "exechost", "projects", "p1", "global")
+    res = cell.run("qsub", "-w", "v", *SLEEP)
+    assert res.returncode == 1 and ('(no project) does not have the correct project to run '
+                                    'in host "global"') in res.stderr, res.stderr
+    assert cell.ok("qsub", "-P", "p1", "-w", "v", *SLEEP) == (
+        "verification: found suitable queue(s)\n")

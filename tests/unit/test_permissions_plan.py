@@ -1,6 +1,7 @@
 """The planner's access rule: a job never goes where its owner (or its project) may not.
 
-Queue user_lists/xuser_lists and projects/xprojects, PE user_lists/xuser_lists, with the
+Queue and execution host (global included) user_lists/xuser_lists and projects/xprojects,
+PE user_lists/xuser_lists, with the
 scheduling-info lines 8.1.9 prints for them (read off a running 8.1.9 with qstat -j and
 qsub -w v): `has no permission for cluster queue "all.q"`, `(no project) does not have
 the correct project to run in cluster queue "all.q"` (8.1.9 says "(no project)" whatever
@@ -16,7 +17,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from gridd import protocol as p
-from gridd.model.cluster import Instance, PlanConf
+from gridd.model.cluster import HostAccess, Instance, PlanConf
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.plan import Cycle, Planner, verify
@@ -96,6 +97,30 @@ def test_projects_and_xprojects():
                           "in its hard queue list (-q)"]
 
 
+def test_host_access_lists_and_projects():
+    """An execution host's lists and projects, and the global host's for every host, with
+    8.1.9's lines (unlike a queue's, they name the project)."""
+    view = cell(qi("all.q@h0", slots=2), qi("all.q@h1", slots=2))
+    view.conf = msgspec.structs.replace(view.conf, usersets=usersets(), host_access={
+        "h0": HostAccess(xuser_lists=["banned"], projects=["p1"]),
+        "global": HostAccess(xprojects=["p2"])})
+    view.jobs[1] = job(1, "carol", project="p1")
+    view.jobs[2] = job(2, "alice", project="p1")
+    view.jobs[3] = job(3, "alice")
+    view.jobs[4] = job(4, "alice", project="p2")
+    plan = Planner().plan(view, 0.0)
+    assert [where(plan, n) for n in (1, 2, 3, 4)] == [["all.q@h1"], ["all.q@h0"],
+                                                      ["all.q@h1"], []]
+    assert plan.info[4] == ['(project p2) is not allowed to run in host "global" based on '
+                            "the excluded project list"]
+    assert verify(view.conf, {}, (), job(5, "carol", project="p1", queues=("all.q@h0",))) \
+        == ['has no permission for host "h0"',
+            'cannot run in queue instance "all.q@h1" because it is not contained in its '
+            "hard queue list (-q)"]
+    assert verify(view.conf, {}, (), job(6, "alice", queues=("all.q@h0",)))[0] == (
+        '(no project) does not have the correct project to run in host "h0"')
+
+
 def test_pe_user_lists():
     view = cell(qi("all.q@h0", slots=4, pe_list=["smp", "mpi"]),
                 pes=[ParallelEnv("smp", 99, PE_SLOTS, user_lists=["okusers"]),
@@ -156,8 +181,11 @@ def cells(draw: st.DrawFn) -> SchedView:
                 user_lists=draw(lists), xuser_lists=draw(lists),
                 projects=draw(projects), xprojects=draw(projects)))
     pe = ParallelEnv("pe", 99, FILL_UP, user_lists=draw(lists), xuser_lists=draw(lists))
+    hosts = {name: HostAccess(user_lists=draw(lists), xuser_lists=draw(lists),
+                              projects=draw(projects), xprojects=draw(projects))
+             for name in ("global", "h0", "h1") if draw(st.booleans())}
     conf = PlanConf(instances=instances, pes={"pe": pe}, usersets=LISTS,
-                    queue_sort_method="seqno")
+                    queue_sort_method="seqno", host_access=hosts)
     view = SchedView(conf=conf, hosts_up={"h0", "h1"})
     for job_id in range(1, draw(st.integers(1, 10)) + 1):
         owner, group = draw(st.sampled_from(OWNERS))
@@ -180,6 +208,11 @@ def test_no_job_is_placed_where_its_owner_may_not_go(view: SchedView) -> None:
             qi_ = instances[name]
             assert allowed(qi_.user_lists, qi_.xuser_lists, job_.owner, job_.group, LISTS)
             assert project_allowed(qi_.projects, qi_.xprojects, job_.project)
+            for host in ("global", qi_.host):
+                limits = view.conf.host_access.get(host, HostAccess())
+                assert allowed(limits.user_lists, limits.xuser_lists, job_.owner, job_.group,
+                               LISTS)
+                assert project_allowed(limits.projects, limits.xprojects, job_.project)
         if order.pe:
             pe = view.conf.pes[order.pe]
             assert allowed(pe.user_lists, pe.xuser_lists, job_.owner, job_.group, LISTS)
