@@ -21,6 +21,7 @@ import bisect
 import fnmatch
 import itertools
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ from gridd.sched.reserve import (
 from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
+_SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 
 
@@ -200,7 +202,9 @@ class Planner:
         conf = view.conf
         jobs = list(view.jobs.values())
         w = conf.weights()
-        nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing (the sim)
+        if not w.urgency and len({j.priority for j in jobs}) <= 1:
+            return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
+        nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing
         if w.urgency:
             resources = self._resource_urgency(conf)
             urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
@@ -588,7 +592,22 @@ class Cycle:
         if self.ars:  # jobs starting now keep clear of them from the start
             self._the_schedule()
         job_info = self.conf.job_info
-        for job in jobs:
+        pending = list(jobs)
+        thinned = job_info  # with job_info every job is looked at, for its reasons
+        i = 0
+        while i < len(pending):
+            if not thinned and not self._reserving():
+                # No more reservations this cycle: of the jobs left, those that need more
+                # slots than are free can neither start nor reserve (what is free only
+                # shrinks). One sweep leaves them out, instead of a look at each.
+                free = self.free_slots
+                pending[i:] = [j for j in itertools.islice(pending, i, None)
+                               if j.ar or j.immediate or (j.pe_min or 1) <= free]
+                thinned = True
+                if i == len(pending):
+                    break
+            job = pending[i]
+            i += 1
             if job.ar:
                 self._run_in_ar(job, plan)
                 continue
@@ -932,8 +951,12 @@ class Cycle:
 
     def _may_reserve(self, job: p.SchedJob) -> bool:
         """-R y, not -now y, and the cycle's reservations below max_reservation."""
+        return job.reserve and not job.immediate and self._reserving()
+
+    def _reserving(self) -> bool:
+        """Whether the cycle's reservations are below max_reservation."""
         made = 0 if self.schedule is None else self.schedule.reserved
-        return job.reserve and not job.immediate and made < self.conf.max_reservation
+        return made < self.conf.max_reservation
 
     def _clear_of_reservations(self, cat: _Category,
                                placed: list[tuple[tuple[Level, Level, Level], int]],

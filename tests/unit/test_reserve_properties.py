@@ -442,6 +442,20 @@ def test_no_start_delays_an_earlier_reservation(view: SchedView) -> None:
         assert again.reserved.get(job_id) == (start, granted), (job_id, sorted(later))
 
 
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_job_info_changes_nothing_but_the_reasons(view: SchedView) -> None:
+    """Without schedd_job_info the planner passes over jobs that cannot start or reserve
+    without matching them (and once no reservation is left, over all such jobs at once):
+    what it decides must be what it decides when it looks at every job for its reasons."""
+    decided = []
+    for job_info in (True, False):
+        view.conf = msgspec.structs.replace(view.conf, job_info=job_info)
+        plan = Planner().plan(view, NOW)
+        decided.append((plan.orders, plan.reserved, plan.unschedulable, plan.schedule))
+    assert decided[0] == decided[1]
+
+
 @settings(max_examples=400, deadline=None)
 @given(scenarios())
 @example(full_instance_passed_over())
