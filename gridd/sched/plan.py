@@ -262,7 +262,8 @@ class Planner:
 
         def allowed(qi: Instance) -> bool:
             return qi.name not in unlimited and all(
-                admits(qi, user, conf.usersets) for user in place.users) and (
+                admits(qi, user, conf.usersets) and _host_admits(conf, qi.host, user)
+                for user in place.users) and (
                 qi.interactive or not place.interactive) and (
                 not place.checkpoint or place.checkpoint in qi.ckpt_list)
 
@@ -349,6 +350,14 @@ def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
     if user.startswith("@"):
         return True
     return allowed(qi.user_lists, qi.xuser_lists, user, "", usersets)
+
+
+def _host_admits(conf: PlanConf, host: str, user: str) -> bool:
+    """Whether the global host's and the host's access lists let a user of an advance
+    reservation's access list in (as `admits` judges them)."""
+    return user.startswith("@") or all(
+        allowed(access.user_lists, access.xuser_lists, user, "", conf.usersets)
+        for name in ("global", host) if (access := conf.host_access.get(name)) is not None)
 
 
 class _PeOpen(NamedTuple):

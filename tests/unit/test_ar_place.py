@@ -7,6 +7,7 @@ from gridd import protocol as p
 from gridd.master import ars
 from gridd.master.core import Effects, Master
 from gridd.model.ar import ArSpec
+from gridd.model.config import Userset
 from tests.unit.test_master_core import make_master
 
 NOW = 1_795_327_142.0
@@ -61,3 +62,19 @@ def test_malformed_requests_are_refused_not_raised() -> None:
                            NOW, Effects())
         assert isinstance(reply, p.Error), (kw, reply)
     assert not m.s.ars
+
+
+def test_the_hosts_access_lists_keep_an_ar_off_hosts_its_users_may_not_use() -> None:
+    m = make_master(hosts=2, slots=1)
+    m.s.config.usersets["banned"] = Userset("banned", entries=["alice"])
+    m.s.config.exechosts["node1"].xuser_lists = "banned"
+    m.refresh_views()
+    reply = qrsub(m, users=["alice"])
+    assert isinstance(reply, p.Ok), reply
+    (ar,) = m.s.ars.values()
+    assert ar.granted == [("all.q@node2", 1)]
+    m.s.config.exechosts["global"].xuser_lists = "banned"
+    m.refresh_views()
+    assert qrsub(m, users=["alice"]) == p.Error(
+        text="advance_reservation: no suitable queues")
+    assert isinstance(qrsub(m, users=["bob"]), p.Ok)
