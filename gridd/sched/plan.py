@@ -95,8 +95,8 @@ class Plan:
 class Carried:
     """What a cycle leaves the next while the configuration stays the same object: the
     levels with nothing running (for the loads they were built with), per running task
-    where it holds what, and the diagrams of the running tasks (for the loads too; a cycle
-    under resource quotas makes its own), and what the categories of the last cycle
+    where it holds what, and the diagrams of the running tasks (a cycle under resource
+    quotas makes its own), and what the categories of the last cycle
     were whatever was booked (while the loads and the instances open to jobs and to
     reservations stay too: a cell replayed by `gridd sim` plans the same jobs run after
     run)."""
@@ -133,8 +133,8 @@ class Carried:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
             self.statics, self.standing = {}, Standing()
             self.access = access_key(conf)
-        if loads != self.loads:
-            self.empty, self.order, self.standing = None, None, Standing()
+        if loads != self.loads:  # (what consumables hold is configured: no diagram changes)
+            self.empty, self.order = None, None
             self.loads = {host: dict(values) for host, values in loads.items()}
             self.statics = {}
 
@@ -734,8 +734,8 @@ class Cycle:
         """Why the job may never run in the instance, whatever it has free (none: it may).
         Its owner's access (and its project's) is judged first: the cluster queue's, then
         the global host's and the host's, as Grid Engine judges the cluster queue before
-        its instances. A job that may run for ever never goes where
-        an advance reservation holds slots: it could still run when the AR starts."""
+        its instances. A job that may run for ever never goes where an advance reservation
+        holds slots: it could still run when the AR starts."""
         if self.access is not None:
             refused = queue_refusal(qi, job.owner, job.group, job.project, self.conf.usersets)
             for host in ("global", qi.host):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import msgspec
 
@@ -98,6 +99,40 @@ def test_standing_keeps_only_whole_amounts() -> None:
     half = Booking(2, 1, "RUNNING", 0.0, 10.0, (Use("Q", "q@h", "mem", 0.5),))
     assert not standing.follow({1: whole, 2: half}, lambda use: 8.0)
     assert standing.bookings == {} and standing.diagrams == {}
+
+
+def test_a_planner_carried_over_changing_loads_plans_as_a_new_one() -> None:
+    """Cycle after cycle, with load reports changing (a host reporting for the first
+    time too), tasks ending and the plan's orders starting: the planner that carries its
+    diagrams and the rest plans what a new planner plans, schedule file included."""
+    rng = random.Random(3)
+    view = cell(qi("all.q@h0", slots=3, h_rt="INFINITY"), qi("all.q@h1", slots=3,
+                                                            h_rt="INFINITY"),
+                global_values={"license": "4"}, host_values={"h1": {"slots": "2"}})
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=3, monitor=True,
+                                        duration_offset=0.0)
+    carried = Planner()
+    now = NOW
+    seen: Counter[str] = Counter()
+    for step in range(60):
+        now += rng.choice([1.0, 30.0, 100.0])
+        view.loads = {host: {"np_load_avg": f"{rng.random():.2f}"}
+                      for host in ("h0", "h1", *(("h9",) if step > 20 else ()))}
+        for key in [k for k, t in view.running.items() if t.start + 120 <= now]:
+            del view.running[key]
+        for number in range(step * 3, step * 3 + rng.randint(0, 3)):
+            view.jobs[number] = rr(number, rng.randint(0, 2), rng.choice([50, 200]),
+                                   submit=now)
+        plan = carried.plan(view, now)
+        again = Planner().plan(view, now)
+        assert (plan.orders, plan.reserved, plan.schedule) == (
+            again.orders, again.reserved, again.schedule), step
+        seen.update(["starts"] * bool(plan.orders) + ["reservations"] * bool(plan.reserved))
+        for order in plan.orders:
+            job = view.jobs.pop(order.job_id)
+            view.running[(order.job_id, 1)] = Running(order.job_id, 1, job.hard,
+                                                      order.granted, order.pe, start=now)
+    assert seen["starts"] >= 10 and seen["reservations"] >= 10, seen
 
 
 def test_license_example_first_cycle_starts_l4_and_reserves_l5_then_l1() -> None:
