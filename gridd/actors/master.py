@@ -33,7 +33,7 @@ import zmq
 from gridd import keys, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
-from gridd.master import ars, reporting
+from gridd.master import ars, permissions, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
 from gridd.master.identity import stamp
@@ -408,9 +408,8 @@ class MasterActor:
             case p.DbAnswer() if source == ACCT:
                 client, msg.client = msg.client, b""
                 fx.replies.append((client, msg))
-            case p.DbExport() if source == CLIENT and not self._manager(user):
-                # The master's user writes the files, where the client says.
-                reply = _not_manager(user)
+            case p.DbExport() if source == CLIENT and (refused := self._unless_manager(user)):
+                reply = refused  # the master's user writes the files, where the client says
             case p.DbQuery() | p.DbExport() if source == CLIENT:
                 msg.client = ident  # the accounting actor answers; its answer comes back
                 self._send_now(self.acct, msg)
@@ -442,8 +441,8 @@ class MasterActor:
                 reply = self._spool_request(msg)
             case p.Ping():
                 reply = p.Ok()
-            case p.Shutdown() if not self._manager(user):
-                reply = _not_manager(user)
+            case p.Shutdown() if refused := self._unless_manager(user):
+                reply = refused
             case p.Shutdown():
                 reply = p.Ok(lines=["master shutting down"])
                 self.stopping.set()
@@ -462,15 +461,17 @@ class MasterActor:
             reply.rid = msg.rid
             fx.replies.append((ident, reply))
 
-    def _manager(self, user: str | None) -> bool:
-        """Whether the client may do what only managers may; on a cell without security
-        nobody is known, and everybody may."""
-        return user is None or user in self.master.s.config.managers
+    def _unless_manager(self, user: str | None) -> p.Error | None:
+        """The refusal of what only managers may do, None when the client may; on a cell
+        without security nobody is known, and everybody may."""
+        if user is None or permissions.is_manager(self.master.s.config, user):
+            return None
+        return p.Error(text=permissions.must_be_manager(user))
 
     def _spool_request(self, msg: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool; here, between two transactions, it is consistent."""
-        if msg.user not in self.master.s.config.managers:
-            return p.Error(text=f'denied: "{msg.user}" must be manager for this operation')
+        if not permissions.is_manager(self.master.s.config, msg.user):
+            return p.Error(text=permissions.must_be_manager(msg.user))
         try:
             if msg.action == "check":
                 return p.Ok(lines=spool_admin.check(self.spool))
@@ -584,10 +585,6 @@ def _described(peer: Peer | None, ident: bytes) -> str:
     if peer is None:
         return repr(ident)
     return f"{peer.user_id or 'anonymous'}@{peer.host} ({ident.hex()})"
-
-
-def _not_manager(user: str | None) -> p.Error:
-    return p.Error(text=f'denied: "{user}" must be manager for this operation')
 
 
 def _machine_name(base: Path) -> str:
