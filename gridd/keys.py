@@ -50,7 +50,7 @@ class KeyPair(NamedTuple):
 
 
 def keys_dir(base: str | os.PathLike[str] | None = None) -> str:
-    return os.path.join(base or paths.root_dir(), "common", "keys")
+    return os.path.join(paths.common_dir(base), "keys")
 
 
 def key_file(base: str | os.PathLike[str] | None, kind: str, name: str = "") -> str:
@@ -86,7 +86,7 @@ def set_security(base: str | os.PathLike[str], mode: str) -> None:
 
 
 def _security_file(base: str | os.PathLike[str] | None) -> str:
-    return os.path.join(base or paths.root_dir(), "common", "security")
+    return os.path.join(paths.common_dir(base), "security")
 
 
 def read_public(path: str) -> bytes:
@@ -192,11 +192,16 @@ def ensure(base: str | os.PathLike[str], kind: str, name: str = "",
            owner: tuple[int, int] | None = None) -> bool:
     """Make the key pair unless it exists; True when it was made."""
     path = key_file(base, kind, name)
-    if os.path.exists(path) and os.path.exists(path + SECRET_SUFFIX):
+    if has_pair(path):
         return False
     make_dirs(base)
     create(path, owner)
     return True
+
+
+def has_pair(path: str) -> bool:
+    """Whether both files of the key pair at `path` (its public key file) are there."""
+    return os.path.exists(path) and os.path.exists(path + SECRET_SUFFIX)
 
 
 def make_dirs(base: str | os.PathLike[str]) -> None:

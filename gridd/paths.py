@@ -19,9 +19,14 @@ def root_dir() -> str:
     return os.path.abspath(os.environ.get("GRIDD_ROOT") or os.path.expanduser("~/.gridd"))
 
 
+def common_dir(base: str | os.PathLike[str] | None = None) -> str:
+    """`common` as a str, for what client commands read (the endpoint, their key)."""
+    return os.path.join(base or root_dir(), "common")
+
+
 def endpoint_location(base: str | os.PathLike[str] | None = None) -> str:
     """Like act_qmaster: the file naming the address clients and execds use."""
-    return os.path.join(base or root_dir(), "common", "master_endpoint")
+    return os.path.join(common_dir(base), "master_endpoint")
 
 
 def root() -> Path:

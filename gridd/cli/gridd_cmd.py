@@ -223,7 +223,7 @@ def _keys(base: Path, args: argparse.Namespace) -> int:
         return 1
     kind = keys.USERS if args.what == "user" else keys.HOSTS
     path = keys.key_file(base, kind, args.name)
-    if os.path.exists(path) and os.path.exists(path + keys.SECRET_SUFFIX) and not args.renew:
+    if keys.has_pair(path) and not args.renew:
         print(f"gridd: {args.what} {args.name} has a key pair already ({path}); --renew "
               "replaces it")
         return 0
