@@ -11,7 +11,7 @@ from gridd import protocol as p
 from gridd.cli.common import current_group, current_user, read_text
 from gridd.cli.qsub_args import USAGE, QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
-from gridd.formats.requests import format_task_range
+from gridd.formats.requests import format_task_range, submitted_line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,11 +60,8 @@ def _submit(client: Client, req: QsubRequest) -> int:
         print(line, file=sys.stderr)
     if req.terse:
         print(f"{job_id}.{format_task_range(reply.array)}" if reply.array else job_id)
-    elif reply.array:
-        print(f'Your job-array {job_id}.{format_task_range(reply.array)} ("{reply.name}") '
-              "has been submitted")
     else:
-        print(f'Your job {job_id} ("{reply.name}") has been submitted')
+        print(submitted_line(job_id, reply.name, reply.array))
     sys.stdout.flush()
     code = 0
     if req.now:

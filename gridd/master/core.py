@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.formats.requests import format_task_range
+from gridd.formats.requests import TaskIdError, submitted_line
 from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
@@ -324,7 +324,8 @@ class Master:
         self.announce(job, fx)
         reporting.new_job(self, job, now, fx)
         if lead:
-            return _unable([*lead, *warnings, _submitted(job_id, spec)])
+            return _unable([*lead, *warnings,
+                            submitted_line(job_id, spec.name, spec.array)])
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
 
     def _rights(self, spec: JobSpec) -> str | None:
@@ -426,7 +427,7 @@ class Master:
         """What is wrong with a task range (qsub checks it too, but a request may come from
         any client), and whether it has more tasks than max_aj_tasks (0: no limit) allows."""
         if first < 1:
-            return f"{first} is an invalid task id"
+            return str(TaskIdError(first))
         if step < 1 or last < first:
             return f"{first}-{last}:{step} is an invalid task range"
         most = views.to_int(self.s.config.conf.max_aj_tasks)
@@ -1126,14 +1127,6 @@ def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]
 def _unable(lines: list[str]) -> p.Error:
     """A refused submission as qsub prints it (exit code 1)."""
     return p.Error(text="Unable to run job: " + "\n".join(lines))
-
-
-def _submitted(job_id: int, spec: JobSpec) -> str:
-    """qsub's confirmation, as it appears inside an answer that is not a Submitted."""
-    if spec.array:
-        return (f'Your job-array {job_id}.{format_task_range(spec.array)} ("{spec.name}") '
-                "has been submitted")
-    return f'Your job {job_id} ("{spec.name}") has been submitted'
 
 
 def _copy(config: Configuration) -> Configuration:
