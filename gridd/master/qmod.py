@@ -15,7 +15,6 @@ from gridd import protocol as p
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
-from gridd.model.objects import words
 from gridd.sched.plan import queue_matches
 
 if TYPE_CHECKING:
@@ -77,13 +76,7 @@ def _instances(master: Master, ref: str) -> list[Instance]:
 def _may_modify(master: Master, user: str, qi: Instance) -> bool:
     """Operators and managers may change any queue instance's state, the users its
     owner_list names their own."""
-    if permissions.is_operator(master.s.config, user):
-        return True
-    queue = master.s.config.queues.get(qi.queue)
-    if queue is None:
-        return False
-    groups = [g for g, members in master.plan.hostgroups.items() if qi.host in members]
-    return user in words(queue.value_for("owner_list", qi.host, groups))
+    return permissions.is_operator(master.s.config, user) or user in qi.owner_list
 
 
 def _queue_action(master: Master, action: str, qi: Instance, req: p.Qmod, now: float,

@@ -136,6 +136,7 @@ def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTabl
         ckpt_list=words(value("ckpt_list")),
         user_lists=words(value("user_lists")), xuser_lists=words(value("xuser_lists")),
         projects=words(value("projects")), xprojects=words(value("xprojects")),
+        owner_list=words(value("owner_list")),
     )
 
 

@@ -69,6 +69,7 @@ class Instance(msgspec.Struct, kw_only=True):
     xuser_lists: list[str] = msgspec.field(default_factory=list)  # and kept out
     projects: list[str] = msgspec.field(default_factory=list)  # projects let in
     xprojects: list[str] = msgspec.field(default_factory=list)  # and kept out
+    owner_list: list[str] = msgspec.field(default_factory=list)  # users who may qmod it
 
 
 class HostAccess(msgspec.Struct, kw_only=True):

@@ -322,6 +322,7 @@ def test_queue_states_are_for_operators_managers_and_the_queues_owners():
     assert qmod(m, "opal", "d", "all.q@node1").lines == [
         'opal@vm changed state of "all.q@node1" (disabled)']
     m.s.config.queues["all.q"].owner_list = "NONE,[node2=bob]"
+    m.refresh_views()  # as a qconf change does
     reply = qmod(m, "bob", "e", "all.q")
     assert reply.lines == ['bob - you have no permission to modify queue "all.q@node1"',
                            'Queue instance "all.q@node2" is already in the specified '
