@@ -110,11 +110,11 @@ def access_key(conf: PlanConf) -> AccessKey | None:
     lists: set[str] = set()
     projects: set[str] = set()
     limited = False
-    for qi in [*conf.instances, *conf.host_access.values()]:
-        lists.update(qi.user_lists, qi.xuser_lists)
-        if qi.projects or qi.xprojects:
+    for holder in [*conf.instances, *conf.host_access.values()]:
+        lists.update(holder.user_lists, holder.xuser_lists)
+        if holder.projects or holder.xprojects:
             limited = True
-            projects.update(qi.projects, qi.xprojects)
+            projects.update(holder.projects, holder.xprojects)
     for pe in conf.pes.values():
         lists.update(pe.user_lists, pe.xuser_lists)
     if not lists and not limited:

@@ -5,8 +5,8 @@ configuration changed; the tracker narrows that to the objects whose content dif
 what was last spooled: of a touched job, the header and the tasks that changed (a task
 starting in a 10,000-task array writes one task, not the array); of a touched task, that
 task alone (nor are the others compared); of a changed configuration, the qconf objects
-that differ. It compares msgpack encodings (of the configuration, which
-is small, kept whole; of jobs, as 16-byte digests).
+that differ. It compares msgpack encodings (of the configuration, which is small, kept
+whole; of jobs, as 16-byte digests).
 """
 
 from __future__ import annotations

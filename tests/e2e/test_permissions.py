@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Cell, wait_for
-from tests.e2e.test_advance_reservation import set_global_conf
+from tests.e2e.test_advance_reservation import job_state, set_global_conf
 from tests.e2e.test_ar_users import readable_cell
 from tests.e2e.test_rqs_examples import as_user, people, reasons
 
@@ -39,17 +39,9 @@ def qsub(cell: Cell, user: str, *args: str) -> int:
     return int(res.stdout.split()[2].partition(".")[0])
 
 
-def state(cell: Cell, job: int) -> str | None:
-    for line in cell.ok("qstat", "-u", "*").splitlines()[2:]:
-        fields = line.split()
-        if fields[0] == str(job):
-            return fields[4]
-    return None
-
-
 def test_only_the_owner_an_operator_or_a_manager_touches_a_job(cell: Cell):
     job = qsub(cell, "root")
-    wait_for(lambda: state(cell, job) == "r", what="root's job running")
+    wait_for(lambda: job_state(cell, job) == "r", what="root's job running")
     res = as_user(cell, "roland", "qdel", str(job))
     assert (res.returncode, res.stdout) == (
         1, f'roland - you do not have the necessary privileges to delete the job "{job}"\n')
@@ -63,7 +55,7 @@ def test_only_the_owner_an_operator_or_a_manager_touches_a_job(cell: Cell):
     res = as_user(cell, "roland", "qmod", "-d", "all.q@node1")
     assert (res.returncode, res.stdout) == (
         1, 'roland - you have no permission to modify queue "all.q@node1"\n')
-    assert state(cell, job) == "r"
+    assert job_state(cell, job) == "r"
     assert cell.ok("qmod", "-e", "all.q@node1") == (
         'Queue instance "all.q@node1" is already in the specified state: enabled\n')
     cell.ok("qconf", "-ao", "roland")  # an operator may
@@ -147,12 +139,12 @@ def test_access_lists_at_submission_and_at_dispatch(cell: Cell):
     assert res.stderr.endswith('has no permission for cluster queue "all.q"\n'
                                "verification: no suitable queues\nExiting.\n")
     theirs = qsub(cell, "root")
-    wait_for(lambda: state(cell, theirs) == "r", what="root's job running")
+    wait_for(lambda: job_state(cell, theirs) == "r", what="root's job running")
     wait_for(lambda: 'has no permission for cluster queue "all.q"' in reasons(cell, job),
              what="the reason in qstat -j")
-    assert state(cell, job) == "qw"
+    assert job_state(cell, job) == "qw"
     cell.ok("qconf", "-au", "roland", "okusers")  # let in: it runs
-    wait_for(lambda: state(cell, job) == "r", what="roland's job running")
+    wait_for(lambda: job_state(cell, job) == "r", what="roland's job running")
 
     cell.ok("qconf", "-rattr", "pe", "user_lists", "okusers", "smp")
     cell.ok("qconf", "-du", "roland", "okusers")
@@ -251,7 +243,7 @@ def test_execution_host_access_lists_and_projects(cell: Cell, tmp_path: Path):
     wait_for(lambda: 'has no permission for host "node2"' in reasons(cell, job),
              what="the reason in qstat -j")
     cell.ok("qconf", "-rattr", "exechost", "xuser_lists", "NONE", "node2")
-    wait_for(lambda: state(cell, job) == "r", what="the job running on node2")
+    wait_for(lambda: job_state(cell, job) == "r", what="the job running on node2")
 
     project = tmp_path / "p1"
     project.write_text("name p1\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
