@@ -154,6 +154,105 @@ class Carried:
         return self.empty
 
 
+@dataclass(slots=True, eq=False)
+class _Resumable:
+    """The last cycle, for the next to go on with instead of starting over: when all
+    that happened since is that its orders started and jobs arrived that come after every
+    job it left waiting. Nothing was released, so what it found still holds: a new cycle
+    would refuse the jobs it left waiting again, in the same order, and reserve for them
+    at the same times, as long as no diagram changes in between (no task reaching its
+    expected end, no reservation beginning). Planning the new jobs in it is then planning
+    them in a new cycle, at the cost of the new jobs alone: most instants of a replayed
+    trace (`gridd sim`) are arrivals, and so are a quiet cell's new submissions."""
+
+    cycle: Cycle
+    now: float
+    states: Mapping[str, str]  # the instances' states, which the next three decide:
+    loads: dict[str, dict[str, str]]  # the loads its levels were made for (Carried's copy)
+    hosts_up: set[str]  # the view's own: it replaces them when they change
+    flags: dict[str, str]
+    left: list[p.SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
+    running: list[Running]  # what runs, as the view lists it, once the orders started
+    orders: list[p.Order]  # what the last run started
+    reserved: dict[int, tuple[float, Granted]]
+    horizon: float = math.inf  # when a diagram first changes
+    looked: int = 0  # bookings of the schedule the horizon has taken in
+
+    @classmethod
+    def after(cls, cycle: Cycle, view: SchedView, order: list[p.SchedJob], plan: Plan,
+              states: Mapping[str, str]) -> _Resumable | None:
+        """The cycle as one to go on with, if it may be: not under resource quotas, not
+        with reasons or the schedule file to make for every job, and with diagrams made
+        if it keeps them. (Called for every cycle: it costs little.)"""
+        left = _still_waiting(order, plan, view.jobs)
+        if (left is None or cycle.conf.monitor or cycle.conf.job_info
+                or cycle.quotas is not None or (cycle.schedule is None and cycle.keeps_starts)):
+            return None
+        return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
+                   left, cycle.running, plan.orders, plan.reserved)
+
+    def resume(self, view: SchedView, now: float, order: list[p.SchedJob]) -> Plan | None:
+        """The plan for `order`, gone on with from this cycle; None when it may not be.
+        (The view's running tasks are in the order they started: none ended, so the
+        first are those the cycle knew.)"""
+        cycle, left, orders = self.cycle, self.left, self.orders
+        running = view.running
+        if (left is None or view.conf is not cycle.conf or view.ars or now < self.now
+                or len(running) != len(self.running) + len(orders) or len(order) < len(left)
+                or view.hosts_up is not self.hosts_up or view.flags is not self.flags
+                or cycle.carried.loads is not self.loads or view.loads != self.loads):
+            return None
+        self._follow()
+        # A task within a second of its expected end is taken to end then
+        # (Cycle._the_schedule): that would change its diagrams.
+        if now > self.horizon - 1 or order[:len(left)] != left:
+            return None
+        tasks = list(running.values())
+        if tasks[:len(self.running)] != self.running:
+            return None
+        for o in orders:
+            task = running.get((o.job_id, o.task_id))
+            if task is None or task.start != self.now or task.granted != o.granted \
+                    or task.pe != o.pe:
+                return None
+        new = order[len(left):]
+        plan = cycle.go_on(now, new, self.states)
+        self.reserved = plan.reserved = self.reserved | plan.reserved
+        more = _still_waiting(new, plan, view.jobs)
+        self.left = None if more is None else left + more
+        self.running, self.now, self.orders = tasks, now, plan.orders
+        return plan
+
+    def _follow(self) -> None:
+        """Take in the bookings made since the horizon was last lowered."""
+        schedule = self.cycle.schedule
+        if schedule is None or self.looked == len(schedule.bookings):
+            return
+        horizon = self.horizon
+        for booking in itertools.islice(schedule.bookings, self.looked, None):
+            horizon = min(horizon, booking.start if booking.state == RESERVING
+                          else booking.start + booking.duration)
+        self.horizon, self.looked = horizon, len(schedule.bookings)
+
+
+def _still_waiting(order: list[p.SchedJob], plan: Plan, jobs: Mapping[int, p.SchedJob]
+                   ) -> list[p.SchedJob] | None:
+    """The jobs of a run's order still waiting after it: not those all of whose tasks
+    started, nor immediate jobs that could not (they are gone). None when an immediate
+    job started some of its tasks: the next cycle would give up on the others. Asked
+    before the view hears of the orders."""
+    done = set(plan.unschedulable)
+    if plan.orders:
+        started = Counter(o.job_id for o in plan.orders)
+        for number, n in started.items():
+            job = jobs[number]
+            if n >= len(job.pending):
+                done.add(number)
+            elif job.immediate:
+                return None
+    return [job for job in order if job.job_id not in done] if done else order
+
+
 class Planner:
     """Plans cycles; compiled requests live as long as the complex table does."""
 
@@ -164,6 +263,7 @@ class Planner:
         self._carried = Carried()
         self._urgency: ResourceUrgency | None = None
         self._urgency_of: object = None
+        self._last: _Resumable | None = None
 
     def matcher(self, conf: PlanConf) -> Matcher:
         if self._matcher is None or self._complexes is not conf.complexes:
@@ -174,6 +274,13 @@ class Planner:
         """Decide which pending tasks start now. The view is left alone: the master
         answers with events that carry the orders' effects. `categories=False` is the
         slow reference the caches must agree with (see Cycle)."""
+        order = self.order(view, now)
+        last, self._last = self._last, None
+        if last is not None and categories:
+            plan = last.resume(view, now, order)
+            if plan is not None:
+                self._last = last
+                return plan
         # Tasks in advance reservations hold what their AR holds, not the cell's (those of
         # an AR that is over hold their own until they end).
         running, in_ars = _apart(view.running.values(), view.ars) if view.ars else (
@@ -194,7 +301,10 @@ class Planner:
                       in_ars=in_ars)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
-        return cycle.run(self.order(view, now))
+        plan = cycle.run(order)
+        if categories and not view.ars:
+            self._last = _Resumable.after(cycle, view, order, plan, states)
+        return plan
 
     def order(self, view: SchedView, now: float) -> list[p.SchedJob]:
         """The pending jobs in priority order (gridd.model.priority; urgency normalised
@@ -531,7 +641,7 @@ class Cycle:
         self.loads = loads
         self.running = running
         self.schedule: Schedule | None = None
-        self._keep_starts = conf.max_reservation > 0 or conf.monitor
+        self.keeps_starts = conf.max_reservation > 0 or conf.monitor
         self._started: list[tuple[int, int, _Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
         self._quota_reserved = False  # a reservation holds quota
@@ -544,13 +654,13 @@ class Cycle:
         if carried is None:  # else the planner has made it follow this cycle's cell
             carried = Carried()
             carried.follow_cell(conf, loads)
-        self._carried = carried
+        self.carried = carried
         # Whose jobs may go where: judged for jobs; an AR's access list is judged by
         # grant_ar itself (its owner need not be on it).
         self.access = None if granting else carried.access
-        self.usable, self.open = self._usable(self._carried.ordered(loads, self._ordered),
+        self.usable, self.open = self._usable(self.carried.ordered(loads, self._ordered),
                                               states)
-        self._carried.follow(self.usable, self.open, self.ar_instances)
+        self.carried.follow(self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
         self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
@@ -595,6 +705,18 @@ class Cycle:
         return usable, open_
 
     # ---- the cycle ---------------------------------------------------------------------
+
+    def go_on(self, now: float, jobs: Iterable[p.SchedJob], states: Mapping[str, str]
+              ) -> Plan:
+        """Plan jobs that come after all the cycle has planned, later (see _Resumable):
+        what it started since runs, so some instances may be full now."""
+        self.now = now
+        if self.schedule is not None:
+            self.schedule.move_to(now)
+        self.global_info = []
+        self._usable(self.carried.ordered(self.loads, self._ordered), states)
+        return self.run(jobs)
+
 
     def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
         plan = Plan(global_info=self.global_info)
@@ -692,7 +814,7 @@ class Cycle:
     def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
                       ) -> _Category:
         """A category for the cycle, from what the last cycle knew of it if it can."""
-        carried = self._carried
+        carried = self.carried
         static = None if key is None else carried.before.get(key)
         if static is None:
             static = self._static(job)
@@ -723,7 +845,7 @@ class Cycle:
                 candidates.append(qi)
         # Categories that can use the same instances share one list, and with it the
         # quota signatures and what the quotas close to an asker.
-        candidates = self._carried.lists.setdefault(tuple(map(id, candidates)), candidates)
+        candidates = self.carried.lists.setdefault(tuple(map(id, candidates)), candidates)
         open_ = candidates if len(self.open) == len(self.usable) else [
             qi for qi in self.open if not self._excluded(job, pes, qi, groups)]
         return _Static(req, candidates, pes, job.soft_queues, self._duration(req), excluded,
@@ -880,7 +1002,7 @@ class Cycle:
         """Book a start in the diagrams, or remember it for when they are made."""
         if self.schedule is not None:
             self.schedule.book(self._starting(job_id, task_id, cat, granted, pe, who))
-        elif self._keep_starts:
+        elif self.keeps_starts:
             self._started.append((job_id, task_id, cat, granted, pe, who))
 
     def _starting(self, job_id: int, task_id: int, cat: _Category, granted: Granted,
@@ -914,10 +1036,10 @@ class Cycle:
     def _the_schedule(self) -> Schedule:
         """The diagrams: running tasks until their expected end, the cycle's starts."""
         if self.schedule is None:
-            known = self._carried.held
+            known = self.carried.held
             held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = {}
             # The standing diagrams hold no quota scopes: their limits are the cycle's.
-            standing = self._carried.standing if self.quotas is None else None
+            standing = self.carried.standing if self.quotas is None else None
             kept = {} if standing is None else standing.bookings
             wanted: dict[tuple[int, int, float], Booking] = {}
             for task in self.running:
@@ -953,7 +1075,7 @@ class Cycle:
             bookings += [self._starting(*started) for started in self._started]
             for booking in bookings:
                 schedule.book(booking)
-            self._carried.held = held
+            self.carried.held = held
             self._started.clear()
             self.schedule = schedule
         return self.schedule
@@ -1032,7 +1154,7 @@ class Cycle:
     def _empty_levels(self) -> Levels:
         """The levels with nothing running (the carried ones: the cycle followed the
         configuration and loads when it began)."""
-        return self._carried.empty_levels(self.conf, self.loads, self.matcher)
+        return self.carried.empty_levels(self.conf, self.loads, self.matcher)
 
     def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
                           ) -> tuple[float, Granted] | None:

@@ -235,6 +235,11 @@ class Schedule:
         # instances, ask the same of the host's and the global diagrams.
         self._earliest: dict[tuple[str, str, str, float, float, float], float] = {}
 
+    def move_to(self, now: float) -> None:
+        """Plan from a later time on (the diagrams must not change in between)."""
+        self.now = now
+        self._earliest.clear()
+
     def _diagram(self, use: Use) -> Diagram:
         key = (use.level, use.name, use.resource)
         found = self.diagrams.get(key)
