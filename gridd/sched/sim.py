@@ -9,6 +9,8 @@ ending then are gone and the jobs arriving then wait.
 A run is left out when it cannot start anything: when no waiting job asks for as few
 slots as are free. Reservations last one run and orders are the only thing a run
 leaves, so leaving it out changes nothing; it spares most of the runs of a busy trace.
+A run at an instant when jobs only arrive costs what planning the new jobs costs: the
+planner goes on with its last cycle (plan._Resumable).
 """
 
 from __future__ import annotations
