@@ -33,7 +33,7 @@ from gridd.model.ar import (
     ArSpec,
 )
 from gridd.model.cluster import PlanConf, split_instance
-from gridd.model.job import DONE, JobSpec
+from gridd.model.job import JobSpec
 from gridd.sched.plan import admits
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ def report(m: Master, record: ArRecord, fx: Effects) -> None:
 
 def jobs_of(m: Master, ar_id: int) -> list:
     return [job for job in m.s.jobs.values()
-            if job.spec.ar == ar_id and any(t.state != DONE for t in job.tasks.values())]
+            if job.spec.ar == ar_id and not m.all_done(job)]
 
 
 def booking(ar: AdvanceReservation) -> ArBooking:

@@ -114,6 +114,8 @@ class Master:
         # jobs with -hold_jid: looked at again whenever some task ends
         self.dependants: set[int] = {j.job_id for j in state.jobs.values() if j.spec.hold_jid}
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
+        # Per job, its tasks in order and how many of the first are done (see all_done).
+        self._done_first: dict[int, tuple[Job, list[Task], int]] = {}
         # What started tasks hold, by (job, task): the scheduler debits it, the master
         # checks orders against it.
         self.running: dict[tuple[int, int], Running] = {
@@ -140,7 +142,7 @@ class Master:
         self.live: dict[str, set[int]] = {}
         self.live_total = 0
         for job in state.jobs.values():
-            if _live(job):
+            if not self.all_done(job):
                 self._count_in(job)
         self._shut_out_of: dict[tuple[str, str], bool] = {}  # (owner, group) -> shut out?
         self.refresh_views()
@@ -213,7 +215,7 @@ class Master:
 
     def _predecessor_active(self, ref: str, own: int) -> bool:
         for other in self._match_jobs(ref):
-            if other.job_id != own and any(t.state != DONE for t in other.tasks.values()):
+            if other.job_id != own and not self.all_done(other):
                 return True
         return False
 
@@ -225,7 +227,7 @@ class Master:
 
     def live_jobs(self, ref: str) -> list[Job]:
         """Jobs a reference (id or name pattern) names that are not over yet."""
-        return [j for j in self._match_jobs(ref) if _live(j)]
+        return [j for j in self._match_jobs(ref) if not self.all_done(j)]
 
     def display_state(self, job: Job, task: Task) -> str:
         if task.state == PENDING and self._held_by_dependency(job):
@@ -491,7 +493,7 @@ class Master:
             targets += [
                 str(j.job_id)
                 for j in sorted(self.s.jobs.values(), key=lambda j: j.job_id)
-                if ("*" in owners or j.spec.owner in owners) and _live(j)
+                if ("*" in owners or j.spec.owner in owners) and not self.all_done(j)
             ]
         for target in targets:
             ref, _, task_part = target.partition(".")
@@ -646,7 +648,7 @@ class Master:
             selected = list(jobs.values())
         else:
             selected = list(self.s.jobs.values())
-        live = [j for j in selected if _live(j)]
+        live = [j for j in selected if not self.all_done(j)]
         return p.JobsReply(
             jobs=[self._shown(j) for j in live],
             queues=list(self.s.queues.values()),
@@ -1058,9 +1060,29 @@ class Master:
             if sj:
                 fx.sched.append(sj)
 
+    def all_done(self, job: Job) -> bool:
+        """Whether every task of the job is done. Done is final and a job never gains
+        tasks, so the tasks found done from the first on are not looked at again: an
+        array whose tasks end one after another would otherwise walk all the ended ones
+        at every end (quadratic in its size)."""
+        if len(job.tasks) == 1:
+            return next(iter(job.tasks.values())).state == DONE
+        found = self._done_first.get(job.job_id)
+        if found is not None and found[0] is job:
+            _, tasks, first = found
+        else:
+            tasks, first = list(job.tasks.values()), 0
+        while first < len(tasks) and tasks[first].state == DONE:
+            first += 1
+        if first == len(tasks):
+            self._done_first.pop(job.job_id, None)
+            return True
+        self._done_first[job.job_id] = (job, tasks, first)
+        return False
+
     def _maybe_forget(self, job: Job, fx: Effects, deleted: bool) -> None:
         """Once every task is done, answer -sync waiters; the job leaves when accounted."""
-        if any(t.state != DONE for t in job.tasks.values()):
+        if not self.all_done(job):
             return
         self._count_out(job)
         worst = max(job.tasks.values(), key=lambda t: (t.exit_status != 0, t.exit_status))
@@ -1082,7 +1104,7 @@ class Master:
         job = self.s.jobs.get(job_id)
         if job is None or self.unaccounted.get(job_id):
             return
-        if all(t.state == DONE for t in job.tasks.values()):
+        if self.all_done(job):
             del self.s.jobs[job_id]
             self.sched_info.pop(job_id, None)
             fx.gone_jobs.add(job_id)
@@ -1131,10 +1153,6 @@ def _unable(lines: list[str]) -> p.Error:
 
 def _copy(config: Configuration) -> Configuration:
     return msgspec.msgpack.decode(msgspec.msgpack.encode(config), type=Configuration)
-
-
-def _live(job: Job) -> bool:
-    return any(t.state != DONE for t in job.tasks.values())
 
 
 def _with_state(task: Task, state: str) -> Task:

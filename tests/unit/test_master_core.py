@@ -271,3 +271,24 @@ def test_a_superscript_job_reference_is_a_name_pattern_not_a_number():
     master.sched_state()  # the dependency is looked up here
     reply = master.delete(p.Delete(targets=["²"], user="alice"), 2.0, Effects())
     assert reply.lines == ['denied: job "²" does not exist'] and reply.code == 1
+
+
+def test_an_array_job_leaves_once_its_last_task_ends_in_whatever_order():
+    """The master keeps how many of a job's first tasks are done (Master.all_done): tasks
+    ending out of order must not make it think the job done early."""
+    master = make_master(hosts=1, slots=4)
+    master.submit(spec(array=(1, 4, 1)), 1.0, Effects())
+    schedule(master, 2.0)
+    job = master.s.jobs[1]
+    assert all(t.state == TRANSFERRING for t in job.tasks.values())
+    seqs = []
+    for task_id in (3, 1, 4, 2):
+        assert not master.all_done(job)
+        fx = Effects()
+        master.task_finished(p.TaskReport(job_id=1, task_id=task_id, host="node1",
+                                          start_time=2.0, end_time=3.0, exit_status=0),
+                             3.0, fx)
+        seqs += [seq for seq, _, _ in fx.outbox]
+        master.accounted(seqs[-1:], Effects())
+        assert (1 in master.s.jobs) == (task_id != 2), task_id
+    assert master.all_done(job) and len(seqs) == 4
