@@ -79,6 +79,7 @@ from gridd.sched.view import SchedView
 Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
+_MAX_STATICS = 20_000  # categories' statics kept (gridd.sched.match keeps as many requests)
 
 
 @dataclass
@@ -96,10 +97,9 @@ class Carried:
     """What a cycle leaves the next while the configuration stays the same object: the
     levels with nothing running (for the loads they were built with), per running task
     where it holds what, and the diagrams of the running tasks (a cycle under resource
-    quotas makes its own), and what the categories of the last cycle
-    were whatever was booked (while the loads and the instances open to jobs and to
-    reservations stay too: a cell replayed by `gridd sim` plans the same jobs run after
-    run)."""
+    quotas makes its own), and what categories are whatever was booked (while the loads
+    and the instances open to jobs and to reservations stay too: a cell replayed by
+    `gridd sim` plans the same jobs run after run, though not every job every run)."""
 
     conf: PlanConf | None = None
     loads: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -111,8 +111,7 @@ class Carried:
     # ids of the instances usable and open, and the instances advance reservations hold
     where: tuple[tuple[int, ...], tuple[int, ...], frozenset[str]] = ((), (), frozenset())
     standing: Standing = field(default_factory=Standing)  # the running tasks' diagrams
-    statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # this cycle's
-    before: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # the last's
+    statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # by key
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
     order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
     access: AccessKey | None = None  # what access depends on (None: nothing limits it)
@@ -120,11 +119,11 @@ class Carried:
     def follow(self, usable: list[Instance], open_: list[Instance],
                held: frozenset[str]) -> None:
         where = (tuple(map(id, usable)), tuple(map(id, open_)), held)
-        if where != self.where:
+        # (Those of categories whose jobs are gone are dropped en bloc, now and then.)
+        if where != self.where or len(self.statics) >= _MAX_STATICS:
             self.where, self.statics = where, {}
         if not self.statics:
             self.lists = {}
-        self.before, self.statics = self.statics, {}
 
     def follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
         """Forget what the configuration or the loads no longer bear out: once a cycle,
@@ -813,13 +812,12 @@ class Cycle:
 
     def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
                       ) -> _Category:
-        """A category for the cycle, from what the last cycle knew of it if it can."""
-        carried = self.carried
-        static = None if key is None else carried.before.get(key)
+        """A category for the cycle, from what earlier cycles knew of it if they can."""
+        static = None if key is None else self.carried.statics.get(key)
         if static is None:
             static = self._static(job)
-        if key is not None:
-            carried.statics[key] = static
+            if key is not None:
+                self.carried.statics[key] = static
         return _Category(static, static.req, static.candidates, static.pes,
                          static.soft_queues, static.duration, static.open,
                          dict(static.excluded))
