@@ -168,6 +168,9 @@ class Client:
     def alter(self, request: p.Alter) -> p.Ok:
         return self.request(request)
 
+    def hold(self, request: p.Hold) -> p.Ok:
+        return self.request(request)
+
     def ar_submit(self, spec: ArSpec, host: str = "") -> p.Ok:
         """qrsub: the master's answer ("Your advance reservation N has been granted")."""
         return self.request(p.ArSubmit(spec=spec, host=host))

@@ -108,6 +108,15 @@ class Alter(Msg, tag="alter"):
     ar: int | None = None  # -ar: the advance reservation to run in (0: none)
 
 
+class Hold(Msg, tag="hold"):
+    """qhold and qrls: put on or release the user hold of the named jobs' pending tasks."""
+
+    targets: list[str]  # ids or names, each maybe with a task range ("9.1-3")
+    user: str
+    host: str = ""
+    hold: bool = True  # False: release
+
+
 class QueryJobs(Msg, tag="query_jobs"):
     """Fetch jobs (all when ids is empty) with the queues and hosts that qstat shows."""
 
@@ -446,8 +455,8 @@ class DbAnswer(Msg, tag="db_answer"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | Alter | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply | Qmod
-    | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
+    | Delete | Alter | Hold | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply
+    | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
     | SchedState | SchedEvent

@@ -63,7 +63,7 @@ _REMEMBERED_ADDRESSES = 4096
 
 CLIENT, SCHED, ACCT = "client", "sched", "acct"
 # Client requests that change jobs or ARs (see _one_by_one).
-_CHANGES = (p.Submit, p.Delete, p.Alter, p.Qmod, p.ArSubmit, p.ArDelete)
+_CHANGES = (p.Submit, p.Delete, p.Alter, p.Hold, p.Qmod, p.ArSubmit, p.ArDelete)
 # What only execds send: taken only from the key of the host the message is about.
 _EXECD = (p.Register, p.LoadReport, p.TaskStarted, p.TaskFinished)
 
@@ -419,6 +419,8 @@ class MasterActor:
                 reply = m.delete(msg, now, fx)
             case p.Alter():
                 reply = m.alter(msg, now, fx)
+            case p.Hold():
+                reply = m.hold(msg, fx)
             case p.QueryJobs():
                 reply = m.query_jobs(msg, now)
             case p.WaitJob():

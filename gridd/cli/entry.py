@@ -44,6 +44,14 @@ def qalter() -> None:
     _run("qalter")
 
 
+def qhold() -> None:
+    _run("qhold")
+
+
+def qrls() -> None:
+    _run("qrls")
+
+
 def qhost() -> None:
     _run("qhost")
 

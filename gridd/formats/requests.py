@@ -98,6 +98,15 @@ def parse_task_range(text: str) -> tuple[int, int, int]:
     return first, last, step
 
 
+def task_selection(task_part: str) -> range | None:
+    """The task ids the part of a job-task identifier after its dot names ("" for all of
+    them: None); a range, not a set, since a client may name billions."""
+    if not task_part:
+        return None
+    first, last, step = parse_task_range(task_part)
+    return range(first, last + 1, step)
+
+
 def format_task_range(task_range: tuple[int, int, int]) -> str:
     """`first-last:step`, the form of `Your job-array N.1-6:2` and `qstat -j`."""
     first, last, step = task_range

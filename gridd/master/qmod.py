@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gridd import protocol as p
+from gridd.formats.requests import task_selection
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
@@ -99,7 +100,7 @@ def _queue_action(master: Master, action: str, qi: Instance, req: p.Qmod, now: f
 
 def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
                 fx: Effects) -> list[str]:
-    wanted = master.task_selection(target.partition(".")[2], job)
+    wanted = task_selection(target.partition(".")[2])
     lines = []
     for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
         if wanted is not None and task.task_id not in wanted:

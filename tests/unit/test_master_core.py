@@ -292,3 +292,19 @@ def test_an_array_job_leaves_once_its_last_task_ends_in_whatever_order():
         master.accounted(seqs[-1:], Effects())
         assert (1 in master.s.jobs) == (task_id != 2), task_id
     assert master.all_done(job) and len(seqs) == 4
+
+
+def test_hold_is_for_the_owner_operators_and_managers():
+    master = make_master()
+    master.submit(spec(array=(1, 4, 1)), 1.0, Effects())
+    other = master.hold(p.Hold(targets=["1"], user="bob"), Effects())
+    assert (other.lines, other.code) == (
+        ['denied: "bob" must be at least owner of job 1 to change job attributes'], 18)
+    fx = Effects()
+    held = master.hold(p.Hold(targets=["1.2-3"], user="root"), fx)
+    assert (held.lines, held.code) == (["modified hold of job-array task 1.2",
+                                        "modified hold of job-array task 1.3"], 0)
+    assert fx.dirty_tasks == {(1, 2), (1, 3)} and fx.sched[0].pending == [1, 4]
+    mine = master.hold(p.Hold(targets=["1"], user="alice", hold=False), Effects())
+    assert mine.lines == ["modified hold of job-array task 1.2",
+                          "modified hold of job-array task 1.3"]

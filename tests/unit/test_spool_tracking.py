@@ -168,7 +168,8 @@ def test_what_the_effects_name_keeps_the_spool_equal_to_the_state() -> None:
     qmod on jobs and queues, execd reconciliation and accounting, with the tracker
     filling a spool after every step from the effects alone: read back, the spool is
     the master's state each time. (A step that changed a job without naming it, or named
-    a task where it changed the job, would show here.)"""
+    a task where it changed the job, would show here. The requests come from the master's
+    own process: no host to be a submit host.)"""
     rng = random.Random(11)
     master = make_master(hosts=2, slots=3)
     spool = _Memory()
@@ -189,7 +190,7 @@ def test_what_the_effects_name_keeps_the_spool_equal_to_the_state() -> None:
         now += 1.0
         fx = Effects()
         step = rng.choice(["submit", "submit", "schedule", "start", "start", "finish",
-                           "finish", "qdel", "qalter", "qmod", "queue", "register",
+                           "finish", "qdel", "qalter", "qmod", "qhold", "queue", "register",
                            "account"])
         if step == "submit":
             array = (1, rng.randint(1, 6), 1) if rng.random() < 0.6 else None
@@ -205,12 +206,15 @@ def test_what_the_effects_name_keeps_the_spool_equal_to_the_state() -> None:
             master.task_finished(p.TaskReport(
                 job_id=job.job_id, task_id=task.task_id, host=task.host, start_time=now - 1,
                 end_time=now, exit_status=rng.choice([0, 1])), now, fx)
-        elif step in ("qdel", "qalter", "qmod") and master.s.jobs:
+        elif step in ("qdel", "qalter", "qmod", "qhold") and master.s.jobs:
             target = str(rng.choice(sorted(master.s.jobs)))
             if step == "qdel":
-                master.delete(p.Delete(targets=[target], user="alice", host="node1"), now, fx)
+                master.delete(p.Delete(targets=[target], user="alice"), now, fx)
+            elif step == "qhold":
+                master.hold(p.Hold(targets=[target], user="alice", hold=rng.random() < 0.5),
+                            fx)
             elif step == "qalter":
-                master.alter(p.Alter(targets=[target], user="alice", host="node1",
+                master.alter(p.Alter(targets=[target], user="alice",
                                      name=f"n{rng.randint(1, 9)}"), now, fx)
             else:
                 master.qmod(p.Qmod(action=rng.choice(["sj", "usj"]), targets=[target],

@@ -1,0 +1,53 @@
+"""qhold (and qrls, which releases): the user hold of pending jobs and array tasks."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections import deque
+
+from gridd import protocol as p
+from gridd.cli.common import current_user, print_answer
+from gridd.formats.requests import task_selection
+
+
+def main(argv: list[str] | None = None, release: bool = False) -> int:
+    command = "qrls" if release else "qhold"
+    usage = f"usage: {command} [-h u] job_task_list  (job_task_list: job[.tasks][,...])"
+    args = deque(sys.argv[1:] if argv is None else argv)
+    targets: list[str] = []
+    while args:
+        arg = args.popleft()
+        if arg in ("-help", "--help"):
+            print(usage)
+            return 0
+        if arg == "-h":
+            kinds = args.popleft() if args else ""
+            if not kinds or set(kinds) - set("uso"):
+                print(f'{command}: Unknown hold list "{kinds}" specified to -h option',
+                      file=sys.stderr)
+                return 7
+            if set(kinds) - {"u"}:  # operator and system holds
+                print(f"{command}: gridd keeps only the user hold (-h u)", file=sys.stderr)
+                return 7
+        elif arg.startswith("-"):
+            print(f'{command}: invalid option argument "{arg}"', file=sys.stderr)
+            return 2
+        else:
+            targets += [t for t in arg.split(",") if t]
+    if not targets:
+        print(usage, file=sys.stderr)
+        return 1
+    for target in targets:
+        try:
+            task_selection(target.partition(".")[2])
+        except ValueError:
+            print(f'ERROR! "{target}" is an invalid job-task identifier', file=sys.stderr)
+            return 2
+    request = p.Hold(targets=targets, user=current_user(), host=socket.gethostname(),
+                     hold=not release)
+    return print_answer(lambda client: client.hold(request))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

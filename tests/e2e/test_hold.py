@@ -1,0 +1,62 @@
+"""qhold and qrls through the real commands: the user hold of pending jobs and array
+tasks, with 8.1.9's lines and exit codes (reference transcripts/jobs.txt, and 8.1.9 run
+here for the array tasks and the errors)."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Cell, wait_for
+from tests.e2e.test_cell import finished, submit
+
+
+def states(cell: Cell) -> dict[str, str]:
+    """qstat's state column by job id and task ids ("7" or "7:1-3:1")."""
+    found = {}
+    for line in cell.ok("qstat").splitlines()[2:]:
+        fields = line.split()
+        at = 9 if "@" in line else 8  # after the queue column, when it is filled
+        key = f"{fields[0]}:{fields[at]}" if len(fields) > at else fields[0]
+        found[key] = fields[4]
+    return found
+
+
+def test_qhold_and_qrls_change_the_user_hold_of_pending_tasks(cell: Cell) -> None:
+    cell.ok("qmod", "-d", "all.q")  # nothing starts until the end
+    array = int(cell.ok("qsub", "-terse", "-h", "-t", "1-3", "-b", "y", "true").split(".")[0])
+    single = submit(cell, "-b", "y", "true")
+    assert states(cell) == {f"{array}:1-3:1": "hqw", str(single): "qw"}
+
+    assert cell.ok("qrls", f"{array}.2") == f"modified hold of job-array task {array}.2\n"
+    assert cell.ok("qhold", "-h", "u", str(single)) == f"modified hold of job {single}\n"
+    assert cell.ok("qhold", str(single)) == ""  # held already: 8.1.9 says nothing
+    assert states(cell) == {f"{array}:2": "qw", f"{array}:1,3": "hqw", str(single): "hqw"}
+    assert cell.ok("qrls", f"{array},{single}") == (
+        f"modified hold of job-array task {array}.1\n"
+        f"modified hold of job-array task {array}.3\n"
+        f"modified hold of job {single}\n")
+
+    cell.ok("qmod", "-e", "all.q")
+    wait_for(lambda: finished(cell, single) and finished(cell, array), what="jobs accounted")
+    assert len(cell.accounting_lines()) == 4
+
+
+def test_qhold_and_qrls_refusals(cell: Cell) -> None:
+    missing = cell.run("qhold", "9999")
+    assert (missing.returncode, missing.stdout) == (3, 'denied: job "9999" does not exist\n')
+    for args, code, err in [
+        (("qrls", "1.x"), 2, 'ERROR! "1.x" is an invalid job-task identifier'),
+        (("qhold", "-h", "x", "1"), 7, 'qhold: Unknown hold list "x" specified to -h option'),
+        (("qrls", "-h", "o", "1"), 7, "qrls: gridd keeps only the user hold (-h u)"),
+        (("qhold", "-u", "root"), 2, 'qhold: invalid option argument "-u"'),
+        (("qhold",), 1, "usage: qhold"),
+    ]:
+        res = cell.run(*args)
+        assert (res.returncode, res.stdout) == (code, ""), args
+        assert res.stderr.startswith(err), (args, res.stderr)
+    cell.ok("qmod", "-d", "all.q")
+    job = submit(cell, "-b", "y", "sleep", "60")
+    cell.ok("qmod", "-e", "all.q")
+    wait_for(lambda: states(cell).get(str(job)) == "r", what="job running")
+    running = cell.run("qhold", str(job))
+    assert (running.returncode, running.stdout) == (
+        1, f"denied: job {job} is running: gridd holds pending tasks only\n")
+    cell.ok("qdel", str(job))
