@@ -120,7 +120,9 @@ def queue_order(queues: Iterable[Queue]) -> list[tuple[Queue, str]]:
 
 
 def task_range(ids: list[int]) -> str:
-    """Task ids as GE prints a range list: 'a-b:s' runs joined by commas, 'n' alone."""
+    """Task ids as GE prints a range list: from the left, a run of three or more ids
+    with one step as 'a-b:s', shorter runs id by id ('1,3,4,5,8' for 1, 3, 4, 5 and 8,
+    as 8.1.9 prints it: 3-5 is not a run once 3 has gone with 1), joined by commas."""
     parts: list[str] = []
     i = 0
     while i < len(ids):
@@ -132,7 +134,10 @@ def task_range(ids: list[int]) -> str:
         j = i + 1
         while j + 1 < len(ids) and ids[j + 1] - ids[j] == step:
             j += 1
-        parts.append(f"{start}-{ids[j]}:{step}")
+        if j - i >= 2:
+            parts.append(f"{start}-{ids[j]}:{step}")
+        else:
+            parts += [str(start), str(ids[j])]
         i = j + 1
     return ",".join(parts)
 
