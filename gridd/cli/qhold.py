@@ -8,7 +8,7 @@ from collections import deque
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
-from gridd.formats.requests import task_selection
+from gridd.formats.requests import invalid_job_task
 
 
 def main(argv: list[str] | None = None, release: bool = False) -> int:
@@ -39,10 +39,9 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
         print(usage, file=sys.stderr)
         return 1
     for target in targets:
-        try:
-            task_selection(target.partition(".")[2])
-        except ValueError:
-            print(f'ERROR! "{target}" is an invalid job-task identifier', file=sys.stderr)
+        why = invalid_job_task(target)
+        if why:
+            print(why, file=sys.stderr)
             return 2
     request = p.Hold(targets=targets, user=current_user(), host=socket.gethostname(),
                      hold=not release)

@@ -107,6 +107,23 @@ def task_selection(task_part: str) -> range | None:
     return range(first, last + 1, step)
 
 
+def split_job_task(target: str) -> tuple[str, str]:
+    """A job-task identifier as (job, tasks): "7.1-3" is job 7's tasks 1 to 3; a target
+    that does not begin with a job number is a job name, dots and all ("my.job")."""
+    ref, dot, tasks = target.partition(".")
+    return (ref, tasks) if dot and ref.isdigit() else (target, "")
+
+
+def invalid_job_task(target: str) -> str | None:
+    """8.1.9's words for a job-task identifier whose tasks are no task range ("7.x"),
+    or None."""
+    try:
+        task_selection(split_job_task(target)[1])
+    except ValueError:
+        return f'ERROR! "{target}" is an invalid job-task identifier'
+    return None
+
+
 def format_task_range(task_range: tuple[int, int, int]) -> str:
     """`first-last:step`, the form of `Your job-array N.1-6:2` and `qstat -j`."""
     first, last, step = task_range

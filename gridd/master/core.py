@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 import msgspec
 
 from gridd import protocol as p
-from gridd.formats.requests import TaskIdError, submitted_line, task_selection
+from gridd.formats.requests import (
+    TaskIdError,
+    invalid_job_task,
+    split_job_task,
+    submitted_line,
+    task_selection,
+)
 from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
@@ -493,10 +499,12 @@ class Master:
                 if ("*" in owners or j.spec.owner in owners) and not self.all_done(j)
             ]
         for target in targets:
-            ref, _, task_part = target.partition(".")
+            ref, task_part = split_job_task(target)
             jobs = self.live_jobs(ref)
-            if not jobs:
-                lines.append(f'denied: job "{ref}" does not exist')
+            why = invalid_job_task(target) or (None if jobs else
+                                               f'denied: job "{ref}" does not exist')
+            if why:
+                lines.append(why)
                 code = 1
                 continue
             for job in jobs:
@@ -562,13 +570,13 @@ class Master:
         lines: list[str] = []
         code = 0
         for target in req.targets:
-            ref, _, task_part = target.partition(".")
-            try:
-                wanted = task_selection(task_part)
-            except ValueError:
-                lines.append(f'ERROR! "{target}" is an invalid job-task identifier')
+            ref, task_part = split_job_task(target)
+            why = invalid_job_task(target)
+            if why:
+                lines.append(why)
                 code = 2
                 continue
+            wanted = task_selection(task_part)
             jobs = self.live_jobs(ref)
             if not jobs:
                 lines.append(f'denied: job "{ref}" does not exist')

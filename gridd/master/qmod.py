@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gridd import protocol as p
-from gridd.formats.requests import task_selection
+from gridd.formats.requests import invalid_job_task, split_job_task, task_selection
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
@@ -41,10 +41,14 @@ def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
     touched: set[str] = set()
     for target in req.targets:
         queue_action, job_action = MIXED.get(req.action, (req.action, req.action))
-        jobs = master.live_jobs(target.partition(".")[0]) if job_action in JOB_ACTIONS else []
+        jobs = master.live_jobs(split_job_task(target)[0]) if job_action in JOB_ACTIONS else []
         instances = (_instances(master, target) if queue_action in QUEUE_ACTIONS and not jobs
                      else [])
-        if jobs:
+        why = invalid_job_task(target) if jobs else None
+        if why:
+            lines.append(why)
+            code = 1
+        elif jobs:
             for job in jobs:
                 if permissions.may_handle(master.s.config, req.user, job.spec.owner):
                     lines += _job_action(master, job_action, job, target, req, fx)
@@ -100,7 +104,7 @@ def _queue_action(master: Master, action: str, qi: Instance, req: p.Qmod, now: f
 
 def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
                 fx: Effects) -> list[str]:
-    wanted = task_selection(target.partition(".")[2])
+    wanted = task_selection(split_job_task(target)[1])
     lines = []
     for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
         if wanted is not None and task.task_id not in wanted:

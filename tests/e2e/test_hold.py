@@ -52,7 +52,12 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
         res = cell.run(*args)
         assert (res.returncode, res.stdout) == (code, ""), args
         assert res.stderr.startswith(err), (args, res.stderr)
+    bad = cell.run("qdel", "1.x")
+    assert (bad.returncode, bad.stderr) == (
+        1, 'error: ERROR! "1.x" is an invalid job-task identifier\n')
     cell.ok("qmod", "-d", "all.q")
+    dotted = submit(cell, "-N", "my.job", "-b", "y", "true")
+    assert cell.ok("qdel", "my.job") == f"root has deleted job {dotted}\n"
     job = submit(cell, "-b", "y", "sleep", "60")
     cell.ok("qmod", "-e", "all.q")
     wait_for(lambda: states(cell).get(str(job)) == "r", what="job running")

@@ -232,3 +232,17 @@ def test_mail_options(text: str, letters: str) -> None:
 def test_mail_options_reject(text: str) -> None:
     with pytest.raises(ValueError, match="Wrong mail options list format"):
         requests.parse_mail_options(text)
+
+
+def test_job_task_identifiers() -> None:
+    """A job number with tasks after its dot, or a job name whatever it holds (8.1.9's
+    qdel takes `my.job` as the name of a job)."""
+    assert requests.split_job_task("7.1-3") == ("7", "1-3")
+    assert requests.split_job_task("7") == ("7", "")
+    assert requests.split_job_task("my.job") == ("my.job", "")
+    assert requests.split_job_task("sleep*") == ("sleep*", "")
+    assert requests.task_selection("2-6:2") == range(2, 7, 2)
+    assert requests.task_selection("") is None
+    assert requests.invalid_job_task("7.x") == 'ERROR! "7.x" is an invalid job-task identifier'
+    assert requests.invalid_job_task("7.0") is not None
+    assert requests.invalid_job_task("my.job") is None
