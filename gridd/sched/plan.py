@@ -1656,7 +1656,8 @@ class Cycle:
                     return None
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
         # give more; with a per-job consumable the master task may need a host further on.
-        stops = cap >= max(job.pe_min, 1) and not any(n.consumable == "JOB" for n in req.hard)
+        per_job = any(n.consumable == "JOB" for n in req.hard)
+        stops = cap >= max(job.pe_min, 1) and not per_job
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
         host_cap: dict[str, float] = {}
@@ -1737,7 +1738,9 @@ class Cycle:
                     cat.reasons[f'cannot run in PE "{pe.name}" because it only offers '
                                 f"{offered} slots"] = None
                 return None
-            placed, refusal = self._with_master(cat, granted)
+            # Without per-job consumables the master task needs what a slave task needs,
+            # which the rooms allowed for: no instance need be asked again.
+            placed, refusal = self._with_master(cat, granted) if per_job else (granted, None)
             if placed is None:
                 placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
                                              sum(n for _, n in granted))
