@@ -8,6 +8,7 @@ every running task is debited where it runs. Pure: the caller passes loads and h
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Iterable, Mapping
@@ -92,13 +93,22 @@ def build_levels(
     return levels
 
 
-def debit(levels: Levels, task: Running) -> None:
-    """Book what one started task holds on every level it uses."""
+def debit(levels: Levels, task: Running, sign: int = 1) -> None:
+    """Book what one started task holds on every level it uses (sign -1: it ended)."""
     req = levels.matcher.request(task.hard)
     for index, (name, slots) in enumerate(task.granted):
         host = name.partition("@")[2]
         levels.matcher.debit(req, slots, levels.global_level, levels.hosts.get(host),
-                             levels.queues.get(name), master=index == 0)
+                             levels.queues.get(name), master=index == 0, sign=sign)
+
+
+def whole(levels: Levels) -> bool:
+    """Whether every amount the levels offer is a whole number (or unlimited): debits of
+    whole amounts then add up exactly, in any order, and can be given back exactly."""
+    return all(amount.is_integer() or math.isinf(amount)
+               for level in (levels.global_level, *levels.hosts.values(),
+                             *levels.queues.values())
+               for amount in level.free.values())
 
 
 # ---- queue instance states --------------------------------------------------------------------

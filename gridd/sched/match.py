@@ -345,13 +345,15 @@ class Matcher:
         queue_level: Level | None = None,
         *,
         master: bool = True,
+        sign: int = 1,
     ) -> None:
-        """Take a placement's hard consumable requests from every level that offers them."""
+        """Take a placement's hard consumable requests from every level that offers them
+        (sign -1 gives them back)."""
         levels = _present(global_level, host_level, queue_level)
         for need in req.hard:
             if need.consumable == "NO" or (need.consumable == "JOB" and not master):
                 continue
-            amount = _amount(need, slots)
+            amount = sign * _amount(need, slots)
             for level in levels:
                 if need.name in level.free:
                     level.free[need.name] -= amount

@@ -53,6 +53,7 @@ from gridd.sched.levels import (
     formula_value,
     instance_states,
     matcher_for,
+    whole,
 )
 from gridd.sched.match import (
     FIT,
@@ -104,6 +105,11 @@ class Carried:
     conf: PlanConf | None = None
     loads: dict[str, dict[str, str]] = field(default_factory=dict)
     empty: Levels | None = None
+    # The empty levels with the running tasks debited, and those tasks (by id): None
+    # when an amount is not whole (see running_levels).
+    busy: Levels | None = None
+    busy_with: dict[int, Running] = field(default_factory=dict)
+    empty_whole: bool = False  # every amount the empty levels offer is whole
     # Per running task (job, task, start): where it holds what, what planning assumes it
     # runs, and its request.
     held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = field(
@@ -150,7 +156,42 @@ class Carried:
         """The levels with nothing running: what could ever fit where."""
         if self.empty is None:
             self.empty = build_levels(conf, loads, [], matcher)
+            self.busy, self.empty_whole = None, whole(self.empty)
         return self.empty
+
+    def running_levels(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
+                       matcher: Matcher, running: Iterable[Running]) -> Levels:
+        """Levels of their own with the running tasks debited. The tasks started since
+        the last cycle are debited and those gone given back, on levels kept from cycle
+        to cycle, instead of debiting every running task again: exact, and the same as
+        debiting them all in any order, while every amount is whole. Otherwise they are
+        debited afresh, in the order given."""
+        empty = self.empty_levels(conf, loads, matcher)
+        now = {id(task): task for task in running}
+        busy, before = self.busy, self.busy_with
+        if busy is None:
+            if self.empty_whole and all(_whole_task(matcher, t) for t in now.values()):
+                busy = empty.copy()
+                for task in now.values():
+                    debit(busy, task)
+                self.busy, self.busy_with = busy, now
+            else:
+                levels = empty.copy()
+                for task in now.values():
+                    debit(levels, task)
+                return levels
+        elif now.keys() != before.keys():
+            started = [t for key, t in now.items() if key not in before]
+            if not all(_whole_task(matcher, t) for t in started):
+                self.busy = None
+                return self.running_levels(conf, loads, matcher, now.values())
+            for key, task in before.items():
+                if key not in now:
+                    debit(busy, task, sign=-1)
+            for task in started:
+                debit(busy, task)
+            self.busy_with = now
+        return busy.copy()
 
 
 @dataclass(slots=True, eq=False)
@@ -288,9 +329,9 @@ class Planner:
         holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
                  for ar in view.ars.values() if ar.start <= now < ar.end]
         self._carried.follow_cell(view.conf, view.loads)
-        levels = self._carried.empty_levels(view.conf, view.loads,
-                                            self.matcher(view.conf)).copy()
-        for task in [*running, *holds] if holds else running:
+        levels = self._carried.running_levels(view.conf, view.loads, self.matcher(view.conf),
+                                              running)
+        for task in holds:
             debit(levels, task)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
                                  levels.matcher.table)
@@ -430,6 +471,12 @@ def verify(
     else:
         placed = cycle.place(job, cat, who) is not None
     return None if placed else cat.why(who)
+
+
+def _whole_task(matcher: Matcher, task: Running) -> bool:
+    """Whether every amount a running task holds is a whole number."""
+    return all(float(need.key).is_integer() for need in matcher.request(task.hard).hard
+               if need.consumable != "NO")
 
 
 def _unlimited(hard: Mapping[str, str], qi: Instance) -> bool:
