@@ -110,6 +110,7 @@ class Carried:
     busy: Levels | None = None
     busy_with: dict[int, Running] = field(default_factory=dict)
     empty_whole: bool = False  # every amount the empty levels offer is whole
+    uses: dict[tuple[object, ...], tuple[Use, ...]] = field(default_factory=dict)  # Cycle._uses
     # Per running task (job, task, start): where it holds what, what planning assumes it
     # runs, and its request.
     held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = field(
@@ -157,6 +158,7 @@ class Carried:
         if self.empty is None:
             self.empty = build_levels(conf, loads, [], matcher)
             self.busy, self.empty_whole = None, whole(self.empty)
+            self.uses = {}
         return self.empty
 
     def running_levels(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]],
@@ -941,8 +943,7 @@ class Cycle:
                 granted = self._place_parallel(job, cat, pe, who)
                 if granted is not None and self.schedule is not None:
                     result = self._clear_of_reservations(
-                        cat, [(self.levels.of(self.instances[name]), n) for name, n in granted],
-                        pe.name, self._quota_uses(cat.req, who, granted, pe.name)
+                        cat, granted, pe.name, self._quota_uses(cat.req, who, granted, pe.name)
                         if self._quota_reserved else ())
                     if not result.ok:
                         cat.reasons[result.reason] = None
@@ -1031,6 +1032,21 @@ class Cycle:
 
     def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
               ) -> tuple[Use, ...]:
+        """What a placement takes where (`uses`), remembered from cycle to cycle: it
+        depends only on which consumables each level has, settled with the empty levels
+        (a reservation asks the same for its job cycle after cycle, and a task that
+        started is booked again as it runs)."""
+        key = (req, tuple(granted), pe)
+        memo = self.carried.uses
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= _MAX_STATICS:
+                memo.clear()
+            found = memo[key] = self._placed_uses(req, key[1], pe)
+        return found
+
+    def _placed_uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
+                     ) -> tuple[Use, ...]:
         placed = []
         for name, slots in granted:
             qi = self.instances.get(name)
@@ -1134,13 +1150,12 @@ class Cycle:
         made = 0 if self.schedule is None else self.schedule.reserved
         return made < self.conf.max_reservation
 
-    def _clear_of_reservations(self, cat: _Category,
-                               placed: list[tuple[tuple[Level, Level, Level], int]],
-                               pe: str = "", quota: tuple[Use, ...] = ()) -> MatchResult:
+    def _clear_of_reservations(self, cat: _Category, granted: Granted, pe: str = "",
+                               quota: tuple[Use, ...] = ()) -> MatchResult:
         """Whether a placement starting now keeps clear of the cycle's reservations: it
         may take what one holds only if it ends before the reservation starts."""
         assert self.schedule is not None
-        short = self.schedule.short(uses(cat.req, placed, pe) + quota, cat.duration)
+        short = self.schedule.short(self._uses(cat.req, granted, pe) + quota, cat.duration)
         if short is None:
             return FIT
         use, left = short
@@ -1503,13 +1518,14 @@ class Cycle:
 
     # ---- sequential jobs -----------------------------------------------------------------
 
-    def _refused_now(self, cat: _Category, i: int, levels: tuple[Level, Level, Level]) -> bool:
+    def _refused_now(self, cat: _Category, i: int, qi: Instance,
+                     levels: tuple[Level, Level, Level]) -> bool:
         """Whether one slot of the category is refused on candidate i now, by what its
         levels have left or by a reservation it would run into; the reason is kept, and
         the refusal holds for the rest of the cycle (both only grow)."""
         result = self.fits(cat.req, 1, *levels)
         if result.ok and self.schedule is not None:
-            result = self._clear_of_reservations(cat, [(levels, 1)])
+            result = self._clear_of_reservations(cat, [(qi.name, 1)])
         if result.ok:
             return False
         cat.reasons[result.reason] = None
@@ -1552,7 +1568,7 @@ class Cycle:
             qi = candidates[i]
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
-                if self._refused_now(cat, i, self.levels.of(qi)):
+                if self._refused_now(cat, i, qi, self.levels.of(qi)):
                     i = self._next(cat, dead, i + 1)
                     continue
                 held = self._quota_held(cat, who, qi)
@@ -1640,7 +1656,7 @@ class Cycle:
         groups = self.conf.hostgroups
         for i, qi in cat.walk():
             g, h, q = self.levels.of(qi)
-            if self._refused_now(cat, i, (g, h, q)):
+            if self._refused_now(cat, i, qi, (g, h, q)):
                 continue
             if self._quota_refuses(cat, who, qi):
                 continue

@@ -71,7 +71,8 @@ class Diagram:
         if after is None:
             deltas = self.deltas
             self.times = sorted(deltas)
-            after = self._after = list(itertools.accumulate(deltas[t] for t in self.times))
+            after = self._after = list(itertools.accumulate(map(deltas.__getitem__,
+                                                                self.times)))
         return after
 
     def peak(self, start: float, end: float) -> float:
