@@ -1,4 +1,5 @@
-"""qalter: change attributes of submitted jobs (-N, -p, -R, -ar and the hard -l list)."""
+"""qalter: change attributes of submitted jobs (-N, -p, -R, -ar and the hard -l list)
+and their user hold (-h u sets it, -h n or -h U releases it, as qhold and qrls do)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from collections import deque
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
+from gridd.cli.qhold import hold_list_error
 from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
+from gridd.client import Client
+from gridd.formats.requests import ONLY_JOBS, invalid_job_task, split_job_task
 
 USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] "
-         "[-l resource=value,...] job_task_list")
+         "[-l resource=value,...] [-h u|n|U] job_task_list")
 FIELDS = {"name": "name", "priority": "priority", "reserve": "reserve",
           "hard_resources": "hard", "ar": "ar"}
 
@@ -20,12 +24,22 @@ def main(argv: list[str] | None = None) -> int:
     args = deque(sys.argv[1:] if argv is None else argv)
     changes: dict[str, object] = {}
     targets: list[str] = []
+    hold: bool | None = None  # set (True) or release (False) the user hold
     while args:
         arg = args.popleft()
         if arg in ("-help", "--help"):
             print(USAGE)
             return 0
-        if arg in ALTERABLE:
+        if arg == "-h":
+            if not args:
+                print("qalter: -h option must have argument", file=sys.stderr)
+                return 2
+            kinds = args.popleft()
+            code = hold_list_error("qalter", kinds, alter=True)
+            if code:
+                return code
+            hold = not set(kinds) & set("nU")
+        elif arg in ALTERABLE:
             if not args:
                 print(f"qalter: option {arg} needs an argument\n{USAGE}", file=sys.stderr)
                 return 1
@@ -40,13 +54,39 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         else:
             targets += [t for t in arg.split(",") if t]
-    if not targets or not changes:
+    if not targets or not (changes or hold is not None):
         print(USAGE, file=sys.stderr)
         return 1
-    request = p.Alter(targets=targets, user=current_user(), host=socket.gethostname(),
-                      **changes)  # type: ignore[arg-type]
+    for target in targets:
+        why = invalid_job_task(target)
+        if why:
+            print(why, file=sys.stderr)
+            return 2
+    if changes and any(split_job_task(target)[1] for target in targets):
+        print(ONLY_JOBS, file=sys.stderr)  # before the hold changes: nothing is changed
+        return 4
+    user, host = current_user(), socket.gethostname()
+    held = None if hold is None else p.Hold(targets=targets, user=user, host=host, hold=hold)
+    altered = p.Alter(targets=targets, user=user, host=host,
+                      **changes) if changes else None  # type: ignore[arg-type]
+    return print_answer(lambda client: _ask(client, held, altered))
 
-    return print_answer(lambda client: client.alter(request))
+
+def _ask(client: Client, held: p.Hold | None, altered: p.Alter | None) -> p.Ok:
+    """The hold changed first, then the attributes, as 8.1.9 reports them; the exit code
+    the first failure's, qalter's 1 where qhold's is another (3 no such job, 18 not the
+    owner)."""
+    lines: list[str] = []
+    code = 0
+    if held is not None:
+        reply = client.hold(held)
+        lines += reply.lines
+        code = 1 if reply.code in (3, 18) else reply.code
+    if altered is not None:
+        reply = client.alter(altered)
+        lines += reply.lines
+        code = code or reply.code
+    return p.Ok(lines=lines, code=code)
 
 
 if __name__ == "__main__":

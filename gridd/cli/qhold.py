@@ -11,6 +11,21 @@ from gridd.cli.common import current_user, print_answer
 from gridd.formats.requests import invalid_job_task
 
 
+def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
+    """The exit code for a -h hold list gridd cannot take, its error printed (0: it can).
+    qhold and qrls take u, s and o; qalter also n (no hold) and U, S and O (release
+    one). gridd keeps the user hold alone."""
+    letters = set(kinds)
+    if not kinds or letters - set("usonUSO" if alter else "uso"):
+        print(f'{command}: Unknown hold list "{kinds}" specified to -h option',
+              file=sys.stderr)
+        return 7
+    if letters & set("osOS"):  # operator and system holds
+        print(f"{command}: gridd keeps only the user hold (-h u)", file=sys.stderr)
+        return 7
+    return 0
+
+
 def main(argv: list[str] | None = None, release: bool = False) -> int:
     command = "qrls" if release else "qhold"
     usage = f"usage: {command} [-h u] job_task_list  (job_task_list: job[.tasks][,...])"
@@ -22,14 +37,9 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
             print(usage)
             return 0
         if arg == "-h":
-            kinds = args.popleft() if args else ""
-            if not kinds or set(kinds) - set("uso"):
-                print(f'{command}: Unknown hold list "{kinds}" specified to -h option',
-                      file=sys.stderr)
-                return 7
-            if set(kinds) - {"u"}:  # operator and system holds
-                print(f"{command}: gridd keeps only the user hold (-h u)", file=sys.stderr)
-                return 7
+            code = hold_list_error(command, args.popleft() if args else "")
+            if code:
+                return code
         elif arg.startswith("-"):
             print(f'{command}: invalid option argument "{arg}"', file=sys.stderr)
             return 2

@@ -114,6 +114,10 @@ def split_job_task(target: str) -> tuple[str, str]:
     return (ref, tasks) if dot and ref.isdigit() else (target, "")
 
 
+# qalter's refusal of a job-task identifier for anything but the hold (8.1.9's words).
+ONLY_JOBS = "denied: the selected option works only on jobs and not on tasks"
+
+
 def invalid_job_task(target: str) -> str | None:
     """8.1.9's words for a job-task identifier whose tasks are no task range ("7.x"),
     or None."""

@@ -15,6 +15,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.formats.requests import (
+    ONLY_JOBS,
     TaskIdError,
     invalid_job_task,
     split_job_task,
@@ -532,6 +533,12 @@ class Master:
             if attr.type == "TIME" and _seconds(value) is None:
                 return p.Error(text=f'denied: invalid time value "{value}" for resource '
                                     f'"{name}"')
+        for target in req.targets:
+            why = invalid_job_task(target)
+            if why:
+                return p.Error(text=why, code=2)
+            if split_job_task(target)[1]:
+                return p.Error(text=ONLY_JOBS, code=4)
         lines: list[str] = []
         code = 0
         for target in req.targets:

@@ -1,6 +1,6 @@
-"""qhold and qrls through the real commands: the user hold of pending jobs and array
-tasks, with 8.1.9's lines and exit codes (reference transcripts/jobs.txt, and 8.1.9 run
-here for the array tasks and the errors)."""
+"""qhold, qrls and qalter -h through the real commands: the user hold of pending jobs and
+array tasks, with 8.1.9's lines and exit codes (reference transcripts/jobs.txt, and 8.1.9
+run here for the array tasks, qalter -h and the errors)."""
 
 from __future__ import annotations
 
@@ -65,3 +65,35 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
     assert (running.returncode, running.stdout) == (
         1, f"denied: job {job} is running: gridd holds pending tasks only\n")
     cell.ok("qdel", str(job))
+
+
+def test_qalter_h_sets_and_releases_the_user_hold(cell: Cell) -> None:
+    cell.ok("qmod", "-d", "all.q")  # nothing starts until the end
+    job = submit(cell, "-b", "y", "true")
+    array = int(cell.ok("qsub", "-terse", "-h", "-t", "1-3", "-b", "y", "true").split(".")[0])
+    assert cell.ok("qalter", "-h", "u", "-N", "renamed", str(job)) == (
+        f"modified hold of job {job}\nmodified job name of job {job}\n")
+    assert cell.ok("qalter", "-h", "U", f"{array}.2") == (
+        f"modified hold of job-array task {array}.2\n")
+    assert states(cell) == {str(job): "hqw", f"{array}:2": "qw", f"{array}:1,3": "hqw"}
+    assert cell.ok("qalter", "-h", "u", f"{array}.2") == (
+        f"modified hold of job-array task {array}.2\n")
+    assert cell.ok("qalter", "-h", "n", str(job)) == f"modified hold of job {job}\n"
+    assert cell.ok("qalter", "-h", "U", str(job)) == ""  # no hold: 8.1.9 says nothing
+    for args, code, err in [
+        (("-h", "x", str(job)), 7, 'qalter: Unknown hold list "x" specified to -h option'),
+        (("-h", "o", str(job)), 7, "qalter: gridd keeps only the user hold (-h u)"),
+        (("-h",), 2, "qalter: -h option must have argument"),
+        (("-N", "x", f"{job}.x"), 2, f'ERROR! "{job}.x" is an invalid job-task identifier'),
+        (("-h", "u", "-N", "x", f"{job}.1"), 4,
+         "denied: the selected option works only on jobs and not on tasks"),
+    ]:
+        res = cell.run("qalter", *args)
+        assert (res.returncode, res.stdout) == (code, ""), args
+        assert res.stderr.startswith(err), (args, res.stderr)
+    assert states(cell)[str(job)] == "qw"  # refused whole: the hold is left alone
+    missing = cell.run("qalter", "-h", "u", "9999")
+    assert (missing.returncode, missing.stdout) == (1, 'denied: job "9999" does not exist\n')
+    cell.ok("qrls", str(array))
+    cell.ok("qmod", "-e", "all.q")
+    wait_for(lambda: finished(cell, job) and finished(cell, array), what="jobs accounted")

@@ -264,6 +264,19 @@ def test_qalter_of_another_users_job_is_denied():
     assert qalter(m, "alice", "1", name="z").code == 0
 
 
+def test_qalter_takes_jobs_not_tasks_and_then_changes_nothing():
+    m = make()
+    submitted(m)
+    for target, code, text in [
+        ("1.1", 4, "denied: the selected option works only on jobs and not on tasks"),
+        ("1.x", 2, 'ERROR! "1.x" is an invalid job-task identifier'),
+    ]:
+        reply = m.alter(p.Alter(targets=["1", target], user="alice", host=HOST, name="x"),
+                        2.0, Effects())
+        assert reply == p.Error(text=text, code=code)
+    assert m.s.jobs[1].spec.name == "sleep"
+
+
 def test_only_an_operator_raises_a_priority():
     m = make()
     submitted(m, priority=-5)
