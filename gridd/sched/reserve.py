@@ -193,17 +193,17 @@ class Standing:
         key that is not the one kept replaces it). False, and nothing kept, when one of
         them has an amount that is not whole."""
         have = self.bookings
-        if not all(use.amount.is_integer() for key, booking in wanted.items()
-                   if have.get(key) is not booking for use in booking.uses):
+        new = [booking for key, booking in wanted.items() if have.get(key) is not booking]
+        if not all(use.amount.is_integer() for booking in new for use in booking.uses):
             self.bookings, self.diagrams = {}, {}
             return False
-        for key in [key for key, booking in have.items() if wanted.get(key) is not booking]:
-            booking = have.pop(key)
-            for use in booking.uses:
-                self.diagrams[(use.level, use.name, use.resource)].take_back(
-                    booking.start, booking.start + booking.duration, use.amount)
-        for key, booking in wanted.items():
-            if key not in have:
+        if new or len(have) != len(wanted):
+            for key, booking in have.items():
+                if wanted.get(key) is not booking:
+                    for use in booking.uses:
+                        self.diagrams[(use.level, use.name, use.resource)].take_back(
+                            booking.start, booking.start + booking.duration, use.amount)
+            for booking in new:
                 for use in booking.uses:
                     diagram_key = (use.level, use.name, use.resource)
                     diagram = self.diagrams.get(diagram_key)
