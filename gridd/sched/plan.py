@@ -171,28 +171,24 @@ class Carried:
         empty = self.empty_levels(conf, loads, matcher)
         now = {id(task): task for task in running}
         busy, before = self.busy, self.busy_with
-        if busy is None:
-            if self.empty_whole and all(_whole_task(matcher, t) for t in now.values()):
-                busy = empty.copy()
-                for task in now.values():
-                    debit(busy, task)
-                self.busy, self.busy_with = busy, now
-            else:
-                levels = empty.copy()
-                for task in now.values():
-                    debit(levels, task)
-                return levels
-        elif now.keys() != before.keys():
+        if busy is not None and now.keys() != before.keys():
             started = [t for key, t in now.items() if key not in before]
-            if not all(_whole_task(matcher, t) for t in started):
-                self.busy = None
-                return self.running_levels(conf, loads, matcher, now.values())
-            for key, task in before.items():
-                if key not in now:
-                    debit(busy, task, sign=-1)
-            for task in started:
+            if all(_whole_task(matcher, t) for t in started):
+                for key, task in before.items():
+                    if key not in now:
+                        debit(busy, task, sign=-1)
+                for task in started:
+                    debit(busy, task)
+                self.busy_with = now
+            else:
+                busy = self.busy = None
+        if busy is None:
+            busy = empty.copy()
+            for task in now.values():
                 debit(busy, task)
-            self.busy_with = now
+            if not (self.empty_whole and all(_whole_task(matcher, t) for t in now.values())):
+                return busy
+            self.busy, self.busy_with = busy, now
         return busy.copy()
 
 
@@ -764,7 +760,6 @@ class Cycle:
         self.global_info = []
         self._usable(self.carried.ordered(self.loads, self._ordered), states)
         return self.run(jobs)
-
 
     def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
         plan = Plan(global_info=self.global_info)
@@ -1518,12 +1513,11 @@ class Cycle:
 
     # ---- sequential jobs -----------------------------------------------------------------
 
-    def _refused_now(self, cat: _Category, i: int, qi: Instance,
-                     levels: tuple[Level, Level, Level]) -> bool:
+    def _refused_now(self, cat: _Category, i: int, qi: Instance) -> bool:
         """Whether one slot of the category is refused on candidate i now, by what its
         levels have left or by a reservation it would run into; the reason is kept, and
         the refusal holds for the rest of the cycle (both only grow)."""
-        result = self.fits(cat.req, 1, *levels)
+        result = self.fits(cat.req, 1, *self.levels.of(qi))
         if result.ok and self.schedule is not None:
             result = self._clear_of_reservations(cat, [(qi.name, 1)])
         if result.ok:
@@ -1568,7 +1562,7 @@ class Cycle:
             qi = candidates[i]
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
             if why is None:
-                if self._refused_now(cat, i, qi, self.levels.of(qi)):
+                if self._refused_now(cat, i, qi):
                     i = self._next(cat, dead, i + 1)
                     continue
                 held = self._quota_held(cat, who, qi)
@@ -1655,8 +1649,7 @@ class Cycle:
         best: tuple[int, Instance] | None = None
         groups = self.conf.hostgroups
         for i, qi in cat.walk():
-            g, h, q = self.levels.of(qi)
-            if self._refused_now(cat, i, qi, (g, h, q)):
+            if self._refused_now(cat, i, qi):
                 continue
             if self._quota_refuses(cat, who, qi):
                 continue
@@ -1664,7 +1657,7 @@ class Cycle:
             if why is not None:
                 self._note_quota(cat, who, why)
                 continue
-            misses = self.soft_violations(cat.req, g, h, q)
+            misses = self.soft_violations(cat.req, *self.levels.of(qi))
             if cat.soft_queues and not any(queue_matches(ref, qi, groups)
                                            for ref in cat.soft_queues):
                 misses += 1
