@@ -12,7 +12,7 @@ from gridd.cli.common import current_user, print_answer
 from gridd.cli.qhold import hold_list_error
 from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
 from gridd.client import Client
-from gridd.formats.requests import ONLY_JOBS, invalid_job_task, split_job_task
+from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
 
 USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] "
          "[-l resource=value,...] [-h u|n|U] job_task_list")
@@ -57,11 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     if not targets or not (changes or hold is not None):
         print(USAGE, file=sys.stderr)
         return 1
-    for target in targets:
-        why = invalid_job_task(target)
-        if why:
-            print(why, file=sys.stderr)
-            return 2
+    why = first_invalid_job_task(targets)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
     if changes and any(split_job_task(target)[1] for target in targets):
         print(ONLY_JOBS, file=sys.stderr)  # before the hold changes: nothing is changed
         return 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from gridd.cli.common import DeleteArgsError, current_user, delete_args, print_answer
-from gridd.formats.requests import invalid_job_task
+from gridd.formats.requests import first_invalid_job_task
 
 USAGE = "usage: qdel [-f] [-u user_list] [job_task_list | -u user_list]"
 
@@ -21,11 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.help:
         print(USAGE)
         return 0
-    for target in args.targets:
-        why = invalid_job_task(target)
-        if why:
-            print(f"error: {why}", file=sys.stderr)
-            return 1
+    why = first_invalid_job_task(args.targets)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 1
     return print_answer(lambda client: client.delete(args.targets, current_user(), args.users,
                                                      args.force))
 

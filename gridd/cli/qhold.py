@@ -8,7 +8,7 @@ from collections import deque
 
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
-from gridd.formats.requests import invalid_job_task
+from gridd.formats.requests import first_invalid_job_task
 
 
 def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
@@ -48,11 +48,10 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
     if not targets:
         print(usage, file=sys.stderr)
         return 1
-    for target in targets:
-        why = invalid_job_task(target)
-        if why:
-            print(why, file=sys.stderr)
-            return 2
+    why = first_invalid_job_task(targets)
+    if why:
+        print(why, file=sys.stderr)
+        return 2
     request = p.Hold(targets=targets, user=current_user(), host=socket.gethostname(),
                      hold=not release)
     return print_answer(lambda client: client.hold(request))

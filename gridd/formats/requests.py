@@ -128,6 +128,12 @@ def invalid_job_task(target: str) -> str | None:
     return None
 
 
+def first_invalid_job_task(targets: list[str]) -> str | None:
+    """`invalid_job_task` of the first target that is invalid: the commands refuse a
+    command line with one before asking the master anything."""
+    return next((why for why in map(invalid_job_task, targets) if why), None)
+
+
 def format_task_range(task_range: tuple[int, int, int]) -> str:
     """`first-last:step`, the form of `Your job-array N.1-6:2` and `qstat -j`."""
     first, last, step = task_range
