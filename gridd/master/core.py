@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import msgspec
 
@@ -235,6 +236,14 @@ class Master:
     def live_jobs(self, ref: str) -> list[Job]:
         """Jobs a reference (id or name pattern) names that are not over yet."""
         return [j for j in self._match_jobs(ref) if not self.all_done(j)]
+
+    def named_jobs(self, target: str) -> Named:
+        """What a job-task identifier of qdel, qalter or qhold names."""
+        ref, task_part = split_job_task(target)
+        invalid = invalid_job_task(target)
+        jobs = [] if invalid else self.live_jobs(ref)
+        missing = None if jobs or invalid else f'denied: job "{ref}" does not exist'
+        return Named(jobs, task_part, invalid, missing)
 
     def display_state(self, job: Job, task: Task) -> str:
         if task.state == PENDING and self._held_by_dependency(job):
@@ -500,21 +509,19 @@ class Master:
                 if ("*" in owners or j.spec.owner in owners) and not self.all_done(j)
             ]
         for target in targets:
-            ref, task_part = split_job_task(target)
-            jobs = self.live_jobs(ref)
-            why = invalid_job_task(target) or (None if jobs else
-                                               f'denied: job "{ref}" does not exist')
+            named = self.named_jobs(target)
+            why = named.invalid or named.missing
             if why:
                 lines.append(why)
                 code = 1
                 continue
-            for job in jobs:
+            for job in named.jobs:
                 if not permissions.may_handle(config, req.user, job.spec.owner):
                     lines.append(f"{req.user} - you do not have the necessary privileges to "
                                  f'delete the job "{job.job_id}"')
                     code = 1
                     continue
-                lines.append(self.delete_job(job, req, now, fx, task_part))
+                lines.append(self.delete_job(job, req, now, fx, named.task_part))
         return p.Ok(lines=lines, code=code)
 
     def alter(self, req: p.Alter, now: float, fx: Effects) -> p.Msg:
@@ -542,11 +549,11 @@ class Master:
         lines: list[str] = []
         code = 0
         for target in req.targets:
-            jobs = self.live_jobs(target)
-            if not jobs:
-                lines.append(f'denied: job "{target}" does not exist')
+            named = self.named_jobs(target)
+            if named.missing:
+                lines.append(named.missing)
                 code = 1
-            for job in jobs:
+            for job in named.jobs:
                 problem = self._may_alter(job, req)
                 if problem:
                     lines.append(problem)
@@ -577,18 +584,14 @@ class Master:
         lines: list[str] = []
         code = 0
         for target in req.targets:
-            ref, task_part = split_job_task(target)
-            why = invalid_job_task(target)
+            named = self.named_jobs(target)
+            why = named.invalid or named.missing
             if why:
                 lines.append(why)
-                code = 2
+                code = 2 if named.invalid else 3
                 continue
-            wanted = task_selection(task_part)
-            jobs = self.live_jobs(ref)
-            if not jobs:
-                lines.append(f'denied: job "{ref}" does not exist')
-                code = 3
-            for job in jobs:
+            wanted = task_selection(named.task_part)
+            for job in named.jobs:
                 if not permissions.may_handle(config, req.user, job.spec.owner):
                     lines.append(f'denied: "{req.user}" must be at least owner of job '
                                  f"{job.job_id} to change job attributes")
@@ -1211,6 +1214,17 @@ def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]
 def _unable(lines: list[str]) -> p.Error:
     """A refused submission as qsub prints it (exit code 1)."""
     return p.Error(text="Unable to run job: " + "\n".join(lines))
+
+
+class Named(NamedTuple):
+    """What a job-task identifier names: the jobs not over yet, the part after the job
+    naming tasks ("" for all of them), and, in 8.1.9's words, why it names none: an
+    identifier that is not one (`invalid`) or no such job (`missing`)."""
+
+    jobs: list[Job]
+    task_part: str
+    invalid: str | None
+    missing: str | None
 
 
 def _copy(config: Configuration) -> Configuration:
