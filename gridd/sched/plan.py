@@ -80,7 +80,9 @@ from gridd.sched.view import SchedView
 Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
-_MAX_STATICS = 20_000  # categories' statics kept (gridd.sched.match keeps as many requests)
+# Entries of a memo carried from cycle to cycle (categories' statics, placements' uses):
+# as many as gridd.sched.match keeps compiled requests.
+_MAX_KEPT = 20_000
 
 
 @dataclass
@@ -127,7 +129,7 @@ class Carried:
                held: frozenset[str]) -> None:
         where = (tuple(map(id, usable)), tuple(map(id, open_)), held)
         # (Those of categories whose jobs are gone are dropped en bloc, now and then.)
-        if where != self.where or len(self.statics) >= _MAX_STATICS:
+        if where != self.where or len(self.statics) >= _MAX_KEPT:
             self.where, self.statics = where, {}
         if not self.statics:
             self.lists = {}
@@ -1035,7 +1037,7 @@ class Cycle:
         memo = self.carried.uses
         found = memo.get(key)
         if found is None:
-            if len(memo) >= _MAX_STATICS:
+            if len(memo) >= _MAX_KEPT:
                 memo.clear()
             found = memo[key] = self._placed_uses(req, key[1], pe)
         return found
