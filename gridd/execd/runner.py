@@ -803,10 +803,13 @@ class TaskRunner:
         an execd restart; a warning that fell due while no execd ran is not sent late.
         """
         state = task.state
+        # The wall clock read first: the trio clock read after it is as late or later, so
+        # a limit converted from wall to trio time never falls due early.
+        wall = time.time()
         now = trio.current_time()
 
         def due(after: float) -> float:
-            return now + task.start_time + after - time.time()
+            return now + task.start_time + after - wall
 
         async with trio.open_nursery() as nursery:
             if state.h_rt:
