@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 	$(BIN)/ruff check gridd tests bench
-	$(BIN)/python -m pytest tests -n 2  # two workers: ten minutes serial, eight in two
+	$(BIN)/python -m pytest tests -n 2 --dist worksteal  # two workers: ten minutes serial, eight in two
 
 demo: $(STAMP)
 	GRIDD_ROOT=$(DEMO_ROOT) BIN=$(BIN) bash contrib/demo.sh
