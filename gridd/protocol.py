@@ -128,6 +128,22 @@ class QueryJobs(Msg, tag="query_jobs"):
     resources: list[str] | None = None
     host_resources: list[str] | None = None
     host_request: dict[str, str] = {}  # qhost -l: which hosts offer this
+    parts: bool = False  # with each job's priority parts (qstat -pri, -urg, -ext, -r)
+
+
+class PriorityParts(msgspec.Struct, array_like=True):
+    """A job's priority as qstat -pri, -urg and -ext break it down (all 0 for a job the
+    scheduler leaves out), and what each hard request adds to its urgency (qstat -r)."""
+
+    nurg: float
+    npprior: float
+    ntckts: float
+    urg: float
+    rrcontr: float
+    wtcontr: float
+    dlcontr: float
+    ppri: int
+    requests: dict[str, float] = {}
 
 
 class JobsReply(Msg, tag="jobs"):
@@ -137,6 +153,7 @@ class JobsReply(Msg, tag="jobs"):
     now: float
     reasons: dict[int, list[str]] = {}
     priorities: dict[int, float] = {}  # job -> normalised priority (qstat's prior)
+    parts: dict[int, PriorityParts] = {}  # with QueryJobs.parts
     # With details: the jobs the last cycle reserved for, when and where (qstat -j).
     reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)

@@ -47,7 +47,7 @@ from gridd.model.job import (
     new_job,
 )
 from gridd.model.objects import words
-from gridd.model.priority import ResourceUrgency, priorities, urgency
+from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
 from gridd.model.report import Report
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
@@ -196,10 +196,13 @@ class Master:
         return used
 
     def sched_job(self, job: Job) -> p.SchedJob | None:
+        pending = self._schedulable(job)
+        return sched_job(job, pending) if pending else None
+
+    def _schedulable(self, job: Job) -> list[int]:
+        """The tasks the scheduler may start: pending, not held (a dependency holds all)."""
         pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
-        if not pending or self._held_by_dependency(job):
-            return None
-        return sched_job(job, pending)
+        return [] if not pending or self._held_by_dependency(job) else pending
 
     def sched_state(self) -> p.SchedState:
         jobs = [sj for j in self.s.jobs.values() if (sj := self.sched_job(j))]
@@ -714,13 +717,15 @@ class Master:
         else:
             selected = list(self.s.jobs.values())
         live = [j for j in selected if not self.all_done(j)]
+        ranked = self.priorities(live, now)
         return p.JobsReply(
             jobs=[self._shown(j) for j in live],
             queues=list(self.s.queues.values()),
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
             reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
-            priorities=self.priorities(live, now),
+            priorities={number: x.prior for number, x in ranked.items()},
+            parts={j.job_id: self._parts(j, ranked[j.job_id]) for j in live} if req.parts else {},
             reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
                       if j.job_id in self.sched_reserved} if req.details else {},
             ar_slots=ars.reserved_slots(self, now),
@@ -781,22 +786,35 @@ class Master:
                                  self.complex_table())
         return states | dict.fromkeys(self.orphaned, "o")
 
-    def priorities(self, jobs: list[Job], now: float) -> dict[int, float]:
+    def priorities(self, jobs: list[Job], now: float) -> dict[int, Priority]:
         """Each job's priority as the scheduler orders by it (gridd.model.priority),
-        normalised over these jobs."""
+        normalised over those of these jobs it plans or has started: a held job is left
+        out, as 8.1.9 leaves it out, and shows nothing worked out."""
         weights = self.plan.weights()
+        resources = self._resource_urgency()
+        considered = [job for job in jobs if self._schedulable(job) or any(
+            (job.job_id, t.task_id) in self.running for t in job.tasks.values())]
+        parts = []
+        for job in considered:
+            parts.append((job.spec.priority, urgency(
+                resources.of(job.spec.hard_resources, job.spec.slots()),
+                now - job.submit_time, None, now, weights)))
+        worked = dict(zip((j.job_id for j in considered), priorities(parts, weights),
+                          strict=True))
+        return {job.job_id: worked.get(job.job_id) or unconsidered(job.spec.priority)
+                for job in jobs}
+
+    def _resource_urgency(self) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not self.plan.complexes:
             self._urgency = ResourceUrgency(self.plan.complexes)
             self._urgency_of = self.plan.complexes
-        parts = []
-        for job in jobs:
-            starts = [t.start_time for t in job.tasks.values() if t.start_time]
-            waited = (min(starts) if starts else now) - job.submit_time
-            parts.append((job.spec.priority, urgency(
-                self._urgency.of(job.spec.hard_resources, job.spec.slots()), waited, None,
-                now, weights)))
-        return {job.job_id: x.prior
-                for job, x in zip(jobs, priorities(parts, weights), strict=True)}
+        return self._urgency
+
+    def _parts(self, job: Job, x: Priority) -> p.PriorityParts:
+        u = x.urgency
+        return p.PriorityParts(
+            x.nurg, x.npprior, x.ntckts, u.total, u.resources, u.waiting, u.deadline, x.posix,
+            self._resource_urgency().each(job.spec.hard_resources, job.spec.slots()))
 
     def job_info(self, job: Job) -> list[str]:
         """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's

@@ -4,9 +4,10 @@ between 0 and 1, weighted and added.
 - npprior, the POSIX priority (-p, -1023..1024) as (p + 1024) / 2048;
 - nurg, the urgency normalised over the jobs in view (the lowest 0, the highest 1): the
   resource requests' contribution (each requested attribute's complex `urgency`, for a
-  number times the amount asked for, per slot for a per-slot consumable), plus the waiting
-  time in seconds times weight_waiting_time (until the job started), plus for a job with a
-  deadline weight_deadline over the seconds left;
+  number times the amount asked for, per slot for a per-slot consumable), plus the time
+  since submission in seconds times weight_waiting_time (running jobs go on counting, as
+  8.1.9's qstat -urg shows), plus for a job with a deadline weight_deadline over the
+  seconds left;
 - ntckts, the tickets normalised alike: no share policy hands out tickets, so they are
   all zero and normalise to 0.5.
 
@@ -78,15 +79,15 @@ class ResourceUrgency:
             found = self._memo[key] = self._compute(hard, slots)
         return found
 
+    def each(self, hard: Mapping[str, str], slots: int) -> dict[str, float]:
+        """What each request contributes (qstat -r), by the name it was asked by; the
+        requests of attributes not in the complex table contribute nothing."""
+        return {name: _contribution(attr, text, slots) for name, text in hard.items()
+                if (attr := self._attrs.get(name)) is not None}
+
     def _compute(self, hard: Mapping[str, str], slots: int) -> float:
-        total = 0.0
-        asked = set()
-        for name, text in hard.items():
-            attr = self._attrs.get(name)
-            if attr is None:
-                continue
-            asked.add(attr.name)
-            total += _contribution(attr, text, slots)
+        asked = {self._attrs[name].name for name in hard if name in self._attrs}
+        total = sum(self.each(hard, slots).values())
         for attr in self._defaults:  # consumables' defaults count as requests
             if attr.name not in asked:
                 total += _contribution(attr, attr.default, slots)
@@ -120,7 +121,7 @@ def _amount(attr: ComplexAttr, text: str) -> float:
 
 def urgency(resources: float, waited: float, deadline: float | None, now: float,
             weights: Weights) -> Urgency:
-    """`waited`: seconds pending (until the start for a started job)."""
+    """`waited`: seconds since submission."""
     dl = 0.0
     if deadline is not None:
         dl = weights.deadline / max(deadline - now, 1.0)
@@ -143,6 +144,12 @@ def prior(posix: int, nurg: float, weights: Weights) -> float:
     """The priority qstat prints and jobs are planned by."""
     return (weights.priority * (posix + 1024) / 2048 + weights.urgency * nurg
             + weights.ticket * NTCKTS)
+
+
+def unconsidered(posix: int) -> Priority:
+    """What qstat shows of a job the scheduler leaves out (held, by -h or a dependency):
+    no part worked out, only its POSIX priority as given."""
+    return Priority(0.0, 0.0, 0.0, 0.0, Urgency(0.0, 0.0, 0.0), posix)
 
 
 def priorities(jobs: Sequence[tuple[int, Urgency]], weights: Weights) -> list[Priority]:

@@ -360,7 +360,7 @@ class Planner:
             urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
                               None, now, w).total for j in jobs]
             held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
-                            t.start - t.submit if t.submit else 0.0, None, now, w).total
+                            now - t.submit if t.submit else 0.0, None, now, w).total
                     for t in view.running.values()]
             nurgs = normalise(urgent + held)[:len(jobs)]
         memo: dict[tuple[int, float], float] = {}  # jobs alike in priority and urgency

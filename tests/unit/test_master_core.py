@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
@@ -261,6 +263,30 @@ def test_qstat_priorities_follow_urgency_with_the_default_weights():
     reply = master.query_jobs(p.QueryJobs(), 18.0)
     assert isinstance(reply, p.JobsReply)
     assert {j: round(v, 5) for j, v in reply.priorities.items()} == {1: 0.75, 2: 0.5, 3: 0.25}
+
+
+def test_held_jobs_are_left_out_of_the_priorities_and_running_jobs_go_on_waiting():
+    """As 8.1.9's qstat -pri and -urg show: a held job (-h, or a -hold_jid predecessor
+    still there) has every part 0 but its -p, and the others are normalised without it; a
+    running job's waiting time counts from its submission to now, not to its start."""
+    master = make_master(hosts=1, slots=1)
+    fx = Effects()
+    master.submit(spec(name="runs"), 10.0, fx)
+    schedule(master, 11.0)
+    master.submit(spec(name="waits"), 20.0, fx)
+    master.submit(spec(name="held", hold=True, priority=-5), 20.0, fx)
+    master.submit(spec(name="after", hold_jid=["runs"]), 20.0, fx)
+    reply = master.query_jobs(p.QueryJobs(parts=True), 30.0)
+    assert isinstance(reply, p.JobsReply)
+    runs, waits, held, after = (reply.parts[n] for n in (1, 2, 3, 4))
+    assert runs.wtcontr == pytest.approx(20 * 0.278) and runs.nurg == 1.0
+    assert waits.wtcontr == pytest.approx(10 * 0.278) and waits.nurg == 0.0
+    assert waits.requests == {} and runs.rrcontr == 1000.0
+    assert held == p.PriorityParts(0, 0, 0, 0, 0, 0, 0, -5, {})
+    assert after.ppri == 0 and after.urg == 0.0
+    assert reply.priorities[3] == reply.priorities[4] == 0.0
+    assert reply.priorities[1] == 0.75 and reply.priorities[2] == 0.25
+    assert master.query_jobs(p.QueryJobs(), 30.0).parts == {}  # only when asked
 
 
 def test_a_superscript_job_reference_is_a_name_pattern_not_a_number():
