@@ -11,17 +11,22 @@ from gridd.client import Client
 USAGE = """usage: qstat [options]
         [-f]                     full output: every queue instance with its jobs
         [-F [resource,...]]      full output with the resources each instance offers
+        [-ext]                   with tickets, project, department and usage
         [-help]                  print this help
         [-j job_identifier_list] show the details of jobs
+        [-pri]                   with the parts of each job's priority
         [-q wc_queue_list]       show only these queue instances (with -f)
+        [-r]                     with each job's requests
         [-s {p|r|s|z|h|a}]       show only jobs in these states
         [-u user_list]           show jobs of these users ('*' for everybody)
+        [-urg]                   with each job's urgency and what makes it up
         [-xml]                   print the information as XML
 """
 
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
-_ACCEPTED_FLAGS = frozenset({"-r", "-ext", "-pri", "-urg", "-ne", "-ncb", "-t"})
+_ACCEPTED_FLAGS = frozenset({"-ne", "-ncb", "-t"})
+_EXTRA_FLAGS = {"-pri": "pri", "-urg": "urg", "-ext": "ext", "-r": "requests"}
 
 
 class _Usage(Exception):
@@ -30,7 +35,7 @@ class _Usage(Exception):
 
 def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
-                  "resources": None, "queues": None}
+                  "resources": None, "queues": None, "extra": set()}
     while args:
         arg = args.popleft()
         if arg == "-f":
@@ -44,6 +49,8 @@ def _parse(args: deque[str]) -> dict:
             opts["queues"] = [q for q in _value(args, arg).split(",") if q]
         elif arg == "-xml":
             opts["xml"] = True
+        elif arg in _EXTRA_FLAGS:
+            opts["extra"].add(_EXTRA_FLAGS[arg])
         elif arg in _ACCEPTED_FLAGS:
             pass
         elif arg == "-g":
@@ -85,10 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1
     users = opts["users"] if opts["users"] is not None else [current_user()]
+    extra = render.Extra(**dict.fromkeys(opts["extra"], True))
 
     def body() -> int:
         with Client() as client:
-            reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"])
+            reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
+                                parts=bool(opts["extra"]))
         if opts["jobs"] is not None:
             shown = render.qstat_job(reply, opts["jobs"] or ["*"])
             sys.stdout.write(shown.stdout)
@@ -96,12 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             return shown.code
         if opts["xml"]:
             text = render.qstat_xml(reply, full=opts["full"], users=users,
-                                    states=opts["states"], queues=opts["queues"])
+                                    states=opts["states"], queues=opts["queues"], extra=extra)
         elif opts["full"]:
             text = render.qstat_full(reply, users=users, states=opts["states"],
-                                     queues=opts["queues"])
+                                     queues=opts["queues"], extra=extra)
         else:
-            text = render.qstat_default(reply, users=users, states=opts["states"])
+            text = render.qstat_default(reply, users=users, states=opts["states"], extra=extra)
         sys.stdout.write(text)
         return 0
 

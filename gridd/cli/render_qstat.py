@@ -19,6 +19,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gridd.cli.render_qstat_extra import (
+    QUEUE_WIDTH,
+    Extra,
+    columns,
+    header,
+    refers_to,
+    request_lines,
+    resource_text,
+    rule,
+    xml_owner,
+    xml_priority,
+    xml_requests,
+    xml_usage,
+)
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.formats.values import is_unsigned
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
@@ -37,7 +51,6 @@ from gridd.model.job import (
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply
 
-QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
 WAITING = (PENDING, HELD, ERROR)
 
 # -s letters -> the task states they select ("a" is the union of p, r and s).
@@ -50,18 +63,16 @@ _STATE_CLASSES: dict[str, frozenset[str]] = {
 }
 _STATE_CLASSES["a"] = _STATE_CLASSES["p"] | _STATE_CLASSES["r"] | _STATE_CLASSES["s"]
 
-_JOB_HEADER = (
-    "job-ID  prior   name       user         state submit/start at     queue"
-    + " " * (QUEUE_WIDTH - 5)
-    + " slots ja-task-ID "
-)
 _QUEUE_HEADER = (
     "queuename" + " " * (QUEUE_WIDTH - 9) + " qtype resv/used/tot. load_avg arch          states"
 )
-_QUEUE_RULE = "-" * len(_QUEUE_HEADER)
-_PENDING_BANNER = (
-    "#" * 76 + "\n" + " - PENDING JOBS" * 5 + "\n" + "#" * 76 + "\n"
-)
+PLAIN = Extra()  # none of -pri, -urg, -ext and -r
+
+# -f's rule under the queue header and the pending jobs' banner: 8.1.9 widens both
+# for -ext, each by a count of its own.
+_QUEUE_RULE = {False: "-" * len(_QUEUE_HEADER), True: "-" * 189}
+_PENDING_BANNER = {ext: "#" * n + "\n" + " - PENDING JOBS" * 5 + "\n" + "#" * n + "\n"
+                   for ext, n in ((False, 76), (True, 186))}
 _XML_HEAD = (
     "<?xml version='1.0'?>\n"
     '<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
@@ -92,6 +103,7 @@ class Row:
     tasks: str  # ja-task-ID text; "" for a job that is not an array
     task_id: int  # the (lowest) task the row stands for; 0 for a job that is not an array
     prior: float  # the job's normalised priority, as the master worked it out
+    task: Task | None = None  # the running task the row stands for
 
 
 # ---- selecting and ordering jobs --------------------------------------------------------
@@ -156,9 +168,7 @@ def _pending_rows(job: Job, tasks: list[Task], prior: float) -> list[Row]:
         by_state.setdefault(task.state, []).append(task.task_id)
     rows = []
     for state, ids in by_state.items():
-        text = ""
-        if job.is_array:
-            text = _array_text(job) if ids == job.task_ids() else task_range(ids)
+        text = task_range(ids) if job.is_array else ""  # "1,2" for -t 1-2, as 8.1.9 prints
         rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0],
                         prior))
     return rows
@@ -168,7 +178,7 @@ def _running_row(job: Job, task: Task, prior: float) -> Row:
     slots = sum(n for _, n in task.granted) or job.spec.slots()
     tasks = str(task.task_id) if job.is_array else ""
     return Row(job, task.state, task.start_time, task.queue, slots, tasks, task.task_id,
-               prior)
+               prior, task)
 
 
 def job_rows(reply: JobsReply, users: list[str] | None,
@@ -206,28 +216,43 @@ def _task_column(row: Row) -> str:
     return row.tasks if row.job.is_array else _NO_TASK
 
 
-def _short_line(row: Row) -> str:
+def _line_start(row: Row, reply: JobsReply, extra: Extra) -> str:
+    """A job line up to its queue column, with the columns -pri, -urg and -ext add."""
+    if not extra.columns:
+        return job_columns(row)
+    return columns(extra, row.job, row.prior, row.state, row.stamp,
+                   reply.parts.get(row.job.job_id), row.task)
+
+
+def _requests(row: Row, reply: JobsReply, extra: Extra) -> str:
+    """qstat -r's lines under a job line (none without -r)."""
+    if not extra.requests:
+        return ""
+    return request_lines(row.job, row.task, reply.parts.get(row.job.job_id), reply.jobs)
+
+
+def _short_line(row: Row, reply: JobsReply, extra: Extra) -> str:
     """A job line without the queue column (qstat -f)."""
-    return f"{job_columns(row)} {row.slots:5d} {_task_column(row)}\n"
+    return (f"{_line_start(row, reply, extra)} {row.slots:5d} {_task_column(row)}\n"
+            + _requests(row, reply, extra))
 
 
 def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
-                  states: str | None = None) -> str:
+                  states: str | None = None, extra: Extra = PLAIN) -> str:
     """Plain qstat: two header lines and one line per row; nothing at all without jobs.
 
     ``users`` are owner patterns (qstat -u; '*' for everybody) and None means no filter:
     like GE, the command itself passes the caller's name when -u is not given.
-    ``states`` are qstat -s letters.
+    ``states`` are qstat -s letters; ``extra`` what -pri, -urg, -ext and -r add.
     """
     running, pending = job_rows(reply, users, states)
     if not running and not pending:
         return ""
-    out = [_JOB_HEADER + "\n", "-" * (len(_JOB_HEADER) - 1) + "\n"]
+    out = [header(extra) + "\n", rule(extra) + "\n"]
     for row in running + pending:
         queue = row.queue[:QUEUE_WIDTH]
-        out.append(
-            f"{job_columns(row)} {queue:<{QUEUE_WIDTH}} {row.slots:5d} {_task_column(row)}\n"
-        )
+        out.append(f"{_line_start(row, reply, extra)} {queue:<{QUEUE_WIDTH}} {row.slots:5d} "
+                   f"{_task_column(row)}\n" + _requests(row, reply, extra))
     return "".join(out)
 
 
@@ -338,13 +363,15 @@ def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Ro
         granted = tasks[(row.job.job_id, row.task_id)].granted or [(row.queue, row.slots)]
         for qi, n in granted:
             placed.setdefault(qi, []).append(
-                Row(row.job, row.state, row.stamp, qi, n, row.tasks, row.task_id, row.prior)
+                Row(row.job, row.state, row.stamp, qi, n, row.tasks, row.task_id, row.prior,
+                    row.task)
             )
     return placed
 
 
 def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
-               states: str | None = None, queues: list[str] | None = None) -> str:
+               states: str | None = None, queues: list[str] | None = None,
+               extra: Extra = PLAIN) -> str:
     """qstat -f: each queue instance with its jobs (and -F resources), then the pending
     jobs block."""
     running, pending = job_rows(reply, users, states)
@@ -354,41 +381,46 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
     if instances:
         out.append(_QUEUE_HEADER + "\n")
     for qi in instances:
-        out.append(_QUEUE_RULE + "\n")
+        out.append(_QUEUE_RULE[extra.ext] + "\n")
         out.append(_queue_line(qi, reply.instance_resources.get(qi.name, [])))
-        out += [_short_line(row) for row in placed.get(qi.name, [])]
+        out += [_short_line(row, reply, extra) for row in placed.get(qi.name, [])]
     if pending:
-        out.append("\n" + _PENDING_BANNER)
-        out += [_short_line(row) for row in pending]
+        out.append("\n" + _PENDING_BANNER[extra.ext])
+        out += [_short_line(row, reply, extra) for row in pending]
     return "".join(out)
 
 
 # ---- XML --------------------------------------------------------------------------------
 
-def _xml_job(row: Row, indent: int, with_queue: bool) -> str:
-    """One job_list element; running rows carry a start time, pending a submission time."""
+def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: bool) -> str:
+    """One job_list element; running rows carry a start time, pending a submission time
+    (with -pri, -urg, -ext and -r, the elements they add)."""
     pad = " " * indent
     running = row.state in SHOWN_HOLDING
     state = "running" if running else "pending"
     time_tag = "JAT_start_time" if running else "JB_submission_time"
-    fields = [
-        ("JB_job_number", str(row.job.job_id)),
-        ("JAT_prio", f"{row.prior:.5f}"),
-        ("JB_name", row.job.spec.name),
-        ("JB_owner", row.job.spec.owner),
-        ("state", row.state),
-        (time_tag, xml_stamp(row.stamp)),
-    ]
+    parts = reply.parts.get(row.job.job_id)
+    fields = [("JB_job_number", "", str(row.job.job_id)), ("JAT_prio", "", f"{row.prior:.5f}")]
+    fields += xml_priority(extra, parts)
+    fields += [("JB_name", "", row.job.spec.name), ("JB_owner", "", row.job.spec.owner)]
+    fields += xml_owner(extra, row.job)
+    fields.append(("state", "", row.state))
+    if extra.when:
+        fields.append((time_tag, "", xml_stamp(row.stamp)))
+    fields += xml_usage(extra, row.task)
     if with_queue:
-        fields.append(("queue_name", row.queue))
-    fields.append(("slots", str(row.slots)))
+        fields.append(("queue_name", "", row.queue))
+    fields.append(("slots", "", str(row.slots)))
     if row.job.is_array:
-        fields.append(("tasks", row.tasks))
-    body = "".join(f"{pad}  <{tag}>{xml_escape(value)}</{tag}>\n" for tag, value in fields)
+        fields.append(("tasks", "", row.tasks))
+    fields += xml_requests(extra, row.job, row.task, parts, reply.jobs)
+    body = "".join(f"{pad}  <{tag}{attrs}>{xml_escape(value)}</{tag}>\n"
+                   for tag, attrs, value in fields)
     return f'{pad}<job_list state="{state}">\n{body}{pad}</job_list>\n'
 
 
-def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource]) -> str:
+def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource],
+               reply: JobsReply, extra: Extra) -> str:
     fields = [
         ("name", qi.name), ("qtype", qi.qtype), ("slots_used", str(qi.used)),
         ("slots_resv", str(qi.reserved)), ("slots_total", str(qi.total)),
@@ -404,24 +436,26 @@ def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource]) ->
         f'      <resource name="{xml_escape(r.name)}" type="{r.prefix}">'
         f"{xml_escape(resource_value(r))}</resource>\n"
         for r in resources)
-    jobs = "".join(_xml_job(row, 6, with_queue=False) for row in rows)
+    jobs = "".join(_xml_job(row, reply, extra, 6, with_queue=False) for row in rows)
     return f"    <Queue-List>\n{body}{jobs}    </Queue-List>\n"
 
 
 def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
-              states: str | None = None, queues: list[str] | None = None) -> str:
+              states: str | None = None, queues: list[str] | None = None,
+              extra: Extra = PLAIN) -> str:
     """qstat -xml / qstat -f -xml: running jobs (or queue instances) under queue_info,
     pending jobs under the nested job_info."""
     running, pending = job_rows(reply, users, states)
     out = [_XML_HEAD, "  <queue_info>\n"]
     if full:
         placed = _rows_by_instance(reply, running)
-        out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []))
+        out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []),
+                           reply, extra)
                 for qi in queue_instances(reply, queues)]
     else:
-        out += [_xml_job(row, 4, with_queue=True) for row in running]
+        out += [_xml_job(row, reply, extra, 4, with_queue=True) for row in running]
     out.append("  </queue_info>\n  <job_info>\n")
-    out += [_xml_job(row, 4, with_queue=not full) for row in pending]
+    out += [_xml_job(row, reply, extra, 4, with_queue=not full) for row in pending]
     out.append("  </job_info>\n</job_info>\n")
     return "".join(out)
 
@@ -437,27 +471,9 @@ def _task_field(label: str, task_id: int, value: str) -> str:
     return _field(f"{label}{max(task_id, 1):>{15 - len(label)}}", value)
 
 
-def _seconds(text: str) -> int | None:
-    """'[[h:]m:]s' as seconds, or None when the text is not a GE time."""
-    parts = text.split(":")
-    if len(parts) > 3 or not all(is_unsigned(p) for p in parts):
-        return None
-    total = 0
-    for part in parts:
-        total = total * 60 + int(part)
-    return total
-
-
-_TIME_RESOURCES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
-
-
 def _resource_list(resources: dict[str, str]) -> str:
     """-l requests as GE echoes them: time limits in seconds, other values as given."""
-    items = []
-    for name, value in resources.items():
-        secs = _seconds(value) if name in _TIME_RESOURCES else None
-        items.append(f"{name}={value if secs is None else secs}")
-    return ",".join(items)
+    return ",".join(resource_text(name, value) for name, value in resources.items())
 
 
 def _path_list(paths: list[str]) -> str:
@@ -531,13 +547,6 @@ def _usage(task: Task) -> str:
     )
 
 
-def _refers_to(ref: str, job: Job) -> bool:
-    """A job reference (id, or name pattern) as qstat -j and -hold_jid accept it."""
-    if is_unsigned(ref):
-        return int(ref) == job.job_id
-    return fnmatch.fnmatchcase(job.spec.name, ref)
-
-
 def _identity_lines(job: Job) -> list[str]:
     spec = job.spec
     lines = [
@@ -607,11 +616,11 @@ def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
     if spec.hold_jid:
         lines.append(_field("jid_predecessor_list (req)", ",".join(spec.hold_jid)))
         before = [o.job_id for o in jobs if o.job_id != job.job_id
-                  and any(_refers_to(r, o) for r in spec.hold_jid)]
+                  and any(refers_to(r, o) for r in spec.hold_jid)]
         if before:
             lines.append(_field("jid_predecessor_list", ",".join(map(str, sorted(before)))))
     after = [o.job_id for o in jobs if o.job_id != job.job_id
-             and any(_refers_to(r, job) for r in o.spec.hold_jid)]
+             and any(refers_to(r, job) for r in o.spec.hold_jid)]
     if after:
         lines.append(_field("jid_successor_list", ",".join(map(str, sorted(after)))))
     if spec.project:
@@ -681,7 +690,7 @@ def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
     for ref in refs:
         number = ref.partition(".")[0]  # 552.3 names job 552; a name may contain dots
         by = number if is_unsigned(number) else ref
-        matches = [j for j in reply.jobs if _refers_to(by, j)]
+        matches = [j for j in reply.jobs if refers_to(by, j)]
         if not matches:
             missing.append(ref)
         for job in matches:

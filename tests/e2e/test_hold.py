@@ -97,3 +97,25 @@ def test_qalter_h_sets_and_releases_the_user_hold(cell: Cell) -> None:
     cell.ok("qrls", str(array))
     cell.ok("qmod", "-e", "all.q")
     wait_for(lambda: finished(cell, job) and finished(cell, array), what="jobs accounted")
+
+
+def test_qstat_pri_urg_and_r_leave_held_jobs_out_of_the_priorities(cell: Cell) -> None:
+    """qstat -pri, -urg and -r through the real commands: a held job shows nothing worked
+    out but its -p (as 8.1.9 shows it) and sorts last; -r shows the requests."""
+    cell.ok("qmod", "-d", "all.q")  # nothing starts until the end
+    waits = submit(cell, "-b", "y", "-l", "h_rt=0:1:0", "-q", "all.q", "true")
+    held = submit(cell, "-b", "y", "-h", "-p", "-5", "true")
+    rows = [line.split() for line in cell.ok("qstat", "-pri").splitlines()[2:]]
+    assert [row[0] for row in rows] == [str(waits), str(held)]
+    assert rows[1][1:6] == ["0.00000", "0.00000", "0.00000", "0.00000", "-5"]
+    assert rows[0][1:6] == ["0.50000", "0.50000", "0.50000", "0.50000", "0"]
+    urg = [line.split() for line in cell.ok("qstat", "-urg").splitlines()[2:]]
+    assert urg[0][4] == "1000"  # rrcontr: one slot
+    assert urg[1][1:7] == ["0.00000", "0.00000", "0", "0", "0", "0"]
+    shown = cell.ok("qstat", "-r", "-s", "p")
+    assert ("       Hard Resources:   h_rt=60 (0.000000)\n"
+            "       Soft Resources:   \n"
+            "       Hard requested queues: all.q\n") in shown
+    cell.ok("qrls", str(held))
+    cell.ok("qmod", "-e", "all.q")
+    wait_for(lambda: finished(cell, waits) and finished(cell, held), what="jobs accounted")

@@ -215,9 +215,14 @@ def test_array_tasks_running_one_line_each(monkeypatch):
 
 
 def test_pending_array_tasks_fold_into_ranges():
+    """A pending array's tasks fold as any task list: 8.1.9 (run here) shows -t 1-6:2 as
+    1-5:2, -t 1-2 as 1,2 and -t 4-4 as 4 (qstat -j keeps the range as submitted)."""
     job = pending_job(20, spec(name="arr", array=(1, 6, 2)))
     lines = rq.qstat_default(reply([job])).splitlines()
-    assert lines[2].endswith("    1 1-6:2")
+    assert lines[2].endswith("    1 1-5:2")
+    for array, shown in (((1, 2, 1), "1,2"), ((4, 4, 1), "4")):
+        line = rq.qstat_default(reply([pending_job(21, spec(array=array))])).splitlines()[2]
+        assert line.endswith(f"    1 {shown}")
     job.tasks[1].state = RUNNING
     job.tasks[1].queue = "all.q@vm"
     job.tasks[1].granted = [("all.q@vm", 1)]
