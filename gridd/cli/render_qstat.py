@@ -24,6 +24,7 @@ from gridd.cli.render_qstat_extra import (
     Extra,
     columns,
     header,
+    pe_span,
     refers_to,
     request_lines,
     resource_text,
@@ -610,9 +611,7 @@ def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
     spec = job.spec
     lines = []
     if spec.pe_name:
-        span = (str(spec.pe_min) if spec.pe_min == spec.pe_max
-                else f"{spec.pe_min}-{spec.pe_max}")
-        lines.append(f"parallel environment:  {spec.pe_name} range: {span}\n")
+        lines.append(f"parallel environment:  {spec.pe_name} range: {pe_span(job)}\n")
     if spec.hold_jid:
         lines.append(_field("jid_predecessor_list (req)", ",".join(spec.hold_jid)))
         before = [o.job_id for o in jobs if o.job_id != job.job_id

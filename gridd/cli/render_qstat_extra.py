@@ -114,7 +114,7 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
         assert task is not None
         lines.append(_request("Master Queue", task.queue))
     if spec.pe_name:
-        lines.append(_request("Requested PE", f"{spec.pe_name} {_span(job)}"))
+        lines.append(_request("Requested PE", f"{spec.pe_name} {pe_span(job)}"))
         if running:
             assert task is not None
             lines.append(_request("Granted PE", f"{task.pe or spec.pe_name} {_granted(job, task)}"))
@@ -137,7 +137,7 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
     return "".join(line + "\n" for line in lines)
 
 
-def _span(job: Job) -> str:
+def pe_span(job: Job) -> str:
     """A PE slot range as 8.1.9 prints it: "2", "2,3" or "2-4"."""
     low, high = job.spec.pe_min, job.spec.pe_max
     return str(low) if low == high else f"{low}{',' if high == low + 1 else '-'}{high}"
@@ -245,7 +245,7 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
     spec = job.spec
     out = [("full_job_name", "", spec.name)]
     if spec.pe_name:
-        out.append(("requested_pe", f' name="{xml_escape(spec.pe_name)}"', _span(job)))
+        out.append(("requested_pe", f' name="{xml_escape(spec.pe_name)}"', pe_span(job)))
         if task is not None and task.queue:
             out.append(("granted_pe", f' name="{xml_escape(task.pe or spec.pe_name)}"',
                         str(_granted(job, task))))

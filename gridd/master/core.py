@@ -827,6 +827,8 @@ class Master:
         if self._held_by_dependency(job):
             lines.append("job dropped because of job dependencies")
         lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
+        if any(t.state == HELD for t in job.tasks.values()):
+            lines.append("Job is in hold state")
         return lines or ["There are no messages available"]
 
     def _shown(self, job: Job) -> Job:

@@ -80,6 +80,7 @@ from gridd.sched.view import SchedView
 Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
+ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
 # Entries of a memo carried from cycle to cycle (categories' statics, placements' uses):
 # as many as gridd.sched.match keeps compiled requests.
 _MAX_KEPT = 20_000
@@ -748,6 +749,8 @@ class Cycle:
                 usable.append(qi)
             else:
                 self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
+        if ordered and not usable:
+            self.global_info.append(ALL_DROPPED)
         return usable, open_
 
     # ---- the cycle ---------------------------------------------------------------------

@@ -287,6 +287,7 @@ def test_held_jobs_are_left_out_of_the_priorities_and_running_jobs_go_on_waiting
     assert reply.priorities[3] == reply.priorities[4] == 0.0
     assert reply.priorities[1] == 0.75 and reply.priorities[2] == 0.25
     assert master.query_jobs(p.QueryJobs(), 30.0).parts == {}  # only when asked
+    assert master.job_info(master.s.jobs[3])[-1] == "Job is in hold state"  # as 8.1.9
 
 
 def test_a_superscript_job_reference_is_a_name_pattern_not_a_number():

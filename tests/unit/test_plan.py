@@ -411,6 +411,19 @@ def test_instances_in_states_are_dropped_with_grid_engine_messages() -> None:
                               "only qc:slots=0.000000"]
 
 
+def test_with_every_instance_dropped_8_1_9_says_so_after_them() -> None:
+    """As a real 8.1.9 says it (run here) when its only queue is full, or disabled."""
+    view = cell(qi("all.q@vm", 1), qi("dis.q@vm"), flags={"dis.q@vm": "d"},
+                running=[Running(9, 1, {}, [("all.q@vm", 1)])])
+    result = plan(view, job(1))
+    assert result.global_info == [
+        'queue instance "all.q@vm" dropped because it is full',
+        'queue instance "dis.q@vm" dropped because it is disabled',
+        "All queues dropped because of overload or full",
+    ]
+    assert not result.orders and not result.info.get(1)  # nothing of its own
+
+
 def test_pe_job_on_a_full_host_as_in_the_transcript() -> None:
     """jobs.txt, job 6 (-pe mpi 3): host vm has slots=4, all.q@vm is full."""
     view = cell(qi("all.q@vm", 4, pe_list=["mpi"]), qi("short.q@vm", 2, pe_list=["mpi"]),

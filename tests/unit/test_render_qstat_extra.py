@@ -274,6 +274,7 @@ def test_xml_r_of_a_held_array_lists_its_queues_and_predecessors_one_by_one():
     reply = JobsReply(jobs=[xr, pending_job(17, sp, submit=T_XA, state=HELD)],
                       queues=queues(), hosts=[vm_host()], now=T_XA, priorities={16: 0.5},
                       parts={17: PriorityParts(0, 0, 0, 0, 0, 0, 0, 0, {"license": 200.0})})
+    assert "parallel environment:  mpi range: 2,3\n" in rq.qstat_job(reply, ["17"]).stdout
     shown = rq.qstat_xml(reply, extra=Extra(requests=True))
     assert shown.split("<JB_name>xa</JB_name>\n")[1].split("    </job_list>")[0] == """\
       <JB_owner>root</JB_owner>
