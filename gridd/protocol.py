@@ -349,6 +349,8 @@ class SchedJob(msgspec.Struct, kw_only=True):
     project: str = ""
     reserve: bool = False  # -R y
     ar: int = 0  # the advance reservation it runs in (qsub -ar), 0 for none
+    start_time: float = 0.0  # qsub -a: planned from then on, not before
+    deadline: float = 0.0  # qsub -dl: its urgency grows as it nears (0: none)
 
 
 class SchedState(Msg, tag="sched_state"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pwd
 import sys
+import time
 
 from gridd import paths
 from gridd import protocol as p
@@ -45,7 +46,7 @@ def _parse(args: list[str]) -> QsubRequest:
     return parse_qsub(
         args, environ=dict(os.environ), cwd=os.getcwd(), read_file=read_text, home=home,
         root=paths.root_dir(), user=current_user(), uid=uid, group=current_group(), gid=gid,
-        host=os.uname().nodename, stdin_text=sys.stdin.read,
+        host=os.uname().nodename, stdin_text=sys.stdin.read, now=time.time(),
     )
 
 

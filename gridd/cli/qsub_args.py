@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from gridd.formats import requests
+from gridd.formats.names import parse_date_time
 from gridd.formats.values import is_unsigned
 from gridd.model.job import JobSpec
 
@@ -38,7 +39,8 @@ _FLAGS = frozenset(
 )
 _ONE_ARG = frozenset(
     {"-N", "-o", "-e", "-j", "-wd", "-v", "-S", "-l", "-q", "-p", "-sync", "-now",
-     "-hold_jid", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar", "-C", "-@"}
+     "-hold_jid", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar", "-C", "-@",
+     "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i"}
 )
 _TWO_ARGS = frozenset({"-pe"})
 _VERIFY_MODES = frozenset("ewnvp")
@@ -48,22 +50,31 @@ _NO = frozenset({"n", "no"})
 # Settings that add up over every source instead of being replaced by a later one, and
 # lists that add up within one source only: `-q a -q b` is a,b but a script's `-q`
 # replaces the one from sge_request.
-_MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list"}),
+_MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list",
+                       "context_changes"}),
             frozenset({"hard_queues", "soft_queues"}))
+_BINDING_STRATEGIES = ("linear", "striding", "explicit")
 
 USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-@ file]                                read more options from file
+   [-a date_time]                           start no sooner than [[CC]YY]MMDDhhmm[.SS]
    [-A account_string]                      account name written to accounting
+   [-ac context_list]                       add context variables (name[=value],...)
    [-ar ar_id]                              run inside advance reservation ar_id
    [-b y[es]|n[o]]                          the command is a binary, not a script
+   [-binding [env|pe|set] strategy]         core binding asked for (linear:n, ...)
    [-C directive_prefix]                    prefix of option lines in the script
    [-cwd]                                   run in the submission directory
+   [-dc name_list]                          delete context variables
+   [-dl date_time]                          deadline (for deadlineusers)
    [-e path_list]                           where standard error goes
    [-h]                                     submit with a user hold
    [-hard]                                  following -l/-q requests are required
    [-help]                                  show this text
    [-hold_jid job_identifier_list]          start after these jobs have finished
+   [-i file]                                standard input of the job
    [-j y[es]|n[o]]                          write standard error into standard output
+   [-js job_share]                          job share (unsigned)
    [-l resource_list]                       request resources
    [-M mail_list]                           mail addresses for notifications
    [-m mail_options]                        when to send mail (a, b, e, s or n)
@@ -75,8 +86,11 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-p priority]                            priority from -1023 to 1024
    [-pe pe_name slot_range]                 parallel environment and slot range
    [-q queue_list]                          queues the job may run in
+   [-r y[es]|n[o]]                          whether the job may be run again
    [-R y[es]|n[o]]                          reserve resources for this job
    [-S path_list]                           shell that runs the script
+   [-sc context_list]                       set the context variables (replaces them)
+   [-shell y[es]|n[o]]                      run a binary job's command through a shell
    [-soft]                                  following -l/-q requests are preferences
    [-sync y[es]|n[o]]                       wait for the job and exit with its status
    [-t task_id_range]                       array job with tasks n[-m[:s]]
@@ -111,11 +125,13 @@ class QsubRequest(msgspec.Struct, kw_only=True):
 
 
 class _Context(msgspec.Struct, kw_only=True):
-    """What option handlers may consult; `soft` follows -hard/-soft within one source."""
+    """What option handlers may consult; `soft` follows -hard/-soft within one source.
+    `now` is when a date without a year falls in the current one."""
 
     environ: Mapping[str, str]
     cwd: str
     read_file: Callable[[str], str | None]
+    now: float = 0.0
     soft: bool = False
 
 
@@ -226,6 +242,44 @@ def _queues(value: str, ctx: _Context) -> dict[str, Any]:
     return {key: requests.parse_name_list(value)}
 
 
+def _date(key: str, option: str) -> Callable[[str, _Context], dict[str, Any]]:
+    def parse(value: str, ctx: _Context) -> dict[str, Any]:
+        try:
+            return {key: float(parse_date_time(value, now=ctx.now))}
+        except ValueError:
+            raise QsubError(f'Wrong date/time format "{value}" specified to {option} option',
+                            EXIT_BAD_ARGUMENT) from None
+    return parse
+
+
+def _context(op: str) -> Callable[[str], dict[str, Any]]:
+    """-ac, -sc and -dc as changes, applied in order once every source is read."""
+    def parse(value: str) -> dict[str, Any]:
+        names = [item for item in value.split(",") if item]
+        if not names:
+            raise QsubError(f'Wrong context list format {op} "{value}"', EXIT_BAD_ARGUMENT)
+        pairs = dict(item.partition("=")[::2] for item in names)
+        return {"context_changes": [(op, {k: v or "NONE" for k, v in pairs.items()})]}
+    return parse
+
+
+def _binding(args: list[str]) -> dict[str, Any]:
+    """8.1.9's -binding: an optional type (env, pe, set; set when not given), then a
+    strategy with its arguments (linear:1, striding:2:1, explicit:0,0)."""
+    kind, strategy = args if len(args) == 2 else ("set", args[0])
+    name, colon, rest = strategy.partition(":")
+    if name not in _BINDING_STRATEGIES or not colon or not rest:
+        raise QsubError("-binding option contains errors: couldn't parse binding parameter "
+                        "(no strategy found)", EXIT_USAGE)
+    return {"binding": f"{kind} {strategy}"}
+
+
+def _jobshare(value: str) -> dict[str, Any]:
+    if not is_unsigned(value):
+        raise QsubError("invalid jobshare, must be an unsigned integer", EXIT_USAGE)
+    return {"jobshare": int(value)}
+
+
 def _variables(value: str, ctx: _Context) -> dict[str, Any]:
     return {"env": _parsed(lambda text: requests.parse_variable_list(text, ctx.environ), value)}
 
@@ -251,11 +305,21 @@ _SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
     "-w": _verify,
     "-ar": _ar,
     "-C": lambda v: {"prefix": v},
+    "-r": lambda v: {"restart": "y" if _yes_no("-r", v) else "n"},
+    "-shell": lambda v: {"noshell": not _yes_no("-shell", v)},
+    "-ac": _context("-ac"),
+    "-sc": _context("-sc"),
+    "-dc": _context("-dc"),
+
+    "-js": _jobshare,
+    "-i": lambda v: {"stdin_path": v},
 }
 _WITH_CONTEXT: dict[str, Callable[[str, _Context], dict[str, Any]]] = {
     "-l": _resources,
     "-q": _queues,
     "-v": _variables,
+    "-a": _date("start_time", "-a"),
+    "-dl": _date("deadline", "-dl"),
 }
 _FLAG_SETTINGS: dict[str, dict[str, Any]] = {
     "-V": {"env_all": True},
@@ -276,6 +340,8 @@ def _option_settings(option: str, args: list[str], ctx: _Context) -> dict[str, A
         return {"cwd": ctx.cwd}
     if option == "-pe":
         return _pe(args[0], args[1])
+    if option == "-binding":
+        return _binding(args)
     if option in _FLAG_SETTINGS:
         return dict(_FLAG_SETTINGS[option])
     if option in _WITH_CONTEXT:
@@ -348,6 +414,8 @@ def _scan(tokens: list[str], ctx: _Context, into: _Scanned, depth: int = 0) -> _
             into.positional = tokens[index:]
             return into
         count = _arity(token)
+        if token == "-binding" and tokens[index + 1 : index + 2] in (["env"], ["pe"], ["set"]):
+            count = 2  # the binding's type, then its strategy
         args = tokens[index + 1 : index + 1 + count]
         if len(args) < count:
             raise QsubError(f"{token} option must have argument", EXIT_USAGE)
@@ -478,6 +546,16 @@ def _build_spec(
     options.setdefault("name", body.default_name)
     options.setdefault("mail_list", [f"{ident['owner']}@{ident['submit_host']}"])
     options["env"] = env
+    context: dict[str, str] = {}
+    for op, items in settings.get("context_changes", []):
+        if op == "-sc":
+            context = dict(items)
+        elif op == "-ac":
+            context.update(items)
+        else:
+            for name in items:
+                context.pop(name, None)
+    options["context"] = context
     return JobSpec(
         **ident,
         **options,
@@ -517,13 +595,14 @@ def parse_qsub(
     gid: int,
     host: str,
     stdin_text: Callable[[], str],
+    now: float,
 ) -> QsubRequest:
     """Turn qsub's arguments, request files and script directives into one request.
 
     `argv` excludes the program name. Raises QsubError with Grid Engine's text and exit
     code for anything qsub refuses before contacting the master.
     """
-    ctx = _Context(environ=environ, cwd=cwd, read_file=read_file)
+    ctx = _Context(environ=environ, cwd=cwd, read_file=read_file, now=now)
     command_line, cli_settings = _command_line(argv, ctx)
     if cli_settings.get("help"):
         return QsubRequest(spec=JobSpec(), help=True)

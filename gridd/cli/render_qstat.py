@@ -29,6 +29,7 @@ from gridd.cli.render_qstat_extra import (
     request_lines,
     resource_text,
     rule,
+    xml_deadline,
     xml_owner,
     xml_priority,
     xml_requests,
@@ -408,6 +409,7 @@ def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: 
     fields.append(("state", "", row.state))
     if extra.when:
         fields.append((time_tag, "", xml_stamp(row.stamp)))
+    fields += xml_deadline(extra, row.job)
     fields += xml_usage(extra, row.task)
     if with_queue:
         fields.append(("queue_name", "", row.queue))
@@ -554,6 +556,8 @@ def _identity_lines(job: Job) -> list[str]:
         _field("job_number", job.job_id),
         _field("exec_file", f"job_scripts/{job.job_id}"),
         _field("submission_time", time.asctime(time.localtime(job.submit_time))),
+        *([_field("deadline", time.asctime(time.localtime(spec.deadline)))]
+          if spec.deadline else []),
         _field("owner", spec.owner),
         _field("uid", spec.uid),
         _field("group", spec.group),
@@ -564,6 +568,8 @@ def _identity_lines(job: Job) -> list[str]:
               ("sge_o_shell", spec.o_shell), ("sge_o_tz", spec.o_tz),
               ("sge_o_workdir", spec.o_workdir), ("sge_o_host", spec.submit_host)]
     lines += [_field(label, value) for label, value in origin if value]
+    if spec.start_time:
+        lines.append(_field("execution_time", time.asctime(time.localtime(spec.start_time))))
     lines.append(_field("account", spec.account))
     return lines
 
@@ -587,11 +593,13 @@ def _request_lines(job: Job) -> list[str]:
     lines.append(_field("job_name", spec.name))
     if spec.stdout_path:
         lines.append(_field("stdout_path_list", _path_list(spec.stdout_path)))
-    if spec.stdin_path != "/dev/null":
+    if spec.stdin_path:
         lines.append(_field("stdin_path_list", _path_list([spec.stdin_path])))
     if spec.priority:
         lines.append(_field("priority", spec.priority))
-    lines.append(_field("jobshare", 0))
+    lines.append(_field("jobshare", spec.jobshare))
+    if spec.restart:
+        lines.append(_field("restart", spec.restart))
     if spec.hard_queues:
         lines.append(_field("hard_queue_list", ",".join(spec.hard_queues)))
     if spec.shell:
@@ -603,6 +611,8 @@ def _request_lines(job: Job) -> list[str]:
     script = spec.script_name or (spec.command[0] if spec.command else "")
     if script:
         lines.append(_field("script_file", script))
+    if spec.context:
+        lines.append(_field("context", ",".join(f"{k}={v}" for k, v in spec.context.items())))
     return lines
 
 
@@ -634,9 +644,9 @@ def _task_lines(job: Job) -> list[str]:
     lines = []
     if job.is_array:
         lines.append(_field("job-array tasks", _array_text(job)))
-    lines.append(_field("binding", "NONE"))
+    lines.append(_field("binding", job.spec.binding or "NONE"))
     if job.spec.binary:
-        lines.append(_field("job_type", "binary"))
+        lines.append(_field("job_type", "binary,noshell" if job.spec.noshell else "binary"))
     tasks = sorted(job.tasks.values(), key=lambda t: t.task_id)
     for task in tasks:
         if task.state == ERROR and task.failed_reason:

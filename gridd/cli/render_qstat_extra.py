@@ -14,7 +14,7 @@ import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gridd.cli.render_text import stamp, xml_escape
+from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.formats.values import is_unsigned
 from gridd.model.job import Job, Task, Usage
 from gridd.protocol import PriorityParts
@@ -83,7 +83,9 @@ def columns(extra: Extra, job: Job, prior: float, state: str, when: float,
         text += f"{(spec.project or 'NA')[:16]:<16} {department[:10]:<10} "
     text += f"{state[:5]:<5}"
     if extra.when:
-        text += f" {stamp(when)}" + (" " * 20 if extra.urg else "")
+        text += f" {stamp(when)}"
+        if extra.urg:
+            text += f" {stamp(spec.deadline) if spec.deadline else '':<19}"
     if extra.ext:
         text += f" {_usage(task.usage if task is not None else None)}"
         text += f" {0:5d} {0:5d} {0:5d} {0:5d} {0:5d} {0.0:<5.2f}"
@@ -221,6 +223,13 @@ def xml_owner(extra: Extra, job: Job) -> list[Element]:
     if not extra.ext:
         return []
     return [("JB_project", "", job.spec.project), ("JB_department", "", job.spec.department)]
+
+
+def xml_deadline(extra: Extra, job: Job) -> list[Element]:
+    """-urg's deadline of a job that has one, after the time."""
+    if not (extra.urg and job.spec.deadline):
+        return []
+    return [("JB_deadline", "", xml_stamp(job.spec.deadline))]
 
 
 def xml_usage(extra: Extra, task: Task | None) -> list[Element]:

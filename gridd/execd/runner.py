@@ -74,7 +74,8 @@ execd's own environment reaches the job.
 
 No shell sees a path or an argument as text: the shepherd and the job are started with
 argument vectors; a script job runs as ``SHELL SCRIPT ARGS...``; a ``-b y`` job as
-``SHELL -c LINE`` where LINE quotes every argument (``binary_command_line``). Only the
+``SHELL -c LINE`` where LINE quotes every argument (``binary_command_line``), or with
+-shell n as its own argument vector. Only the
 command word of a binary job is shell text, as the owner gave it: the job runs as its
 owner, so it can do nothing the owner could not do anyway.
 """
@@ -342,7 +343,9 @@ def plan_task(
         spec.stderr_path, host, workdir, f"{spec.name}.e{suffix}", pseudo)
     shell = spec.shell or start.shell
     script_path = None if spec.binary else spool_dir / "job_scripts" / str(job.job_id)
-    if script_path is None:
+    if script_path is None and spec.noshell:  # -shell n: the command itself, found on PATH
+        argv = list(spec.command)
+    elif script_path is None:
         argv = [shell, "-c", binary_command_line(spec.command)]
     else:
         argv = [shell, str(script_path), *spec.args]

@@ -348,7 +348,8 @@ class Master:
 
     def _rights(self, spec: JobSpec) -> str | None:
         """Why the owner may not submit this job: the global configuration's access lists
-        keep them out; a positive priority takes an operator; a project must exist, let the
+        keep them out; a positive priority takes an operator, a deadline a user in
+        deadlineusers (managers too); a project must exist, let the
         owner in and be one the global configuration allows; without one, the global
         configuration may want one (projects set, enforce_project). In 8.1.9's order."""
         config, conf = self.s.config, self.s.config.conf
@@ -360,6 +361,10 @@ class Master:
         if spec.priority > 0 and not permissions.is_operator(config, spec.owner):
             return ("Unable to run job: job rejected: positive submission priority requires "
                     "operator privileges")
+        if spec.deadline and not permissions.in_userset(config, permissions.DEADLINE_USERS,
+                                                        spec.owner, spec.group):
+            return (f'Unable to run job: job rejected: the user "{spec.owner}" is not a '
+                    "deadline initiation user")
         projects, xprojects = words(conf.projects), words(conf.xprojects)
         if spec.project:
             project = config.projects.get(spec.project)
@@ -723,7 +728,7 @@ class Master:
             queues=list(self.s.queues.values()),
             hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
             now=now,
-            reasons={j.job_id: self.job_info(j) for j in live} if req.details else {},
+            reasons={j.job_id: self.job_info(j, now) for j in live} if req.details else {},
             priorities={number: x.prior for number, x in ranked.items()},
             parts={j.job_id: self._parts(j, ranked[j.job_id]) for j in live} if req.parts else {},
             reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
@@ -788,17 +793,19 @@ class Master:
 
     def priorities(self, jobs: list[Job], now: float) -> dict[int, Priority]:
         """Each job's priority as the scheduler orders by it (gridd.model.priority),
-        normalised over those of these jobs it plans or has started: a held job is left
-        out, as 8.1.9 leaves it out, and shows nothing worked out."""
+        normalised over those of these jobs it plans or has started: a held job, or one
+        whose -a time is still to come, is left out, as 8.1.9 leaves it out, and shows
+        nothing worked out."""
         weights = self.plan.weights()
         resources = self._resource_urgency()
-        considered = [job for job in jobs if self._schedulable(job) or any(
+        considered = [job for job in jobs if (
+            self._schedulable(job) and job.spec.start_time <= now) or any(
             (job.job_id, t.task_id) in self.running for t in job.tasks.values())]
         parts = []
         for job in considered:
             parts.append((job.spec.priority, urgency(
                 resources.of(job.spec.hard_resources, job.spec.slots()),
-                now - job.submit_time, None, now, weights)))
+                now - job.submit_time, job.spec.deadline or None, now, weights)))
         worked = dict(zip((j.job_id for j in considered), priorities(parts, weights),
                           strict=True))
         return {job.job_id: worked.get(job.job_id) or unconsidered(job.spec.priority)
@@ -816,7 +823,7 @@ class Master:
             x.nurg, x.npprior, x.ntckts, u.total, u.resources, u.waiting, u.deadline, x.posix,
             self._resource_urgency().each(job.spec.hard_resources, job.spec.slots()))
 
-    def job_info(self, job: Job) -> list[str]:
+    def job_info(self, job: Job, now: float) -> list[str]:
         """The `scheduling info` lines of qstat -j: the job's own state, the scheduler's
         messages for every job, then those for this one."""
         if not self.plan.job_info:
@@ -829,6 +836,8 @@ class Master:
         lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
         if any(t.state == HELD for t in job.tasks.values()):
             lines.append("Job is in hold state")
+        if job.spec.start_time > now and any(t.state == PENDING for t in job.tasks.values()):
+            lines.append("execution time not reached")
         return lines or ["There are no messages available"]
 
     def _shown(self, job: Job) -> Job:
@@ -1274,7 +1283,7 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
         queues=spec.hard_queues, soft_queues=spec.soft_queues, pe=spec.pe_name,
         pe_min=spec.pe_min, pe_max=spec.pe_max, immediate=spec.immediate,
         owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
-        ar=spec.ar,
+        ar=spec.ar, start_time=spec.start_time, deadline=spec.deadline,
     )
 
 

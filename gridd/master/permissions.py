@@ -19,6 +19,7 @@ from gridd.model.config import Configuration
 from gridd.sched.access import member
 
 AR_USERS = "arusers"  # the access list of users who may reserve besides managers
+DEADLINE_USERS = "deadlineusers"  # the access list of users who may submit with -dl
 
 
 def is_manager(config: Configuration, user: str) -> bool:

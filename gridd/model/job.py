@@ -51,7 +51,7 @@ class JobSpec(msgspec.Struct):
     cwd: str = ""  # working directory chosen with -cwd or -wd; "" means $HOME
     stdout_path: list[str] = msgspec.field(default_factory=list)  # -o entries ([host:]path)
     stderr_path: list[str] = msgspec.field(default_factory=list)
-    stdin_path: str = "/dev/null"
+    stdin_path: str = ""  # -i ("": /dev/null)
     merge: bool = False
     shell: str = ""  # -S
     env: dict[str, str] = msgspec.field(default_factory=dict)  # -v/-V
@@ -76,6 +76,13 @@ class JobSpec(msgspec.Struct):
     verify: str = ""  # -w e|v|w|n|p
     ar: int = 0
     ar_submission_time: float = 0.0  # of the AR, kept for the accounting record
+    start_time: float = 0.0  # -a: not to start before (epoch seconds; 0: at once)
+    deadline: float = 0.0  # -dl (epoch seconds; 0: none)
+    restart: str = ""  # -r y|n ("": as the queue's rerun says)
+    noshell: bool = False  # -shell n: a binary job's command is not run by a shell
+    context: dict[str, str] = msgspec.field(default_factory=dict)  # -ac/-sc/-dc
+    binding: str = ""  # -binding, its type spelled out ("set linear:1"); "": none
+    jobshare: int = 0  # -js
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""

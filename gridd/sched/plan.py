@@ -349,9 +349,10 @@ class Planner:
 
     def order(self, view: SchedView, now: float) -> list[p.SchedJob]:
         """The pending jobs in priority order (gridd.model.priority; urgency normalised
-        over pending and running jobs), equals by submission time, then job number."""
+        over pending and running jobs), equals by submission time, then job number; not
+        those whose -a time is still to come."""
         conf = view.conf
-        jobs = list(view.jobs.values())
+        jobs = [j for j in view.jobs.values() if j.start_time <= now]  # qsub -a: not yet
         w = conf.weights()
         if not w.urgency and len({j.priority for j in jobs}) <= 1:
             return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
@@ -359,7 +360,7 @@ class Planner:
         if w.urgency:
             resources = self._resource_urgency(conf)
             urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
-                              None, now, w).total for j in jobs]
+                              j.deadline or None, now, w).total for j in jobs]
             held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
                             now - t.submit if t.submit else 0.0, None, now, w).total
                     for t in view.running.values()]

@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import signal
+import time
 import xml.etree.ElementTree as ET
 
 import zmq
@@ -24,6 +25,22 @@ def submit(cell: Cell, *args: str) -> int:
 
 def finished(cell: Cell, job_id: int) -> bool:
     return cell.run("qacct", "-j", str(job_id)).returncode == 0
+
+
+def test_qsub_a_waits_for_its_time_and_shell_n_runs_the_command_itself(cell: Cell):
+    """-a: pending with 8.1.9's reason until the time, then started; -shell n: the
+    command runs without a shell, so nothing expands $HOME."""
+    at = int(time.time()) + 4
+    later = submit(cell, "-b", "y", "-a", time.strftime("%m%d%H%M.%S", time.localtime(at)),
+                   "true")
+    direct = submit(cell, "-b", "y", "-cwd", "-shell", "n", "-o", "direct.out", "echo", "$HOME")
+    shown = cell.ok("qstat", "-j", str(later))
+    assert "execution time not reached" in shown and "execution_time:" in shown
+    wait_for(lambda: finished(cell, later) and finished(cell, direct), what="jobs accounted")
+    start = next(int(line.split(":")[9]) for line in cell.accounting_lines()
+                 if line.split(":")[5] == str(later))
+    assert start >= at
+    assert (cell.root / "direct.out").read_text() == "$HOME\n"
 
 
 def test_binary_job_runs_and_is_accounted(cell: Cell):

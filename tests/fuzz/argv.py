@@ -225,6 +225,7 @@ def _check_qsub(value: CommandInput) -> None:
             [as_argv(word) for word in value.argv], environ=dict(_ENVIRON), cwd="/work",
             read_file=files.get, home="/home/ann", root="/gridd", user="ann", uid=1001,
             group="staff", gid=50, host="node1", stdin_text=lambda: files.get("STDIN", ""),
+            now=1_795_000_000.0,
         )
     except QsubError as exc:
         if not isinstance(exc.exit_code, int) or not exc.message:

@@ -287,7 +287,26 @@ def test_held_jobs_are_left_out_of_the_priorities_and_running_jobs_go_on_waiting
     assert reply.priorities[3] == reply.priorities[4] == 0.0
     assert reply.priorities[1] == 0.75 and reply.priorities[2] == 0.25
     assert master.query_jobs(p.QueryJobs(), 30.0).parts == {}  # only when asked
-    assert master.job_info(master.s.jobs[3])[-1] == "Job is in hold state"  # as 8.1.9
+    assert master.job_info(master.s.jobs[3], 30.0)[-1] == "Job is in hold state"  # as 8.1.9
+
+
+def test_a_deadline_takes_a_deadline_user_and_an_a_time_keeps_a_job_out_until_then():
+    """qsub -dl is refused outside deadlineusers, in 8.1.9's words; a job with a later -a
+    time is pending with "execution time not reached" and no priority worked out."""
+    master = make_master(hosts=1, slots=1)
+    fx = Effects()
+    refused = master.submit(spec(deadline=500.0), 10.0, fx)
+    assert isinstance(refused, p.Error) and refused.text == (
+        'Unable to run job: job rejected: the user "alice" is not a deadline initiation user')
+    master.s.config.usersets["deadlineusers"].entries.append("alice")
+    assert isinstance(master.submit(spec(deadline=500.0), 10.0, fx), p.Submitted)
+    assert isinstance(master.submit(spec(start_time=60.0), 10.0, fx), p.Submitted)
+    reply = master.query_jobs(p.QueryJobs(parts=True), 20.0)
+    assert isinstance(reply, p.JobsReply)
+    assert reply.parts[1].dlcontr == pytest.approx(3_600_000 / 480)
+    assert reply.parts[2] == p.PriorityParts(0, 0, 0, 0, 0, 0, 0, 0, {})
+    assert master.job_info(master.s.jobs[2], 20.0)[-1] == "execution time not reached"
+    assert "execution time not reached" not in master.job_info(master.s.jobs[2], 60.0)
 
 
 def test_a_superscript_job_reference_is_a_name_pattern_not_a_number():

@@ -454,4 +454,4 @@ def test_a_job_refused_access_at_dispatch_never_starts_where_it_may_not():
              if m.s.jobs[j].tasks[0].state != PENDING}
     assert hosts == {"node1"}
     assert [m.s.jobs[j].tasks[0].state for j in alice].count(PENDING) == 1
-    assert 'has no permission for cluster queue "all.q"' in m.job_info(m.s.jobs[alice[2]])
+    assert 'has no permission for cluster queue "all.q"' in m.job_info(m.s.jobs[alice[2]], 0.0)

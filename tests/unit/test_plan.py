@@ -543,3 +543,16 @@ def test_plan_conf_reads_max_aj_instances() -> None:
     state = MasterState()
     initial_config(state, CellConfig(hosts=["h1"], slots=1))
     assert plan_conf(state.config).max_aj_instances == 2000  # Grid Engine's default
+
+
+def test_a_job_is_planned_from_its_a_time_on_and_a_deadline_raises_its_urgency() -> None:
+    """qsub -a: not planned (nor ordered) before its time; qsub -dl: the deadline's
+    contribution, weight_deadline over the seconds left, puts it first."""
+    view = cell(qi("all.q@vm", 1))
+    view.conf = msgspec.structs.replace(view.conf, weight_priority=0.0, weight_urgency=1.0)
+    later = msgspec.structs.replace(job(1), start_time=150.0)
+    assert plan(view, later).orders == []
+    assert [o.job_id for o in Planner().plan(view, 150.0).orders] == [1]
+    urgent = msgspec.structs.replace(job(3), deadline=200.0)
+    view.jobs = {2: job(2), 3: urgent}
+    assert [j.job_id for j in Planner().order(view, 100.0)] == [3, 2]

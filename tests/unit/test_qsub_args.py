@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, valid_object_name
 from gridd.formats.requests import PE_SLOTS_UNBOUNDED
 
+NOW = 1_795_000_000.0  # when a date without a year falls in 2026
 ENV = {
     "HOME": "/home/ann",
     "PATH": "/usr/bin:/bin",
@@ -55,6 +56,7 @@ def submit(
         gid=50,
         host="node1",
         stdin_text=lambda: stdin,
+        now=NOW,
     )
 
 
@@ -464,3 +466,41 @@ def test_valid_object_names(name: str) -> None:
 )
 def test_invalid_object_names(name: str, text: str) -> None:
     assert valid_object_name(name) == text
+
+
+@pytest.mark.usefixtures("utc")
+def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
+    """-a, -dl, -r, -shell, -ac/-sc/-dc, -binding, -js and -i, as 8.1.9 takes them; the
+    context changes apply in order over every source (here a directive and the command
+    line)."""
+    script = "#!/bin/sh\n#$ -ac a=b,c\n#$ -r y\necho hi\n"
+    spec = submit("-a", "202612312359", "-dl", "12312359.30", "-shell", "n", "-ac", "x=1",
+                  "-dc", "a", "-binding", "linear:1", "-js", "10", "-i", "/dev/null",
+                  "job.sh", files={"/work/job.sh": script}).spec
+    assert spec.start_time == 1_798_761_540.0  # 2026-12-31 23:59 UTC
+    assert spec.deadline == 1_798_761_570.0  # the year of NOW
+    assert (spec.restart, spec.noshell, spec.jobshare, spec.stdin_path) == ("y", True, 10,
+                                                                            "/dev/null")
+    assert spec.context == {"c": "NONE", "x": "1"}
+    assert spec.binding == "set linear:1"
+    other = submit("-sc", "z=2", "-binding", "env", "striding:2:1", "-b", "y", "true").spec
+    assert other.context == {"z": "2"} and other.binding == "env striding:2:1"
+    plain = submit("-b", "y", "true").spec
+    assert (plain.context, plain.stdin_path, plain.start_time, plain.deadline) == ({}, "", 0, 0)
+
+
+@pytest.mark.parametrize("argv, text, code", [
+    (("-a", "foo"), 'qsub: Wrong date/time format "foo" specified to -a option', 7),
+    (("-dl", "13991231"), 'qsub: Wrong date/time format "13991231" specified to -dl option',
+     7),
+    (("-r", "x"), 'qsub: invalid option argument "-r x"', 7),
+    (("-shell", "x"), 'qsub: invalid option argument "-shell x"', 7),
+    (("-js", "-5"), "qsub: invalid jobshare, must be an unsigned integer", 2),
+    (("-binding", "foo"), "qsub: -binding option contains errors: couldn't parse binding "
+     "parameter (no strategy found)", 2),
+    (("-ac", ""), 'qsub: Wrong context list format -ac ""', 7),
+])
+def test_those_options_refused_in_8_1_9s_words(argv: tuple[str, ...], text: str,
+                                               code: int) -> None:
+    """Checked on a real 8.1.9 (which prints a detail line before a bad date's)."""
+    assert refusal(*argv, "-b", "y", "true") == (text, code)

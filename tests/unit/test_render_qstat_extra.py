@@ -296,3 +296,59 @@ def test_xml_r_of_a_held_array_lists_its_queues_and_predecessors_one_by_one():
       <predecessor_jobs>16</predecessor_jobs>
       <binding>NONE</binding>
 """
+
+
+T_DL = 1798761540  # 2026-12-31 23:59:00 UTC
+
+
+def test_qstat_j_shows_the_options_8_1_9_scripts_use_in_its_places():
+    """8.1.9's qstat -j of `qsub -b y -h -a 202612312359 -dl 202612312359 -r n -binding
+    linear:1 -ac a=b,c -js 10 -i /dev/null -N many true` (job 41, run here), but for
+    the sge_o_* lines this job leaves out."""
+    sp = spec(name="many", command=["true"], args=(), hold=True, start_time=T_DL,
+              deadline=T_DL, restart="n", binding="set linear:1", context={"a": "b", "c": "NONE"},
+              jobshare=10, stdin_path="/dev/null", o_home="", o_path="", o_shell="",
+              o_workdir="", env={"TERM": "NONE"}, mail_list=["root@vm"])
+    job = pending_job(41, sp, submit=T_XA, state=HELD)
+    reply = JobsReply(jobs=[job], queues=queues(), hosts=[vm_host()], now=T_XA,
+                      reasons={41: ["Job is in hold state"]})
+    assert rq.qstat_job(reply, ["41"]).stdout == """\
+==============================================================
+job_number:                 41
+exec_file:                  job_scripts/41
+submission_time:            Mon Nov 23 20:45:30 2026
+deadline:                   Thu Dec 31 23:59:00 2026
+owner:                      root
+uid:                        0
+group:                      root
+gid:                        0
+sge_o_host:                 vm
+execution_time:             Thu Dec 31 23:59:00 2026
+account:                    sge
+mail_list:                  root@vm
+notify:                     FALSE
+job_name:                   many
+stdin_path_list:            NONE:NONE:/dev/null
+jobshare:                   10
+restart:                    n
+env_list:                   TERM=NONE
+script_file:                true
+context:                    a=b,c=NONE
+binding:                    set linear:1
+job_type:                   binary
+scheduling info:            Job is in hold state
+"""
+
+
+def test_urg_shows_a_deadline_in_its_column_and_element():
+    sp = spec(name="dl3", args=("1",), deadline=T_DL)
+    reply = JobsReply(jobs=[pending_job(37, sp, submit=T_XA)], queues=queues(),
+                      hosts=[vm_host()], now=T_XA, priorities={37: 0.25},
+                      parts={37: parts(0.0, 0.5, 1002, 1000, 1)})
+    line = rq.qstat_default(reply, extra=Extra(urg=True)).splitlines()[2]
+    assert line == (
+        "     37 0.25000 0.00000     1002     1000        1        0 dl3        root         "
+        "qw    11/23/2026 20:45:30 12/31/2026 23:59:00" + " " * 36 + "1        ")
+    xml = rq.qstat_xml(reply, extra=Extra(urg=True))
+    assert ("<JB_submission_time>2026-11-23T20:45:30</JB_submission_time>\n"
+            "      <JB_deadline>2026-12-31T23:59:00</JB_deadline>\n") in xml
