@@ -106,6 +106,21 @@ class Alter(Msg, tag="alter"):
     priority: int | None = None
     reserve: bool | None = None
     ar: int | None = None  # -ar: the advance reservation to run in (0: none)
+    # The others as qsub sets them (gridd.model.job.JobSpec), each list or map whole.
+    soft_resources: dict[str, str] | None = None
+    hard_queues: list[str] | None = None
+    soft_queues: list[str] | None = None
+    pe_name: str | None = None  # with pe_min and pe_max
+    pe_min: int | None = None
+    pe_max: int | None = None
+    hold_jid: list[str] | None = None
+    start_time: float | None = None
+    deadline: float | None = None
+    jobshare: int | None = None
+    restart: str | None = None
+    context_changes: list[tuple[str, dict[str, str]]] | None = None  # -ac/-sc/-dc in order
+    account: str | None = None
+    binding: str | None = None
 
 
 class Hold(Msg, tag="hold"):

@@ -1,10 +1,11 @@
-"""qalter: change attributes of submitted jobs (-N, -p, -R, -ar and the hard -l list)
-and their user hold (-h u sets it, -h n or -h U releases it, as qhold and qrls do)."""
+"""qalter: change attributes of submitted jobs (most of what qsub sets: see USAGE) and
+their user hold (-h u sets it, -h n or -h U releases it, as qhold and qrls do)."""
 
 from __future__ import annotations
 
 import socket
 import sys
+import time
 from collections import deque
 
 from gridd import protocol as p
@@ -14,10 +15,12 @@ from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
 from gridd.client import Client
 from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
 
-USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] "
-         "[-l resource=value,...] [-h u|n|U] job_task_list")
-FIELDS = {"name": "name", "priority": "priority", "reserve": "reserve",
-          "hard_resources": "hard", "ar": "ar"}
+USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] [-A account] "
+         "[-a date_time] [-dl date_time] [-r y|n] [-js job_share] [-ac|-sc|-dc context] "
+         "[-binding [env|pe|set] strategy] [-hold_jid job_list] [-pe pe_name slot_range] "
+         "[[-hard|-soft] -l resource=value,...] [[-hard|-soft] -q queue_list] [-h u|n|U] "
+         "job_task_list")
+FIELDS = {"hard_resources": "hard"}  # settings named otherwise in p.Alter
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     changes: dict[str, object] = {}
     targets: list[str] = []
     hold: bool | None = None  # set (True) or release (False) the user hold
+    soft = False  # -l and -q after -soft
     while args:
         arg = args.popleft()
         if arg in ("-help", "--help"):
@@ -39,16 +43,25 @@ def main(argv: list[str] | None = None) -> int:
             if code:
                 return code
             hold = not set(kinds) & set("nU")
+        elif arg in ("-hard", "-soft"):
+            soft = arg == "-soft"
         elif arg in ALTERABLE:
-            if not args:
+            count = ALTERABLE[arg]
+            if arg == "-binding" and args and args[0] in ("env", "pe", "set"):
+                count = 2
+            if len(args) < count:
                 print(f"qalter: option {arg} needs an argument\n{USAGE}", file=sys.stderr)
                 return 1
             try:
-                settings = alter_settings(arg, args.popleft())
+                settings = alter_settings(arg, [args.popleft() for _ in range(count)],
+                                          soft=soft, now=time.time())
             except QsubError as exc:
                 print(f"qalter: {exc.message}", file=sys.stderr)
                 return exc.exit_code
-            changes.update({FIELDS[k]: v for k, v in settings.items()})
+            for key, value in settings.items():
+                if key == "context_changes":
+                    value = [*changes.get(key, []), *value]  # type: ignore[misc]
+                changes[FIELDS.get(key, key)] = value
         elif arg.startswith("-"):
             print(f'{USAGE}\nerror: invalid option argument "{arg}"', file=sys.stderr)
             return 1

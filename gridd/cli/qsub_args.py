@@ -19,7 +19,7 @@ import msgspec
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
 from gridd.formats.values import is_unsigned
-from gridd.model.job import JobSpec
+from gridd.model.job import JobSpec, changed_context
 
 DEFAULT_PREFIX = "#$"
 PRIORITY_RANGE = range(-1023, 1025)
@@ -546,16 +546,7 @@ def _build_spec(
     options.setdefault("name", body.default_name)
     options.setdefault("mail_list", [f"{ident['owner']}@{ident['submit_host']}"])
     options["env"] = env
-    context: dict[str, str] = {}
-    for op, items in settings.get("context_changes", []):
-        if op == "-sc":
-            context = dict(items)
-        elif op == "-ac":
-            context.update(items)
-        else:
-            for name in items:
-                context.pop(name, None)
-    options["context"] = context
+    options["context"] = changed_context({}, settings.get("context_changes", []))
     return JobSpec(
         **ident,
         **options,
@@ -632,11 +623,17 @@ def parse_qsub(
     )
 
 
-ALTERABLE = ("-N", "-p", "-R", "-l", "-ar")
+# What qalter may change, with how many arguments each takes (-binding one or two).
+ALTERABLE = {"-N": 1, "-p": 1, "-R": 1, "-l": 1, "-ar": 1, "-q": 1, "-pe": 2, "-hold_jid": 1,
+             "-a": 1, "-dl": 1, "-js": 1, "-r": 1, "-ac": 1, "-sc": 1, "-dc": 1, "-A": 1,
+             "-binding": 1}
 
 
-def alter_settings(option: str, value: str) -> dict[str, Any]:
-    """What one of qalter's options (ALTERABLE) sets, checked as qsub checks it."""
+def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> dict[str, Any]:
+    """What one of qalter's options (ALTERABLE) sets, checked as qsub checks it; -l and
+    -q set the soft lists after -soft."""
+    ctx = _Context(environ={}, cwd="", read_file=lambda _: None, now=now, soft=soft)
     if option == "-l":
-        return {"hard_resources": _parsed(requests.parse_resource_list, value)}
-    return _SIMPLE[option](value)
+        key = "soft_resources" if soft else "hard_resources"
+        return {key: _parsed(requests.parse_resource_list, args[0])}
+    return _option_settings(option, args, ctx)

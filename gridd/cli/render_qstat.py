@@ -602,6 +602,8 @@ def _request_lines(job: Job) -> list[str]:
         lines.append(_field("restart", spec.restart))
     if spec.hard_queues:
         lines.append(_field("hard_queue_list", ",".join(spec.hard_queues)))
+    if spec.soft_queues:
+        lines.append(_field("soft_queue_list", ",".join(spec.soft_queues)))
     if spec.shell:
         lines.append(_field("shell_list", f"NONE:{spec.shell}"))
     lines.append(_field("env_list", _env_list(spec.env)))

@@ -106,6 +106,22 @@ class Usage(msgspec.Struct):
     io: float = 0.0
 
 
+def changed_context(context: dict[str, str], changes: list[tuple[str, dict[str, str]]]
+                    ) -> dict[str, str]:
+    """A job's context after qsub's or qalter's -sc (replace), -ac (add) and -dc (delete)
+    in the order given."""
+    result = dict(context)
+    for op, items in changes:
+        if op == "-sc":
+            result = dict(items)
+        elif op == "-ac":
+            result.update(items)
+        else:
+            for name in items:
+                result.pop(name, None)
+    return result
+
+
 class Task(msgspec.Struct):
     """One array task (task 0 stands for the only task of a non-array job)."""
 

@@ -4,6 +4,8 @@ run here for the array tasks, qalter -h and the errors)."""
 
 from __future__ import annotations
 
+import re
+
 from tests.e2e.conftest import Cell, wait_for
 from tests.e2e.test_cell import finished, submit
 
@@ -119,3 +121,35 @@ def test_qstat_pri_urg_and_r_leave_held_jobs_out_of_the_priorities(cell: Cell) -
     cell.ok("qrls", str(held))
     cell.ok("qmod", "-e", "all.q")
     wait_for(lambda: finished(cell, waits) and finished(cell, held), what="jobs accounted")
+
+
+def test_qalter_changes_what_qsub_set_with_8_1_9s_lines(cell: Cell) -> None:
+    """Each line as a real 8.1.9 prints it for the same qalter (run here)."""
+    job = submit(cell, "-b", "y", "-h", "true")
+    out = cell.ok("qalter", "-q", "all.q", "-soft", "-l", "arch=x", "-pe", "mpi", "2",
+                  "-hold_jid", "99", "-a", "202612312359", "-js", "5", "-r", "y",
+                  "-ac", "a=1", "-A", "acct", "-binding", "linear:1", str(job))
+    share = re.search(rf"^\S+@\S+ sets job share of job {job} to 5\n", out, re.M)
+    assert share is not None
+    assert out.replace(share.group(0), "") == (
+        f"modified hard queue list of job {job}\n"
+        f"modified soft resource list of job {job}\n"
+        f"modified account of job {job}\n"
+        f"modified start time of job {job}\n"
+        f"modified restart behaviour of job {job}\n"
+        f"modified binding of job {job}\n"
+        f"modified parallel environment of job {job}\n"
+        f"modified slot range of job {job}\n"
+        f"modified job id hold list of job {job}\n"
+        "   blocking jobs: NONE\n"
+        "   exited jobs:   99\n"
+        f"modified context of job {job}\n")
+    shown = cell.ok("qstat", "-j", str(job))
+    for line in ("hard_queue_list:            all.q", "soft resource_list:         arch=x",
+                 "parallel environment:  mpi range: 2", "jobshare:                   5",
+                 "restart:                    y", "context:                    a=1",
+                 "binding:                    set linear:1", "account:                    acct"):
+        assert line in shown
+    refused = cell.run("qalter", "-dl", "202612312359", str(job))
+    assert refused.returncode == 1 and "is not a deadline initiation user" in refused.stdout
+    cell.ok("qdel", str(job))

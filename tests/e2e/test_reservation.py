@@ -108,7 +108,7 @@ def test_qalter_changes_reservation_priority_name_and_resources(cell: Cell) -> N
     cell.ok("qmod", "-d", "all.q")
     job = submit(cell, "-b", "y", "true")
     assert cell.ok("qalter", "-R", "y", str(job)).strip() == \
-        f"modified reservation usage of job {job}"
+        f"modified reservation behaviour of job {job}"
     assert cell.ok("qalter", "-l", "h_rt=0:5:0", str(job)).strip() == \
         f"modified hard resource list of job {job}"
     assert cell.ok("qalter", "-N", "renamed", str(job)).strip() == \

@@ -77,7 +77,7 @@ def test_what_the_protocol_cannot_carry_is_a_gridd_error(msg: p.Msg, says: str) 
 
 def test_qsub_and_qalter_refuse_a_superscript_ar_id() -> None:
     with pytest.raises(QsubError) as info:
-        alter_settings("-ar", "²")
+        alter_settings("-ar", ["²"], soft=False, now=0.0)
     assert info.value.exit_code == EXIT_USAGE
 
 
