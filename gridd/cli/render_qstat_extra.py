@@ -135,7 +135,7 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
         found = _predecessors(job, jobs)
         if found:
             lines.append(f"{_INDENT}Predecessor Jobs: {', '.join(found)}")
-    lines.append(_request("Binding", "NONE"))
+    lines.append(_request("Binding", spec.binding or "NONE"))
     return "".join(line + "\n" for line in lines)
 
 
@@ -268,4 +268,4 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
     out += [("soft_req_queue", "", q) for q in spec.soft_queues]
     out += [("predecessor_jobs_req", "", ref) for ref in spec.hold_jid]
     out += [("predecessor_jobs", "", number) for number in _predecessors(job, jobs)]
-    return out + [("binding", "", "NONE")]
+    return out + [("binding", "", spec.binding or "NONE")]

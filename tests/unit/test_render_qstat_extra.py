@@ -352,3 +352,13 @@ def test_urg_shows_a_deadline_in_its_column_and_element():
     xml = rq.qstat_xml(reply, extra=Extra(urg=True))
     assert ("<JB_submission_time>2026-11-23T20:45:30</JB_submission_time>\n"
             "      <JB_deadline>2026-12-31T23:59:00</JB_deadline>\n") in xml
+
+
+def test_r_shows_the_binding_asked_for():
+    """As 8.1.9 shows a job altered with -binding linear:1 (run here)."""
+    job = pending_job(42, spec(name="new", binding="set linear:1"))
+    reply = JobsReply(jobs=[job], queues=queues(), hosts=[vm_host()], now=T_XA,
+                      priorities={42: 0.5})
+    assert "       Binding:          set linear:1\n" in rq.qstat_default(
+        reply, users=None, extra=Extra(requests=True))
+    assert "<binding>set linear:1</binding>" in rq.qstat_xml(reply, extra=Extra(requests=True))
