@@ -39,7 +39,8 @@ _FLAGS = frozenset(
 )
 _ONE_ARG = frozenset(
     {"-N", "-o", "-e", "-j", "-wd", "-v", "-S", "-l", "-q", "-p", "-sync", "-now",
-     "-hold_jid", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar", "-C", "-@",
+     "-hold_jid", "-hold_jid_ad", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar",
+     "-C", "-@",
      "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i"}
 )
 _TWO_ARGS = frozenset({"-pe"})
@@ -50,8 +51,8 @@ _NO = frozenset({"n", "no"})
 # Settings that add up over every source instead of being replaced by a later one, and
 # lists that add up within one source only: `-q a -q b` is a,b but a script's `-q`
 # replaces the one from sge_request.
-_MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "mail_list",
-                       "context_changes"}),
+_MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "hold_jid_ad",
+                       "mail_list", "context_changes"}),
             frozenset({"hard_queues", "soft_queues"}))
 _BINDING_STRATEGIES = ("linear", "striding", "explicit")
 
@@ -72,6 +73,7 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-hard]                                  following -l/-q requests are required
    [-help]                                  show this text
    [-hold_jid job_identifier_list]          start after these jobs have finished
+   [-hold_jid_ad job_identifier_list]       each task after the same task of these arrays
    [-i file]                                standard input of the job
    [-j y[es]|n[o]]                          write standard error into standard output
    [-js job_share]                          job share (unsigned)
@@ -295,6 +297,7 @@ _SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
     "-sync": lambda v: {"sync": _yes_no("-sync", v)},
     "-now": lambda v: {"immediate": _yes_no("-now", v)},
     "-hold_jid": lambda v: {"hold_jid": requests.parse_hold_list(v)},
+    "-hold_jid_ad": lambda v: {"hold_jid_ad": requests.parse_hold_list(v)},
     "-t": lambda v: {"array": _parsed(requests.parse_task_range, v)},
     "-b": lambda v: {"binary": _yes_no("-b", v)},
     "-R": lambda v: {"reserve": _yes_no("-R", v)},

@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -618,22 +618,34 @@ def _request_lines(job: Job) -> list[str]:
     return lines
 
 
+def _linked(job: Job, jobs: list[Job], refs: Callable[[Job], list[str]]) -> tuple[str, str]:
+    """The jobs the job's references (`refs`) name, and those whose references name it,
+    as qstat -j lists them."""
+    before = sorted(o.job_id for o in jobs if o.job_id != job.job_id
+                    and any(refers_to(r, o) for r in refs(job)))
+    after = sorted(o.job_id for o in jobs if o.job_id != job.job_id
+                   and any(refers_to(r, job) for r in refs(o)))
+    return ",".join(map(str, before)), ",".join(map(str, after))
+
+
 def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
     """PE request, job dependencies (both directions) and project."""
     spec = job.spec
     lines = []
     if spec.pe_name:
         lines.append(f"parallel environment:  {spec.pe_name} range: {pe_span(job)}\n")
+    before, after = _linked(job, jobs, lambda j: j.spec.hold_jid)
     if spec.hold_jid:
         lines.append(_field("jid_predecessor_list (req)", ",".join(spec.hold_jid)))
-        before = [o.job_id for o in jobs if o.job_id != job.job_id
-                  and any(refers_to(r, o) for r in spec.hold_jid)]
         if before:
-            lines.append(_field("jid_predecessor_list", ",".join(map(str, sorted(before)))))
-    after = [o.job_id for o in jobs if o.job_id != job.job_id
-             and any(refers_to(r, job) for r in o.spec.hold_jid)]
+            lines.append(_field("jid_predecessor_list", before))
     if after:
-        lines.append(_field("jid_successor_list", ",".join(map(str, sorted(after)))))
+        lines.append(_field("jid_successor_list", after))
+    before, after = _linked(job, jobs, lambda j: j.spec.hold_jid_ad)
+    if before:
+        lines.append(_field("ja_ad_predecessor_list", before))
+    if after:
+        lines.append(_field("ja_ad_successor_list", after))
     if spec.project:
         lines.append(_field("project", spec.project))
     if spec.ar:

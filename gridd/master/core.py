@@ -121,7 +121,8 @@ class Master:
         self.host_up: set[str] = set()
         self.sched_seq = 0
         # jobs with -hold_jid: looked at again whenever some task ends
-        self.dependants: set[int] = {j.job_id for j in state.jobs.values() if j.spec.hold_jid}
+        self.dependants: set[int] = {j.job_id for j in state.jobs.values()
+                                     if j.spec.hold_jid or j.spec.hold_jid_ad}
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
         # Per job, its tasks in order and how many of the first are done (see all_done).
         self._done_first: dict[int, tuple[Job, list[Task], int]] = {}
@@ -201,9 +202,24 @@ class Master:
         return sched_job(job, pending) if pending else None
 
     def _schedulable(self, job: Job) -> list[int]:
-        """The tasks the scheduler may start: pending, not held (a dependency holds all)."""
+        """The tasks the scheduler may start: pending, not held (a dependency holds all,
+        an array dependency the tasks whose like-numbered predecessor is not done)."""
         pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
-        return [] if not pending or self._held_by_dependency(job) else pending
+        if not pending or self._held_by_dependency(job):
+            return []
+        if job.spec.hold_jid_ad:
+            pending = [n for n in pending if not self._waits_for_task(job, n)]
+        return pending
+
+    def _waits_for_task(self, job: Job, task_id: int) -> bool:
+        """Whether a task waits for the like-numbered task of an array it names with
+        -hold_jid_ad (one not there any more is done)."""
+        for ref in job.spec.hold_jid_ad:
+            for other in self._match_jobs(ref):
+                task = other.tasks.get(task_id) if other.job_id != job.job_id else None
+                if task is not None and task.state != DONE:
+                    return True
+        return False
 
     def sched_state(self) -> p.SchedState:
         jobs = [sj for j in self.s.jobs.values() if (sj := self.sched_job(j))]
@@ -250,7 +266,8 @@ class Master:
         return Named(jobs, task_part, invalid, missing)
 
     def display_state(self, job: Job, task: Task) -> str:
-        if task.state == PENDING and self._held_by_dependency(job):
+        if task.state == PENDING and (self._held_by_dependency(job) or (
+                job.spec.hold_jid_ad and self._waits_for_task(job, task.task_id))):
             return HELD
         if task.state == RUNNING:
             return self.suspension(task) or RUNNING
@@ -336,7 +353,7 @@ class Master:
         fx.counters_changed = True
         job = new_job(job_id, spec, now)
         self.s.jobs[job_id] = job
-        if spec.hold_jid:
+        if spec.hold_jid or spec.hold_jid_ad:
             self.dependants.add(job_id)
         self._count_in(job)
         fx.dirty_jobs.add(job_id)
@@ -444,6 +461,13 @@ class Master:
             problem = self._array_problem(*spec.array)
             if problem:
                 return f"Unable to run job: job rejected: {problem}"
+        if spec.hold_jid_ad and spec.array is None:
+            return ('Unable to run job: Can only specify "-hold_jid_ad" option with an array '
+                    'job (using "-t" option)')
+        if any(other.spec.array != spec.array for ref in spec.hold_jid_ad
+               for other in self.live_jobs(ref)):
+            return ("Unable to run job: This array job must have the same range of sub-tasks "
+                    "as the dependent array job specified with -hold_jid_ad")
         problem = self.validate_request(_asking(0, spec, 0.0))
         return None if problem is None else "Unable to run job: " + problem
 
@@ -876,7 +900,9 @@ class Master:
         if self._held_by_dependency(job):
             lines.append("job dropped because of job dependencies")
         lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
-        if any(t.state == HELD for t in job.tasks.values()):
+        if any(t.state == HELD or (t.state == PENDING and job.spec.hold_jid_ad
+                                   and self._waits_for_task(job, t.task_id))
+               for t in job.tasks.values()):
             lines.append("Job is in hold state")
         if job.spec.start_time > now and any(t.state == PENDING for t in job.tasks.values()):
             lines.append("execution time not reached")

@@ -66,6 +66,8 @@ class JobSpec(msgspec.Struct):
     priority: int = 0  # -p, -1023..1024
     hold: bool = False  # -h
     hold_jid: list[str] = msgspec.field(default_factory=list)  # names or ids as given
+    # -hold_jid_ad: arrays whose task N this array's task N waits for (names or ids)
+    hold_jid_ad: list[str] = msgspec.field(default_factory=list)
     array: tuple[int, int, int] | None = None  # (first, last, step) of -t
     immediate: bool = False  # -now y
     reserve: bool = False  # -R y

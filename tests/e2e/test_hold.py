@@ -153,3 +153,21 @@ def test_qalter_changes_what_qsub_set_with_8_1_9s_lines(cell: Cell) -> None:
     refused = cell.run("qalter", "-dl", "202612312359", str(job))
     assert refused.returncode == 1 and "is not a deadline initiation user" in refused.stdout
     cell.ok("qdel", str(job))
+
+
+def test_hold_jid_ad_starts_each_task_after_the_same_task_of_its_predecessor(
+        cell: Cell) -> None:
+    first = int(cell.ok("qsub", "-terse", "-h", "-t", "1-2", "-b", "y", "true").split(".")[0])
+    second = int(cell.ok("qsub", "-terse", "-hold_jid_ad", str(first), "-t", "1-2", "-b", "y",
+                         "true").split(".")[0])
+    assert states(cell)[f"{second}:1,2"] == "hqw"  # 8.1.9 folds two tasks so
+    assert f"ja_ad_predecessor_list:     {first}\n" in cell.ok("qstat", "-j", str(second))
+    cell.ok("qrls", f"{first}.1")
+    wait_for(lambda: len(cell.accounting_lines()) == 2, what="task 1 of each")
+    assert states(cell) == {f"{first}:2": "hqw", f"{second}:2": "hqw"}
+    cell.ok("qrls", f"{first}.2")
+    wait_for(lambda: finished(cell, first) and finished(cell, second), what="jobs accounted")
+    ends = {(int(f[5]), int(f[35])): (int(f[9]), int(f[10]))
+            for f in (line.split(":") for line in cell.accounting_lines())}
+    for task in (1, 2):
+        assert ends[(second, task)][0] >= ends[(first, task)][1]

@@ -340,6 +340,29 @@ def test_an_array_job_leaves_once_its_last_task_ends_in_whatever_order():
     assert master.all_done(job) and len(seqs) == 4
 
 
+def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_done():
+    """8.1.9's rules (run here): only an array may ask, and only for arrays of the same
+    range; task N waits (hqw, "Job is in hold state") until task N of the other is done."""
+    master = make_master(hosts=1, slots=4)
+    fx = Effects()
+    assert master.submit(spec(array=(1, 3, 1), hold=True), 1.0, fx).job_id == 1
+    assert master.submit(spec(hold_jid_ad=["1"]), 1.0, fx).text == (
+        'Unable to run job: Can only specify "-hold_jid_ad" option with an array job '
+        '(using "-t" option)')
+    assert master.submit(spec(array=(1, 4, 1), hold_jid_ad=["1"]), 1.0, fx).text == (
+        "Unable to run job: This array job must have the same range of sub-tasks as the "
+        "dependent array job specified with -hold_jid_ad")
+    after = master.submit(spec(array=(1, 3, 1), hold_jid_ad=["1"]), 1.0, fx).job_id
+    first, second = master.s.jobs[1], master.s.jobs[after]
+    assert master.sched_job(second) is None
+    assert {master.display_state(second, t) for t in second.tasks.values()} == {"hqw"}
+    assert "Job is in hold state" in master.job_info(second, 2.0)
+    first.tasks[2].state = DONE
+    sj = master.sched_job(second)
+    assert sj is not None and sj.pending == [2]
+    assert master.display_state(second, second.tasks[2]) == "qw"
+
+
 def test_hold_is_for_the_owner_operators_and_managers():
     master = make_master()
     master.submit(spec(array=(1, 4, 1)), 1.0, Effects())

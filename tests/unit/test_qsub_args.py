@@ -485,6 +485,8 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
     assert spec.binding == "set linear:1"
     other = submit("-sc", "z=2", "-binding", "env", "striding:2:1", "-b", "y", "true").spec
     assert other.context == {"z": "2"} and other.binding == "env striding:2:1"
+    assert submit("-hold_jid_ad", "5,x", "-t", "1-2", "-b", "y", "true").spec.hold_jid_ad == [
+        "5", "x"]
     plain = submit("-b", "y", "true").spec
     assert (plain.context, plain.stdin_path, plain.start_time, plain.deadline) == ({}, "", 0, 0)
 
