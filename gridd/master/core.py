@@ -120,7 +120,7 @@ class Master:
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.host_up: set[str] = set()
         self.sched_seq = 0
-        # jobs with -hold_jid: looked at again whenever some task ends
+        # jobs with -hold_jid or -hold_jid_ad: looked at again whenever some task ends
         self.dependants: set[int] = {j.job_id for j in state.jobs.values()
                                      if j.spec.hold_jid or j.spec.hold_jid_ad}
         self.unaccounted: dict[int, int] = {}  # job -> outbox entries not yet accounted
@@ -266,8 +266,8 @@ class Master:
         return Named(jobs, task_part, invalid, missing)
 
     def display_state(self, job: Job, task: Task) -> str:
-        if task.state == PENDING and (self._held_by_dependency(job) or (
-                job.spec.hold_jid_ad and self._waits_for_task(job, task.task_id))):
+        if task.state == PENDING and (self._held_by_dependency(job)
+                                      or self._waits_for_task(job, task.task_id)):
             return HELD
         if task.state == RUNNING:
             return self.suspension(task) or RUNNING
@@ -900,8 +900,7 @@ class Master:
         if self._held_by_dependency(job):
             lines.append("job dropped because of job dependencies")
         lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
-        if any(t.state == HELD or (t.state == PENDING and job.spec.hold_jid_ad
-                                   and self._waits_for_task(job, t.task_id))
+        if any(t.state == HELD or (t.state == PENDING and self._waits_for_task(job, t.task_id))
                for t in job.tasks.values()):
             lines.append("Job is in hold state")
         if job.spec.start_time > now and any(t.state == PENDING for t in job.tasks.values()):
