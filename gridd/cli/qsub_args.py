@@ -133,7 +133,7 @@ class _Context(msgspec.Struct, kw_only=True):
     environ: Mapping[str, str]
     cwd: str
     read_file: Callable[[str], str | None]
-    now: float = 0.0
+    now: float
     soft: bool = False
 
 
@@ -313,7 +313,6 @@ _SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
     "-ac": _context("-ac"),
     "-sc": _context("-sc"),
     "-dc": _context("-dc"),
-
     "-js": _jobshare,
     "-i": lambda v: {"stdin_path": v},
 }
