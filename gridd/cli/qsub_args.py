@@ -18,7 +18,7 @@ import msgspec
 
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
-from gridd.formats.values import is_unsigned
+from gridd.formats.values import is_unsigned, parse_time
 from gridd.model.job import JobSpec, changed_context
 
 DEFAULT_PREFIX = "#$"
@@ -41,7 +41,8 @@ _ONE_ARG = frozenset(
     {"-N", "-o", "-e", "-j", "-wd", "-v", "-S", "-l", "-q", "-p", "-sync", "-now",
      "-hold_jid", "-hold_jid_ad", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar",
      "-C", "-@",
-     "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i"}
+     "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i", "-ckpt",
+     "-c", "-masterq"}
 )
 _TWO_ARGS = frozenset({"-pe"})
 _VERIFY_MODES = frozenset("ewnvp")
@@ -65,6 +66,8 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-b y[es]|n[o]]                          the command is a binary, not a script
    [-binding [env|pe|set] strategy]         core binding asked for (linear:n, ...)
    [-C directive_prefix]                    prefix of option lines in the script
+   [-c n|s|m|x|r|interval]                  when to checkpoint the job
+   [-ckpt ckpt_name]                        checkpointing environment
    [-cwd]                                   run in the submission directory
    [-dc name_list]                          delete context variables
    [-dl date_time]                          deadline (for deadlineusers)
@@ -80,6 +83,7 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-l resource_list]                       request resources
    [-M mail_list]                           mail addresses for notifications
    [-m mail_options]                        when to send mail (a, b, e, s or n)
+   [-masterq queue_list]                    queues the master task of a PE job may take
    [-N name]                                job name
    [-notify]                                warn the job before suspending or killing it
    [-now y[es]|n[o]]                        start at once or not at all
@@ -276,6 +280,21 @@ def _binding(args: list[str]) -> dict[str, Any]:
     return {"binding": f"{kind} {strategy}"}
 
 
+def _checkpoint_when(value: str) -> dict[str, Any]:
+    """-c: letters of n, s, m, x and r, or an interval as a time."""
+    if not value or not (set(value) <= set("nsmxr") or _is_time(value)):
+        raise QsubError("-c specifier invalid", EXIT_USAGE)
+    return {"checkpoint_when": value}
+
+
+def _is_time(value: str) -> bool:
+    try:
+        parse_time(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _jobshare(value: str) -> dict[str, Any]:
     if not is_unsigned(value):
         raise QsubError("invalid jobshare, must be an unsigned integer", EXIT_USAGE)
@@ -315,6 +334,9 @@ _SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
     "-dc": _context("-dc"),
     "-js": _jobshare,
     "-i": lambda v: {"stdin_path": v},
+    "-ckpt": lambda v: {"checkpoint": v},
+    "-c": _checkpoint_when,
+    "-masterq": lambda v: {"master_queues": requests.parse_name_list(v)},
 }
 _WITH_CONTEXT: dict[str, Callable[[str, _Context], dict[str, Any]]] = {
     "-l": _resources,

@@ -461,6 +461,17 @@ class Master:
             problem = self._array_problem(*spec.array)
             if problem:
                 return f"Unable to run job: job rejected: {problem}"
+        if spec.checkpoint:  # gridd offers no checkpointing environment
+            return (f'Unable to run job: job rejected: the requested checkpointing '
+                    f'environment "{spec.checkpoint}" does not exist')
+        if spec.checkpoint_when not in ("", "n"):
+            return "Unable to run job: checkpointing denied"
+        if spec.master_queues and not spec.pe_name:
+            return ("Unable to run job: job rejected: specification of master queue is not "
+                    "allowed for non-parallel jobs")
+        if spec.master_queues:
+            return ("Unable to run job: job rejected: gridd does not place a parallel job's "
+                    "master task by queue (-masterq)")
         if spec.hold_jid_ad and spec.array is None:
             return ('Unable to run job: Can only specify "-hold_jid_ad" option with an array '
                     'job (using "-t" option)')

@@ -85,6 +85,9 @@ class JobSpec(msgspec.Struct):
     context: dict[str, str] = msgspec.field(default_factory=dict)  # -ac/-sc/-dc
     binding: str = ""  # -binding, its type spelled out ("set linear:1"); "": none
     jobshare: int = 0  # -js
+    checkpoint: str = ""  # -ckpt: a checkpointing environment (gridd has none to offer)
+    checkpoint_when: str = ""  # -c: when to checkpoint (letters of nsmxr, or an interval)
+    master_queues: list[str] = msgspec.field(default_factory=list)  # -masterq
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""

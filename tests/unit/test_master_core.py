@@ -363,6 +363,29 @@ def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_
     assert master.display_state(second, second.tasks[2]) == "qw"
 
 
+def test_checkpointing_and_master_queues_are_refused_in_8_1_9s_words():
+    """gridd has no checkpointing environments, so -ckpt is refused as 8.1.9 refuses an
+    unknown one, and -c other than n as 8.1.9 refuses it without one; -masterq is refused
+    for a sequential job as 8.1.9 refuses it, and for a parallel one with gridd's reason."""
+    master = make_master()
+    fx = Effects()
+    assert master.submit(spec(checkpoint="x"), 1.0, fx).text == (
+        'Unable to run job: job rejected: the requested checkpointing environment "x" does '
+        "not exist")
+    assert master.submit(spec(checkpoint_when="5"), 1.0, fx).text == (
+        "Unable to run job: checkpointing denied")
+    assert master.submit(spec(master_queues=["all.q"]), 1.0, fx).text == (
+        "Unable to run job: job rejected: specification of master queue is not allowed for "
+        "non-parallel jobs")
+    master.s.config.pes["smp"] = ParallelEnvConf(pe_name="smp", slots="99")
+    master.refresh_views()
+    refused = master.submit(spec(pe_name="smp", pe_min=2, pe_max=2, master_queues=["all.q"]),
+                            1.0, fx)
+    assert "-masterq" in refused.text
+    assert isinstance(master.submit(spec(checkpoint_when="n"), 1.0, fx), p.Submitted)
+    assert list(master.s.jobs) == [1]
+
+
 def test_hold_is_for_the_owner_operators_and_managers():
     master = make_master()
     master.submit(spec(array=(1, 4, 1)), 1.0, Effects())

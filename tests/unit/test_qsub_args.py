@@ -487,6 +487,10 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
     assert other.context == {"z": "2"} and other.binding == "env striding:2:1"
     assert submit("-hold_jid_ad", "5,x", "-t", "1-2", "-b", "y", "true").spec.hold_jid_ad == [
         "5", "x"]
+    asked = submit("-ckpt", "blcr", "-c", "sx", "-masterq", "a.q,b.q", "-b", "y", "true").spec
+    assert (asked.checkpoint, asked.checkpoint_when, asked.master_queues) == (
+        "blcr", "sx", ["a.q", "b.q"])
+    assert submit("-c", "0:10:0", "-b", "y", "true").spec.checkpoint_when == "0:10:0"
     plain = submit("-b", "y", "true").spec
     assert (plain.context, plain.stdin_path, plain.start_time, plain.deadline) == ({}, "", 0, 0)
 
@@ -501,6 +505,7 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
     (("-binding", "foo"), "qsub: -binding option contains errors: couldn't parse binding "
      "parameter (no strategy found)", 2),
     (("-ac", ""), 'qsub: Wrong context list format -ac ""', 7),
+    (("-c", "q"), "qsub: -c specifier invalid", 2),
 ])
 def test_those_options_refused_in_8_1_9s_words(argv: tuple[str, ...], text: str,
                                                code: int) -> None:
