@@ -11,7 +11,7 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.cli.qhold import hold_list_error
-from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings
+from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings, arity
 from gridd.client import Client
 from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
 
@@ -46,9 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         elif arg in ("-hard", "-soft"):
             soft = arg == "-soft"
         elif arg in ALTERABLE:
-            count = ALTERABLE[arg]
-            if arg == "-binding" and args and args[0] in ("env", "pe", "set"):
-                count = 2
+            count = arity(arg, [args[0]] if args else [])
             if len(args) < count:
                 print(f"qalter: option {arg} needs an argument\n{USAGE}", file=sys.stderr)
                 return 1

@@ -414,7 +414,11 @@ def _read_option_file(path: str, ctx: _Context) -> list[str]:
     return option_words(text)
 
 
-def _arity(option: str) -> int:
+def arity(option: str, following: list[str]) -> int:
+    """How many of the `following` words the option takes (-binding two when the first
+    is the binding's type, else one)."""
+    if option == "-binding" and following[:1] in (["env"], ["pe"], ["set"]):
+        return 2
     if option in _FLAGS:
         return 0
     if option in _ONE_ARG:
@@ -437,9 +441,7 @@ def _scan(tokens: list[str], ctx: _Context, into: _Scanned, depth: int = 0) -> _
         if not token.startswith("-"):
             into.positional = tokens[index:]
             return into
-        count = _arity(token)
-        if token == "-binding" and tokens[index + 1 : index + 2] in (["env"], ["pe"], ["set"]):
-            count = 2  # the binding's type, then its strategy
+        count = arity(token, tokens[index + 1 : index + 2])
         args = tokens[index + 1 : index + 1 + count]
         if len(args) < count:
             raise QsubError(f"{token} option must have argument", EXIT_USAGE)
@@ -647,10 +649,9 @@ def parse_qsub(
     )
 
 
-# What qalter may change, with how many arguments each takes (-binding one or two).
-ALTERABLE = {"-N": 1, "-p": 1, "-R": 1, "-l": 1, "-ar": 1, "-q": 1, "-pe": 2, "-hold_jid": 1,
-             "-a": 1, "-dl": 1, "-js": 1, "-r": 1, "-ac": 1, "-sc": 1, "-dc": 1, "-A": 1,
-             "-binding": 1}
+# The qsub options qalter takes (their arguments as qsub's: see arity).
+ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-pe", "-hold_jid", "-a", "-dl",
+                       "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding"})
 
 
 def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> dict[str, Any]:
