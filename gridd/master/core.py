@@ -729,10 +729,13 @@ class Master:
             spec.hold_jid = req.hold_jid
             if spec.hold_jid:
                 self.dependants.add(number)
-            blocking = [str(other.job_id) for ref in spec.hold_jid
-                        for other in self.live_jobs(ref) if other.job_id != number]
-            exited = [ref for ref in spec.hold_jid
-                      if not any(o.job_id != number for o in self.live_jobs(ref))]
+            blocking: list[str] = []
+            exited: list[str] = []
+            for ref in spec.hold_jid:
+                others = [str(o.job_id) for o in self.live_jobs(ref) if o.job_id != number]
+                blocking += others
+                if not others:
+                    exited.append(ref)
             lines += [f"modified job id hold list of job {number}",
                       f"   blocking jobs: {','.join(blocking) or 'NONE'}",
                       f"   exited jobs:   {','.join(exited) or 'NONE'}"]
@@ -876,7 +879,7 @@ class Master:
         weights = self.plan.weights()
         resources = self._resource_urgency()
         considered = [job for job in jobs if (
-            self._schedulable(job) and job.spec.start_time <= now) or any(
+            job.spec.start_time <= now and self._schedulable(job)) or any(
             (job.job_id, t.task_id) in self.running for t in job.tasks.values())]
         parts = []
         for job in considered:

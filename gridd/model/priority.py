@@ -147,8 +147,8 @@ def prior(posix: int, nurg: float, weights: Weights) -> float:
 
 
 def unconsidered(posix: int) -> Priority:
-    """What qstat shows of a job the scheduler leaves out (held, by -h or a dependency):
-    no part worked out, only its POSIX priority as given."""
+    """What qstat shows of a job the scheduler leaves out (held by -h or a dependency,
+    or before its -a time): no part worked out, only its POSIX priority as given."""
     return Priority(0.0, 0.0, 0.0, 0.0, Urgency(0.0, 0.0, 0.0), posix)
 
 
