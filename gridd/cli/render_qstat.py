@@ -29,6 +29,7 @@ from gridd.cli.render_qstat_extra import (
     request_lines,
     resource_text,
     rule,
+    task_slots,
     xml_deadline,
     xml_owner,
     xml_priority,
@@ -177,10 +178,9 @@ def _pending_rows(job: Job, tasks: list[Task], prior: float) -> list[Row]:
 
 
 def _running_row(job: Job, task: Task, prior: float) -> Row:
-    slots = sum(n for _, n in task.granted) or job.spec.slots()
     tasks = str(task.task_id) if job.is_array else ""
-    return Row(job, task.state, task.start_time, task.queue, slots, tasks, task.task_id,
-               prior, task)
+    return Row(job, task.state, task.start_time, task.queue, task_slots(job, task), tasks,
+               task.task_id, prior, task)
 
 
 def job_rows(reply: JobsReply, users: list[str] | None,

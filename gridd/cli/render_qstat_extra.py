@@ -111,15 +111,14 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
     (hard ones with what each adds to the urgency), queues and predecessors."""
     spec = job.spec
     lines = [_request("Full jobname", spec.name)]
-    running = task is not None and bool(task.queue)
-    if running:
-        assert task is not None
-        lines.append(_request("Master Queue", task.queue))
+    started = task if task is not None and task.queue else None
+    if started is not None:
+        lines.append(_request("Master Queue", started.queue))
     if spec.pe_name:
         lines.append(_request("Requested PE", f"{spec.pe_name} {pe_span(job)}"))
-        if running:
-            assert task is not None
-            lines.append(_request("Granted PE", f"{task.pe or spec.pe_name} {_granted(job, task)}"))
+        if started is not None:
+            granted = f"{started.pe or spec.pe_name} {task_slots(job, started)}"
+            lines.append(_request("Granted PE", granted))
     contribution = (parts or _NOTHING).requests
     lines += _listed("Hard Resources", [
         f"{resource_text(name, value)} ({contribution.get(name, 0.0):f})"
@@ -145,7 +144,8 @@ def pe_span(job: Job) -> str:
     return str(low) if low == high else f"{low}{',' if high == low + 1 else '-'}{high}"
 
 
-def _granted(job: Job, task: Task) -> int:
+def task_slots(job: Job, task: Task) -> int:
+    """The slots a started task holds (those its job asks for, until they are known)."""
     return sum(n for _, n in task.granted) or job.spec.slots()
 
 
@@ -257,7 +257,7 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
         out.append(("requested_pe", f' name="{xml_escape(spec.pe_name)}"', pe_span(job)))
         if task is not None and task.queue:
             out.append(("granted_pe", f' name="{xml_escape(task.pe or spec.pe_name)}"',
-                        str(_granted(job, task))))
+                        str(task_slots(job, task))))
     contribution = (parts or _NOTHING).requests
     out += [("hard_request", f' name="{xml_escape(name)}" resource_contribution='
              f'"{contribution.get(name, 0.0):f}"', request_value(name, value))
