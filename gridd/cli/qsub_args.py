@@ -650,8 +650,8 @@ def parse_qsub(
 
 
 # The qsub options qalter takes (their arguments as qsub's: see arity).
-ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-pe", "-hold_jid", "-a", "-dl",
-                       "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding"})
+ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-masterq", "-pe", "-hold_jid",
+                       "-a", "-dl", "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding"})
 
 
 def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> dict[str, Any]:

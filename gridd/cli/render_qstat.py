@@ -610,6 +610,8 @@ def _request_lines(job: Job) -> list[str]:
     args = spec.args or spec.command[1:]
     if args:
         lines.append(_field("job_args", ",".join(args)))
+    if spec.master_queues:
+        lines.append(_field("master hard queue_list", ",".join(spec.master_queues)))
     script = spec.script_name or (spec.command[0] if spec.command else "")
     if script:
         lines.append(_field("script_file", script))

@@ -129,6 +129,9 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
         lines.append(f"{_INDENT}Hard requested queues: {', '.join(spec.hard_queues)}")
     if spec.soft_queues:
         lines.append(f"{_INDENT}Soft requested queues: {', '.join(spec.soft_queues)}")
+    if spec.master_queues:
+        lines.append(f"{_INDENT}Master task hard requested queues: "
+                     f"{', '.join(spec.master_queues)}")
     if spec.hold_jid:
         lines.append(f"{_INDENT}Predecessor Jobs (request): {', '.join(spec.hold_jid)}")
         found = _predecessors(job, jobs)
@@ -266,6 +269,7 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
             for name, value in spec.soft_resources.items()]
     out += [("hard_req_queue", "", q) for q in spec.hard_queues]
     out += [("soft_req_queue", "", q) for q in spec.soft_queues]
+    out += [("master_hard_req_queue", "", q) for q in spec.master_queues]
     out += [("predecessor_jobs_req", "", ref) for ref in spec.hold_jid]
     out += [("predecessor_jobs", "", number) for number in _predecessors(job, jobs)]
     return out + [("binding", "", spec.binding or "NONE")]

@@ -469,9 +469,6 @@ class Master:
         if spec.master_queues and not spec.pe_name:
             return ("Unable to run job: job rejected: specification of master queue is not "
                     "allowed for non-parallel jobs")
-        if spec.master_queues:
-            return ("Unable to run job: job rejected: gridd does not place a parallel job's "
-                    "master task by queue (-masterq)")
         if spec.hold_jid_ad and spec.array is None:
             return ('Unable to run job: Can only specify "-hold_jid_ad" option with an array '
                     'job (using "-t" option)')
@@ -510,7 +507,7 @@ class Master:
                     return f'invalid value "{value}" for resource "{name}"'
         if job.pe and not 0 < job.pe_min <= job.pe_max:
             return f'invalid slot range "{job.pe_min}-{job.pe_max}" for PE "{job.pe}"'
-        for qref in job.queues:
+        for qref in (*job.queues, *job.master_queues):
             if not self._queue_exists(qref):
                 return f'Job was rejected because job requests unknown queue "{qref}"'
         if job.pe and not any(fnmatch.fnmatchcase(n, job.pe) for n in self.plan.pes):
@@ -584,6 +581,10 @@ class Master:
             if attr.type == "TIME" and _seconds(value) is None:
                 return p.Error(text=f'denied: invalid time value "{value}" for resource '
                                     f'"{name}"')
+        for qref in (*(req.hard_queues or ()), *(req.master_queues or ())):
+            if not self._queue_exists(qref):
+                return p.Error(text=f'Job was rejected because job requests unknown queue '
+                                    f'"{qref}"')
         for target in req.targets:
             why = invalid_job_task(target)
             if why:
@@ -713,6 +714,7 @@ class Master:
         lines = []
         for name, what in (("hard_queues", "hard queue list"),
                            ("soft_queues", "soft queue list"),
+                           ("master_queues", "master hard queue list"),
                            ("soft_resources", "soft resource list"),
                            ("account", "account"), ("start_time", "start time"),
                            ("deadline", "deadline time"), ("restart", "restart behaviour"),
@@ -1361,8 +1363,9 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
     return p.SchedJob(
         job_id=job.job_id, pending=pending, priority=spec.priority,
         submit_time=job.submit_time, hard=spec.hard_resources, soft=spec.soft_resources,
-        queues=spec.hard_queues, soft_queues=spec.soft_queues, pe=spec.pe_name,
-        pe_min=spec.pe_min, pe_max=spec.pe_max, immediate=spec.immediate,
+        queues=spec.hard_queues, soft_queues=spec.soft_queues,
+        master_queues=spec.master_queues, pe=spec.pe_name, pe_min=spec.pe_min,
+        pe_max=spec.pe_max, immediate=spec.immediate,
         owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
         ar=spec.ar, start_time=spec.start_time, deadline=spec.deadline,
     )

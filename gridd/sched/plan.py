@@ -518,6 +518,16 @@ def _host_admits(conf: PlanConf, host: str, user: str) -> bool:
         for name in ("global", host) if (access := conf.host_access.get(name)) is not None)
 
 
+class _Lead(NamedTuple):
+    """Where a parallel job with -masterq may have its master task (names of the
+    instances its list names) and its other slots (those its -q names; None: wherever it
+    may run otherwise). 8.1.9 takes an instance of the master list even when -q leaves
+    it out, but for the master task alone."""
+
+    masters: frozenset[str]
+    slaves: frozenset[str] | None
+
+
 class _PeOpen(NamedTuple):
     instances: list[Instance]
     hosts: dict[str, tuple[list[Instance], set[tuple[str, str, str]]]]
@@ -538,6 +548,7 @@ class _Static:
     soft_queues: list[str]
     duration: float  # what planning assumes it runs: h_rt or s_rt, DURATION_OFFSET added
     excluded: dict[str, None]  # why the other instances never take its jobs
+    lead: _Lead | None  # where its master task and other slots may go (-masterq)
     # The instances that may take its reservations (the candidates and the full ones);
     # of those the ones that could ever take one slot, with where that slot takes what,
     # made when first needed.
@@ -852,7 +863,8 @@ class Cycle:
         if not self.use_categories:
             return self._new_category(job)
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
-               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar)
+               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
+               tuple(job.master_queues))
         if self.access is not None:  # jobs of owners allowed alike share a category
             key += self.access.of(job.owner, job.group, job.project)
         cat = self.categories.get(key)
@@ -897,7 +909,18 @@ class Cycle:
         open_ = candidates if len(self.open) == len(self.usable) else [
             qi for qi in self.open if not self._excluded(job, pes, qi, groups)]
         return _Static(req, candidates, pes, job.soft_queues, self._duration(req), excluded,
-                       open_)
+                       self._lead(job, pes), open_)
+
+    def _lead(self, job: p.SchedJob, pes: list[ParallelEnv]) -> _Lead | None:
+        if not (job.master_queues and pes):
+            return None
+        groups = self.conf.hostgroups
+
+        def named(refs: list[str]) -> frozenset[str]:
+            return frozenset(qi.name for qi in self.conf.instances
+                             if any(queue_matches(ref, qi, groups) for ref in refs))
+
+        return _Lead(named(job.master_queues), named(job.queues) if job.queues else None)
 
     def _excluded(self, job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
                   groups: Mapping[str, list[str]]) -> list[str]:
@@ -917,9 +940,15 @@ class Cycle:
                 return [refused]
         if not qi.batch:
             return [f'cannot run in queue instance "{qi.name}" because it is not of type batch']
-        if job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues):
-            return [f'cannot run in queue instance "{qi.name}" because it is not contained in '
-                    "its hard queue list (-q)"]
+        if job.queues and not any(queue_matches(ref, qi, groups) for ref in job.queues) \
+                and not (pes and any(queue_matches(ref, qi, groups)
+                                     for ref in job.master_queues)):
+            # 8.1.9 names the cluster queue when no reference names it, else the instance.
+            where = f'queue instance "{qi.name}"' if any(
+                fnmatch.fnmatchcase(qi.queue, ref.partition("@")[0] or "*")
+                for ref in job.queues) else f'queue "{qi.queue}"'
+            return [f"cannot run in {where} because it is not contained in its hard queue "
+                    "list (-q)"]
         if pes and not any(pe.name in qi.pe_list for pe in pes):
             return [f'cannot run in queue "{qi.queue}" because PE "{pe.name}" is not in PE list'
                     for pe in pes]
@@ -1268,7 +1297,8 @@ class Cycle:
         job's slots there (a fixed count, no quotas); with whole amounts the rooms it
         would work out agree with the diagrams to the last slot. None: ask it."""
         if not (len(where.instances) == 1 and pe.allocation_rule == PE_SLOTS
-                and job.pe_min == job.pe_max >= 1 and self.quotas is None):
+                and job.pe_min == job.pe_max >= 1 and self.quotas is None
+                and cat.static.lead is None):
             return None
         assert self.schedule is not None
         qi = where.instances[0]
@@ -1381,12 +1411,17 @@ class Cycle:
                 rooms.setdefault(qi.host, []).append((qi, here))
                 host_room[qi.host] = _whole(min(host_cap[qi.host],
                                                 host_room.get(qi.host, 0) + here))
+        def fits(granted: Granted) -> bool:
+            return schedule.fits(self._uses(req, granted, pe.name)
+                                 + self._quota_uses(req, _who(job), granted, pe.name),
+                                 start, duration)
+
+        lead = cat.static.lead
+        if lead is not None:
+            return allocate_led(pe.allocation_rule, rooms, host_room, host_cap, lead, cap,
+                                job.pe_min, fits)[0]
         granted, _ = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
-        if granted is None or not schedule.fits(
-                self._uses(req, granted, pe.name)
-                + self._quota_uses(req, _who(job), granted, pe.name), start, duration):
-            return None
-        return granted
+        return granted if granted is not None and fits(granted) else None
 
     # ---- jobs in advance reservations ------------------------------------------------------
 
@@ -1480,8 +1515,11 @@ class Cycle:
                 cat.reasons[f'cannot run in PE "{pe.name}" because advance reservation '
                             f"{ar.ar_id} did not reserve it"] = None
                 continue
-            granted, offered = allocate(pe.allocation_rule, rooms, host_room,
-                                        _whole(min(job.pe_max, most)), job.pe_min)
+            cap = _whole(min(job.pe_max, most))
+            lead = cat.static.lead
+            granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap,
+                                        job.pe_min) if lead is None else allocate_led(
+                pe.allocation_rule, rooms, host_room, host_room, lead, cap, job.pe_min)
             if granted is not None:
                 return granted, pe.name
             cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
@@ -1717,9 +1755,11 @@ class Cycle:
                 if cap < max(job.pe_min, 1):
                     return None
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
-        # give more; with a per-job consumable the master task may need a host further on.
+        # give more; with a per-job consumable or -masterq the master task may need a host
+        # further on.
         per_job = any(n.consumable == "JOB" for n in req.hard)
-        stops = cap >= max(job.pe_min, 1) and not per_job
+        lead = cat.static.lead
+        stops = cap >= max(job.pe_min, 1) and not per_job and lead is None
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
         host_cap: dict[str, float] = {}
@@ -1792,7 +1832,13 @@ class Cycle:
         scan()
         quota_why = None
         while True:
-            granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
+            if lead is None:
+                granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap,
+                                            job.pe_min)
+            else:
+                granted, offered = allocate_led(
+                    pe.allocation_rule, rooms, host_room, host_cap, lead, cap, job.pe_min,
+                    partial(self._may_lead, cat) if per_job else None)
             if granted is None:
                 if quota_why is not None:
                     self._note_quota(cat, who, quota_why)
@@ -1802,7 +1848,8 @@ class Cycle:
                 return None
             # Without per-job consumables the master task needs what a slave task needs,
             # which the rooms allowed for: no instance need be asked again.
-            placed, refusal = self._with_master(cat, granted) if per_job else (granted, None)
+            placed, refusal = self._with_master(cat, granted) if per_job and lead is None \
+                else (granted, None)
             if placed is None:
                 placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
                                              sum(n for _, n in granted))
@@ -1830,6 +1877,13 @@ class Cycle:
                 self._note_quota(cat, who, quota_why)
                 return None
             scan()  # what was cut may be found further on
+
+    def _may_lead(self, cat: _Category, granted: Granted) -> bool:
+        """Whether the placement's first instance can hold the master task's per-job
+        consumables."""
+        name, slots = granted[0]
+        g, h, q = self.levels.of(self.instances[name])
+        return self.matcher.fits(cat.req, slots, g, h, q, master=True).ok
 
     def _with_master(self, cat: _Category, granted: Granted) -> tuple[Granted | None,
                                                                       MatchResult | None]:
@@ -1939,6 +1993,70 @@ def allocate(
     if n < max(lowest, 1):
         return None, n
     return [part for h in eligible[: n // per_host] for part in _take(rooms[h], per_host)], n
+
+
+def allocate_led(
+    rule: str,
+    rooms: Mapping[str, list[tuple[Instance, int]]],
+    host_room: Mapping[str, int],
+    host_cap: Mapping[str, float],
+    lead: _Lead,
+    cap: int,
+    lowest: int,
+    accept: Callable[[Granted], bool] | None = None,
+) -> tuple[Granted | None, int]:
+    """`allocate` for a job with -masterq, the master instance first in the placement.
+    As 8.1.9 places such a job, the master task takes one slot of an instance the master
+    list names, and the other slots go where the rule puts them in planning order, that
+    instance's room left among them ($pe_slots: on its host; an integer rule N: N-1 of
+    them on its host). Each possible master instance is tried in planning order: the
+    largest slot count wins, the first among equals, of the placements `accept` takes.
+    `host_cap` bounds what a host can take in all. Returns the placement, or None and
+    the most slots one could have had."""
+    best: Granted | None = None
+    most = 0
+    per_host = int(rule) if is_unsigned(rule) and int(rule) > 0 else 0
+    for host, items in rooms.items():
+        for master, room in items:
+            if room < 1 or master.name not in lead.masters:
+                continue
+            rest: dict[str, list[tuple[Instance, int]]] = {}
+            rest_room: dict[str, int] = {}
+            for other, its in rooms.items():
+                if rule == PE_SLOTS and other != host:
+                    continue
+                kept = [(qi, r - (qi is master)) for qi, r in its
+                        if lead.slaves is None or qi.name in lead.slaves]
+                kept = [(qi, r) for qi, r in kept if r > 0]
+                rest_room[other] = _whole(min(host_cap[other] - (other == host),
+                                              sum(r for _, r in kept)))
+                if kept:
+                    rest[other] = kept
+            if per_host:  # N-1 on the master's host, N on each other
+                if rest_room[host] < per_host - 1 or cap < per_host:
+                    continue
+                first = _take(rest.get(host, []), per_host - 1)
+                need = max(lowest - per_host, 0)
+                placed, n = allocate(rule, {h: its for h, its in rest.items() if h != host},
+                                     rest_room, cap - per_host, need)
+            else:
+                first, need = [], max(lowest - 1, 0)
+                placed, n = allocate(rule, rest, rest_room, cap - 1, need)
+            if placed is None and n < need:  # too few for the range
+                most = max(most, 1 + sum(k for _, k in first) + n)
+                continue
+            slaves = first + (placed or [])
+            total = 1 + sum(k for _, k in slaves)
+            own = sum(k for name, k in slaves if name == master.name)
+            granted = [(master.name, 1 + own), *((name, k) for name, k in slaves
+                                                 if name != master.name)]
+            if accept is not None and not accept(granted):
+                continue
+            if best is None or total > sum(n for _, n in best):
+                best = granted
+                if total >= cap:
+                    return best, total
+    return (best, sum(n for _, n in best)) if best is not None else (None, most)
 
 
 def _fill(hosts: list[str], host_room: Mapping[str, int], n: int) -> dict[str, int]:

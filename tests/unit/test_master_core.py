@@ -366,7 +366,7 @@ def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_
 def test_checkpointing_and_master_queues_are_refused_in_8_1_9s_words():
     """gridd has no checkpointing environments, so -ckpt is refused as 8.1.9 refuses an
     unknown one, and -c other than n as 8.1.9 refuses it without one; -masterq is refused
-    for a sequential job as 8.1.9 refuses it, and for a parallel one with gridd's reason."""
+    for a sequential job, and when it names no queue, as 8.1.9 refuses them."""
     master = make_master()
     fx = Effects()
     assert master.submit(spec(checkpoint="x"), 1.0, fx).text == (
@@ -379,9 +379,10 @@ def test_checkpointing_and_master_queues_are_refused_in_8_1_9s_words():
         "non-parallel jobs")
     master.s.config.pes["smp"] = ParallelEnvConf(pe_name="smp", slots="99")
     master.refresh_views()
-    refused = master.submit(spec(pe_name="smp", pe_min=2, pe_max=2, master_queues=["all.q"]),
-                            1.0, fx)
-    assert "-masterq" in refused.text
+    refused = master.submit(spec(pe_name="smp", pe_min=2, pe_max=2,
+                                 master_queues=["nosuch.q"]), 1.0, fx)
+    assert refused.text == ('Unable to run job: Job was rejected because job requests '
+                            'unknown queue "nosuch.q"')
     assert isinstance(master.submit(spec(checkpoint_when="n"), 1.0, fx), p.Submitted)
     assert list(master.s.jobs) == [1]
 

@@ -93,8 +93,8 @@ def test_projects_and_xprojects():
     no_project = verify(view.conf, {}, (), job(4, "alice", queues=("p.q",)))
     assert no_project == ['(no project) does not have the correct project to run in '
                           'cluster queue "p.q"',
-                          'cannot run in queue instance "x.q@h1" because it is not contained '
-                          "in its hard queue list (-q)"]
+                          'cannot run in queue "x.q" because it is not contained in its '
+                          "hard queue list (-q)"]
 
 
 def test_host_access_lists_and_projects():

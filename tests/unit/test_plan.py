@@ -150,9 +150,10 @@ def test_hard_queue_list_and_hostgroups() -> None:
                   job(3, queues=["a.q@@even"]), job(4, queues=["a.q@h2"]))
     assert where(result) == {(1, 1): [("b.q@h2", 1)], (2, 1): [("a.q@h1", 1)],
                              (3, 1): [("a.q@h0", 1)]}
+    # 8.1.9 names the cluster queue when no reference names it (seen with -q big.q@vm).
     assert result.info[4] == [
-        f'cannot run in queue instance "{name}" because it is not contained in its hard '
-        "queue list (-q)" for name in ("a.q@h0", "a.q@h1", "b.q@h2")]
+        f"cannot run in {where} because it is not contained in its hard queue list (-q)"
+        for where in ('queue instance "a.q@h0"', 'queue instance "a.q@h1"', 'queue "b.q"')]
 
 
 # ---- soft requests ------------------------------------------------------------------------

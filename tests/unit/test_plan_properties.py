@@ -166,13 +166,19 @@ def job_shapes(draw: st.DrawFn) -> p.SchedJob:
                                min_size=1, max_size=2, unique=True))
     soft_queues = [draw(st.sampled_from(("q0", "q2", "*@h1")))] if _chance(draw, 10) else []
     pe, pe_min, pe_max = "", 0, 0
+    master_queues: list[str] = []
     if _chance(draw, 40):
         pe = draw(st.sampled_from(PE_REFS))
         pe_min = draw(st.integers(1, 3))
         pe_max = pe_min + draw(st.integers(0, 3))
+        if _chance(draw, 25):
+            master_queues = draw(st.lists(st.sampled_from(("q0", "q1@h1", "*@h0", "q2",
+                                                            "q*@@grp")),
+                                          min_size=1, max_size=2, unique=True))
     return p.SchedJob(
         job_id=0, pending=[], priority=0, submit_time=0.0, hard=hard, soft=soft,
         queues=queues, soft_queues=soft_queues, pe=pe, pe_min=pe_min, pe_max=pe_max,
+        master_queues=master_queues,
     )
 
 
@@ -237,7 +243,9 @@ def check_no_overbooking(view: SchedView, plan: Plan) -> None:
 
 def check_fits(view: SchedView, plan: Plan) -> None:
     """(b) Each granted instance fits the job's hard requests with its slot count on the
-    levels the cycle started from; -q lists hold; hosts are up; instances usable."""
+    levels the cycle started from; -q lists hold, but for a master task (the first
+    instance) in an instance of the -masterq list, which holds it alone unless -q names
+    the instance too; hosts are up; instances usable."""
     levels = fresh(view)
     usable = usable_names(view)
     instances = {qi.name: qi for qi in view.conf.instances}
@@ -254,8 +262,14 @@ def check_fits(view: SchedView, plan: Plan) -> None:
             assert qi.host in view.hosts_up
             result = levels.matcher.fits(req, slots, *levels.of(qi), master=index == 0)
             assert result.ok, ("does not fit", order, result.reason)
-            if job.queues:
-                assert any(in_queue_list(ref, qi, view.conf.hostgroups) for ref in job.queues)
+            groups = view.conf.hostgroups
+            if job.master_queues and index == 0:
+                assert any(in_queue_list(ref, qi, groups) for ref in job.master_queues)
+                event("parallel order with -masterq")
+                if job.queues and not any(in_queue_list(ref, qi, groups) for ref in job.queues):
+                    assert slots == 1, ("master-only instance with slaves", order)
+            elif job.queues:
+                assert any(in_queue_list(ref, qi, groups) for ref in job.queues)
             if job.pe:
                 assert order.pe in qi.pe_list
 

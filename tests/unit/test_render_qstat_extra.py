@@ -362,3 +362,29 @@ def test_r_shows_the_binding_asked_for():
     assert "       Binding:          set linear:1\n" in rq.qstat_default(
         reply, users=None, extra=Extra(requests=True))
     assert "<binding>set linear:1</binding>" in rq.qstat_xml(reply, extra=Extra(requests=True))
+
+
+def test_a_master_queue_list_is_shown_as_8_1_9_shows_it():
+    """8.1.9's lines for `qsub -pe mpi 2 -q all.q -soft -q big.q -hard -masterq all.q`:
+    qstat -j after the job's arguments, -r after the queue lists, -xml likewise."""
+    sp = spec(name="m", args=("100",), pe_name="mpi", pe_min=2, pe_max=2,
+              hard_queues=["all.q"], soft_queues=["big.q"], master_queues=["all.q"])
+    reply = JobsReply(jobs=[pending_job(67, sp)], queues=queues(), hosts=[vm_host()],
+                      now=T_RUN, priorities={67: 0.0})
+    lines = rq.qstat_job(reply, ["67"]).stdout.splitlines()
+    start = lines.index("job_args:                   100")
+    assert lines[start + 1] == "master hard queue_list:     all.q"
+    shown = rq.qstat_default(reply, users=["root"], states="p", extra=Extra(requests=True))
+    assert shown.splitlines()[3:] == [
+        "       Full jobname:     m",
+        "       Requested PE:     mpi 2",
+        "       Hard Resources:   ",
+        "       Soft Resources:   ",
+        "       Hard requested queues: all.q",
+        "       Soft requested queues: big.q",
+        "       Master task hard requested queues: all.q",
+        "       Binding:          NONE",
+    ]
+    assert ("      <soft_req_queue>big.q</soft_req_queue>\n"
+            "      <master_hard_req_queue>all.q</master_hard_req_queue>\n"
+            "      <binding>NONE</binding>\n") in rq.qstat_xml(reply, extra=Extra(requests=True))
