@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from gridd import protocol as p
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.sched.plan import Planner
@@ -123,3 +124,13 @@ def test_a_reservation_waits_for_the_master_queue() -> None:
     result = Planner().plan(view, 100.0)
     assert result.reserved[2] == (500.0, [("big.q@vm", 1), ("all.q@vm", 3)])
     assert where(result) == {(4, 1): [("all.q@vm", 1)]}
+
+
+def test_a_job_in_an_advance_reservation_leads_from_its_master_list() -> None:
+    """The AR holds 2 slots of each queue: the job's master task takes big.q's, the other
+    slot all.q's, first in planning order."""
+    view = vm()
+    view.ars = {7: ArBooking(7, 50.0, 1000.0, [("all.q@vm", 2), ("big.q@vm", 2)], {},
+                             "fill", usable=True)}
+    result = plan(view, pe_job(1, "fill", 2, ["big.q"], ar=7))
+    assert where(result) == {(1, 1): [("big.q@vm", 1), ("all.q@vm", 1)]}
