@@ -1,4 +1,4 @@
-"""qstat: show jobs and queues in Grid Engine's layouts (default, -f, -j, -xml)."""
+"""qstat: show jobs and queues in Grid Engine's layouts (default, -f, -j, -g c|d|t, -xml)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ USAGE = """usage: qstat [options]
         [-f]                     full output: every queue instance with its jobs
         [-F [resource,...]]      full output with the resources each instance offers
         [-ext]                   with tickets, project, department and usage
+        [-g {c|d|t}]             c: a summary per cluster queue; d: a line per waiting
+                                 array task; t: a line per slot, MASTER or SLAVE
         [-help]                  print this help
         [-j job_identifier_list] show the details of jobs
         [-pri]                   with the parts of each job's priority
@@ -29,13 +31,20 @@ _ACCEPTED_FLAGS = frozenset({"-ne", "-ncb", "-t"})
 _EXTRA_FLAGS = {"-pri": "pri", "-urg": "urg", "-ext": "ext", "-r": "requests"}
 
 
+_GROUPS = {"c": "summary", "d": "tasks_apart", "t": "slots_apart"}
+
+
 class _Usage(Exception):
     pass
 
 
+class _Wrong(Exception):
+    """An option's argument 8.1.9 refuses with a line of its own, without the usage."""
+
+
 def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
-                  "resources": None, "queues": None, "extra": set()}
+                  "resources": None, "queues": None, "extra": set(), "summary": False}
     while args:
         arg = args.popleft()
         if arg == "-f":
@@ -54,7 +63,15 @@ def _parse(args: deque[str]) -> dict:
         elif arg in _ACCEPTED_FLAGS:
             pass
         elif arg == "-g":
-            _value(args, arg)  # -g d and -g t: every task is shown on a line of its own anyway
+            if not args:
+                raise _Wrong("-g option must have argument")
+            for letter in args.popleft():
+                if letter not in _GROUPS:
+                    raise _Wrong(f"wrong character '{letter}' for -g option")
+                if letter == "c":
+                    opts["summary"] = True
+                else:
+                    opts["extra"].add(_GROUPS[letter])
         elif arg == "-j":
             opts["jobs"] = []
             if args and not args[0].startswith("-"):
@@ -91,13 +108,23 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1
+    except _Wrong as exc:
+        print(exc, file=sys.stderr)
+        return 1
     users = opts["users"] if opts["users"] is not None else [current_user()]
     extra = render.Extra(**dict.fromkeys(opts["extra"], True))
 
     def body() -> int:
         with Client() as client:
             reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
-                                parts=bool(opts["extra"]))
+                                parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}))
+        if opts["summary"] and opts["jobs"] is None:
+            from gridd.cli import render_qstat_summary as summary
+
+            text = (summary.cluster_summary_xml if opts["xml"] else summary.cluster_summary)(
+                reply, opts["queues"])
+            sys.stdout.write(text)
+            return 0
         if opts["jobs"] is not None:
             shown = render.qstat_job(reply, opts["jobs"] or ["*"])
             sys.stdout.write(shown.stdout)

@@ -76,7 +76,7 @@ PLAIN = Extra()  # none of -pri, -urg, -ext and -r
 _QUEUE_RULE = {False: "-" * len(_QUEUE_HEADER), True: "-" * 189}
 _PENDING_BANNER = {ext: "#" * n + "\n" + " - PENDING JOBS" * 5 + "\n" + "#" * n + "\n"
                    for ext, n in ((False, 76), (True, 186))}
-_XML_HEAD = (
+XML_HEAD = (
     "<?xml version='1.0'?>\n"
     '<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
     'resources/schemas/qstat/qstat.xsd">\n'
@@ -164,13 +164,16 @@ def _array_text(job: Job) -> str:
     return f"{first}-{last}:{step}"
 
 
-def _pending_rows(job: Job, tasks: list[Task], prior: float) -> list[Row]:
-    """Fold the job's waiting tasks into one row per state, as GE folds array tasks."""
+def _pending_rows(job: Job, tasks: list[Task], prior: float, apart: bool) -> list[Row]:
+    """Fold the job's waiting tasks into one row per state, as GE folds array tasks (or,
+    `apart`, a row per task: qstat -g d)."""
     by_state: dict[str, list[int]] = {}
     for task in sorted(tasks, key=lambda t: t.task_id):
         by_state.setdefault(task.state, []).append(task.task_id)
+    runs = [(state, [n]) for state, ids in by_state.items() for n in ids] \
+        if apart and job.is_array else list(by_state.items())
     rows = []
-    for state, ids in by_state.items():
+    for state, ids in runs:
         text = task_range(ids) if job.is_array else ""  # "1,2" for -t 1-2, as 8.1.9 prints
         rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0],
                         prior))
@@ -183,9 +186,10 @@ def _running_row(job: Job, task: Task, prior: float) -> Row:
                task.task_id, prior, task)
 
 
-def job_rows(reply: JobsReply, users: list[str] | None,
-             states: str | None) -> tuple[list[Row], list[Row]]:
-    """Running rows in queue order then job id, and pending rows by priority then job id."""
+def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
+             extra: Extra = PLAIN) -> tuple[list[Row], list[Row]]:
+    """Running rows in queue order then job id, and pending rows by priority then job id
+    (array tasks apart with -g d)."""
     wanted = state_filter(states)
     rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
     running: list[Row] = []
@@ -197,7 +201,8 @@ def job_rows(reply: JobsReply, users: list[str] | None,
         prior = reply.priorities.get(job.job_id, 0.5)
         running += [_running_row(job, t, prior) for t in tasks
                     if t.state in SHOWN_HOLDING]
-        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior)
+        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior,
+                                 extra.tasks_apart)
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
     pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
     return running, pending
@@ -234,9 +239,33 @@ def _requests(row: Row, reply: JobsReply, extra: Extra) -> str:
 
 
 def _short_line(row: Row, reply: JobsReply, extra: Extra) -> str:
-    """A job line without the queue column (qstat -f)."""
-    return (f"{_line_start(row, reply, extra)} {row.slots:5d} {_task_column(row)}\n"
-            + _requests(row, reply, extra))
+    """A job line without the queue column (qstat -f): with -g t a line per slot held in
+    the instance."""
+    start = _line_start(row, reply, extra)
+    if not extra.slots_apart:
+        return f"{start} {row.slots:5d} {_task_column(row)}\n" + _requests(row, reply, extra)
+    lines = [f"{start if i == 0 else ' ' * len(start)} {role:<6} {_task_column(row)}\n"
+             for i, role in enumerate(_roles(row))]
+    return "".join(lines) + _requests(row, reply, extra)
+
+
+def _roles(row: Row) -> list[str]:
+    """qstat -g t's master column for each slot a running row holds in its instance: the
+    master task's instance has MASTER first, every other slot is a SLAVE; a waiting row
+    has none."""
+    if row.task is None:
+        return [""]
+    master = row.task.queue == row.queue
+    return ["MASTER"] * master + ["SLAVE"] * (row.slots - master)
+
+
+def _by_instance(reply: JobsReply, running: list[Row]) -> list[Row]:
+    """The running rows of every queue instance in turn, each with the slots it holds
+    there (qstat -g t lists them so)."""
+    placed = _rows_by_instance(reply, running)
+    order = [qi for _, qi in queue_order(reply.queues) if qi in placed]
+    order += [qi for qi in placed if qi not in set(order)]  # gone from the configuration
+    return [row for qi in order for row in placed[qi]]
 
 
 def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
@@ -247,14 +276,21 @@ def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
     like GE, the command itself passes the caller's name when -u is not given.
     ``states`` are qstat -s letters; ``extra`` what -pri, -urg, -ext and -r add.
     """
-    running, pending = job_rows(reply, users, states)
+    running, pending = job_rows(reply, users, states, extra)
     if not running and not pending:
         return ""
     out = [header(extra) + "\n", rule(extra) + "\n"]
+    if extra.slots_apart:
+        running = _by_instance(reply, running)
     for row in running + pending:
+        start = _line_start(row, reply, extra)
         queue = row.queue[:QUEUE_WIDTH]
-        out.append(f"{_line_start(row, reply, extra)} {queue:<{QUEUE_WIDTH}} {row.slots:5d} "
-                   f"{_task_column(row)}\n" + _requests(row, reply, extra))
+        if extra.slots_apart:
+            out += [f"{start if i == 0 else ' ' * len(start)} {queue:<{QUEUE_WIDTH}} "
+                    f"{role:<6} {_task_column(row)}\n" for i, role in enumerate(_roles(row))]
+        else:
+            out.append(f"{start} {queue:<{QUEUE_WIDTH}} {row.slots:5d} {_task_column(row)}\n")
+        out.append(_requests(row, reply, extra))
     return "".join(out)
 
 
@@ -328,7 +364,7 @@ def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list
     used = used_slots(reply.jobs)
     out = []
     for queue, qi in queue_order(reply.queues):
-        if patterns and not any(_names_instance(pattern, qi) for pattern in patterns):
+        if patterns and not any(names_instance(pattern, qi) for pattern in patterns):
             continue
         host = hosts.get(split_instance(qi)[1])
         out.append(QueueInstance(
@@ -340,7 +376,7 @@ def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list
     return out
 
 
-def _names_instance(pattern: str, instance: str) -> bool:
+def names_instance(pattern: str, instance: str) -> bool:
     """Whether a -q pattern (`all.q`, `all.q@node1`, `*@node*`) names a queue instance."""
     queue_pattern, _, host_pattern = pattern.partition("@")
     queue, host = split_instance(instance)
@@ -376,7 +412,7 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
                extra: Extra = PLAIN) -> str:
     """qstat -f: each queue instance with its jobs (and -F resources), then the pending
     jobs block."""
-    running, pending = job_rows(reply, users, states)
+    running, pending = job_rows(reply, users, states, extra)
     placed = _rows_by_instance(reply, running)
     out: list[str] = []
     instances = queue_instances(reply, queues)
@@ -394,9 +430,10 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
 
 # ---- XML --------------------------------------------------------------------------------
 
-def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: bool) -> str:
+def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: bool,
+             role: str | None = None) -> str:
     """One job_list element; running rows carry a start time, pending a submission time
-    (with -pri, -urg, -ext and -r, the elements they add)."""
+    (with -pri, -urg, -ext and -r, the elements they add; with -g t the slot's `role`)."""
     pad = " " * indent
     running = row.state in SHOWN_HOLDING
     state = "running" if running else "pending"
@@ -413,7 +450,9 @@ def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: 
     fields += xml_usage(extra, row.task)
     if with_queue:
         fields.append(("queue_name", "", row.queue))
-    fields.append(("slots", "", str(row.slots)))
+    if role is not None:
+        fields.append(("master", "", role))
+    fields.append(("slots", "", str(1 if role else row.slots)))
     if row.job.is_array:
         fields.append(("tasks", "", row.tasks))
     fields += xml_requests(extra, row.job, row.task, parts, reply.jobs)
@@ -439,8 +478,16 @@ def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource],
         f'      <resource name="{xml_escape(r.name)}" type="{r.prefix}">'
         f"{xml_escape(resource_value(r))}</resource>\n"
         for r in resources)
-    jobs = "".join(_xml_job(row, reply, extra, 6, with_queue=False) for row in rows)
+    jobs = "".join(_xml_jobs(row, reply, extra, 6, with_queue=False) for row in rows)
     return f"    <Queue-List>\n{body}{jobs}    </Queue-List>\n"
+
+
+def _xml_jobs(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: bool) -> str:
+    """A row's job_list element, or with -g t one per slot."""
+    if not extra.slots_apart:
+        return _xml_job(row, reply, extra, indent, with_queue)
+    return "".join(_xml_job(row, reply, extra, indent, with_queue, role)
+                   for role in _roles(row))
 
 
 def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
@@ -448,17 +495,19 @@ def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None =
               extra: Extra = PLAIN) -> str:
     """qstat -xml / qstat -f -xml: running jobs (or queue instances) under queue_info,
     pending jobs under the nested job_info."""
-    running, pending = job_rows(reply, users, states)
-    out = [_XML_HEAD, "  <queue_info>\n"]
+    running, pending = job_rows(reply, users, states, extra)
+    out = [XML_HEAD, "  <queue_info>\n"]
     if full:
         placed = _rows_by_instance(reply, running)
         out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []),
                            reply, extra)
                 for qi in queue_instances(reply, queues)]
     else:
-        out += [_xml_job(row, reply, extra, 4, with_queue=True) for row in running]
+        if extra.slots_apart:
+            running = _by_instance(reply, running)
+        out += [_xml_jobs(row, reply, extra, 4, with_queue=True) for row in running]
     out.append("  </queue_info>\n  <job_info>\n")
-    out += [_xml_job(row, reply, extra, 4, with_queue=not full) for row in pending]
+    out += [_xml_jobs(row, reply, extra, 4, with_queue=not full) for row in pending]
     out.append("  </job_info>\n</job_info>\n")
     return "".join(out)
 

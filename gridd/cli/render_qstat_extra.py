@@ -1,8 +1,11 @@
-"""What qstat -pri, -urg, -ext and -r add to job lines, laid out as 8.1.9 lays it out.
+"""What qstat -pri, -urg, -ext, -r and -g t|d add to job lines, laid out as 8.1.9 lays it
+out.
 
 -pri shows the parts of a job's priority, -urg its urgency and what makes it up, -ext
 tickets, project, department and usage (no share policy hands out tickets: they are 0),
-and -r a block of the job's requests under each line. The options combine; the columns
+and -r a block of the job's requests under each line; -g t shows a line per slot of a
+running task (its master task's MASTER, the others SLAVE) and -g d a line per waiting
+array task. The options combine; the columns
 keep one order whichever are asked for. 8.1.9's quirks are kept, as scripts read them:
 -ext alone leaves out the submit/start time, and the rule under the header has a length
 of its own, not the header's.
@@ -32,6 +35,8 @@ class Extra:
     urg: bool = False
     ext: bool = False
     requests: bool = False  # -r
+    slots_apart: bool = False  # -g t: a line per slot, MASTER or SLAVE
+    tasks_apart: bool = False  # -g d: a line per waiting array task
 
     @property
     def columns(self) -> bool:
@@ -57,12 +62,13 @@ def header(extra: Extra) -> str:
     if extra.when:
         text += "submit/start at      deadline           " if extra.urg else "submit/start at     "
     text += "cpu        mem     io      tckts ovrts otckt ftckt stckt share " if extra.ext else ""
-    return text + "queue" + " " * (QUEUE_WIDTH - 5) + " slots ja-task-ID "
+    slots = "master" if extra.slots_apart else "slots"
+    return text + "queue" + " " * (QUEUE_WIDTH - 5) + f" {slots} ja-task-ID "
 
 
 def rule(extra: Extra) -> str:
     """The dashes under the title: 8.1.9 adds a fixed count per option."""
-    return "-" * (113 + 35 * extra.pri + 64 * extra.urg + 79 * extra.ext)
+    return "-" * (113 + 35 * extra.pri + 64 * extra.urg + 79 * extra.ext + extra.slots_apart)
 
 
 def columns(extra: Extra, job: Job, prior: float, state: str, when: float,

@@ -36,6 +36,14 @@ def test_the_master_task_starts_in_a_queue_of_its_master_list(cell: Cell,
     assert re.search(rf"^all\.q@node1 .*\n +{job} .* 2 +$", full, re.M), full
     assert re.search(rf"^big\.q@node2 .*\n +{job} .* 1 +$", full, re.M), full
     assert "master hard queue_list:     big.q@node2\n" in cell.ok("qstat", "-j", str(job))
+    by_slot = [line.split()[-2:] for line in cell.ok("qstat", "-g", "t").splitlines()[2:]]
+    assert by_slot == [["all.q@node1", "SLAVE"], ["all.q@node1", "SLAVE"],
+                       ["big.q@node2", "MASTER"]]
+    summary = cell.ok("qstat", "-g", "c").splitlines()
+    assert [line.split()[0] for line in summary[2:]] == ["all.q", "big.q"]
+    assert [line.split()[2:4] for line in summary[2:]] == [["2", "0"], ["1", "0"]]
+    wrong = cell.run("qstat", "-g", "x")
+    assert (wrong.returncode, wrong.stderr) == (1, "wrong character 'x' for -g option\n")
 
     assert cell.ok("qalter", "-masterq", "big.q", str(job)) == (
         f"modified master hard queue list of job {job}\n")
