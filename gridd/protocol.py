@@ -298,6 +298,7 @@ class LoadReport(Msg, tag="load"):
     host: str
     load: dict[str, str]
     running: list[tuple[int, int]] = []
+    usage: list[tuple[int, int, Usage]] = []  # what each running job has used so far
 
 
 class TaskStarted(Msg, tag="task_started"):

@@ -176,7 +176,7 @@ def record_for(job: Job, task: Task, *, user_in_category: bool = False) -> Accou
         slots=slots,
         task_number=task.task_id,
         cpu=usage.utime + usage.stime,
-        mem=0.0,
+        mem=usage.mem,
         io=usage.io / _GIB,  # Usage counts bytes, the file counts GiB
         category=category(job, user_in_category=user_in_category),
         iow=0.0,

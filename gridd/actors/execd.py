@@ -150,7 +150,8 @@ class ExecdActor:
         while True:
             await trio.sleep(self.load_report_time)
             await self._send(p.LoadReport(host=self.name, load=read_load(),
-                                          running=self._running()))
+                                          running=self._running(),
+                                          usage=self.runner.usage()))
             for report in list(self.unacked.values()):
                 await self._send(p.TaskFinished(report=report))
 

@@ -590,12 +590,13 @@ def _cpu(seconds: float) -> str:
 
 
 def _usage(task: Task) -> str:
-    """The usage summary of a running task (gridd tracks no memory integral: mem is 0)."""
+    """The usage summary of a running task, as its execd last reported it."""
     u = task.usage
-    vmem = format_memory(u.maxvmem, 3) if u.maxvmem else "N/A"
+    vmem = format_memory(u.vmem, 3) if u.vmem else "N/A"
+    maxvmem = format_memory(u.maxvmem, 3) if u.maxvmem else "N/A"
     return (
-        f"cpu={_cpu(u.utime + u.stime)}, mem=0.00000 GB s, io={u.io / (1 << 30):.5f} GB, "
-        f"vmem={vmem}, maxvmem={vmem}"
+        f"cpu={_cpu(u.utime + u.stime)}, mem={u.mem:.5f} GB s, io={u.io / (1 << 30):.5f} GB, "
+        f"vmem={vmem}, maxvmem={maxvmem}"
     )
 
 

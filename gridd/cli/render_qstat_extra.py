@@ -100,15 +100,14 @@ def columns(extra: Extra, job: Job, prior: float, state: str, when: float,
 
 def _usage(usage: Usage | None) -> str:
     """cpu, mem and io as -ext shows them: blank while pending, NA while nothing is
-    reported (8.1.9 shows NA until the first usage report); gridd keeps no memory
-    integral, so mem is 0 as in qstat -j."""
+    reported (8.1.9 shows NA until the first usage report)."""
     if usage is None:
         return " " * 26
     if usage == Usage():
         return f"{'NA':<10} {'NA':<7} {'NA':<7}"
     whole = int(usage.utime + usage.stime)
     cpu = f"{whole // 86400}:{whole % 86400 // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
-    return f"{cpu:<10} {0.0:.5f} {usage.io / (1 << 30):.5f}"
+    return f"{cpu:<10} {usage.mem:.5f} {usage.io / (1 << 30):.5f}"
 
 
 def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
@@ -248,7 +247,7 @@ def xml_usage(extra: Extra, task: Task | None) -> list[Element]:
     out = []
     if task is not None and task.usage != Usage():
         u = task.usage
-        out += [("cpu_usage", "", f"{u.utime + u.stime:.5f}"), ("mem_usage", "", "0.00000"),
+        out += [("cpu_usage", "", f"{u.utime + u.stime:.5f}"), ("mem_usage", "", f"{u.mem:.5f}"),
                 ("io_usage", "", f"{u.io / (1 << 30):.5f}")]
     out += [(tag, "", "0") for tag in ("tickets", "JB_override_tickets", "JB_jobshare",
                                        "otickets", "ftickets", "stickets")]

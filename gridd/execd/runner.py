@@ -50,8 +50,10 @@ counts a report it has seen already as a duplicate and only acknowledges it agai
 
 Cancelling ``run_task`` abandons the task (the job and its shepherd keep running for a
 restarted execd to take over). The shepherd costs one small Python process per running
-task (about 10 MB); maxvmem is sampled by execd, so samples taken by an execd that died are
-lost, and an s_rt warning that fell due while no execd ran is not sent late.
+task (about 10 MB); vmem, maxvmem, cpu, io and the memory integral (mem) are sampled by
+execd (each interval, over the job's process tree) for the master's load reports and the
+final report, so samples an execd that died would have taken are lost, and an s_rt
+warning that fell due while no execd ran is not sent late.
 
 Whose identity a job runs with
 ------------------------------
@@ -97,7 +99,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import msgspec
 import trio
@@ -122,6 +124,8 @@ log = logging.getLogger("gridd.execd")
 CELL = "default"
 SHEPHERD = Path(__file__).with_name("shepherd.py")
 ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found still starting
+_GIB = float(1 << 30)
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts cpu time in these
 _S = TypeVar("_S", bound=msgspec.Struct)
 _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 # A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
@@ -475,11 +479,31 @@ class RunningTask:
     job_pid: int = 0  # leader of the job's session and process group, once it runs
     start_time: float = 0.0  # wall clock, from the shepherd
     failed: int = 0
+    # Sampled from the job's process tree (see tree_sample).
     maxvmem: int = 0
+    vmem: int = 0
+    cpu: float = 0.0
+    io: int = 0
+    mem: float = 0.0  # GiB seconds: vmem integrated over the samples
 
     @property
     def key(self) -> tuple[int, int]:
         return self.state.job_id, self.state.task_id
+
+    def sample(self, now: TreeSample, elapsed: float) -> None:
+        """Take in a sample of the tree, `elapsed` seconds after the last. Processes that
+        leave the tree take their cpu and io along: the counts never go back."""
+        self.vmem = now.vmem
+        self.maxvmem = max(self.maxvmem, now.vmem, now.peak)
+        self.cpu = max(self.cpu, now.cpu)
+        self.io = max(self.io, now.io)
+        self.mem += now.vmem / _GIB * elapsed
+
+    def usage(self) -> Usage:
+        """What the task has used so far, as the samples tell (qstat's online usage)."""
+        return Usage(wallclock=max(0.0, time.time() - self.start_time), utime=self.cpu,
+                     mem=self.mem, io=float(self.io), vmem=float(self.vmem),
+                     maxvmem=float(self.maxvmem))
 
     def kill(self, failed: int = FAILED_AFTER_JOB) -> None:
         """SIGKILL the job's process group; the first cause recorded is the one reported.
@@ -537,6 +561,10 @@ class TaskRunner:
     def running(self) -> list[tuple[int, int]]:
         """(job, task) pairs with a live shepherd followed here."""
         return list(self._running)
+
+    def usage(self) -> list[tuple[int, int, Usage]]:
+        """What each task whose job runs has used so far."""
+        return [(*key, task.usage()) for key, task in self._running.items() if task.job_pid]
 
     def kill(self, job_id: int, task_id: int) -> bool:
         """qdel: kill the task's process group; False when it is not running here."""
@@ -821,7 +849,7 @@ class TaskRunner:
                     and (task.process is not None or due(state.s_rt) > now)):
                 # s_rt only warns; the job decides whether to stop.
                 nursery.start_soon(_at, due(state.s_rt), task.signal, signal.SIGUSR1)
-            nursery.start_soon(self._sample_vmem, task)
+            nursery.start_soon(self._sample_usage, task)
             await self._shepherd_exit(task)
             nursery.cancel_scope.cancel()
 
@@ -832,10 +860,13 @@ class TaskRunner:
             _, status = os.waitpid(task.process.pid, 0)
             task.process.returncode = os.waitstatus_to_exitcode(status)
 
-    async def _sample_vmem(self, task: RunningTask) -> None:
+    async def _sample_usage(self, task: RunningTask) -> None:
+        last = trio.current_time()
         while True:
             await trio.sleep(self.vmem_interval)
-            task.maxvmem = max(task.maxvmem, tree_vmem(task.job_pid))
+            now = trio.current_time()
+            task.sample(tree_sample(task.job_pid), now - last)
+            last = now
 
     # -- end
 
@@ -871,13 +902,14 @@ class TaskRunner:
             start_time=task.start_time, end_time=now, exit_status=137 if killed else 0,
             failed=FAILED_NO_EXIT_STATUS, failed_reason=reason,
             signal="SIGKILL" if killed else "",
-            usage=Usage(wallclock=max(0.0, now - task.start_time),
-                        maxvmem=float(task.maxvmem)))
+            usage=Usage(wallclock=max(0.0, now - task.start_time), utime=task.cpu,
+                        mem=task.mem, io=float(task.io), maxvmem=float(task.maxvmem)))
 
     def _exit_report(self, task: RunningTask, ended: JobEnded) -> TaskReport:
         exit_status, signal_name = _exit_status(ended.status)
         usage = msgspec.structs.replace(ended.usage, wallclock=ended.end_time - ended.start_time,
-                                        maxvmem=float(task.maxvmem))
+                                        maxvmem=float(task.maxvmem), mem=task.mem,
+                                        io=float(task.io))
         return TaskReport(
             job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
             start_time=ended.start_time, end_time=ended.end_time, exit_status=exit_status,
@@ -980,22 +1012,51 @@ def parse_vm(status_text: str) -> tuple[int, int]:
     return values["VmSize"], values["VmPeak"]
 
 
-def tree_vmem(pid: int) -> int:
-    """Virtual memory of the process tree under pid now, or the largest single peak.
+class TreeSample(NamedTuple):
+    vmem: int  # bytes, the tree's now
+    peak: int  # bytes, the largest VmPeak of a process in it
+    cpu: float  # seconds of user and system time, the reaped children's included
+    io: int  # bytes read and written (rchar + wchar)
+
+
+def tree_sample(pid: int) -> TreeSample:
+    """What the process tree under pid uses now.
 
     Best effort: processes that left the tree (daemonised) are not seen, and a process
     that ends between two reads simply counts as nothing.
     """
-    total = peak = 0
+    total = peak = io = 0
+    ticks = 0
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
             size, own_peak = parse_vm(Path(f"/proc/{current}/status").read_text())
+            stat = Path(f"/proc/{current}/stat").read_text()
             children = Path(f"/proc/{current}/task/{current}/children").read_text()
         except OSError:
             continue
         total += size
         peak = max(peak, own_peak)
+        ticks += cpu_ticks(stat)
+        with contextlib.suppress(OSError):
+            io += parse_io(Path(f"/proc/{current}/io").read_text())
         pending.extend(int(child) for child in children.split())
-    return max(total, peak)
+    return TreeSample(total, peak, ticks / _CLOCK_TICKS, io)
+
+
+def cpu_ticks(stat_text: str) -> int:
+    """utime + stime + cutime + cstime, in clock ticks, from a /proc/<pid>/stat text (the
+    fields after the command, which may hold spaces and parentheses)."""
+    fields = stat_text.rpartition(")")[2].split()
+    return sum(int(value) for value in fields[11:15])
+
+
+def parse_io(io_text: str) -> int:
+    """rchar + wchar from a /proc/<pid>/io text."""
+    total = 0
+    for line in io_text.splitlines():
+        key, _, value = line.partition(":")
+        if key in ("rchar", "wchar"):
+            total += int(value)
+    return total

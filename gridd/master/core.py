@@ -44,6 +44,7 @@ from gridd.model.job import (
     Job,
     JobSpec,
     Task,
+    Usage,
     changed_context,
     new_job,
 )
@@ -133,6 +134,9 @@ class Master:
             for job in state.jobs.values() for task in job.tasks.values()
             if task.state in ACTIVE
         }
+        # What running tasks have used so far, as their execd last reported it (not
+        # spooled: the next report says it again).
+        self.online: dict[tuple[int, int], Usage] = {}
         # The scheduler's last word on pending jobs (not spooled: the next cycle says it again).
         self.sched_info: dict[int, list[str]] = {}
         self.sched_reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
@@ -924,8 +928,11 @@ class Master:
         return lines or ["There are no messages available"]
 
     def _shown(self, job: Job) -> Job:
+        """The job as qstat shows it: its tasks' states as shown, and the usage of those
+        running as last reported."""
         tasks = {
-            tid: _with_state(t, self.display_state(job, t))
+            tid: _with_state(t, self.display_state(job, t),
+                             self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
             for tid, t in job.tasks.items()
             if t.state != DONE
         }
@@ -1069,6 +1076,7 @@ class Master:
 
     def _release(self, job: Job, task: Task, fx: Effects) -> None:
         """The task holds nothing any more."""
+        self.online.pop((job.job_id, task.task_id), None)
         if self.running.pop((job.job_id, task.task_id), None) is not None:
             fx.sched_ended.append((job.job_id, task.task_id))
             if any(name in self.orphaned for name, _ in task.granted):
@@ -1106,6 +1114,11 @@ class Master:
         self._heard(req.host, req.load, now, fx, None)
         reporting.host_load(self, req.host, req.load, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
+        for job_id, task_id, usage in req.usage:
+            job = self.s.jobs.get(job_id)
+            task = job.tasks.get(task_id) if job is not None else None
+            if task is not None and task.host == req.host and (job_id, task_id) in self.running:
+                self.online[(job_id, task_id)] = usage
 
     def _heard(self, name: str, load: dict[str, str], now: float, fx: Effects,
                report_time: float | None) -> None:
@@ -1343,10 +1356,10 @@ def _copy(config: Configuration) -> Configuration:
     return msgspec.msgpack.decode(msgspec.msgpack.encode(config), type=Configuration)
 
 
-def _with_state(task: Task, state: str) -> Task:
-    if state == task.state:
+def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
+    if state == task.state and usage is None:
         return task
-    return msgspec.structs.replace(task, state=state)
+    return msgspec.structs.replace(task, state=state, usage=usage or task.usage)
 
 
 def _fields(msg: p.JobExited) -> dict:

@@ -108,7 +108,9 @@ class Usage(msgspec.Struct):
     nvcsw: int = 0
     nivcsw: int = 0
     maxvmem: float = 0.0  # bytes
-    io: float = 0.0
+    io: float = 0.0  # bytes read and written
+    mem: float = 0.0  # GiB seconds: virtual memory integrated over the run
+    vmem: float = 0.0  # bytes, at the last sample (online usage of a running task)
 
 
 def changed_context(context: dict[str, str], changes: list[tuple[str, dict[str, str]]]

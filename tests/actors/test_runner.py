@@ -16,10 +16,12 @@ from gridd.execd.runner import (
     FAILED_LIMIT,
     TaskRunner,
     binary_command_line,
+    cpu_ticks,
     forget,
     list_active,
     load_pending_reports,
     output_path,
+    parse_io,
     parse_vm,
     task_dir,
 )
@@ -109,6 +111,15 @@ def test_parse_vm() -> None:
     text = "Name:\tsleep\nVmPeak:\t    8000 kB\nVmSize:\t    6000 kB\nVmRSS:\t 100 kB\n"
     assert parse_vm(text) == (6000 * 1024, 8000 * 1024)
     assert parse_vm("Name:\tzombie\nState:\tZ (zombie)\n") == (0, 0)
+
+
+def test_cpu_ticks_and_io() -> None:
+    """utime, stime, cutime and cstime (fields 14-17) after a command that holds a space
+    and a parenthesis; rchar and wchar."""
+    stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194304 90 0 0 0 7 3 20 10 20 0 1 0 5 0\n"
+    assert cpu_ticks(stat) == 7 + 3 + 20 + 10
+    io = "rchar: 1000\nwchar: 24\nsyscr: 5\nsyscw: 1\nread_bytes: 4096\nwrite_bytes: 0\n"
+    assert parse_io(io) == 1024
 
 
 # ---- exit codes --------------------------------------------------------------------------
@@ -383,6 +394,29 @@ async def test_usage_is_measured(work: Path, runner: TaskRunner) -> None:
     assert usage.maxrss > 0 and usage.minflt > 0
     assert usage.maxvmem > 1024 * 1024
     assert usage.wallclock == pytest.approx(report.end_time - report.start_time)
+
+
+async def test_usage_is_reported_while_the_job_runs(work: Path,
+                                                   runner: TaskRunner) -> None:
+    """The samples of a running job's tree (qstat's online usage), and what of them the
+    final report keeps: the memory integral and the bytes read and written."""
+    text = ("head -c 3000000 /dev/zero > /dev/null\n"
+            "i=0\nwhile [ $i -lt 400000 ]; do i=$((i+1)); done\n")
+    reports = []
+    async with trio.open_nursery() as nursery:
+        async def run() -> None:
+            reports.append(await runner.run_task(script(work, text)))
+
+        nursery.start_soon(run)
+        with trio.fail_after(30):
+            while not any(u.utime > 0 and u.mem > 0 for *_, u in runner.usage()):
+                await trio.sleep(0.02)
+        (job_id, task_id, usage), = runner.usage()
+        assert (job_id, task_id) == (17, 0)
+        assert usage.vmem > 1024 * 1024 and usage.maxvmem >= usage.vmem
+        assert usage.io >= 3_000_000 and usage.wallclock > 0
+    final = reports[0].usage
+    assert final.mem >= usage.mem and final.io >= 3_000_000
 
 
 async def test_reports_persist_until_forgotten(work: Path, runner: TaskRunner) -> None:

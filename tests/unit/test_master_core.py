@@ -7,7 +7,7 @@ import pytest
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
-from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec
+from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec, Usage
 from gridd.model.objects import ParallelEnvConf
 from gridd.sched.info import Told
 from gridd.sched.plan import Planner
@@ -113,6 +113,29 @@ def test_finish_is_accounted_once_and_job_leaves_after_accounting():
     master.accounted([fx_seq for fx_seq in list(master.s.outbox)], fx)
     assert 1 not in master.s.jobs and fx.gone_jobs == {1}
     assert master.s.finished[1].exit_status == 0
+
+
+def test_the_usage_of_running_tasks_is_shown_as_their_execd_last_reported_it():
+    """Online usage lives in memory only: the task's record (spooled) keeps none of it,
+    a report from another host is not taken, and the task's end forgets it."""
+    master = make_master(hosts=2, slots=1)
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    master.task_started(p.TaskStarted(host="node1", job_id=1, task_id=0, start_time=2.5),
+                        3.0, Effects())
+    now = Usage(wallclock=4.0, utime=3.0, mem=0.25, io=1024.0, vmem=2e6, maxvmem=3e6)
+    fx = Effects()
+    master.load_report(p.LoadReport(host="node2", load={}, usage=[(1, 0, Usage(utime=9.0))]),
+                       6.0, fx)
+    master.load_report(p.LoadReport(host="node1", load={}, running=[(1, 0)],
+                                    usage=[(1, 0, now), (7, 0, now)]), 6.5, fx)
+    shown = master.query_jobs(p.QueryJobs(), 7.0)
+    assert shown.jobs[0].tasks[0].usage == now
+    assert master.s.jobs[1].tasks[0].usage == Usage() and not fx.dirty_tasks
+    report = p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.5, end_time=8.0,
+                          exit_status=0, usage=Usage(utime=5.0, mem=0.5))
+    master.task_finished(report, 8.0, Effects())
+    assert master.online == {}
 
 
 def test_delete_pending_and_running():

@@ -480,7 +480,7 @@ scheduling info:            queue instance "all.q@vm" dropped because it is full
 
 def test_job_detail_of_a_running_job_with_usage():
     jobs = four_running()
-    jobs[3].tasks[0].usage = Usage(maxvmem=3661627, io=42950)
+    jobs[3].tasks[0].usage = Usage(maxvmem=3661627, vmem=3661627, io=42950)
     rep = reply(jobs, reasons={5: ['queue instance "all.q@vm" dropped because it is full']})
     expected = JOB_HEAD.format(id=5, when="Sun Nov 22 05:57:18 2026") + """\
 hard resource_list:         h_rt=60,license=2

@@ -209,8 +209,8 @@ T_XA = 1795466730  # 2026-11-23 20:45:30 UTC
 
 
 def test_xml_with_every_option_names_the_elements_in_8_1_9s_order():
-    """Taken from 8.1.9 (qstat -xml -urg -pri -ext -r) but for mem_usage: gridd keeps no
-    memory integral, and shows 0 for it as qstat -j does."""
+    """Taken from 8.1.9 (qstat -xml -urg -pri -ext -r) but for mem_usage, which had a
+    value there: the usage reported here is io alone."""
     sp = spec(name="xr", args=("300",), pe_name="mpi", pe_min=2, pe_max=2,
               hard_resources={"h_rt": "100", "license": "1"}, hard_queues=["all.q"])
     job = running_job(16, sp, start=T_XR)

@@ -1,0 +1,36 @@
+"""What a running job has used, through the real commands: execd samples the job's
+process tree and sends it with each load report, qstat -j and -ext show it (as 8.1.9's
+do), and the accounting record keeps the memory integral and the bytes read and written."""
+
+from __future__ import annotations
+
+import re
+
+from tests.e2e.conftest import Cell, wait_for
+from tests.e2e.test_cell import finished, submit
+
+USAGE = re.compile(r"^usage +1: +cpu=(\d\d):(\d\d):(\d\d), mem=([\d.]+) GB s, io=([\d.]+) GB, "
+                   r"vmem=(\S+), maxvmem=(\S+)$", re.M)
+
+
+def test_qstat_shows_the_usage_of_a_running_job(cell: Cell) -> None:
+    busy = ("head -c 5000000 /dev/zero > /dev/null; "
+            "end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do :; done")
+    job = submit(cell, "-b", "y", "sh", "-c", busy)
+
+    def reported() -> re.Match[str] | None:
+        found = USAGE.search(cell.ok("qstat", "-j", str(job)))
+        return found if found and int(found.group(3)) >= 1 and found.group(6) != "N/A" \
+            else None
+
+    usage = wait_for(reported, what="a usage report with a second of cpu")
+    assert isinstance(usage, re.Match)
+    assert float(usage.group(4)) > 0 and usage.group(7) != "N/A"
+    ext = cell.ok("qstat", "-ext").splitlines()[2]
+    assert re.search(r" r +0:00:00:0\d [\d.]+ [\d.]+ ", ext), ext
+    wait_for(lambda: finished(cell, job), what="job accounted")
+    accounted = cell.ok("qacct", "-j", str(job))
+    mem = re.search(r"^mem +([\d.]+)([KMGT]?)Bs$", accounted, re.M)
+    io = re.search(r"^io +([\d.]+)([KMGT]?)B$", accounted, re.M)
+    assert mem and float(mem.group(1)) > 0, accounted
+    assert io and io.group(2) in ("M", "G", "T") and float(io.group(1)) >= 5, accounted
