@@ -155,11 +155,12 @@ class Client:
 
     def jobs(self, ids: list[str] | None = None, details: bool = False,
              resources: list[str] | None = None, host_resources: list[str] | None = None,
-             host_request: dict[str, str] | None = None, parts: bool = False
-             ) -> p.JobsReply:
+             host_request: dict[str, str] | None = None, parts: bool = False,
+             finished: bool = False) -> p.JobsReply:
         return self.request(p.QueryJobs(ids=ids or [], details=details, resources=resources,
                                         host_resources=host_resources,
-                                        host_request=host_request or {}, parts=parts))
+                                        host_request=host_request or {}, parts=parts,
+                                        finished=finished))
 
     def delete(self, targets: list[str], user: str, users: list[str] | None = None,
                force: bool = False) -> p.Ok:

@@ -137,7 +137,7 @@ class QueryJobs(Msg, tag="query_jobs"):
     """Fetch jobs (all when ids is empty) with the queues and hosts that qstat shows."""
 
     ids: list[str] = []
-    finished: bool = False
+    finished: bool = False  # with the jobs finished lately (qstat -s z)
     details: bool = False  # with the scheduler's reasons (qstat -j)
     # With the values qstat -F shows per queue instance, and qhost -F per host: these
     # attributes ([] = all), None = none.
@@ -179,6 +179,8 @@ class JobsReply(Msg, tag="jobs"):
     instance_resources: dict[str, list[Resource]] = {}
     host_resources: dict[str, list[Resource]] = {}
     fitting_hosts: list[str] | None = None  # with QueryJobs.host_request
+    # With QueryJobs.finished: the last finished_jobs jobs that ended, oldest first.
+    finished: list[Job] = []
 
 
 class QueryHosts(Msg, tag="query_hosts"):

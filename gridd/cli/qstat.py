@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         with Client() as client:
             reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
-                                parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}))
+                                parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}),
+                                finished="z" in (opts["states"] or ""))
         if opts["summary"] and opts["jobs"] is None:
             from gridd.cli import render_qstat_summary as summary
 

@@ -57,12 +57,13 @@ if TYPE_CHECKING:
 WAITING = (PENDING, HELD, ERROR)
 
 # -s letters -> the task states they select ("a" is the union of p, r and s).
+ZOMBIE = "z"  # the state qstat -s z shows a job that ended lately in
 _STATE_CLASSES: dict[str, frozenset[str]] = {
     "p": frozenset(WAITING),
     "r": frozenset(ACTIVE),
     "s": SHOWN_SUSPENDED,
     "h": frozenset({HELD}),
-    "z": frozenset(),  # finished jobs are not in a JobsReply
+    "z": frozenset({ZOMBIE}),  # finished jobs: JobsReply.finished
 }
 _STATE_CLASSES["a"] = _STATE_CLASSES["p"] | _STATE_CLASSES["r"] | _STATE_CLASSES["s"]
 
@@ -205,7 +206,17 @@ def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
                                  extra.tasks_apart)
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
     pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
+    if ZOMBIE in wanted:  # after the waiting jobs, in the order they ended
+        pending += [_zombie_row(job) for job in reply.finished
+                    if _user_matches(job.spec.owner, users)]
     return running, pending
+
+
+def _zombie_row(job: Job) -> Row:
+    """A job that ended lately, as qstat -s z shows it (gridd keeps no priority for it)."""
+    ids = sorted(job.tasks)
+    return Row(job, ZOMBIE, job.submit_time, "", job.spec.slots(),
+               task_range(ids) if job.is_array else "", ids[0] if ids else 0, 0.0)
 
 
 # ---- plain text -------------------------------------------------------------------------
@@ -436,7 +447,7 @@ def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: 
     (with -pri, -urg, -ext and -r, the elements they add; with -g t the slot's `role`)."""
     pad = " " * indent
     running = row.state in SHOWN_HOLDING
-    state = "running" if running else "pending"
+    state = "running" if running else "zombie" if row.state == ZOMBIE else "pending"
     time_tag = "JAT_start_time" if running else "JB_submission_time"
     parts = reply.parts.get(row.job.job_id)
     fields = [("JB_job_number", "", str(row.job.job_id)), ("JAT_prio", "", f"{row.prior:.5f}")]

@@ -134,6 +134,9 @@ class Master:
             for job in state.jobs.values() for task in job.tasks.values()
             if task.state in ACTIVE
         }
+        # The jobs that ended lately, for qstat -s z: as many as finished_jobs says, oldest
+        # first (not spooled, as 8.1.9 keeps them in memory).
+        self.zombies: dict[int, Job] = {}
         # What running tasks have used so far, as their execd last reported it (not
         # spooled: the next report says it again).
         self.online: dict[tuple[int, int], Usage] = {}
@@ -824,6 +827,7 @@ class Master:
             instance_resources=self._instance_resources(req.resources, levels, loads),
             host_resources=self._host_resources(req.host_resources, levels, loads),
             fitting_hosts=fitting,
+            finished=list(self.zombies.values()) if req.finished else [],
         )
 
     def _fitting_hosts(self, request: dict[str, str], levels: Levels) -> list[str] | p.Error:
@@ -1283,6 +1287,11 @@ class Master:
         self.s.finished[job.job_id] = exited
         while len(self.s.finished) > FINISHED_MEMORY:
             self.s.finished.pop(next(iter(self.s.finished)))
+        keep = max(views.to_int(self.s.config.conf.finished_jobs), 0)
+        if keep:
+            self.zombies[job.job_id] = job
+        while len(self.zombies) > keep:
+            self.zombies.pop(next(iter(self.zombies)))
         for ident, rid in self.sync_waiters.pop(job.job_id, []):
             fx.replies.append((ident, p.JobExited(**_fields(exited), rid=rid)))
         self._answer_now(job.job_id, False, fx)

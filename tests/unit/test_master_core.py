@@ -115,6 +115,21 @@ def test_finish_is_accounted_once_and_job_leaves_after_accounting():
     assert master.s.finished[1].exit_status == 0
 
 
+def test_the_last_finished_jobs_are_kept_for_qstat_s_z():
+    master = make_master(hosts=1, slots=1)
+    master.s.config.conf.finished_jobs = "2"
+    for name in ("a", "b", "c"):
+        master.submit(spec(name=name), 1.0, Effects())
+    master.delete(p.Delete(targets=["1", "2", "3"], user="alice"), 2.0, Effects())
+    assert [j.spec.name for j in master.query_jobs(p.QueryJobs(finished=True), 3.0).finished
+            ] == ["b", "c"]
+    assert master.query_jobs(p.QueryJobs(), 3.0).finished == []
+    master.s.config.conf.finished_jobs = "0"
+    master.submit(spec(name="d"), 4.0, Effects())
+    master.delete(p.Delete(targets=["4"], user="alice"), 5.0, Effects())
+    assert master.query_jobs(p.QueryJobs(finished=True), 6.0).finished == []
+
+
 def test_the_usage_of_running_tasks_is_shown_as_their_execd_last_reported_it():
     """Online usage lives in memory only: the task's record (spooled) keeps none of it,
     a report from another host is not taken, and the task's end forgets it."""

@@ -569,3 +569,19 @@ def test_unknown_job_goes_to_stderr_with_exit_code_1():
     mixed = rq.qstat_job(reply(four_running()), ["2", "9999"])
     assert mixed.stdout.startswith("=" * 62 + "\njob_number:                 2\n")
     assert mixed.code == 1
+
+
+def test_s_z_lists_the_jobs_that_ended_lately_after_the_waiting_ones():
+    """8.1.9 (run here) with -s pz: the waiting jobs, then the finished ones in the order
+    they ended, state z, with the slots they asked for; -xml calls them zombies."""
+    ended = [running_job(58, spec(pe_name="mpi", pe_min=6, pe_max=6)),
+             running_job(52, spec(name="true", args=()), start=T_RUN)]
+    waiting = pending_job(76, spec(array=(1, 3, 1)), state=HELD)
+    shown = reply([waiting], finished=ended)
+    lines = rq.qstat_default(shown, states="pz").splitlines()
+    assert [line.split()[:5] for line in lines[2:]] == [
+        ["76", "0.50000", "sleep", "root", "hqw"], ["58", "0.00000", "sleep", "root", "z"],
+        ["52", "0.00000", "true", "root", "z"]]
+    assert lines[3].endswith("    6        ")
+    assert rq.qstat_default(shown) == rq.qstat_default(reply([waiting]))  # not without z
+    assert rq.qstat_xml(shown, states="z").count('<job_list state="zombie">') == 2
