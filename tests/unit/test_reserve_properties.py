@@ -5,7 +5,8 @@ A cell has 1-3 hosts with one or two queue instances each (1-6 slots, h_rt=INFIN
 sometimes a host-wide slot limit, sometimes a global consumable `license`, sometimes a
 parallel environment ("mpi" with $fill_up or "smp" with $pe_slots) listed by some of the
 instances, and a few tasks already running (some past their expected end). The pending
-jobs are sequential (h_rt, sometimes license=k) or parallel (a PE range), of random
+jobs are sequential (h_rt, sometimes license=k) or parallel (a PE range, sometimes with
+a master queue: qsub -masterq), of random
 priority and submission time, most of them with -R y; max_reservation is 0-5 and
 DURATION_OFFSET 0 or 60 s, and MONITOR is on so that the plan carries the cycle's
 schedule file lines. "Before" and "after" a job mean in the order the planner takes the
@@ -128,13 +129,16 @@ def scenarios(draw: st.DrawFn) -> SchedView:
         if global_values and _chance(draw, 40):
             hard["license"] = str(draw(st.integers(1, 3)))
         pe, pe_min, pe_max = "", 0, 0
+        master_queues = []
         if pe_name and _chance(draw, 50):
             pe, pe_min = pe_name, draw(st.integers(1, 4))
             pe_max = pe_min + draw(st.integers(0, 2))
+            if _chance(draw, 30):
+                master_queues = [draw(st.sampled_from(("a", "b", "a@h0", "b@h1")))]
         view.jobs[job_id] = p.SchedJob(
             job_id=job_id, pending=[1], priority=draw(st.integers(-1, 2)),
             submit_time=float(draw(st.integers(0, 5))), hard=hard, pe=pe, pe_min=pe_min,
-            pe_max=pe_max, reserve=not _chance(draw, 15))
+            pe_max=pe_max, reserve=not _chance(draw, 15), master_queues=master_queues)
     view.conf = msgspec.structs.replace(
         view.conf, max_reservation=0 if _chance(draw, 10) else draw(st.integers(1, 5)),
         duration_offset=float(draw(st.sampled_from((0, 60)))), monitor=True,
@@ -258,7 +262,9 @@ def sequential_fits(view: SchedView, booked: list[Line], job: p.SchedJob, name: 
 
 def parallel_most(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> int:
     """The most slots (up to pe_max) the PE's allocation rule can place at `start` for the
-    job's duration, on the instances listing the PE, given what is booked."""
+    job's duration, on the instances listing the PE, given what is booked; with -masterq
+    only where an instance of the master list has a slot for the master task (on the
+    same host for $pe_slots)."""
     capacity = capacities(view)
     d = duration(view, job)
     pe = view.conf.pes[job.pe]
@@ -270,17 +276,32 @@ def parallel_most(view: SchedView, booked: list[Line], job: p.SchedJob, start: f
     if k:
         cap = min(cap, math.floor(left(booked, capacity, lic, start, d) / k + 1e-9))
     per_host: dict[str, float] = {}
+    leading: dict[str, float] = {}  # per host, the most room of an instance that may lead
     for inst in view.conf.instances:
         if pe.name not in inst.pe_list:
             continue
         here = left(booked, capacity, ("Q", inst.name, "slots"), start, d)
         per_host[inst.host] = per_host.get(inst.host, 0.0) + max(here, 0.0)
+        if any(_names(ref, inst.queue, inst.host) for ref in job.master_queues):
+            leading[inst.host] = max(leading.get(inst.host, 0.0), here)
     for host in per_host:
-        per_host[host] = min(per_host[host],
-                             left(booked, capacity, ("H", host, "slots"), start, d))
+        host_left = left(booked, capacity, ("H", host, "slots"), start, d)
+        per_host[host] = min(per_host[host], host_left)
+        leading[host] = min(leading.get(host, 0.0), host_left)
+    may_lead = {host for host, room in leading.items() if room >= 1 - 1e-9}
+    for host in per_host:
+        if job.master_queues and host not in may_lead and (
+                pe.allocation_rule == PE_SLOTS or not may_lead):
+            per_host[host] = 0.0
     rooms = [max(math.floor(r + 1e-9), 0) for r in per_host.values()]
     total = max(rooms, default=0) if pe.allocation_rule == PE_SLOTS else sum(rooms)
     return int(max(min(cap, total), 0))
+
+
+def _names(ref: str, queue: str, host: str) -> bool:
+    """Whether a -masterq reference of the scenarios ("a", "b@h1") names an instance."""
+    named_queue, _, named_host = ref.partition("@")
+    return named_queue == queue and named_host in ("", host)
 
 
 def parallel_fits(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> bool:
