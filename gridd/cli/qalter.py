@@ -62,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                     value = [*changes.get(key, []), *value]  # type: ignore[misc]
                 changes[FIELDS.get(key, key)] = value
         elif arg.startswith("-"):
-            print(f'{USAGE}\nerror: invalid option argument "{arg}"', file=sys.stderr)
-            return 1
+            print(f'qalter: invalid option argument "{arg}"', file=sys.stderr)
+            return 2
         else:
             targets += [t for t in arg.split(",") if t]
     if not targets or not (changes or hold is not None):

@@ -31,18 +31,21 @@ EXIT_BAD_ARGUMENT = 7
 EXIT_NO_INPUT = 4
 EXIT_NO_SCRIPT = 14
 EXIT_REJECTED = 1
+EXIT_UNKNOWN = 5  # an option qsub knows of but does not take (-ot, -he)
 
 _SCRIPT_ERROR = "Unable to read script file because of error: "
 
 _FLAGS = frozenset(
     {"-cwd", "-V", "-terse", "-h", "-notify", "-hard", "-soft", "-help", "-verify"}
 )
+# Options 8.1.9's qsub reads (each with its argument) only to refuse as unknown.
+_REFUSED = ("-ot", "-he")
 _ONE_ARG = frozenset(
     {"-N", "-o", "-e", "-j", "-wd", "-v", "-S", "-l", "-q", "-p", "-sync", "-now",
      "-hold_jid", "-hold_jid_ad", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar",
      "-C", "-@",
      "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i", "-ckpt",
-     "-c", "-masterq"}
+     "-c", "-masterq", *_REFUSED}
 )
 _TWO_ARGS = frozenset({"-pe"})
 _VERIFY_MODES = frozenset("ewnvp")
@@ -370,6 +373,8 @@ def _option_settings(option: str, args: list[str], ctx: _Context) -> dict[str, A
         return dict(_FLAG_SETTINGS[option])
     if option in _WITH_CONTEXT:
         return _WITH_CONTEXT[option](args[0], ctx)
+    if option in _REFUSED:  # 8.1.9 leaves a blank line after the message
+        raise QsubError(f"Unknown option {option} {args[0]}\n", EXIT_UNKNOWN)
     return _SIMPLE[option](args[0])
 
 

@@ -152,6 +152,9 @@ def test_qalter_changes_what_qsub_set_with_8_1_9s_lines(cell: Cell) -> None:
         assert line in shown
     refused = cell.run("qalter", "-dl", "202612312359", str(job))
     assert refused.returncode == 1 and "is not a deadline initiation user" in refused.stdout
+    unknown = cell.run("qalter", "-xyz", str(job))
+    assert (unknown.returncode, unknown.stderr) == (
+        2, 'qalter: invalid option argument "-xyz"\n')
     cell.ok("qdel", str(job))
 
 

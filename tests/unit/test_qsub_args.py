@@ -506,6 +506,8 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
      "parameter (no strategy found)", 2),
     (("-ac", ""), 'qsub: Wrong context list format -ac ""', 7),
     (("-c", "q"), "qsub: -c specifier invalid", 2),
+    (("-ot", "5"), "qsub: Unknown option -ot 5\n", 5),
+    (("-he", "y"), "qsub: Unknown option -he y\n", 5),
 ])
 def test_those_options_refused_in_8_1_9s_words(argv: tuple[str, ...], text: str,
                                                code: int) -> None:
