@@ -206,10 +206,12 @@ class QuotaReply(Msg, tag="quota_reply"):
 class Qmod(Msg, tag="qmod"):
     """A qmod action on queue instances and jobs, applied in the order given."""
 
-    action: str  # the option without its dash: d, e, s, us, sq, usq, sj, usj, c, cq, cj
+    action: str  # the option without its dash: d, e, s, us, sq, usq, sj, usj, c, cq, cj,
+    # r, rj, rq
     targets: list[str]
     user: str
     host: str
+    force: bool = False  # -f: reschedule jobs that are not rerunnable too
 
 
 class ArSubmit(Msg, tag="ar_submit"):

@@ -1,5 +1,5 @@
-"""qmod: disable, enable, suspend and unsuspend queue instances, suspend and unsuspend
-jobs, and clear error states."""
+"""qmod: disable, enable, suspend and unsuspend queue instances, suspend, unsuspend and
+reschedule jobs, and clear error states."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ USAGE = """usage: qmod [options]
    [-cq wc_queue_list]     clear the error state of queue instances
    [-d wc_queue_list]      disable queue instances: they take no new jobs
    [-e wc_queue_list]      enable queue instances
-   [-f]                    accepted for compatibility
+   [-f]                    force: reschedule jobs that are not rerunnable too
    [-help]                 print this help
+   [-r job_wc_queue_list]  reschedule jobs, or the jobs running in queue instances
+   [-rj job_list]          reschedule jobs: kill them and run them again
+   [-rq wc_queue_list]     reschedule the jobs running in queue instances
    [-s job_wc_queue_list]  suspend jobs or queue instances (and their jobs)
    [-sj job_list]          suspend jobs
    [-sq wc_queue_list]     suspend queue instances
@@ -31,7 +34,8 @@ wc_queue_list      cluster queues, queue instances (queue@host) or queue@@hostgr
                    with shell wildcards, separated by ','
 """
 
-ACTIONS = frozenset({"c", "cj", "cq", "d", "e", "s", "sj", "sq", "us", "usj", "usq"})
+ACTIONS = frozenset({"c", "cj", "cq", "d", "e", "r", "rj", "rq", "s", "sj", "sq", "us", "usj",
+                     "usq"})
 
 
 class _UsageError(Exception):
@@ -78,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         with Client() as client:
             for action, targets in actions:
                 reply = client.request(p.Qmod(action=action, targets=targets, user=user,
-                                              host=host))
+                                              host=host, force="-f" in args))
                 for line in reply.lines:
                     print(line)
                 code = code or reply.code

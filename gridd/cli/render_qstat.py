@@ -45,6 +45,8 @@ from gridd.model.job import (
     ERROR,
     HELD,
     PENDING,
+    RERUN,
+    RESCHEDULED,
     SHOWN_HOLDING,
     SHOWN_SUSPENDED,
     Job,
@@ -54,13 +56,13 @@ from gridd.model.job import (
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply
 
-WAITING = (PENDING, HELD, ERROR)
+WAITING = (PENDING, HELD, ERROR, RESCHEDULED)
 
 # -s letters -> the task states they select ("a" is the union of p, r and s).
 ZOMBIE = "z"  # the state qstat -s z shows a job that ended lately in
 _STATE_CLASSES: dict[str, frozenset[str]] = {
     "p": frozenset(WAITING),
-    "r": frozenset(ACTIVE),
+    "r": frozenset(ACTIVE) | {RERUN},
     "s": SHOWN_SUSPENDED,
     "h": frozenset({HELD}),
     "z": frozenset({ZOMBIE}),  # finished jobs: JobsReply.finished

@@ -37,6 +37,8 @@ from gridd.model.job import (
     HELD,
     PENDING,
     QUEUE_SUSPENDED,
+    RERUN,
+    RESCHEDULED,
     RUNNING,
     SUSPENDED,
     THRESHOLD_SUSPENDED,
@@ -61,6 +63,7 @@ from gridd.sched.resources import host_resources, instance_resources, selected
 MAX_JOB_ID = 9_999_999
 LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
+FAILED_RESCHEDULED = 25  # the failed code of a run qmod -r ended (8.1.9's)
 
 
 @dataclass
@@ -277,7 +280,9 @@ class Master:
                                       or self._waits_for_task(job, task.task_id)):
             return HELD
         if task.state == RUNNING:
-            return self.suspension(task) or RUNNING
+            return self.suspension(task) or (RERUN if task.rerun else RUNNING)
+        if task.state == PENDING and task.rerun:
+            return RESCHEDULED
         return task.state
 
     def suspension(self, task: Task) -> str:
@@ -764,7 +769,10 @@ class Master:
         for task in job.tasks.values():
             if task.state == DONE or (wanted is not None and task.task_id not in wanted):
                 continue
-            if task.state in (PENDING, HELD, ERROR):
+            if task.state == RESCHEDULED:  # done once its last run is accounted
+                task.delete_requested = True
+                fx.dirty_tasks.add((job.job_id, task.task_id))
+            elif task.state in (PENDING, HELD, ERROR):
                 task.state = DONE
                 fx.sched_removed.append((job.job_id, task.task_id))
                 reporting.job_log(self, job, task.task_id, now, fx, "deleted", "", req.user,
@@ -1214,7 +1222,7 @@ class Master:
         if job is None or task is None or task.state not in ACTIVE:
             return
         self._release(job, task, fx)
-        task.state = DONE
+        task.state = DONE if not task.rescheduling or task.delete_requested else RESCHEDULED
         task.start_time = report.start_time or task.start_time
         task.end_time = report.end_time
         task.exit_status = report.exit_status
@@ -1227,6 +1235,11 @@ class Master:
             task.failed_reason = "assumedly after job"
         self._finish_bookkeeping(job, task, now, fx, account=True)
         fx.dirty_tasks.add((job.job_id, task.task_id))
+        if task.state == RESCHEDULED:
+            task.failed, task.failed_reason = FAILED_RESCHEDULED, "rescheduling"
+            reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
+                              "execution daemon", task.host, "job rescheduled")
+            return
         reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
                           "execution daemon", task.host, "job exited")
         reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", "master",
@@ -1318,10 +1331,28 @@ class Master:
                 continue
             fx.outbox_done.append(seq)
             job_id = entry[0]
+            self._after_rescheduled_run(job_id, entry[1], fx)
             self.unaccounted[job_id] -= 1
             if not self.unaccounted[job_id]:
                 del self.unaccounted[job_id]
                 self._drop_if_settled(job_id, fx)
+
+    def _after_rescheduled_run(self, job_id: int, task_id: int, fx: Effects) -> None:
+        """A rescheduled run is accounted: its task waits to run again (or is done, when
+        qdel asked meanwhile)."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        if job is None or task is None or task.state != RESCHEDULED:
+            return
+        fx.dirty_tasks.add((job_id, task_id))
+        if task.delete_requested:
+            task.state = DONE
+            self._maybe_forget(job, fx, deleted=True)
+            return
+        fresh = Task(task_id=task_id, rerun=True)  # in place: all_done keeps the objects
+        for name in Task.__struct_fields__:
+            setattr(task, name, getattr(fresh, name))
+        fx.sched.append(self.sched_job(job) or _nothing(job))
 
     def pending_accounting(self) -> list[p.AccountTask | p.ReportRecord]:
         out: list[p.AccountTask | p.ReportRecord] = [

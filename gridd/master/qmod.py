@@ -1,7 +1,12 @@
 """qmod: the states of queue instances (disable, suspend, clear error) and of jobs
-(suspend, clear error), with Grid Engine's messages; every line goes to stdout. A job is
-for its owner, operators and managers to change; a queue instance for operators,
-managers and the users its owner_list names.
+(suspend, clear error, reschedule), with Grid Engine's messages; every line goes to
+stdout. A job is for its owner, operators and managers to change; a queue instance for
+operators, managers and the users its owner_list names; rescheduling for managers.
+
+Rescheduling (-rj, -rq, -r) kills a running task that may run again (qsub -r y, or its
+queue's rerun TRUE, or -f); once execd reports its end, the run is accounted (failed 25,
+"rescheduling") and, once that is confirmed, the task waits to run again (qstat: Rq, then
+Rr). 8.1.9 also writes the reschedule time over the job's submission time; gridd keeps it.
 
 The letters qmod sets live in `MasterState.flags`; whatever they change for running tasks
 (processes to stop or continue) the master works out afterwards from the new states.
@@ -15,7 +20,7 @@ from gridd import protocol as p
 from gridd.formats.requests import invalid_job_task, split_job_task, task_selection
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
-from gridd.model.job import ACTIVE, ERROR, PENDING, Job, Task
+from gridd.model.job import ACTIVE, DELETING, ERROR, PENDING, Job, Task
 from gridd.sched.plan import queue_matches
 
 if TYPE_CHECKING:
@@ -29,20 +34,24 @@ QUEUE_ACTIONS = {
     "usq": ("s", False, "unsuspended"),
     "cq": ("E", False, "no error"),
 }
-JOB_ACTIONS = {"sj", "usj", "cj"}
+JOB_ACTIONS = {"sj", "usj", "cj", "rj"}
+RESCHEDULE = frozenset({"r", "rj", "rq"})
 # actions taking jobs and queues alike -> (their queue form, their job form)
-MIXED = {"s": ("sq", "sj"), "us": ("usq", "usj"), "c": ("cq", "cj")}
-ACTIONS = frozenset(QUEUE_ACTIONS) | JOB_ACTIONS | frozenset(MIXED)
+MIXED = {"s": ("sq", "sj"), "us": ("usq", "usj"), "c": ("cq", "cj"), "r": ("rq", "rj")}
+ACTIONS = frozenset(QUEUE_ACTIONS) | JOB_ACTIONS | frozenset(MIXED) | RESCHEDULE
 
 
 def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
+    if req.action in RESCHEDULE and not permissions.is_manager(master.s.config, req.user):
+        return p.Ok(lines=[permissions.must_be_manager(req.user)], code=1)
     lines: list[str] = []
     code = 0
     touched: set[str] = set()
     for target in req.targets:
         queue_action, job_action = MIXED.get(req.action, (req.action, req.action))
         jobs = master.live_jobs(split_job_task(target)[0]) if job_action in JOB_ACTIONS else []
-        instances = (_instances(master, target) if queue_action in QUEUE_ACTIONS and not jobs
+        instances = (_instances(master, target)
+                     if (queue_action in QUEUE_ACTIONS or queue_action == "rq") and not jobs
                      else [])
         why = invalid_job_task(target) if jobs else None
         if why:
@@ -56,6 +65,8 @@ def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
                     lines.append(f'{req.user} - you have no permission to modify job '
                                  f'"{job.job_id}"')
                     code = 1
+        elif instances and queue_action == "rq":
+            lines += _reschedule_queues(master, {qi.name for qi in instances}, req, fx)
         elif instances:
             for qi in instances:
                 if _may_modify(master, req.user, qi):
@@ -112,6 +123,8 @@ def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
         what = _named(job, task)
         if action == "cj":
             lines.append(_clear_error(master, job, task, what, req, fx))
+        elif action == "rj" and task.state in ACTIVE:
+            lines += _reschedule(master, job, task, req, fx)
         elif task.state not in ACTIVE:
             if task.state != "done":
                 lines.append(f"Modify operation can not be applied on job-array task "
@@ -127,6 +140,41 @@ def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
             lines.append(f"{req.user} - {word} {what}")
             master.sync_suspension(fx, tasks=[(job, task)])
     return lines
+
+
+def _reschedule_queues(master: Master, names: set[str], req: p.Qmod,
+                       fx: Effects) -> list[str]:
+    """qmod -rq: every task running in one of the instances."""
+    lines = []
+    for job_id, task_id in list(master.running):
+        job = master.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        if job is not None and task is not None and any(qi in names for qi, _ in task.granted):
+            lines += _reschedule(master, job, task, req, fx)
+    return lines
+
+
+def _reschedule(master: Master, job: Job, task: Task, req: p.Qmod, fx: Effects) -> list[str]:
+    """Kill a running task to run it again, if it may run again (or -f); nothing is said
+    of one being rescheduled or deleted already, as 8.1.9 says nothing."""
+    if task.rescheduling or task.state == DELETING:
+        return []
+    what = _named(job, task)
+    if not (req.force or _rerunnable(master, job, task)):
+        return [f"The {what} is running in queue {task.queue} where jobs are not rerunable."]
+    task.rescheduling = True
+    fx.dirty_tasks.add((job.job_id, task.task_id))
+    fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
+                                              reason="rescheduled")))
+    return [f"Pushed rescheduling of {what} on host {task.host}"]
+
+
+def _rerunnable(master: Master, job: Job, task: Task) -> bool:
+    """qsub -r y, or (without -r) the rerun flag of the queue it runs in."""
+    if job.spec.restart:
+        return job.spec.restart == "y"
+    qi = next((qi for qi in master.plan.instances if qi.name == task.queue), None)
+    return qi is not None and qi.values.get("rerun", "").upper() in ("TRUE", "1")
 
 
 def _clear_error(master: Master, job: Job, task: Task, what: str, req: p.Qmod,

@@ -16,12 +16,16 @@ RUNNING = "r"
 DELETING = "dr"
 ERROR = "Eqw"
 DONE = "done"
+# A run ended by qmod -r: the task waits again once that run is accounted (until then the
+# record may still have to be made anew from it, after a restart).
+RESCHEDULED = "Rq"
+RERUN = "Rr"  # how qstat shows a running task that was rescheduled before
 ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # states in which a task holds its slots
 # How a running task shows while suspended: by qmod -sj, by its queue, by a suspend threshold.
 SUSPENDED, QUEUE_SUSPENDED, THRESHOLD_SUSPENDED = "s", "S", "T"
 # Every way qstat can show a running task that is suspended (the letters in this order).
 SHOWN_SUSPENDED = frozenset({"S", "T", "s", "ST", "Ss", "Ts", "STs"})
-SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED  # shown states of tasks holding slots
+SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED | {RERUN}  # shown states of tasks holding slots
 
 
 class JobSpec(msgspec.Struct):
@@ -148,6 +152,8 @@ class Task(msgspec.Struct):
     delete_requested: bool = False
     suspended: bool = False  # by qmod -sj (shown "s"); queue suspension is the queue's state
     stopped: bool = False  # what execd was last told: its processes are stopped
+    rescheduling: bool = False  # qmod -r asked: its run ends, and it waits again
+    rerun: bool = False  # rescheduled before (qstat shows Rq, Rr)
 
 
 class Job(msgspec.Struct):

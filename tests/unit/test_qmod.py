@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gridd import protocol as p
 from gridd.master.core import Effects, Master
-from gridd.model.job import RUNNING
+from gridd.model.job import PENDING, RUNNING
 from tests.unit.test_master_core import make_master, schedule, spec
 
 
@@ -117,3 +117,65 @@ def test_an_instance_removed_under_a_running_job_stays_orphaned_until_it_ends():
     master.task_finished(report, 3.0, Effects())
     assert master.instance_states() == {"all.q@node2": ""}
     assert master.s.queues["all.q"].hostlist == ["node2"]
+
+
+def test_a_rescheduled_task_is_killed_accounted_and_runs_again():
+    """qmod -rj: a job submitted with -r y is killed; its end is accounted as failed 25
+    (rescheduling) and, once that is confirmed, the task waits again (Rq) and runs again
+    (Rr). A job that may not run again is left alone, unless -f; only managers may."""
+    master = make_master(hosts=2, slots=1)
+    master.submit(spec(restart="y"), 1.0, Effects())
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    for job_id, host in ((1, "node1"), (2, "node2")):
+        master.task_started(p.TaskStarted(host=host, job_id=job_id, task_id=0,
+                                          start_time=2.0), 2.0, Effects())
+    job, task = master.s.jobs[1], master.s.jobs[1].tasks[0]
+    denied = master.qmod(p.Qmod(action="rj", targets=["1"], user="alice", host="vm"), 3.0,
+                         Effects())
+    assert (denied.lines, denied.code) == (
+        ['denied: "alice" must be manager for this operation'], 1)
+    reply, fx = qmod(master, "rj", "1", "2")
+    assert reply.lines == ["Pushed rescheduling of job 1 on host node1",
+                           "The job 2 is running in queue all.q@node2 where jobs are not "
+                           "rerunable."]
+    assert [(h, m.job_id) for h, m in fx.to_execd if isinstance(m, p.KillTask)] == [
+        ("node1", 1)]
+    assert qmod(master, "rj", "1")[0].lines == []  # asked already: nothing said
+    fx = Effects()
+    master.task_finished(p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.0,
+                                      end_time=4.0, exit_status=137, signal="SIGKILL"), 4.0, fx)
+    assert (task.state, task.failed, task.failed_reason) == ("Rq", 25, "rescheduling")
+    assert [(seq, j) for seq, j, _ in fx.outbox] and 1 in master.s.jobs
+    assert (1, 0) not in master.running
+    assert master.sched_job(job) is None  # not before the run is accounted
+    fx = Effects()
+    master.accounted(list(master.s.outbox), fx)
+    assert (task.state, task.rerun, task.failed, task.start_time) == (PENDING, True, 0, 0.0)
+    assert master.display_state(job, task) == "Rq" and fx.sched
+    schedule(master, 5.0)
+    master.task_started(p.TaskStarted(host="node1", job_id=1, task_id=0, start_time=5.0),
+                        5.0, Effects())
+    assert master.display_state(job, task) == "Rr"
+    forced = master.qmod(p.Qmod(action="rj", targets=["2"], user="root", host="vm",
+                                force=True), 6.0, Effects())
+    assert forced.lines == ["Pushed rescheduling of job 2 on host node2"]
+
+
+def test_qmod_rq_reschedules_what_runs_in_the_instances_and_qdel_still_ends_it():
+    master = make_master(hosts=2, slots=1)
+    master.s.config.queues["all.q"].rerun = "TRUE"
+    master.refresh_views()
+    master.submit(spec(), 1.0, Effects())
+    schedule(master, 2.0)
+    master.task_started(p.TaskStarted(host="node1", job_id=1, task_id=0, start_time=2.0),
+                        2.0, Effects())
+    reply, _ = qmod(master, "rq", "all.q@node1")
+    assert reply.lines == ["Pushed rescheduling of job 1 on host node1"]
+    master.task_finished(p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.0,
+                                      end_time=4.0, exit_status=137), 4.0, Effects())
+    deleted = master.delete(p.Delete(targets=["1"], user="alice"), 4.5, Effects())
+    assert deleted.lines == ["alice has deleted job 1"]
+    fx = Effects()
+    master.accounted(list(master.s.outbox), fx)
+    assert 1 not in master.s.jobs and fx.gone_jobs == {1}
