@@ -125,12 +125,13 @@ class Alter(Msg, tag="alter"):
 
 
 class Hold(Msg, tag="hold"):
-    """qhold and qrls: put on or release the user hold of the named jobs' pending tasks."""
+    """qhold and qrls: put on or release holds of the named jobs' tasks."""
 
     targets: list[str]  # ids or names, each maybe with a task range ("9.1-3")
     user: str
     host: str = ""
     hold: bool = True  # False: release
+    kinds: str = "u"  # which holds: u (user), o (operator), s (system)
 
 
 class QueryJobs(Msg, tag="query_jobs"):

@@ -1,5 +1,6 @@
 """qalter: change attributes of submitted jobs (most of what qsub sets: see USAGE) and
-their user hold (-h u sets it, -h n or -h U releases it, as qhold and qrls do)."""
+their holds (-h u, o or s sets one, U, O or S releases it, n releases all, as qhold and
+qrls do)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] [-A account
          "[-a date_time] [-dl date_time] [-r y|n] [-js job_share] [-ac|-sc|-dc context] "
          "[-binding [env|pe|set] strategy] [-hold_jid job_list] [-pe pe_name slot_range] "
          "[[-hard|-soft] -l resource=value,...] [[-hard|-soft] -q queue_list] "
-         "[-masterq queue_list] [-h u|n|U] "
+         "[-masterq queue_list] [-h {u|o|s|n|U|O|S}...] "
          "job_task_list")
 FIELDS = {"hard_resources": "hard"}  # settings named otherwise in p.Alter
 
@@ -28,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     args = deque(sys.argv[1:] if argv is None else argv)
     changes: dict[str, object] = {}
     targets: list[str] = []
-    hold: bool | None = None  # set (True) or release (False) the user hold
+    hold: bool | None = None  # set (True) or release (False) holds
+    hold_kinds = "u"  # which: u, o, s
     soft = False  # -l and -q after -soft
     while args:
         arg = args.popleft()
@@ -43,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             code = hold_list_error("qalter", kinds, alter=True)
             if code:
                 return code
-            hold = not set(kinds) & set("nU")
+            hold = not set(kinds) & set("nUOS")
+            hold_kinds = "uos" if "n" in kinds else kinds.lower()
         elif arg in ("-hard", "-soft"):
             soft = arg == "-soft"
         elif arg in ALTERABLE:
@@ -77,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         print(ONLY_JOBS, file=sys.stderr)  # before the hold changes: nothing is changed
         return 4
     user, host = current_user(), socket.gethostname()
-    held = None if hold is None else p.Hold(targets=targets, user=user, host=host, hold=hold)
+    held = None if hold is None else p.Hold(targets=targets, user=user, host=host, hold=hold,
+                                            kinds=hold_kinds)
     altered = p.Alter(targets=targets, user=user, host=host,
                       **changes) if changes else None  # type: ignore[arg-type]
     return print_answer(lambda client: _ask(client, held, altered))

@@ -1,4 +1,5 @@
-"""qhold (and qrls, which releases): the user hold of pending jobs and array tasks."""
+"""qhold (and qrls, which releases): the user, operator and system holds of jobs and
+array tasks."""
 
 from __future__ import annotations
 
@@ -12,32 +13,31 @@ from gridd.formats.requests import first_invalid_job_task
 
 
 def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
-    """The exit code for a -h hold list gridd cannot take, its error printed (0: it can).
+    """The exit code for a -h hold list that is none, its error printed (0: it is one).
     qhold and qrls take u, s and o; qalter also n (no hold) and U, S and O (release
-    one). gridd keeps the user hold alone."""
-    letters = set(kinds)
-    if not kinds or letters - set("usonUSO" if alter else "uso"):
+    one)."""
+    if not kinds or set(kinds) - set("usonUSO" if alter else "uso"):
         print(f'{command}: Unknown hold list "{kinds}" specified to -h option',
               file=sys.stderr)
-        return 7
-    if letters & set("osOS"):  # operator and system holds
-        print(f"{command}: gridd keeps only the user hold (-h u)", file=sys.stderr)
         return 7
     return 0
 
 
 def main(argv: list[str] | None = None, release: bool = False) -> int:
     command = "qrls" if release else "qhold"
-    usage = f"usage: {command} [-h u] job_task_list  (job_task_list: job[.tasks][,...])"
+    usage = (f"usage: {command} [-h {{u|o|s}}...] job_task_list  "
+             "(job_task_list: job[.tasks][,...])")
     args = deque(sys.argv[1:] if argv is None else argv)
     targets: list[str] = []
+    kinds = "u"
     while args:
         arg = args.popleft()
         if arg in ("-help", "--help"):
             print(usage)
             return 0
         if arg == "-h":
-            code = hold_list_error(command, args.popleft() if args else "")
+            kinds = args.popleft() if args else ""
+            code = hold_list_error(command, kinds)
             if code:
                 return code
         elif arg.startswith("-"):
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
         print(why, file=sys.stderr)
         return 2
     request = p.Hold(targets=targets, user=current_user(), host=socket.gethostname(),
-                     hold=not release)
+                     hold=not release, kinds=kinds)
     return print_answer(lambda client: client.hold(request))
 
 

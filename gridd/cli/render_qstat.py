@@ -44,6 +44,7 @@ from gridd.model.job import (
     ACTIVE,
     ERROR,
     HELD,
+    HELD_RUNNING,
     PENDING,
     RERUN,
     RESCHEDULED,
@@ -62,9 +63,9 @@ WAITING = (PENDING, HELD, ERROR, RESCHEDULED)
 ZOMBIE = "z"  # the state qstat -s z shows a job that ended lately in
 _STATE_CLASSES: dict[str, frozenset[str]] = {
     "p": frozenset(WAITING),
-    "r": frozenset(ACTIVE) | {RERUN},
+    "r": frozenset(ACTIVE) | {RERUN, HELD_RUNNING},
     "s": SHOWN_SUSPENDED,
-    "h": frozenset({HELD}),
+    "h": frozenset({HELD, HELD_RUNNING}),
     "z": frozenset({ZOMBIE}),  # finished jobs: JobsReply.finished
 }
 _STATE_CLASSES["a"] = _STATE_CLASSES["p"] | _STATE_CLASSES["r"] | _STATE_CLASSES["s"]

@@ -35,6 +35,8 @@ from gridd.model.job import (
     DONE,
     ERROR,
     HELD,
+    HELD_RUNNING,
+    HOLDS,
     PENDING,
     QUEUE_SUSPENDED,
     RERUN,
@@ -280,7 +282,8 @@ class Master:
                                       or self._waits_for_task(job, task.task_id)):
             return HELD
         if task.state == RUNNING:
-            return self.suspension(task) or (RERUN if task.rerun else RUNNING)
+            shown = self.suspension(task) or (RERUN if task.rerun else RUNNING)
+            return HELD_RUNNING if shown == RUNNING and task.holds else shown
         if task.state == PENDING and task.rerun:
             return RESCHEDULED
         return task.state
@@ -628,16 +631,20 @@ class Master:
         return p.Ok(lines=lines, code=code)
 
     def hold(self, req: p.Hold, fx: Effects) -> p.Msg:
-        """qhold/qrls: the user hold of the named jobs' pending tasks, changed by their
-        owner, an operator or a manager. A line for each task whose hold changed (8.1.9
-        says nothing of the others), exit codes as 8.1.9's: 3 for a job that does not
-        exist, 18 for one the sender may not change. gridd holds pending tasks only: a
-        running task is refused, where 8.1.9 would keep the hold for if it ran again."""
+        """qhold/qrls: holds of the named jobs' tasks: the user hold changed by their
+        owner, an operator or a manager, the operator hold by operators and managers, the
+        system hold by managers. A line for each task whose holds changed (8.1.9 says
+        nothing of the others), exit codes as 8.1.9's: 3 for a job that does not exist,
+        18 for one the sender may not change. A running task keeps its hold (qstat: hr)
+        for when it waits again, after qmod -r."""
         config = self.s.config
         refused = permissions.submit_host_refusal(config, req.host)
         if refused:
             return p.Ok(lines=[refused], code=1)
-        old, new = (PENDING, HELD) if req.hold else (HELD, PENDING)
+        if "s" in req.kinds and not permissions.is_manager(config, req.user):
+            return p.Ok(lines=[permissions.must_be_manager(req.user)], code=18)
+        if "o" in req.kinds and not permissions.is_operator(config, req.user):
+            return p.Ok(lines=[permissions.must_be_operator(req.user)], code=18)
         lines: list[str] = []
         code = 0
         for target in req.targets:
@@ -656,19 +663,23 @@ class Master:
                     continue
                 changed = False
                 for task in job.tasks.values():
-                    if wanted is not None and task.task_id not in wanted:
+                    if (wanted is not None and task.task_id not in wanted) or \
+                            task.state not in (PENDING, HELD, *ACTIVE):
                         continue
-                    named = (f"job-array task {job.job_id}.{task.task_id}" if job.is_array
-                             else f"job {job.job_id}")
-                    if task.state == old:
-                        task.state = new
-                        fx.dirty_tasks.add((job.job_id, task.task_id))
-                        lines.append(f"modified hold of {named}")
-                        changed = True
-                    elif req.hold and task.state in ACTIVE:
-                        lines.append(f"denied: {named} is running: gridd holds pending tasks "
-                                     "only")
-                        code = 1
+                    old = task.hold_letters()
+                    holds = "".join(k for k in HOLDS if (
+                        k in old or k in req.kinds if req.hold else
+                        k in old and k not in req.kinds))
+                    if holds == old:
+                        continue
+                    task.holds = holds
+                    if task.state in (PENDING, HELD):
+                        task.state = HELD if holds else PENDING
+                    fx.dirty_tasks.add((job.job_id, task.task_id))
+                    lines.append("modified hold of " + (
+                        f"job-array task {job.job_id}.{task.task_id}" if job.is_array
+                        else f"job {job.job_id}"))
+                    changed = True
                 if changed:
                     fx.sched.append(self.sched_job(job) or _nothing(job))
         return p.Ok(lines=lines, code=code)
@@ -1349,7 +1360,8 @@ class Master:
             task.state = DONE
             self._maybe_forget(job, fx, deleted=True)
             return
-        fresh = Task(task_id=task_id, rerun=True)  # in place: all_done keeps the objects
+        fresh = Task(task_id=task_id, state=HELD if task.holds else PENDING, rerun=True,
+                     holds=task.holds)  # in place: all_done keeps the objects
         for name in Task.__struct_fields__:
             setattr(task, name, getattr(fresh, name))
         fx.sched.append(self.sched_job(job) or _nothing(job))

@@ -20,12 +20,15 @@ DONE = "done"
 # record may still have to be made anew from it, after a restart).
 RESCHEDULED = "Rq"
 RERUN = "Rr"  # how qstat shows a running task that was rescheduled before
+HELD_RUNNING = "hr"  # how qstat shows a running task with a hold (it holds once rerun)
+HOLDS = "uos"  # the holds: user, operator, system (qhold -h), in qstat's order
 ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # states in which a task holds its slots
 # How a running task shows while suspended: by qmod -sj, by its queue, by a suspend threshold.
 SUSPENDED, QUEUE_SUSPENDED, THRESHOLD_SUSPENDED = "s", "S", "T"
 # Every way qstat can show a running task that is suspended (the letters in this order).
 SHOWN_SUSPENDED = frozenset({"S", "T", "s", "ST", "Ss", "Ts", "STs"})
-SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED | {RERUN}  # shown states of tasks holding slots
+# The shown states of tasks holding slots.
+SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED | {RERUN, HELD_RUNNING}
 
 
 class JobSpec(msgspec.Struct):
@@ -154,6 +157,10 @@ class Task(msgspec.Struct):
     stopped: bool = False  # what execd was last told: its processes are stopped
     rescheduling: bool = False  # qmod -r asked: its run ends, and it waits again
     rerun: bool = False  # rescheduled before (qstat shows Rq, Rr)
+    holds: str = ""  # letters of HOLDS set on it ("" with state HELD: the user hold)
+
+    def hold_letters(self) -> str:
+        return self.holds or ("u" if self.state == HELD else "")
 
 
 class Job(msgspec.Struct):

@@ -47,7 +47,6 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
     for args, code, err in [
         (("qrls", "1.x"), 2, 'ERROR! "1.x" is an invalid job-task identifier'),
         (("qhold", "-h", "x", "1"), 7, 'qhold: Unknown hold list "x" specified to -h option'),
-        (("qrls", "-h", "o", "1"), 7, "qrls: gridd keeps only the user hold (-h u)"),
         (("qhold", "-u", "root"), 2, 'qhold: invalid option argument "-u"'),
         (("qhold",), 1, "usage: qhold"),
     ]:
@@ -63,9 +62,26 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
     job = submit(cell, "-b", "y", "sleep", "60")
     cell.ok("qmod", "-e", "all.q")
     wait_for(lambda: states(cell).get(str(job)) == "r", what="job running")
-    running = cell.run("qhold", str(job))
-    assert (running.returncode, running.stdout) == (
-        1, f"denied: job {job} is running: gridd holds pending tasks only\n")
+    # 8.1.9 keeps a running job's hold for when it runs again, and shows it: hr.
+    assert cell.ok("qhold", str(job)) == f"modified hold of job {job}\n"
+    assert states(cell)[str(job)] == "hr"
+    cell.ok("qdel", str(job))
+
+
+def test_operator_and_system_holds_need_their_own_release(cell: Cell) -> None:
+    """As 8.1.9 (run here): a line only where the holds changed; a job held by an
+    operator stays held when its user hold goes."""
+    cell.ok("qmod", "-d", "all.q")
+    job = submit(cell, "-h", "-b", "y", "true")
+    assert cell.ok("qhold", "-h", "o", str(job)) == f"modified hold of job {job}\n"
+    assert cell.ok("qhold", "-h", "o", str(job)) == ""
+    assert cell.ok("qrls", str(job)) == f"modified hold of job {job}\n"
+    assert states(cell)[str(job)] == "hqw"
+    assert cell.ok("qalter", "-h", "s", str(job)) == f"modified hold of job {job}\n"
+    assert cell.ok("qrls", "-h", "o", str(job)) == f"modified hold of job {job}\n"
+    assert states(cell)[str(job)] == "hqw"
+    assert cell.ok("qalter", "-h", "n", str(job)) == f"modified hold of job {job}\n"
+    assert states(cell)[str(job)] == "qw"
     cell.ok("qdel", str(job))
 
 
@@ -84,7 +100,6 @@ def test_qalter_h_sets_and_releases_the_user_hold(cell: Cell) -> None:
     assert cell.ok("qalter", "-h", "U", str(job)) == ""  # no hold: 8.1.9 says nothing
     for args, code, err in [
         (("-h", "x", str(job)), 7, 'qalter: Unknown hold list "x" specified to -h option'),
-        (("-h", "o", str(job)), 7, "qalter: gridd keeps only the user hold (-h u)"),
         (("-h",), 2, "qalter: -h option must have argument"),
         (("-N", "x", f"{job}.x"), 2, f'ERROR! "{job}.x" is an invalid job-task identifier'),
         (("-h", "u", "-N", "x", f"{job}.1"), 4,

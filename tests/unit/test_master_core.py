@@ -439,3 +439,15 @@ def test_hold_is_for_the_owner_operators_and_managers():
     mine = master.hold(p.Hold(targets=["1"], user="alice", hold=False), Effects())
     assert mine.lines == ["modified hold of job-array task 1.2",
                           "modified hold of job-array task 1.3"]
+    operator = master.hold(p.Hold(targets=["1"], user="alice", kinds="o"), Effects())
+    assert (operator.lines, operator.code) == (
+        ['denied: "alice" must be operator for this operation'], 18)
+    system = master.hold(p.Hold(targets=["1.1"], user="root", kinds="us"), Effects())
+    assert system.lines == ["modified hold of job-array task 1.1"]
+    assert master.s.jobs[1].tasks[1].holds == "us"
+    master.hold(p.Hold(targets=["1.1"], user="alice", hold=False), Effects())
+    assert (master.s.jobs[1].tasks[1].state, master.s.jobs[1].tasks[1].holds) == ("hqw", "s")
+    refused = master.hold(p.Hold(targets=["1.1"], user="alice", hold=False, kinds="s"),
+                          Effects())
+    assert (refused.lines, refused.code) == (
+        ['denied: "alice" must be manager for this operation'], 18)

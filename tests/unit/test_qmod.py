@@ -179,3 +179,18 @@ def test_qmod_rq_reschedules_what_runs_in_the_instances_and_qdel_still_ends_it()
     fx = Effects()
     master.accounted(list(master.s.outbox), fx)
     assert 1 not in master.s.jobs and fx.gone_jobs == {1}
+
+
+def test_a_hold_set_while_running_holds_the_rescheduled_task():
+    master = running_master()
+    job, task = master.s.jobs[1], master.s.jobs[1].tasks[0]
+    assert master.hold(p.Hold(targets=["1"], user="root"), Effects()).lines == [
+        "modified hold of job 1"]
+    assert master.display_state(job, task) == "hr"
+    master.qmod(p.Qmod(action="rj", targets=["1"], user="root", host="vm", force=True),
+                3.0, Effects())
+    master.task_finished(p.TaskReport(job_id=1, task_id=0, host="node1", start_time=2.0,
+                                      end_time=4.0, exit_status=137), 4.0, Effects())
+    master.accounted(list(master.s.outbox), Effects())
+    assert (task.state, task.holds, task.rerun) == ("hqw", "u", True)
+    assert master.sched_job(job) is None
