@@ -1411,6 +1411,7 @@ class Cycle:
                 rooms.setdefault(qi.host, []).append((qi, here))
                 host_room[qi.host] = _whole(min(host_cap[qi.host],
                                                 host_room.get(qi.host, 0) + here))
+
         def fits(granted: Granted) -> bool:
             return schedule.fits(self._uses(req, granted, pe.name)
                                  + self._quota_uses(req, _who(job), granted, pe.name),

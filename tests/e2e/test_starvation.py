@@ -127,7 +127,7 @@ def run_stream(cell: Cell, tmp_path: Path, a_pe: tuple[str, str],
     # before A's reservation at the longer B(i)' 20 s + 60 s), the later B(i) may not.
     wait_for(lambda: finished(cell, c), what="C backfilled and done")
     now = states(cell)
-    assert now.get(a) == "qw", f"A is no longer waiting: {now}"
+    assert now.get(a) == "qw", f"A is no longer waiting: {now}, ran: {accounting(cell)}"
     overtaking = [j for j in later if now.get(j) != "qw"]
     assert not overtaking, f"later B(i) {overtaking} started while A waited: qstat {now}"
     assert all(now.get(j) == "r" for j in longer), f"A's blockers are gone early: {now}"
@@ -194,7 +194,9 @@ def test_slot_range_job_gets_its_reservation_and_the_most_slots(cell: Cell,
     pe_list = re.search(r"^pe_list\s+(.*)$", cell.ok("qconf", "-sq", "all.q"), re.M)
     assert pe_list and "mpi_range" in pe_list.group(1).split(), pe_list
     # What A waits for is one two-slot B(i) on node2: both slots free at once, so at its
-    # planned end A can have the top of its range, 4, and does when it really ends.
-    long = [("-pe", "mpi_range", "2", "-b", "y", "sleep", "8")]
+    # planned end A can have the top of its range, 4, and does when it really ends. It
+    # runs 12 s: C must be started, run and accounted before it ends, and on a loaded
+    # 2-core machine C's start was seen to lag node1's freed slots by 4 s.
+    long = [("-pe", "mpi_range", "2", "-b", "y", "sleep", "12")]
     s = run_stream(cell, tmp_path, ("mpi_range", "3-4"), long)
     check_not_starved_and_backfilled(cell, s, "mpi_range", 4)
