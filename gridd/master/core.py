@@ -942,6 +942,9 @@ class Master:
             lines.append("Job is in error state")
         if self._held_by_dependency(job):
             lines.append("job dropped because of job dependencies")
+        lines += [f'cannot run on host "{host}" until clean up of a previous run has '
+                  "finished" for host in dict.fromkeys(
+                      t.host for t in job.tasks.values() if t.state == RESCHEDULED)]
         lines += self.sched_global_info + self.sched_info.get(job.job_id, [])
         if any(t.state == HELD or (t.state == PENDING and self._waits_for_task(job, t.task_id))
                for t in job.tasks.values()):

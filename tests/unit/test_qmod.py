@@ -149,6 +149,8 @@ def test_a_rescheduled_task_is_killed_accounted_and_runs_again():
     assert [(seq, j) for seq, j, _ in fx.outbox] and 1 in master.s.jobs
     assert (1, 0) not in master.running
     assert master.sched_job(job) is None  # not before the run is accounted
+    assert 'cannot run on host "node1" until clean up of a previous run has finished' in \
+        master.job_info(job, 4.5)  # as 8.1.9 says it meanwhile
     fx = Effects()
     master.accounted(list(master.s.outbox), fx)
     assert (task.state, task.rerun, task.failed, task.start_time) == (PENDING, True, 0, 0.0)
