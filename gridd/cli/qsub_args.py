@@ -663,7 +663,4 @@ def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> d
     """What one of qalter's options (ALTERABLE) sets, checked as qsub checks it; -l and
     -q set the soft lists after -soft."""
     ctx = _Context(environ={}, cwd="", read_file=lambda _: None, now=now, soft=soft)
-    if option == "-l":
-        key = "soft_resources" if soft else "hard_resources"
-        return {key: _parsed(requests.parse_resource_list, args[0])}
     return _option_settings(option, args, ctx)
