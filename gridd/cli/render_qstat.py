@@ -252,14 +252,16 @@ def _requests(row: Row, reply: JobsReply, extra: Extra) -> str:
     return request_lines(row.job, row.task, reply.parts.get(row.job.job_id), reply.jobs)
 
 
-def _short_line(row: Row, reply: JobsReply, extra: Extra) -> str:
-    """A job line without the queue column (qstat -f): with -g t a line per slot held in
-    the instance."""
+def _job_lines(row: Row, reply: JobsReply, extra: Extra, with_queue: bool) -> str:
+    """A row's job line, with or without (qstat -f) the queue column; with -g t a line
+    per slot held in the instance, the job's columns on the first only; -r's block."""
     start = _line_start(row, reply, extra)
-    if not extra.slots_apart:
-        return f"{start} {row.slots:5d} {_task_column(row)}\n" + _requests(row, reply, extra)
-    lines = [f"{start if i == 0 else ' ' * len(start)} {role:<6} {_task_column(row)}\n"
-             for i, role in enumerate(_roles(row))]
+    queue = f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}" if with_queue else ""
+    if extra.slots_apart:
+        lines = [f"{start if i == 0 else ' ' * len(start)}{queue} {role:<6} "
+                 f"{_task_column(row)}\n" for i, role in enumerate(_roles(row))]
+    else:
+        lines = [f"{start}{queue} {row.slots:5d} {_task_column(row)}\n"]
     return "".join(lines) + _requests(row, reply, extra)
 
 
@@ -296,15 +298,7 @@ def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
     out = [header(extra) + "\n", rule(extra) + "\n"]
     if extra.slots_apart:
         running = _by_instance(reply, running)
-    for row in running + pending:
-        start = _line_start(row, reply, extra)
-        queue = row.queue[:QUEUE_WIDTH]
-        if extra.slots_apart:
-            out += [f"{start if i == 0 else ' ' * len(start)} {queue:<{QUEUE_WIDTH}} "
-                    f"{role:<6} {_task_column(row)}\n" for i, role in enumerate(_roles(row))]
-        else:
-            out.append(f"{start} {queue:<{QUEUE_WIDTH}} {row.slots:5d} {_task_column(row)}\n")
-        out.append(_requests(row, reply, extra))
+    out += [_job_lines(row, reply, extra, with_queue=True) for row in running + pending]
     return "".join(out)
 
 
@@ -435,10 +429,10 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
     for qi in instances:
         out.append(_QUEUE_RULE[extra.ext] + "\n")
         out.append(_queue_line(qi, reply.instance_resources.get(qi.name, [])))
-        out += [_short_line(row, reply, extra) for row in placed.get(qi.name, [])]
+        out += [_job_lines(row, reply, extra, with_queue=False) for row in placed.get(qi.name, [])]
     if pending:
         out.append("\n" + _PENDING_BANNER[extra.ext])
-        out += [_short_line(row, reply, extra) for row in pending]
+        out += [_job_lines(row, reply, extra, with_queue=False) for row in pending]
     return "".join(out)
 
 
