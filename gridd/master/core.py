@@ -522,9 +522,9 @@ class Master:
                     return f'invalid value "{value}" for resource "{name}"'
         if job.pe and not 0 < job.pe_min <= job.pe_max:
             return f'invalid slot range "{job.pe_min}-{job.pe_max}" for PE "{job.pe}"'
-        for qref in (*job.queues, *job.master_queues):
-            if not self._queue_exists(qref):
-                return f'Job was rejected because job requests unknown queue "{qref}"'
+        unknown = self._unknown_queue([*job.queues, *job.master_queues])
+        if unknown:
+            return unknown
         if job.pe and not any(fnmatch.fnmatchcase(n, job.pe) for n in self.plan.pes):
             return (f'job rejected: the requested parallel environment "{job.pe}" does not '
                     "exist")
@@ -542,10 +542,14 @@ class Master:
         value = _seconds(spec.hard_resources.get("h_rt", ""))
         return value or None
 
-    def _queue_exists(self, ref: str) -> bool:
-        """Whether a -q reference names a queue instance, read as the scheduler reads it."""
+    def _unknown_queue(self, refs: list[str]) -> str | None:
+        """8.1.9's refusal of the first -q (or -masterq) reference that names no queue
+        instance, read as the scheduler reads it; None when each names one."""
         groups = self.plan.hostgroups
-        return any(queue_matches(ref, qi, groups) for qi in self.plan.instances)
+        for ref in refs:
+            if not any(queue_matches(ref, qi, groups) for qi in self.plan.instances):
+                return f'Job was rejected because job requests unknown queue "{ref}"'
+        return None
 
     def delete(self, req: p.Delete, now: float, fx: Effects) -> p.Msg:
         """qdel: each job named, if the sender owns it or is an operator or a manager (a
@@ -596,10 +600,9 @@ class Master:
             if attr.type == "TIME" and _seconds(value) is None:
                 return p.Error(text=f'denied: invalid time value "{value}" for resource '
                                     f'"{name}"')
-        for qref in (*(req.hard_queues or ()), *(req.master_queues or ())):
-            if not self._queue_exists(qref):
-                return p.Error(text=f'Job was rejected because job requests unknown queue '
-                                    f'"{qref}"')
+        unknown = self._unknown_queue([*(req.hard_queues or ()), *(req.master_queues or ())])
+        if unknown:
+            return p.Error(text=unknown)
         for target in req.targets:
             why = invalid_job_task(target)
             if why:
@@ -667,9 +670,8 @@ class Master:
                             task.state not in (PENDING, HELD, *ACTIVE):
                         continue
                     old = task.hold_letters()
-                    holds = "".join(k for k in HOLDS if (
-                        k in old or k in req.kinds if req.hold else
-                        k in old and k not in req.kinds))
+                    kept = set(old) | set(req.kinds) if req.hold else set(old) - set(req.kinds)
+                    holds = "".join(k for k in HOLDS if k in kept)
                     if holds == old:
                         continue
                     task.holds = holds
