@@ -156,11 +156,14 @@ class Client:
     def jobs(self, ids: list[str] | None = None, details: bool = False,
              resources: list[str] | None = None, host_resources: list[str] | None = None,
              host_request: dict[str, str] | None = None, parts: bool = False,
-             finished: bool = False) -> p.JobsReply:
+             finished: bool = False, select: p.QueueSelect | None = None) -> p.JobsReply:
         return self.request(p.QueryJobs(ids=ids or [], details=details, resources=resources,
                                         host_resources=host_resources,
                                         host_request=host_request or {}, parts=parts,
-                                        finished=finished))
+                                        finished=finished, select=select))
+
+    def select_queues(self, select: p.QueueSelect) -> p.QueuesSelected:
+        return self.request(p.SelectQueues(select=select))
 
     def delete(self, targets: list[str], user: str, users: list[str] | None = None,
                force: bool = False) -> p.Ok:

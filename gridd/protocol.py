@@ -134,6 +134,31 @@ class Hold(Msg, tag="hold"):
     kinds: str = "u"  # which holds: u (user), o (operator), s (system)
 
 
+class QueueSelect(msgspec.Struct, kw_only=True):
+    """Queue instances chosen by name (-q), by what they offer (-l), by the PEs they list
+    (-pe) and by who may use them (-U): qselect's options, which qstat shares (see
+    gridd.sched.select)."""
+
+    queues: list[str] = []
+    resources: dict[str, str] = {}
+    pes: list[str] = []
+    users: list[str] = []
+    states: str = ""  # -qs: instances showing one of these state letters (as qstat -f)
+    # The users' primary groups, as the master's user database has them: its actor puts
+    # them in (what a client sends is replaced).
+    groups: dict[str, str] = {}
+
+
+class SelectQueues(Msg, tag="select_queues"):
+    """qselect: the names of the instances chosen."""
+
+    select: QueueSelect
+
+
+class QueuesSelected(Msg, tag="queues_selected"):
+    names: list[str]  # in qstat -f order
+
+
 class QueryJobs(Msg, tag="query_jobs"):
     """Fetch jobs (all when ids is empty) with the queues and hosts that qstat shows."""
 
@@ -146,6 +171,7 @@ class QueryJobs(Msg, tag="query_jobs"):
     host_resources: list[str] | None = None
     host_request: dict[str, str] = {}  # qhost -l: which hosts offer this
     parts: bool = False  # with each job's priority parts (qstat -pri, -urg, -ext, -r)
+    select: QueueSelect | None = None  # qstat -q, -l, -pe, -U: see JobsReply.selected
 
 
 class PriorityParts(msgspec.Struct, array_like=True):
@@ -182,10 +208,10 @@ class JobsReply(Msg, tag="jobs"):
     fitting_hosts: list[str] | None = None  # with QueryJobs.host_request
     # With QueryJobs.finished: the last finished_jobs jobs that ended, oldest first.
     finished: list[Job] = []
-
-
-class QueryHosts(Msg, tag="query_hosts"):
-    pass
+    # With QueryJobs.select: the instances chosen, and the waiting jobs that might run in
+    # one of them (gridd.sched.select.might_run) unless it chose by states alone.
+    selected: list[str] | None = None
+    eligible: list[int] | None = None
 
 
 class QueryQuota(Msg, tag="query_quota"):
@@ -497,7 +523,8 @@ class DbAnswer(Msg, tag="db_answer"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | Alter | Hold | QueryJobs | JobsReply | QueryHosts | Shutdown | Qconf | QconfReply
+    | Delete | Alter | Hold | QueryJobs | JobsReply | SelectQueues
+    | QueuesSelected | Shutdown | Qconf | QconfReply
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask

@@ -392,6 +392,11 @@ class MasterActor:
             self.accounts[user] = found
         return found
 
+    def _groups(self, select: p.QueueSelect) -> None:
+        """Put in the primary groups of the users a selection names (-U), as access
+        lists are judged with them."""
+        select.groups = {user: self._account(user)[0] for user in select.users}
+
     def _dispatch(self, source: str, ident: bytes, msg: p.Msg, now: float,
                   fx: Effects, user: str | None) -> None:
         """`user`: the client's, as its key says (None for other sources and on a cell
@@ -422,7 +427,12 @@ class MasterActor:
             case p.Hold():
                 reply = m.hold(msg, fx)
             case p.QueryJobs():
+                if msg.select is not None:
+                    self._groups(msg.select)
                 reply = m.query_jobs(msg, now)
+            case p.SelectQueues():
+                self._groups(msg.select)
+                reply = m.select_queues(msg)
             case p.WaitJob():
                 reply = m.wait_job(ident, msg)
             case p.WaitScheduled():

@@ -35,7 +35,8 @@ def run_command(body: Callable[[], int]) -> int:
     try:
         return body()
     except GriddError as exc:
-        print(exc.text, file=sys.stderr)
+        if exc.text:  # some refusals are silent in Grid Engine: only the exit code tells
+            print(exc.text, file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130

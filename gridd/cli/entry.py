@@ -82,3 +82,7 @@ def qrstat() -> None:
 
 def qrdel() -> None:
     _run("qrdel")
+
+
+def qselect() -> None:
+    _run("qselect")

@@ -6,6 +6,7 @@ import sys
 from collections import deque
 
 from gridd.cli.common import current_user, run_command
+from gridd.cli.queue_select import OPTIONS, BadSelection, Selection
 from gridd.client import Client
 
 USAGE = """usage: qstat [options]
@@ -16,11 +17,16 @@ USAGE = """usage: qstat [options]
                                  array task; t: a line per slot, MASTER or SLAVE
         [-help]                  print this help
         [-j job_identifier_list] show the details of jobs
+        [-l resource_list]       only queue instances offering these resources (what
+                                 they hold in all), and jobs that might run there
+        [-pe pe_list]            only queue instances listing one of these PEs
         [-pri]                   with the parts of each job's priority
-        [-q wc_queue_list]       show only these queue instances (with -f)
+        [-q wc_queue_list]       only these queue instances
+        [-qs {a|c|d|o|s|u|A|C|D|E|S}] only queue instances in one of these states
         [-r]                     with each job's requests
         [-s {p|r|s|z|h|a}]       show only jobs in these states
         [-u user_list]           show jobs of these users ('*' for everybody)
+        [-U user_list]           only queue instances these users may all use
         [-urg]                   with each job's urgency and what makes it up
         [-xml]                   print the information as XML
 """
@@ -44,7 +50,8 @@ class _Wrong(Exception):
 
 def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
-                  "resources": None, "queues": None, "extra": set(), "summary": False}
+                  "resources": None, "extra": set(), "summary": False,
+                  "selection": Selection()}
     while args:
         arg = args.popleft()
         if arg == "-f":
@@ -54,8 +61,8 @@ def _parse(args: deque[str]) -> dict:
             opts["resources"] = []
             if args and not args[0].startswith("-"):
                 opts["resources"] = [r for r in args.popleft().split(",") if r]
-        elif arg == "-q":
-            opts["queues"] = [q for q in _value(args, arg).split(",") if q]
+        elif arg in OPTIONS:
+            opts["selection"].take(arg, _value(args, arg))
         elif arg == "-xml":
             opts["xml"] = True
         elif arg in _EXTRA_FLAGS:
@@ -108,22 +115,24 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1
-    except _Wrong as exc:
+    except (_Wrong, BadSelection) as exc:
         print(exc, file=sys.stderr)
         return 1
     users = opts["users"] if opts["users"] is not None else [current_user()]
     extra = render.Extra(**dict.fromkeys(opts["extra"], True))
+    selection = opts["selection"]
 
     def body() -> int:
         with Client() as client:
             reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
                                 parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}),
-                                finished="z" in (opts["states"] or ""))
+                                finished="z" in (opts["states"] or ""),
+                                select=selection.select if selection.given else None)
         if opts["summary"] and opts["jobs"] is None:
             from gridd.cli import render_qstat_summary as summary
 
             text = (summary.cluster_summary_xml if opts["xml"] else summary.cluster_summary)(
-                reply, opts["queues"])
+                reply)
             sys.stdout.write(text)
             return 0
         if opts["jobs"] is not None:
@@ -133,10 +142,10 @@ def main(argv: list[str] | None = None) -> int:
             return shown.code
         if opts["xml"]:
             text = render.qstat_xml(reply, full=opts["full"], users=users,
-                                    states=opts["states"], queues=opts["queues"], extra=extra)
+                                    states=opts["states"], extra=extra)
         elif opts["full"]:
             text = render.qstat_full(reply, users=users, states=opts["states"],
-                                     queues=opts["queues"], extra=extra)
+                                     extra=extra)
         else:
             text = render.qstat_default(reply, users=users, states=opts["states"], extra=extra)
         sys.stdout.write(text)

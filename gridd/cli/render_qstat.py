@@ -193,9 +193,12 @@ def _running_row(job: Job, task: Task, prior: float) -> Row:
 def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
              extra: Extra = PLAIN) -> tuple[list[Row], list[Row]]:
     """Running rows in queue order then job id, and pending rows by priority then job id
-    (array tasks apart with -g d)."""
+    (array tasks apart with -g d). With queue selection options, the tasks running in the
+    instances chosen and the waiting jobs that might run there (JobsReply.selected)."""
     wanted = state_filter(states)
     rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
+    chosen = None if reply.selected is None else set(reply.selected)
+    eligible = None if reply.eligible is None else set(reply.eligible)
     running: list[Row] = []
     pending: list[Row] = []
     for job in reply.jobs:
@@ -204,9 +207,10 @@ def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
         tasks = [t for t in job.tasks.values() if t.state in wanted]
         prior = reply.priorities.get(job.job_id, 0.5)
         running += [_running_row(job, t, prior) for t in tasks
-                    if t.state in SHOWN_HOLDING]
-        pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior,
-                                 extra.tasks_apart)
+                    if t.state in SHOWN_HOLDING and (chosen is None or t.queue in chosen)]
+        if eligible is None or job.job_id in eligible:
+            pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior,
+                                     extra.tasks_apart)
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
     pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
     if ZOMBIE in wanted:  # after the waiting jobs, in the order they ended
@@ -365,14 +369,14 @@ class QueueInstance:
     reserved: int = 0  # slots held by advance reservations now
 
 
-def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list[QueueInstance]:
-    """Every queue instance (or those qstat -q names) in display order with its slot usage
-    and host data."""
+def queue_instances(reply: JobsReply) -> list[QueueInstance]:
+    """Every queue instance (or those qstat's selection options chose) in display order
+    with its slot usage and host data."""
     hosts = {h.name: h for h in reply.hosts}
     used = used_slots(reply.jobs)
     out = []
     for queue, qi in queue_order(reply.queues):
-        if patterns and not any(names_instance(pattern, qi) for pattern in patterns):
+        if not shows_instance(reply, qi):
             continue
         host = hosts.get(split_instance(qi)[1])
         out.append(QueueInstance(
@@ -384,12 +388,9 @@ def queue_instances(reply: JobsReply, patterns: list[str] | None = None) -> list
     return out
 
 
-def names_instance(pattern: str, instance: str) -> bool:
-    """Whether a -q pattern (`all.q`, `all.q@node1`, `*@node*`) names a queue instance."""
-    queue_pattern, _, host_pattern = pattern.partition("@")
-    queue, host = split_instance(instance)
-    return fnmatch.fnmatchcase(queue, queue_pattern or "*") and (
-        not host_pattern or fnmatch.fnmatchcase(host, host_pattern))
+def shows_instance(reply: JobsReply, instance: str) -> bool:
+    """Whether qstat's selection options (-q, -l, -pe, -qs, -U), if any, chose it."""
+    return reply.selected is None or instance in reply.selected
 
 
 def _queue_line(qi: QueueInstance, resources: Iterable[Resource] = ()) -> str:
@@ -416,14 +417,13 @@ def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Ro
 
 
 def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
-               states: str | None = None, queues: list[str] | None = None,
-               extra: Extra = PLAIN) -> str:
+               states: str | None = None, extra: Extra = PLAIN) -> str:
     """qstat -f: each queue instance with its jobs (and -F resources), then the pending
     jobs block."""
     running, pending = job_rows(reply, users, states, extra)
     placed = _rows_by_instance(reply, running)
     out: list[str] = []
-    instances = queue_instances(reply, queues)
+    instances = queue_instances(reply)
     if instances:
         out.append(_QUEUE_HEADER + "\n")
     for qi in instances:
@@ -499,8 +499,7 @@ def _xml_jobs(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue:
 
 
 def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
-              states: str | None = None, queues: list[str] | None = None,
-              extra: Extra = PLAIN) -> str:
+              states: str | None = None, extra: Extra = PLAIN) -> str:
     """qstat -xml / qstat -f -xml: running jobs (or queue instances) under queue_info,
     pending jobs under the nested job_info."""
     running, pending = job_rows(reply, users, states, extra)
@@ -509,7 +508,7 @@ def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None =
         placed = _rows_by_instance(reply, running)
         out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []),
                            reply, extra)
-                for qi in queue_instances(reply, queues)]
+                for qi in queue_instances(reply)]
     else:
         if extra.slots_apart:
             running = _by_instance(reply, running)

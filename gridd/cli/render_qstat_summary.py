@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gridd.cli.render_qstat import XML_HEAD, host_up, names_instance, queue_order, used_slots
+from gridd.cli.render_qstat import XML_HEAD, host_up, queue_order, shows_instance, used_slots
 from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, split_instance
 
@@ -39,14 +39,15 @@ class Summary:
     manual_intervention: int = 0  # cdsuE
 
 
-def summaries(reply: JobsReply, patterns: list[str] | None = None) -> list[Summary]:
-    """Every cluster queue with an instance qstat -q names (all without -q), by name."""
+def summaries(reply: JobsReply) -> list[Summary]:
+    """Every cluster queue with an instance qstat's selection options chose (all without
+    them), by name."""
     hosts = {h.name: h for h in reply.hosts}
     used = used_slots(reply.jobs)
     out: dict[str, Summary] = {}
     loads: dict[str, list[float]] = {}
     for queue, qi in queue_order(reply.queues):
-        if patterns and not any(names_instance(pattern, qi) for pattern in patterns):
+        if not shows_instance(reply, qi):
             continue
         host_name = split_instance(qi)[1]
         found = out.setdefault(queue.name, Summary(queue.name, None))
@@ -82,18 +83,18 @@ def _np_load(host: ExecHost | None) -> float | None:
         return None
 
 
-def cluster_summary(reply: JobsReply, patterns: list[str] | None = None) -> str:
+def cluster_summary(reply: JobsReply) -> str:
     lines = [HEADER, RULE]
-    for s in summaries(reply, patterns):
+    for s in summaries(reply):
         load = "-NA-" if s.load is None else f"{s.load:.2f}"
         lines.append(f"{s.name[:30]:<30} {load:>7} {s.used:6d} {s.resv:6d} {s.available:6d} "
                      f"{s.total:6d} {s.temp_disabled:6d} {s.manual_intervention:6d} ")
     return "".join(line + "\n" for line in lines)
 
 
-def cluster_summary_xml(reply: JobsReply, patterns: list[str] | None = None) -> str:
+def cluster_summary_xml(reply: JobsReply) -> str:
     out = [XML_HEAD]
-    for s in summaries(reply, patterns):
+    for s in summaries(reply):
         fields = [("name", s.name)]
         if s.load is not None:
             fields.append(("load", f"{s.load:.5f}"))

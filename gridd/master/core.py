@@ -61,6 +61,7 @@ from gridd.sched.match import Matcher
 from gridd.sched.plan import Planner, queue_matches, verify
 from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
+from gridd.sched.select import NoneLeft, Unselectable, by_more_than_states, choose, might_run
 
 MAX_JOB_ID = 9_999_999
 LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job
@@ -330,8 +331,8 @@ class Master:
         refused = permissions.submit_host_refusal(self.s.config, spec.submit_host)
         if refused:
             return p.Error(text=f"Unable to run job: {refused}")
-        spec.hard_resources = _full_names(self.complex_table(), spec.hard_resources)
-        spec.soft_resources = _full_names(self.complex_table(), spec.soft_resources)
+        spec.hard_resources = self.complex_table().full_names(spec.hard_resources)
+        spec.soft_resources = self.complex_table().full_names(spec.soft_resources)
         problem = (self._validate(spec) or self._rights(spec)
                    or (ars.check_job(self, spec, now) if spec.ar else None))
         if problem:
@@ -533,7 +534,7 @@ class Master:
     def ar_request(self, spec: ArSpec) -> p.SchedJob:
         """An AR's requests as planning reads a job's."""
         return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
-                          hard=_full_names(self.complex_table(), spec.resources),
+                          hard=self.complex_table().full_names(spec.resources),
                           queues=spec.queues, pe=spec.pe_name, pe_min=spec.pe_min,
                           pe_max=spec.pe_max, owner=spec.owner, group=spec.group)
 
@@ -592,7 +593,7 @@ class Master:
         if refused:
             return p.Ok(lines=[refused], code=1)
         table = self.complex_table()
-        hard = None if req.hard is None else _full_names(table, req.hard)
+        hard = None if req.hard is None else table.full_names(req.hard)
         for name, value in (hard or {}).items():
             attr = table.resolve(name)
             if attr is None or attr.requestable == "NO":
@@ -823,6 +824,14 @@ class Master:
             fitting = self._fitting_hosts(req.host_request, levels)
             if isinstance(fitting, p.Error):
                 return fitting
+        chosen = None
+        if req.select is not None:
+            try:
+                chosen = choose(self.plan, loads, req.select, self.instance_states())
+            except NoneLeft as exc:  # qstat says so and shows nothing, successfully
+                return p.Error(text=exc.text, code=0)
+            except Unselectable as exc:
+                return p.Error(text=exc.text)
         if req.ids:
             jobs: dict[int, Job] = {}
             for ref in req.ids:
@@ -849,7 +858,18 @@ class Master:
             host_resources=self._host_resources(req.host_resources, levels, loads),
             fitting_hosts=fitting,
             finished=list(self.zombies.values()) if req.finished else [],
+            selected=None if chosen is None else chosen.names(),
+            eligible=might_run(chosen, [sched_job(j, []) for j in live], self.plan.hostgroups)
+            if chosen is not None and by_more_than_states(req.select) else None,
         )
+
+    def select_queues(self, req: p.SelectQueues) -> p.Msg:
+        """qselect: the queue instances chosen."""
+        try:
+            chosen = choose(self.plan, self.loads(), req.select, self.instance_states())
+        except Unselectable as exc:
+            return p.Error(text=exc.text)
+        return p.QueuesSelected(names=chosen.names())
 
     def _fitting_hosts(self, request: dict[str, str], levels: Levels) -> list[str] | p.Error:
         """Hosts whose global and host levels satisfy a request (qhost -l)."""
@@ -862,7 +882,7 @@ class Master:
                 parse_value(attr.type, value)
             except ValueError:
                 return p.Error(text=f'error: invalid value "{value}" for resource "{name}"')
-        req = levels.matcher.request(_full_names(table, request))
+        req = levels.matcher.request(table.full_names(request))
         return [host for host, level in levels.hosts.items()
                 if levels.matcher.fits(req, 1, levels.global_level, level).ok]
 
@@ -1383,15 +1403,6 @@ class Master:
 
 
 # ---- helpers -------------------------------------------------------------------------
-
-def _full_names(table: ComplexTable, requests: dict[str, str]) -> dict[str, str]:
-    """Requests keyed by full complex name, so that h_rt is found whatever was typed."""
-    out = {}
-    for name, value in requests.items():
-        attr = table.resolve(name)
-        out[attr.name if attr else name] = value
-    return out
-
 
 def _unable(lines: list[str]) -> p.Error:
     """A refused submission as qsub prints it (exit code 1)."""

@@ -190,6 +190,15 @@ class ComplexTable:
         """The attribute a request names, by full name or shortcut."""
         return self._index.get(name)
 
+    def full_names(self, requests: Mapping[str, str]) -> dict[str, str]:
+        """Requests keyed by full name, so that h_rt is found whatever was typed (an
+        unknown name stays as it is)."""
+        out = {}
+        for name, value in requests.items():
+            attr = self._index.get(name)
+            out[attr.name if attr else name] = value
+        return out
+
     def __iter__(self) -> Iterator[ComplexAttr]:
         return iter(self.rows)
 

@@ -131,11 +131,13 @@ def test_g_c_counts_the_slots_of_instances_that_take_no_jobs() -> None:
     shown = JobsReply(jobs=jobs[:2], queues=big, hosts=[host], now=T_PE,
                       states={"all.q@vm": "a", "big.q@vm": "s", "short.q@vm": "d"},
                       ar_slots={"all.q@vm": 1})
-    assert cluster_summary(shown, ["all.q", "big.q"]) == SUMMARY_HEAD + """\
+    shown.selected = ["all.q@vm", "big.q@vm"]  # as the master chose them for -q all.q,big.q
+    assert cluster_summary(shown) == SUMMARY_HEAD + """\
 all.q                             0.54      3      1      0      4      4      0 
 big.q                             0.54      4      0      0      4      0      4 
 """  # noqa: W291
-    assert cluster_summary_xml(shown, ["all.q"]).split("\n", 2)[2] == """\
+    shown.selected = ["all.q@vm"]
+    assert cluster_summary_xml(shown).split("\n", 2)[2] == """\
   <cluster_queue_summary>
     <name>all.q</name>
     <load>0.54028</load>

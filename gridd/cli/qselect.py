@@ -1,0 +1,66 @@
+"""qselect: the names of the queue instances that meet every option given, one a line,
+for scripts (`qmod -d $(qselect -l arch=lx-amd64)`). Exit 1 when none does."""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+
+from gridd.cli.common import run_command
+from gridd.cli.queue_select import OPTIONS, BadSelection, Selection
+from gridd.client import Client
+
+USAGE = """usage: qselect [options]
+        [-help]                      print this help
+        [-l resource_list]           instances offering these resources (what they
+                                     hold in all, and the hosts' fixed load values)
+        [-pe pe_list]                instances listing one of these parallel environments
+        [-q wc_queue_list]           instances these queue references name
+        [-qs {a|c|d|o|s|u|A|C|D|E|S}] instances in one of these states
+        [-U user_list]               instances every one of these users may use
+"""
+
+
+class _Usage(Exception):
+    pass
+
+
+def _parse(args: deque[str]) -> Selection:
+    selection = Selection()
+    while args:
+        arg = args.popleft()
+        if arg == "-help":
+            raise _Usage("")
+        if arg not in OPTIONS:
+            raise _Usage(f'invalid option argument "{arg}"')
+        if not args:
+            raise BadSelection(f"{arg} option must have argument")
+        selection.take(arg, args.popleft())
+    return selection
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        selection = _parse(deque(sys.argv[1:] if argv is None else argv))
+    except _Usage as exc:
+        if not str(exc):
+            print(USAGE, end="")
+            return 0
+        print(f"{USAGE}{exc}", file=sys.stderr)
+        return 1
+    except BadSelection as exc:
+        print(exc, file=sys.stderr)
+        return 1
+
+    def body() -> int:
+        with Client() as client:
+            reply = client.select_queues(selection.select)
+        for name in reply.names:
+            print(name)
+        return 0 if reply.names else 1
+
+    return run_command(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
