@@ -10,8 +10,8 @@ Consumables (`consumable YES`) are debited per slot, `consumable JOB` once per j
 level that holds the master task; everything else is compared per slot, undivided.
 
 Everything a check needs is parsed once: requests when a job category is first seen
-(`Matcher.request`), offered values when a level is built (`Matcher.level`), RESTRING
-patterns compiled once per pattern, and the winner between a level's configured and load
+(`Matcher.request`), offered values when a level is built (`Matcher.level`), wildcard
+expressions compiled once per expression, and the winner between a level's configured and load
 value is settled when the level is built. The per-check path is one dictionary look-up and
 one comparison per level, because a dispatch cycle makes millions of them.
 """
@@ -23,16 +23,17 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from gridd.model.complexes import ComplexAttr, ComplexTable, has_default, parse_value
+from gridd.sched.wildcard import compile_expression, is_expression
 
 GLOBAL = "global"
 HOST = "host"
 QUEUE = "queue"
 _LETTER = {GLOBAL: "g", HOST: "h", QUEUE: "q"}
 _NUMBERS_SHOWN_AS_FLOAT = frozenset({"INT", "DOUBLE", "BOOL", "MEMORY"})
+_EXPRESSION_TYPES = frozenset({"STRING", "CSTRING", "RESTRING", "HOST"})
 # Compiled requests are kept across cycles; a long-lived scheduler sees categories come and go.
 _MAX_REQUESTS = 20_000
 # Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
@@ -245,11 +246,11 @@ class Matcher:
         if attr is None:
             # No level offers an unknown name, so it fails as "unknown resource" everywhere.
             return Need(name, "", "==", "NO", text, text, operator.eq, explicit)
-        # A host name may be asked for as a pattern too (`-l h="node1|node2"`, as the AR
-        # spec's qrsub examples do), matched without regard to case like host names.
-        host_pattern = attr.type == "HOST" and any(c in text for c in "|*?[")
-        if (attr.type == "RESTRING" or host_pattern) and attr.relop in ("==", "!="):
-            pattern = compile_pattern(text.lower() if host_pattern else text)
+        # A string may be asked for by a wildcard expression (`-l arch="lx*|sol*"`,
+        # `-l h="node1|node2"`): see gridd.sched.wildcard.
+        if attr.type in _EXPRESSION_TYPES and attr.relop in ("==", "!=") and \
+                is_expression(text):
+            pattern = compile_expression(text, caseless=attr.type in ("CSTRING", "HOST"))
             test = _pattern_matches if attr.relop == "==" else _pattern_differs
             return Need(attr.name, attr.type, attr.relop, "NO", text, pattern, test, explicit)
         return Need(
@@ -638,54 +639,12 @@ def _show_number(type_: str, value: float) -> str:
     return f"{value:.3f}"
 
 
-# ---- RESTRING patterns ------------------------------------------------------------------------
+# ---- string expressions ------------------------------------------------------------------
 
 
 def _pattern_matches(pattern: re.Pattern[str], offered: str) -> bool:
-    return pattern.fullmatch(offered) is not None
+    return pattern.match(offered) is not None
 
 
 def _pattern_differs(pattern: re.Pattern[str], offered: str) -> bool:
-    return pattern.fullmatch(offered) is None
-
-
-@lru_cache(maxsize=4096)
-def compile_pattern(text: str) -> re.Pattern[str]:
-    """A RESTRING request as a regular expression to be used with `fullmatch`.
-
-    `*` any run, `?` exactly one character, `[...]` a set or range (`!` or `^` negates),
-    `\\` makes the next character literal, everything else (`.`, `+`, ...) is literal.
-    `|` separates alternatives wherever it stands, even inside brackets or after a
-    backslash: "[linux|solaris]" means "[linux" or "solaris]".
-    """
-    body = "|".join(_alternative(part) for part in text.split("|"))
-    return re.compile(f"(?:{body})", re.DOTALL)
-
-
-def _alternative(text: str) -> str:
-    out = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            out.append(re.escape(text[i + 1]))
-            i += 2
-            continue
-        end = text.find("]", i + 2) if char == "[" else -1
-        if end != -1:
-            out.append(_char_class(text[i + 1 : end]))
-            i = end + 1
-            continue
-        out.append(".*" if char == "*" else "." if char == "?" else re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-def _char_class(body: str) -> str:
-    negate = len(body) > 1 and body[0] in "!^"
-    chars = body[1:] if negate else body
-    parts = []
-    for i, char in enumerate(chars):
-        inner_dash = char == "-" and 0 < i < len(chars) - 1 and chars[i - 1] <= chars[i + 1]
-        parts.append("-" if inner_dash else re.escape(char))
-    return "[" + ("^" if negate else "") + "".join(parts) + "]"
+    return pattern.match(offered) is None

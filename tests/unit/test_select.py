@@ -56,6 +56,7 @@ def test_resources_count_whole_capacities_and_fixed_load_values_only():
     assert names(p.QueueSelect(resources={"t02": "2"})) == ["all.q@vm"]
     assert names(p.QueueSelect(resources={"a": "lx-amd64", "num_proc": "2"})) == names(
         p.QueueSelect())
+    assert names(p.QueueSelect(resources={"arch": "lx-*"})) == names(p.QueueSelect())
     assert names(p.QueueSelect(resources={"mem_total": "1G"})) == names(p.QueueSelect())
     assert names(p.QueueSelect(resources={"m_core": "2"})) == names(p.QueueSelect())
     # Load values that change are not offered at all.
