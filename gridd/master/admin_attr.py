@@ -4,7 +4,8 @@
 List attributes are edited element by element: `-aattr` adds what is missing, `-mattr`
 replaces elements with the same name and adds the rest, `-dattr` removes, `-rattr`
 replaces the whole value. A queue attribute may carry [host=value] overrides; a value
-written as `[host=value]` edits that host's override and leaves the default alone.
+written as `[host=value]`, or given for the target `queue@host`, edits that host's
+override and leaves the default alone.
 Grid Engine's notes ("Unable to find ...", "No modification because ...") go to stdout
 with the confirmation, as it prints them.
 """
@@ -126,6 +127,15 @@ def _apply(cfg: Configuration, who: Caller, obj_name: str, nk: NamedKind, mode: 
     # Grid Engine names the object in its notes, except for exec hosts, where it
     # names the object type
     for target in targets:
+        edits = pairs
+        if nk is QUEUES and "@" in target:
+            # queue@host (or queue@@group) edits that host's override, as [host=value].
+            target, _, host = target.partition("@")
+            if host.startswith("@") and host not in cfg.hostgroups:
+                ans.fail(f'Did not modify "{pairs[0][0]}" for host group "{host}" which '
+                         "does not exist.")
+                continue
+            edits = [(attr, f"[{host}={value}]") for attr, value in pairs]
         obj = store.get(target)
         if obj is None:
             ans.fail(f'denied: {nk.label} "{target}" does not exist')
@@ -135,7 +145,7 @@ def _apply(cfg: Configuration, who: Caller, obj_name: str, nk: NamedKind, mode: 
         new = dict(old)
         notes: list[str] = []
         try:
-            for attr, value in pairs:
+            for attr, value in edits:
                 new[attr] = _new_value(mode, nk, attr, new[attr], value, shown, notes)
             changed: Any = from_pairs(nk.kind, new.items(), source=f"-{mode[0]}attr")
         except FormatError as exc:

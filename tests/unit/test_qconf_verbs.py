@@ -321,6 +321,27 @@ def test_attribute_file_forms():
         "qconf: missing object list"]
 
 
+def test_attribute_verbs_on_a_queue_instance_edit_its_override():
+    """8.1.9: `-rattr queue slots 3 zz.q@vm` wrote `slots 2,[vm=3]`; an unknown host
+    group is refused, an unknown host is not."""
+    cfg = cell()
+    assert run(cfg, "-rattr", "queue", "slots", "3", "all.q@node1") == (
+        ['root@vm modified "all.q" in cluster queue list'], [], 0)
+    assert cfg.queues["all.q"].slots == "2,[node1=3]"
+    run(cfg, "-mattr", "queue", "slots", "1", "all.q@node1")
+    run(cfg, "-rattr", "queue", "suspend_thresholds", "np_load_avg=0", "all.q@node2")
+    out = run(cfg, "-mattr", "queue", "suspend_thresholds", "mem_free=1G", "all.q@node2")[0]
+    assert out[0] == ('Unable to find "mem_free" in "suspend_thresholds" of "all.q" - '
+                      "Adding new element.")
+    assert (cfg.queues["all.q"].slots, cfg.queues["all.q"].suspend_thresholds) == (
+        "2,[node1=1]", "NONE,[node2=np_load_avg=0,mem_free=1G]")
+    assert refused(cfg, "-rattr", "queue", "slots", "2", "all.q@@nogroup") == [
+        'Did not modify "slots" for host group "@nogroup" which does not exist.']
+    assert refused(cfg, "-rattr", "queue", "slots", "2", "nosuch.q@node1") == [
+        'denied: cluster queue "nosuch.q" does not exist']
+    assert run(cfg, "-rattr", "queue", "slots", "2", "all.q@nohost")[2] == 0
+
+
 def test_attribute_verbs_in_grid_engine_words():
     cfg = cell()
     assert refused(cfg, "-mattr", "queue", "slots", "1") == ["qconf: missing object list"]
