@@ -156,11 +156,12 @@ class Client:
     def jobs(self, ids: list[str] | None = None, details: bool = False,
              resources: list[str] | None = None, host_resources: list[str] | None = None,
              host_request: dict[str, str] | None = None, parts: bool = False,
-             finished: bool = False, select: p.QueueSelect | None = None) -> p.JobsReply:
+             finished: bool = False, select: p.QueueSelect | None = None,
+             explain: str = "") -> p.JobsReply:
         return self.request(p.QueryJobs(ids=ids or [], details=details, resources=resources,
                                         host_resources=host_resources,
                                         host_request=host_request or {}, parts=parts,
-                                        finished=finished, select=select))
+                                        finished=finished, select=select, explain=explain))
 
     def select_queues(self, select: p.QueueSelect) -> p.QueuesSelected:
         return self.request(p.SelectQueues(select=select))

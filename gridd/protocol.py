@@ -172,6 +172,7 @@ class QueryJobs(Msg, tag="query_jobs"):
     host_request: dict[str, str] = {}  # qhost -l: which hosts offer this
     parts: bool = False  # with each job's priority parts (qstat -pri, -urg, -ext, -r)
     select: QueueSelect | None = None  # qstat -q, -l, -pe, -U: see JobsReply.selected
+    explain: str = ""  # qstat -explain letters: see JobsReply.alarms
 
 
 class PriorityParts(msgspec.Struct, array_like=True):
@@ -212,6 +213,9 @@ class JobsReply(Msg, tag="jobs"):
     # one of them (gridd.sched.select.might_run) unless it chose by states alone.
     selected: list[str] | None = None
     eligible: list[int] | None = None
+    # With QueryJobs.explain a or A: per queue instance, why it is in load alarm ("load")
+    # or suspend alarm ("suspend"), one line per threshold its host's load reaches.
+    alarms: dict[str, list[tuple[str, str]]] = {}
 
 
 class QueryQuota(Msg, tag="query_quota"):

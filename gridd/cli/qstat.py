@@ -6,13 +6,15 @@ import sys
 from collections import deque
 
 from gridd.cli.common import current_user, run_command
-from gridd.cli.queue_select import OPTIONS, BadSelection, Selection
+from gridd.cli.queue_select import OPTIONS, BadSelection, Selection, state_letters
 from gridd.client import Client
 
 USAGE = """usage: qstat [options]
         [-f]                     full output: every queue instance with its jobs
         [-F [resource,...]]      full output with the resources each instance offers
         [-ext]                   with tickets, project, department and usage
+        [-explain a|A|c|E]       full output, saying why queue instances are in load
+                                 alarm (a) or suspend alarm (A)
         [-g {c|d|t}]             c: a summary per cluster queue; d: a line per waiting
                                  array task; t: a line per slot, MASTER or SLAVE
         [-help]                  print this help
@@ -50,7 +52,7 @@ class _Wrong(Exception):
 
 def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
-                  "resources": None, "extra": set(), "summary": False,
+                  "resources": None, "extra": set(), "summary": False, "explain": "",
                   "selection": Selection()}
     while args:
         arg = args.popleft()
@@ -79,6 +81,11 @@ def _parse(args: deque[str]) -> dict:
                     opts["summary"] = True
                 else:
                     opts["extra"].add(_GROUPS[letter])
+        elif arg == "-explain":
+            if not args:
+                raise _Wrong("-explain option must have argument")
+            opts["full"] = True
+            opts["explain"] = state_letters(args.popleft(), "acAE")
         elif arg == "-j":
             opts["jobs"] = []
             if args and not args[0].startswith("-"):
@@ -127,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
                                 parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}),
                                 finished="z" in (opts["states"] or ""),
-                                select=selection.select if selection.given else None)
+                                select=selection.select if selection.given else None,
+                                explain=opts["explain"])
         if opts["summary"] and opts["jobs"] is None:
             from gridd.cli import render_qstat_summary as summary
 

@@ -7,11 +7,20 @@ from gridd import protocol as p
 from gridd.formats import requests
 
 OPTIONS = frozenset({"-q", "-l", "-pe", "-qs", "-U"})
-STATES = frozenset("acdosuACDES")  # the letters -qs may name
+STATES = "acdosuACDES"  # the letters -qs may name
 
 
 class BadSelection(Exception):
     """An option's value refused; the text is what to print."""
+
+
+def state_letters(value: str, allowed: str = STATES) -> str:
+    """Queue state letters (-qs, qstat -explain), refused as 8.1.9 refuses a wrong one."""
+    wrong = next((c for c in value if c not in allowed), None)
+    if wrong is not None:
+        line = f"unknown queue state: {wrong} found in string: {value}"
+        raise BadSelection(f"error: {line}\n{line}")
+    return value
 
 
 class Selection:
@@ -24,11 +33,7 @@ class Selection:
     def take(self, option: str, value: str) -> None:
         self.given = True
         if option == "-qs":
-            wrong = next((c for c in value if c not in STATES), None)
-            if wrong is not None:
-                line = f"unknown queue state: {wrong} found in string: {value}"
-                raise BadSelection(f"error: {line}\n{line}")
-            self.select.states = value
+            self.select.states = state_letters(value)
         elif option == "-q":
             self.select.queues = requests.parse_name_list(value)
         elif option == "-pe":

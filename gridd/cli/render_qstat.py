@@ -393,13 +393,15 @@ def shows_instance(reply: JobsReply, instance: str) -> bool:
     return reply.selected is None or instance in reply.selected
 
 
-def _queue_line(qi: QueueInstance, resources: Iterable[Resource] = ()) -> str:
+def _queue_line(qi: QueueInstance, reply: JobsReply) -> str:
+    """The instance's line, then why it is in alarm (-explain) and what it offers (-F)."""
     load = "-NA-" if qi.load is None else f"{qi.load:.2f}"
     counts = f"{qi.reserved}/{qi.used}/{qi.total}"
     return (
         f"{qi.name[:QUEUE_WIDTH]:<{QUEUE_WIDTH}} {qi.qtype:<5} {counts:<14} "
         f"{load:<8} {(qi.arch or '-NA-')[:13]:<13} {qi.states}\n"
-    ) + "".join(f"\t{resource_line(r)}\n" for r in resources)
+    ) + "".join(f"\t{line}\n" for _, line in reply.alarms.get(qi.name, ())) + "".join(
+        f"\t{resource_line(r)}\n" for r in reply.instance_resources.get(qi.name, ()))
 
 
 def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Row]]:
@@ -428,7 +430,7 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
         out.append(_QUEUE_HEADER + "\n")
     for qi in instances:
         out.append(_QUEUE_RULE[extra.ext] + "\n")
-        out.append(_queue_line(qi, reply.instance_resources.get(qi.name, [])))
+        out.append(_queue_line(qi, reply))
         out += [_job_lines(row, reply, extra, with_queue=False) for row in placed.get(qi.name, [])]
     if pending:
         out.append("\n" + _PENDING_BANNER[extra.ext])
@@ -481,6 +483,7 @@ def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource],
         fields.append(("arch", qi.arch))
     if qi.states:
         fields.append(("state", qi.states))
+    fields += [(f"{kind}-alarm-reason", line) for kind, line in reply.alarms.get(qi.name, ())]
     body = "".join(f"      <{tag}>{xml_escape(value)}</{tag}>\n" for tag, value in fields)
     body += "".join(
         f'      <resource name="{xml_escape(r.name)}" type="{r.prefix}">'

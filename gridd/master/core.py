@@ -858,10 +858,29 @@ class Master:
             host_resources=self._host_resources(req.host_resources, levels, loads),
             fitting_hosts=fitting,
             finished=list(self.zombies.values()) if req.finished else [],
+            alarms=self._alarms(req.explain),
             selected=None if chosen is None else chosen.names(),
             eligible=might_run(chosen, [sched_job(j, []) for j in live], self.plan.hostgroups)
             if chosen is not None and by_more_than_states(req.select) else None,
         )
+
+    def _alarms(self, letters: str) -> dict[str, list[tuple[str, str]]]:
+        """qstat -explain a and A: the load and suspend thresholds each instance's host
+        reaches, with the load value as reported."""
+        kinds = [(kind, attr) for letter, kind, attr in (
+            ("a", "load", "load_thresholds"), ("A", "suspend", "suspend_thresholds"))
+            if letter in letters]
+        if not kinds:
+            return {}
+        loads, table = self.loads(), self.complex_table()
+        out: dict[str, list[tuple[str, str]]] = {}
+        for qi in self.plan.instances:
+            for kind, attr in kinds:
+                for name, value, limit in exceeded(getattr(qi, attr), loads.get(qi.host, {}),
+                                                   table):
+                    out.setdefault(qi.name, []).append(
+                        (kind, f"alarm hl:{name}={value} {kind}-threshold={limit}"))
+        return out
 
     def select_queues(self, req: p.SelectQueues) -> p.Msg:
         """qselect: the queue instances chosen."""

@@ -4,6 +4,7 @@ machine (see tests/unit/test_select.py for the cases one by one)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.e2e.conftest import Cell, wait_for
@@ -88,3 +89,26 @@ def test_qselect_and_qstat_choose_instances_alike(cell: Cell, tmp_path: Path):
     nothing = cell.run("qstat", "-q", "nosuch.q")
     assert (nothing.returncode, nothing.stdout, nothing.stderr) == (1, "", "")
     assert cell.run("qstat", "-l", "slots=5").stdout == ""
+
+
+def test_explain_says_which_threshold_an_instance_reaches(cell: Cell):
+    """8.1.9: a tab-indented line under the instance for each threshold reached, before
+    any -F values; in XML a load-alarm-reason or suspend-alarm-reason element."""
+    cell.ok("qconf", "-rattr", "queue", "load_thresholds", "np_load_avg=0", "all.q")
+    cell.ok("qconf", "-rattr", "queue", "suspend_thresholds", "np_load_avg=0", "all.q@node2")
+    shown = wait_for(lambda: "A" in (out := cell.ok("qstat", "-explain", "aA", "-F", "slots",
+                                                    "-q", "all.q@node2")) and out)
+    lines = shown.splitlines()
+    assert re.fullmatch(r"all\.q@node2 .* aA", lines[2]), shown
+    assert re.fullmatch(r"\talarm hl:np_load_avg=\d+\.\d{6} load-threshold=0", lines[3])
+    assert re.fullmatch(r"\talarm hl:np_load_avg=\d+\.\d{6} suspend-threshold=0", lines[4])
+    assert lines[5] == "\tqc:slots=2"
+    only_a = cell.ok("qstat", "-explain", "a", "-q", "all.q@node1").splitlines()
+    assert only_a[3].endswith(" load-threshold=0") and len(only_a) == 4
+    xml = cell.ok("qstat", "-explain", "A", "-xml", "-q", "all.q@node2")
+    assert re.search(r"<state>aA</state>\n      <suspend-alarm-reason>alarm hl:np_load_avg="
+                     r"[\d.]+ suspend-threshold=0</suspend-alarm-reason>\n", xml), xml
+    wrong = cell.run("qstat", "-explain", "x")
+    assert (wrong.returncode, wrong.stderr) == (1, "error: unknown queue state: x found in "
+                                                   "string: x\nunknown queue state: x found "
+                                                   "in string: x\n")
