@@ -57,6 +57,9 @@ USAGE = """usage: qconf [options]
    [-Aattr | -Mattr | -Dattr | -Rattr obj file obj_list]  the same with the file's
        "attr value" lines
    [-purge queue attr queue@host]       drop a host's override
+   [-sss]                     show the host the scheduler runs on (the master's)
+   [-sstree | -scall | -sckptl]   share tree, calendars, checkpointing interfaces:
+                              gridd has none
    [-help]                    print this help
 """
 

@@ -54,6 +54,23 @@ def _show(count: int, verb: Verb) -> Option:
     return Option(count, verb, changes=False)
 
 
+def _none_defined(what: str) -> Option:
+    """The listing of a kind of object gridd has none of (no share tree, calendars or
+    checkpointing interfaces), in 8.1.9's words for an empty list."""
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        ans.fail(what)
+        return ans
+
+    return _show(0, verb)
+
+
+def _scheduler_host(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """-sss: where the scheduler runs, which is inside the master."""
+    return Answer(out=[who.master_host])
+
+
 VERBS: dict[str, Option] = {
     # managers, operators, admin and submit hosts
     "-am": Option(1, lists.add_person("manager", "managers")),
@@ -135,6 +152,11 @@ VERBS: dict[str, Option] = {
        for option, mode in (("-Aattr", "add"), ("-Mattr", "modify"), ("-Dattr", "delete"),
                             ("-Rattr", "replace"))},
     "-purge": Option(3, attr.purge_override),
+    # what gridd has none of, and where its scheduler runs
+    "-sstree": _none_defined("no sharetree element"),
+    "-scall": _none_defined("no calendar defined"),
+    "-sckptl": _none_defined("no ckpt interface definition defined"),
+    "-sss": _show(0, _scheduler_host),
 }
 
 

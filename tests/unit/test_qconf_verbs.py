@@ -394,3 +394,12 @@ def test_templates_are_grid_engines():
     assert template("hostgroup", "@g") == "group_name @g\nhostlist NONE\n"
     assert template("pe", "x").splitlines()[1] == "slots              0"
     assert template("queue").splitlines()[12] == "pe_list               make smp mpi"
+
+
+def test_what_gridd_has_none_of_is_listed_as_8_1_9_lists_nothing():
+    cfg = cell()
+    assert refused(cfg, "-sstree") == ["no sharetree element"]
+    assert refused(cfg, "-scall") == ["no calendar defined"]
+    assert refused(cfg, "-sckptl") == ["no ckpt interface definition defined"]
+    ans = run_qconf(cfg, ["-sss"], Caller("alice", "node1", master_host="vm"))
+    assert (ans.out, ans.code) == (["vm"], 0)
