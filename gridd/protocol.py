@@ -122,6 +122,7 @@ class Alter(Msg, tag="alter"):
     context_changes: list[tuple[str, dict[str, str]]] | None = None  # -ac/-sc/-dc in order
     account: str | None = None
     binding: str | None = None
+    task_concurrency: int | None = None
 
 
 class Hold(Msg, tag="hold"):
@@ -404,6 +405,7 @@ class SchedJob(msgspec.Struct, kw_only=True):
     ar: int = 0  # the advance reservation it runs in (qsub -ar), 0 for none
     start_time: float = 0.0  # qsub -a: planned from then on, not before
     deadline: float = 0.0  # qsub -dl: its urgency grows as it nears (0: none)
+    task_concurrency: int = 0  # qsub -tc: its tasks running at once at most (0: any)
 
 
 class SchedState(Msg, tag="sched_state"):

@@ -20,7 +20,7 @@ USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] [-A account
          "[-a date_time] [-dl date_time] [-r y|n] [-js job_share] [-ac|-sc|-dc context] "
          "[-binding [env|pe|set] strategy] [-hold_jid job_list] [-pe pe_name slot_range] "
          "[[-hard|-soft] -l resource=value,...] [[-hard|-soft] -q queue_list] "
-         "[-masterq queue_list] [-h {u|o|s|n|U|O|S}...] "
+         "[-masterq queue_list] [-tc max_running_tasks] [-h {u|o|s|n|U|O|S}...] "
          "job_task_list")
 FIELDS = {"hard_resources": "hard"}  # settings named otherwise in p.Alter
 

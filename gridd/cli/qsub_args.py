@@ -45,7 +45,7 @@ _ONE_ARG = frozenset(
      "-hold_jid", "-hold_jid_ad", "-t", "-b", "-R", "-A", "-P", "-M", "-m", "-w", "-ar",
      "-C", "-@",
      "-a", "-dl", "-r", "-shell", "-ac", "-sc", "-dc", "-binding", "-js", "-i", "-ckpt",
-     "-c", "-masterq", *_REFUSED}
+     "-c", "-masterq", "-tc", *_REFUSED}
 )
 _TWO_ARGS = frozenset({"-pe"})
 _VERIFY_MODES = frozenset("ewnvp")
@@ -103,6 +103,7 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-soft]                                  following -l/-q requests are preferences
    [-sync y[es]|n[o]]                       wait for the job and exit with its status
    [-t task_id_range]                       array job with tasks n[-m[:s]]
+   [-tc max_running_tasks]                  an array's tasks running at once at most
    [-terse]                                 print only the job id
    [-V]                                     pass the whole environment to the job
    [-v variable_list]                       pass these variables to the job
@@ -220,6 +221,13 @@ def _priority(value: str) -> dict[str, Any]:
             EXIT_BAD_ARGUMENT,
         )
     return {"priority": priority}
+
+
+def _task_concurrency(value: str) -> dict[str, Any]:
+    if not is_unsigned(value):
+        raise QsubError(f'invalid task concurrency number "{value}". Must be an integer '
+                        "greater or equal to 0.", EXIT_BAD_ARGUMENT)
+    return {"task_concurrency": int(value)}
 
 
 def _ar(value: str) -> dict[str, Any]:
@@ -340,6 +348,7 @@ _SIMPLE: dict[str, Callable[[str], dict[str, Any]]] = {
     "-ckpt": lambda v: {"checkpoint": v},
     "-c": _checkpoint_when,
     "-masterq": lambda v: {"master_queues": requests.parse_name_list(v)},
+    "-tc": _task_concurrency,
 }
 _WITH_CONTEXT: dict[str, Callable[[str, _Context], dict[str, Any]]] = {
     "-l": _resources,
@@ -656,7 +665,8 @@ def parse_qsub(
 
 # The qsub options qalter takes (their arguments as qsub's: see arity).
 ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-masterq", "-pe", "-hold_jid",
-                       "-a", "-dl", "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding"})
+                       "-a", "-dl", "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding",
+                       "-tc"})
 
 
 def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> dict[str, Any]:

@@ -720,6 +720,8 @@ def _task_lines(job: Job) -> list[str]:
     lines = []
     if job.is_array:
         lines.append(_field("job-array tasks", _array_text(job)))
+    if job.spec.task_concurrency:
+        lines.append(_field("maximum concurrency", job.spec.task_concurrency))
     lines.append(_field("binding", job.spec.binding or "NONE"))
     if job.spec.binary:
         lines.append(_field("job_type", "binary,noshell" if job.spec.noshell else "binary"))

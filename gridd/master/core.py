@@ -485,6 +485,8 @@ class Master:
         if spec.master_queues and not spec.pe_name:
             return ("Unable to run job: job rejected: specification of master queue is not "
                     "allowed for non-parallel jobs")
+        if spec.task_concurrency and spec.array is None:
+            return 'Unable to run job: invalid "task concurrency" value in job request'
         if spec.hold_jid_ad and spec.array is None:
             return ('Unable to run job: Can only specify "-hold_jid_ad" option with an array '
                     'job (using "-t" option)')
@@ -744,7 +746,8 @@ class Master:
                            ("soft_resources", "soft resource list"),
                            ("account", "account"), ("start_time", "start time"),
                            ("deadline", "deadline time"), ("restart", "restart behaviour"),
-                           ("binding", "binding")):
+                           ("binding", "binding"),
+                           ("task_concurrency", "task concurrency")):
             value = getattr(req, name)
             if value is not None:
                 setattr(spec, name, value)
@@ -1468,6 +1471,7 @@ def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
         pe_max=spec.pe_max, immediate=spec.immediate,
         owner=spec.owner, group=spec.group, project=spec.project, reserve=spec.reserve,
         ar=spec.ar, start_time=spec.start_time, deadline=spec.deadline,
+        task_concurrency=spec.task_concurrency,
     )
 
 

@@ -95,6 +95,7 @@ class JobSpec(msgspec.Struct):
     checkpoint: str = ""  # -ckpt: a checkpointing environment (gridd has none to offer)
     checkpoint_when: str = ""  # -c: when to checkpoint (letters of nsmxr, or an interval)
     master_queues: list[str] = msgspec.field(default_factory=list)  # -masterq
+    task_concurrency: int = 0  # -tc: an array's tasks running at once at most (0: any)
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""

@@ -257,6 +257,8 @@ class _Resumable:
                     or task.pe != o.pe:
                 return None
         new = order[len(left):]
+        if cycle.job_tasks is None and any(j.task_concurrency for j in new):
+            return None  # the cycle kept no count of running tasks to limit them by
         plan = cycle.go_on(now, new, self.states)
         self.reserved = plan.reserved = self.reserved | plan.reserved
         more = _still_waiting(new, plan, view.jobs)
@@ -338,8 +340,9 @@ class Planner:
                                  levels.matcher.table)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
-                      carried=self._carried, ars=view.ars,
-                      in_ars=in_ars)
+                      carried=self._carried, ars=view.ars, in_ars=in_ars,
+                      count_tasks=view.conf.max_aj_instances > 0 or any(
+                          j.task_concurrency for j in order))
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         plan = cycle.run(order)
@@ -657,6 +660,7 @@ class Cycle:
         ars: Mapping[int, ArBooking] | None = None,
         in_ars: Iterable[Running] = (),
         granting: bool = False,
+        count_tasks: bool = False,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -664,7 +668,8 @@ class Cycle:
         gathered per job. It is far slower and exists as the reference the caches must
         agree with (the property tests and bench/dispatch.py compare the two).
         `quota_rules` are the rule sets compiled by an earlier cycle, reused while the
-        configuration is the same (and their tables within bounds)."""
+        configuration is the same (and their tables within bounds). `count_tasks`: keep
+        count of each job's running tasks (max_aj_instances, -tc)."""
         self.conf = conf
         self.levels = levels
         self.matcher = levels.matcher
@@ -728,10 +733,10 @@ class Cycle:
         self.ar_spent: dict[tuple[int, str], float] = {}
         for task in in_ars:
             self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted)
-        # Tasks running per job, where max_aj_instances limits them (counted on as they
-        # start).
+        # Tasks running per job, where max_aj_instances or a job's -tc limits them (counted
+        # on as they start).
         self.job_tasks: Counter[int] | None = None
-        if conf.max_aj_instances > 0:
+        if count_tasks:
             self.job_tasks = Counter(task.job_id for task in itertools.chain(running, in_ars))
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
@@ -851,9 +856,11 @@ class Cycle:
         return plan
 
     def _array_full(self, job: p.SchedJob, plan: Plan) -> bool:
-        """Whether max_aj_instances of the job's tasks run already (said as 8.1.9's
-        scheduler says it)."""
-        if self.job_tasks is None or self.job_tasks[job.job_id] < self.conf.max_aj_instances:
+        """Whether as many of the job's tasks run as max_aj_instances or its -tc allow
+        (said as 8.1.9's scheduler says it for either)."""
+        limit = min((n for n in (self.conf.max_aj_instances, job.task_concurrency) if n > 0),
+                    default=0)
+        if self.job_tasks is None or not limit or self.job_tasks[job.job_id] < limit:
             return False
         if self.conf.job_info:
             plan.info[job.job_id] = [ARRAY_LIMIT]

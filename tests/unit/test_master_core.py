@@ -378,6 +378,21 @@ def test_an_array_job_leaves_once_its_last_task_ends_in_whatever_order():
     assert master.all_done(job) and len(seqs) == 4
 
 
+def test_task_concurrency_needs_an_array_and_goes_to_the_scheduler():
+    """8.1.9: -tc without -t is refused in these words; qalter -tc says so."""
+    master = make_master(hosts=1, slots=4)
+    fx = Effects()
+    assert master.submit(spec(task_concurrency=2), 1.0, fx).text == (
+        'Unable to run job: invalid "task concurrency" value in job request')
+    number = master.submit(spec(array=(1, 4, 1), task_concurrency=2), 1.0, fx).job_id
+    sj = master.sched_job(master.s.jobs[number])
+    assert sj is not None and sj.task_concurrency == 2
+    reply = master.alter(p.Alter(targets=[str(number)], user="root", task_concurrency=3),
+                         2.0, Effects())
+    assert reply.lines == [f"modified task concurrency of job {number}"]
+    assert master.s.jobs[number].spec.task_concurrency == 3
+
+
 def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_done():
     """8.1.9's rules (run here): only an array may ask, and only for arrays of the same
     range; task N waits (hqw, "Job is in hold state") until task N of the other is done."""

@@ -540,6 +540,28 @@ def test_max_aj_instances_bounds_the_running_tasks_of_an_array() -> None:
     assert len(plan(view, job(1, tasks=6), job(2, tasks=4)).orders) == 9
 
 
+def test_a_jobs_tc_bounds_its_running_tasks_below_max_aj_instances() -> None:
+    """qsub -tc: the lower of the job's own limit and max_aj_instances holds, with the
+    same reason (8.1.9 names max_aj_instances for both); a cycle gone on with for new
+    jobs (they arrive after one that counted nothing) counts for a new -tc job too."""
+    view = cell(qi("all.q@h1", slots=10),
+                running=[Running(1, 1, {}, [("all.q@h1", 1)], "")])
+    view.conf = msgspec.structs.replace(view.conf, max_aj_instances=3)
+    limited = msgspec.structs.replace(job(1, tasks=6), task_concurrency=2)
+    result = plan(view, limited, job(2, tasks=4))
+    assert sorted(where(result)) == [(1, 1), (2, 1), (2, 2), (2, 3)]  # one more of job 1
+    assert result.info[1] == ["not all array tasks may be started due to 'max_aj_instances'"]
+    view.conf = msgspec.structs.replace(view.conf, max_aj_instances=0)
+    assert sorted(where(plan(view, limited))) == [(1, 1)]
+    planner = Planner()
+    view.running, view.jobs = {}, {3: job(3, hard={"license": "1"})}  # cannot start
+    view.conf = msgspec.structs.replace(view.conf, global_values={"license": "0"},
+                                        job_info=False)
+    assert planner.plan(view, 100.0).orders == []
+    view.jobs[4] = msgspec.structs.replace(job(4, tasks=5), task_concurrency=2)
+    assert sorted(where(planner.plan(view, 101.0))) == [(4, 1), (4, 2)]
+
+
 def test_plan_conf_reads_max_aj_instances() -> None:
     state = MasterState()
     initial_config(state, CellConfig(hosts=["h1"], slots=1))

@@ -513,3 +513,14 @@ def test_those_options_refused_in_8_1_9s_words(argv: tuple[str, ...], text: str,
                                                code: int) -> None:
     """Checked on a real 8.1.9 (which prints a detail line before a bad date's)."""
     assert refusal(*argv, "-b", "y", "true") == (text, code)
+
+
+def test_task_concurrency() -> None:
+    """8.1.9: -tc takes an unsigned number (0: no limit); the master refuses one without
+    -t (see test_master_core)."""
+    assert submit("-t", "1-4", "-tc", "2", "-b", "y", "true").spec.task_concurrency == 2
+    assert submit("-b", "y", "true").spec.task_concurrency == 0
+    for bad in ("abc", "-1"):
+        assert refusal("-t", "1-2", "-tc", bad, "-b", "y", "true") == (
+            f'qsub: invalid task concurrency number "{bad}". Must be an integer greater or '
+            "equal to 0.", 7)
