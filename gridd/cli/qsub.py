@@ -13,6 +13,7 @@ from gridd.cli.common import current_group, current_user, read_text
 from gridd.cli.qsub_args import USAGE, QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range, submitted_line
+from gridd.model.job import Job
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     if req.help:
         print(USAGE, end="" if USAGE.endswith("\n") else "\n")
+        return 0
+    if req.verify_only:  # shown, not submitted: the master is not asked
+        from gridd.cli.render_qstat import unsubmitted_detail
+
+        sys.stdout.write(unsubmitted_detail(Job(job_id=0, spec=req.spec, submit_time=0.0)))
         return 0
     try:
         with Client() as client:

@@ -610,12 +610,15 @@ def _usage(task: Task) -> str:
     )
 
 
-def _identity_lines(job: Job) -> list[str]:
+def _identity_lines(job: Job, submitted: bool = True) -> list[str]:
+    """Number, files and times, owner, origin; what submission fills in (number, script
+    file, submission time, account) only for a `submitted` job."""
     spec = job.spec
     lines = [
-        _field("job_number", job.job_id),
-        _field("exec_file", f"job_scripts/{job.job_id}"),
-        _field("submission_time", time.asctime(time.localtime(job.submit_time))),
+        *([_field("job_number", job.job_id),
+           _field("exec_file", f"job_scripts/{job.job_id}"),
+           _field("submission_time", time.asctime(time.localtime(job.submit_time)))]
+          if submitted else [_field("job_number", "unassigned")]),
         *([_field("deadline", time.asctime(time.localtime(spec.deadline)))]
           if spec.deadline else []),
         _field("owner", spec.owner),
@@ -630,7 +633,8 @@ def _identity_lines(job: Job) -> list[str]:
     lines += [_field(label, value) for label, value in origin if value]
     if spec.start_time:
         lines.append(_field("execution_time", time.asctime(time.localtime(spec.start_time))))
-    lines.append(_field("account", spec.account))
+    if submitted:
+        lines.append(_field("account", spec.account))
     return lines
 
 
@@ -765,6 +769,13 @@ def job_detail(job: Job, reply: JobsReply) -> str:
         + _reservation_lines(reply.reserved.get(job.job_id))
         + _reason_lines(reply.reasons.get(job.job_id, []))
     )
+
+
+def unsubmitted_detail(job: Job) -> str:
+    """qsub -verify: the job as qstat -j would show it, before the master has numbered
+    it (8.1.9 shows no number, files, times or account then)."""
+    return "".join(_identity_lines(job, submitted=False) + _request_lines(job)
+                   + _relation_lines(job, []) + _task_lines(job))
 
 
 def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:

@@ -524,3 +524,26 @@ def test_task_concurrency() -> None:
         assert refusal("-t", "1-2", "-tc", bad, "-b", "y", "true") == (
             f'qsub: invalid task concurrency number "{bad}". Must be an integer greater or '
             "equal to 0.", 7)
+
+
+def test_verify_shows_the_job_and_submits_nothing(tmp_path) -> None:
+    """qsub -verify prints the job as qstat -j would, numbered "unassigned", without a
+    master to ask (this root has none)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, GRIDD_ROOT=str(tmp_path))
+    qsub = Path(sys.executable).parent / "qsub"
+    out = subprocess.run([str(qsub), "-verify", "-b", "y", "-N", "vv", "-l", "h_rt=60",
+                          "-t", "1-3", "true"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "job_number:                 unassigned"
+    assert "hard resource_list:         h_rt=60" in lines
+    assert "job_name:                   vv" in lines
+    assert "job-array tasks:            1-3:1" in lines
+    assert not any(line.startswith(("exec_file", "submission_time", "account"))
+                   for line in lines)
