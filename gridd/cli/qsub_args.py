@@ -36,8 +36,12 @@ EXIT_UNKNOWN = 5  # an option qsub knows of but does not take (-ot, -he)
 _SCRIPT_ERROR = "Unable to read script file because of error: "
 
 _FLAGS = frozenset(
-    {"-cwd", "-V", "-terse", "-h", "-notify", "-hard", "-soft", "-help", "-verify"}
+    {"-cwd", "-V", "-terse", "-h", "-notify", "-hard", "-soft", "-help", "-verify", "-clear"}
 )
+# A source's settings with this key set began with -clear: whatever came before it, in
+# that source and the ones read before (request files, then the script's directives,
+# then the command line), counts for nothing.
+CLEARED = "cleared"
 # Options 8.1.9's qsub reads (each with its argument) only to refuse as unknown.
 _REFUSED = ("-ot", "-he")
 _ONE_ARG = frozenset(
@@ -71,6 +75,7 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
    [-C directive_prefix]                    prefix of option lines in the script
    [-c n|s|m|x|r|interval]                  when to checkpoint the job
    [-ckpt ckpt_name]                        checkpointing environment
+   [-clear]                                 forget every option read before it
    [-cwd]                                   run in the submission directory
    [-dc name_list]                          delete context variables
    [-dl date_time]                          deadline (for deadlineusers)
@@ -406,6 +411,10 @@ def _collect(scanned: _Scanned, ctx: _Context) -> dict[str, Any]:
     ctx.soft = False
     settings: dict[str, Any] = {}
     for option, args in scanned.options:
+        if option == "-clear":
+            settings = {CLEARED: True}
+            ctx.soft = False
+            continue
         for key, value in _option_settings(option, args, ctx).items():
             add_setting(settings, key, value, same_source=True, merging=_MERGING)
     return settings
@@ -524,6 +533,8 @@ def _last(sources: list[dict[str, Any]], key: str, default: Any) -> Any:
     for settings in reversed(sources):
         if key in settings:
             return settings[key]
+        if CLEARED in settings:
+            break
     return default
 
 
@@ -532,8 +543,11 @@ def combine(sources: list[dict[str, Any]],
     """The settings of all sources, later ones over earlier ones, `merging` keys added up."""
     combined: dict[str, Any] = {}
     for settings in sources:
+        if CLEARED in settings:
+            combined = {}
         for key, value in settings.items():
-            add_setting(combined, key, value, same_source=False, merging=merging)
+            if key != CLEARED:
+                add_setting(combined, key, value, same_source=False, merging=merging)
     return combined
 
 

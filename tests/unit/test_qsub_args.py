@@ -547,3 +547,21 @@ def test_verify_shows_the_job_and_submits_nothing(tmp_path) -> None:
     assert "job-array tasks:            1-3:1" in lines
     assert not any(line.startswith(("exec_file", "submission_time", "account"))
                    for line in lines)
+
+
+def test_clear_forgets_what_was_read_before_it() -> None:
+    """8.1.9 (qsub -verify there): on the command line -clear drops the request files, the
+    script's directives and the options before it; in a script it drops the request files
+    and the directives before it, and the command line still counts."""
+    files = {"/work/.sge_request": "-p -5 -A fromfile\n",
+             "/work/s2.sh": "#!/bin/sh\n#$ -N fromscript\n#$ -p -7\necho hi\n",
+             "/work/s3.sh": "#!/bin/sh\n#$ -N fromscript\n#$ -clear\n#$ -q all.q\necho hi\n"}
+    kept = submit("s2.sh", files=files).spec
+    assert (kept.name, kept.priority, kept.account) == ("fromscript", -7, "fromfile")
+    cleared = submit("-l", "h_rt=10", "-clear", "-q", "all.q", "s2.sh", files=files).spec
+    assert (cleared.name, cleared.priority, cleared.account, cleared.hard_resources,
+            cleared.hard_queues) == ("s2.sh", 0, "sge", {}, ["all.q"])
+    in_script = submit("-l", "h_rt=10", "s3.sh", files=files).spec
+    assert (in_script.name, in_script.priority, in_script.account, in_script.hard_resources,
+            in_script.hard_queues) == ("s3.sh", 0, "sge", {"h_rt": "10"}, ["all.q"])
+    assert not submit("-verify", "-clear", "-b", "y", "true").verify_only
