@@ -366,6 +366,12 @@ class StartTask(Msg, tag="start_task"):
     shell: str = "/bin/sh"
 
 
+class StopExecd(Msg, tag="stop_execd"):
+    """qconf -ke (the jobs go on, for the next execd to take over) or -kej (killed)."""
+
+    kill_jobs: bool = False
+
+
 class KillTask(Msg, tag="kill_task"):
     job_id: int
     task_id: int
@@ -533,7 +539,7 @@ Message = (
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport
-    | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask
+    | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask | StopExecd
     | SchedState | SchedEvent
     | SchedHello | Dispatch | AccountTask | ReportRecord | Accounted | ReportingParams
     | DbQuery | DbExport | DbAnswer | SpoolRequest

@@ -74,6 +74,10 @@ class ExecdActor:
             log.info("taking over %d running task(s); %d report(s) to deliver",
                      len(self.active), len(self.unacked))
         self.stopping = False
+        # Set when the master asks this execd to end (qconf -ke, -kej): with whether its
+        # jobs are to be killed first.
+        self.told_to_stop = trio.Event()
+        self.kill_jobs = True
         self.ctx = zmq.Context()
 
     async def run(self) -> None:
@@ -170,6 +174,11 @@ class ExecdActor:
                     self.runner.kill(msg.job_id, msg.task_id)
                 case p.SuspendTask():
                     self.runner.suspend(msg.job_id, msg.task_id, msg.suspend)
+                case p.StopExecd():
+                    log.info("the master asks this execd to end%s",
+                             ", killing its jobs" if msg.kill_jobs else "")
+                    self.kill_jobs = msg.kill_jobs
+                    self.told_to_stop.set()
                 case p.Ack():
                     key = (msg.job_id, msg.task_id)
                     if self.unacked.pop(key, None) is not None:
@@ -233,13 +242,19 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None
     pidfile.write_text(f"{os.getpid()}\n")
     actor = ExecdActor(base, name, endpoint, load_report_time, curve)
 
+    async def signalled() -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for _ in signals:
+                actor.told_to_stop.set()
+                return
+
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(actor.run)
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    break
-            await actor.stop()
+            nursery.start_soon(signalled)
+            await actor.told_to_stop.wait()
+            if actor.kill_jobs:
+                await actor.stop()
             nursery.cancel_scope.cancel()
 
     try:

@@ -439,6 +439,8 @@ class MasterActor:
                 reply = m.wait_scheduled(ident, msg)
             case p.Qconf():
                 reply = m.qconf(msg, fx)
+                if fx.stop_master:
+                    self.stopping.set()
             case p.Qmod():
                 reply = m.qmod(msg, now, fx)
             case p.QueryQuota():

@@ -58,6 +58,9 @@ USAGE = """usage: qconf [options]
        "attr value" lines
    [-purge queue attr queue@host]       drop a host's override
    [-sss]                     show the host the scheduler runs on (the master's)
+   [-km]                      shut the master (and its scheduler) down
+   [-ke | -kej host_list|all] shut execds down; their jobs go on for the next execd
+                              to take over (-ke) or are killed (-kej)
    [-sstree | -scall | -sckptl]   share tree, calendars, checkpointing interfaces:
                               gridd has none
    [-help]                    print this help

@@ -66,6 +66,31 @@ def _none_defined(what: str) -> Option:
     return _show(0, verb)
 
 
+def _kill_master(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """-km: the master shuts down (and its scheduler with it)."""
+    return Answer(err=[f"{who} kills qmaster"], stop_master=True)
+
+
+def _kill_execds(kill_jobs: bool) -> Verb:
+    """-ke / -kej host_list|all: execds shut down, their jobs going on (-ke) or killed."""
+
+    def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+        ans = Answer()
+        hosts = sorted(who.execds) if args[0] == "all" else [
+            h for h in args[0].split(",") if h]
+        if args[0] == "all" and not hosts:
+            ans.fail(f"no execd known on host {who.master_host}")
+        for host in hosts:
+            if host in who.execds:
+                ans.err.append(f"sent shutdown notification to  execd host {host}")
+                ans.stop_execds.append((host, kill_jobs))
+            else:
+                ans.fail(f"failed sending shutdown notification to unknown execd host {host}")
+        return ans
+
+    return verb
+
+
 def _scheduler_host(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     """-sss: where the scheduler runs, which is inside the master."""
     return Answer(out=[who.master_host])
@@ -157,6 +182,10 @@ VERBS: dict[str, Option] = {
     "-scall": _none_defined("no calendar defined"),
     "-sckptl": _none_defined("no ckpt interface definition defined"),
     "-sss": _show(0, _scheduler_host),
+    # shutting daemons down (managers)
+    "-km": Option(0, _kill_master),
+    "-ke": Option(1, _kill_execds(kill_jobs=False), missing='Need a hostname or the keyword "all"'),
+    "-kej": Option(1, _kill_execds(kill_jobs=True), missing='Need a hostname or the keyword "all"'),
 }
 
 
@@ -231,4 +260,6 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
         total.err += ans.err
         total.code = max(total.code, ans.code)
         total.changed |= ans.changed
+        total.stop_execds += ans.stop_execds
+        total.stop_master |= ans.stop_master
     return total

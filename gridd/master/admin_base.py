@@ -25,6 +25,8 @@ class Answer:
     err: list[str] = field(default_factory=list)
     code: int = 0
     changed: bool = False
+    stop_execds: list[tuple[str, bool]] = field(default_factory=list)  # (host, kill jobs)
+    stop_master: bool = False
 
     def fail(self, text: str, code: int = 1) -> None:
         """A refusal; `code` is Grid Engine's, which is 0 for a few of them."""
@@ -44,6 +46,7 @@ class Caller:
     files: dict[str, str] = field(default_factory=dict)
     admin_host: bool = True
     master_host: str = ""
+    execds: frozenset[str] = frozenset()  # the hosts whose execd is connected
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"

@@ -97,6 +97,7 @@ class Effects:
     gone_ars: set[int] = field(default_factory=set)  # every AR again
     reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
+    stop_master: bool = False  # qconf -km
 
 
 @dataclass
@@ -1040,8 +1041,10 @@ class Master:
         before = _copy(self.s.config) if self.s.ars and admin.may_change(req.argv) else None
         who = admin.Caller(req.user, req.host, req.files,
                            admin_host=permissions.admin_host(self.s.config, req.host),
-                           master_host=self.master_host)
+                           master_host=self.master_host, execds=frozenset(self.host_up))
         ans = admin.run_qconf(self.s.config, req.argv, who)
+        fx.to_execd += [(host, p.StopExecd(kill_jobs=kill)) for host, kill in ans.stop_execds]
+        fx.stop_master = fx.stop_master or ans.stop_master
         if ans.changed and before is not None:
             problem = ars.breaks(self, views.plan_conf(self.s.config))
             if problem:
