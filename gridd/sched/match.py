@@ -570,8 +570,11 @@ def _amount(need: Need, slots: int) -> float:
     return need.key if need.consumable == "JOB" else need.key * slots
 
 
-def _first_failure(need: Need, levels: tuple[Level, ...], slots: int) -> tuple[Level, str] | None:
-    """The level rejecting `need` and why, or None; levels without the attribute are skipped."""
+def _first_failure(need: Need, levels: tuple[Level, ...], slots: int
+                   ) -> tuple[Level, str, bool] | None:
+    """The level rejecting `need`, why, and whether by a value it offers (not by what is
+    left of a consumable); None when none does. Levels without the attribute are
+    skipped."""
     name = need.name
     found = False
     if need.consumable == "NO":
@@ -582,7 +585,8 @@ def _first_failure(need: Need, levels: tuple[Level, ...], slots: int) -> tuple[L
                 continue
             if not test(key, offer.key):
                 shown = _show_offer(need.type, offer)
-                return level, f"it offers only {_LETTER[level.kind]}{offer.source}:{name}={shown}"
+                return (level, f"it offers only {_LETTER[level.kind]}{offer.source}:{name}={shown}",
+                        True)
             found = True
     else:
         amount = need.key if need.consumable == "JOB" else need.key * slots
@@ -597,11 +601,12 @@ def _first_failure(need: Need, levels: tuple[Level, ...], slots: int) -> tuple[L
                 source = "c"
             if not amount <= free:
                 shown = _show_number(need.type, free)
-                return level, f"it offers only {_LETTER[level.kind]}{source}:{name}={shown}"
+                return (level, f"it offers only {_LETTER[level.kind]}{source}:{name}={shown}",
+                        False)
             found = True
     if found or not need.explicit:
         return None
-    return levels[-1], f"job requests unknown resource ({need.name})"
+    return levels[-1], f"job requests unknown resource ({need.name})", False
 
 
 def more_restrictive(relop: str, value: Any, than: Any) -> bool:
@@ -614,11 +619,14 @@ def more_restrictive(relop: str, value: Any, than: Any) -> bool:
     return False
 
 
-def _failure(req: JobRequest, level: Level, why: str) -> MatchResult:
+def _failure(req: JobRequest, level: Level, why: str, by_value: bool = False) -> MatchResult:
+    """8.1.9 words a host's refusal by a value it offers `cannot run at host "vm"`, and
+    one by what is left of a consumable `cannot run in queue "vm"`, as for a queue."""
     if level.kind == GLOBAL:
         where = "cannot run globally"
+    elif level.kind == HOST and by_value:
+        where = f'cannot run at host "{level.name}"'
     else:
-        # Grid Engine names a host-level failure "queue" too: `cannot run in queue "vm"`.
         where = f'cannot run in queue "{level.name}"'
     return MatchResult(False, f"(-l {req.label}) {where} because {why}", level.kind, level.name)
 

@@ -109,7 +109,7 @@ def test_equality_values_are_overridden_on_their_own_level_only(cell: Cell, tmp_
     job = submit(cell, "-q", "all.q@node1", "-l", "arch=sol-amd64", "-b", "y", "true")
     info = wait_for(lambda: "arch" in scheduling_info(cell, job)
                     and scheduling_info(cell, job), what="scheduling info")
-    assert '(-l arch=sol-amd64) cannot run in queue "node1" because it offers only ' \
+    assert '(-l arch=sol-amd64) cannot run at host "node1" because it offers only ' \
            "hl:arch=" in info
 
 

@@ -224,7 +224,7 @@ def test_restring_request_against_an_arch(m: Matcher) -> None:
     assert m.fits(m.request({"osre": "linux|solaris"}), 1, host).ok
     result = m.fits(m.request({"osre": "[linux|solaris]"}), 1, host)
     assert result.reason == (
-        '(-l osre=[linux|solaris]) cannot run in queue "node1" '
+        '(-l osre=[linux|solaris]) cannot run at host "node1" '
         "because it offers only hl:osre=solaris"
     )
     assert m.fits(m.request({"notre": "sol*"}), 1, m.level(HOST, "h", {"notre": "lx"})).ok
@@ -294,8 +294,9 @@ def test_example_1_equality_overridden_on_the_same_level_only(m: Matcher) -> Non
         "offers only hf:arch=sol-sparc64"
     )
     # ... but a queue cannot override the host: both are checked, and the host fails first.
+    # (8.1.9 says "at host" of a value a host offers, "in queue" of a consumable's rest.)
     assert m.fits(m.request({"arch": "lx-amd64"}), 1, None, host, queue).reason == (
-        '(-l arch=lx-amd64) cannot run in queue "node1" because it offers only hf:arch=sol-sparc64'
+        '(-l arch=lx-amd64) cannot run at host "node1" because it offers only hf:arch=sol-sparc64'
     )
     assert m.fits(m.request({"arch": "sol-sparc64"}), 1, None, host, queue).reason.endswith(
         "offers only qf:arch=lx-amd64"
