@@ -442,6 +442,7 @@ class SchedEvent(Msg, tag="sched_event"):
     conf: PlanConf | None = None  # the configuration as planning sees it, when it changed
     ars: list[ArBooking] | None = None  # every advance reservation, when one changed
     answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
+    monitor: bool = False  # qconf -tsm: record the next cycle in the schedd_runlog file
 
 
 class SchedHello(Msg, tag="sched_hello"):

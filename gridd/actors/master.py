@@ -549,7 +549,7 @@ class MasterActor:
             return
         if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
                 or fx.sched_loads or fx.hosts_changed or fx.flags_changed or fx.config_changed
-                or fx.dirty_ars or fx.gone_ars or answered_dispatch):
+                or fx.dirty_ars or fx.gone_ars or answered_dispatch or fx.sched_monitor):
             return
         self.master.sched_seq += 1
         self._send_now(self.sched, p.SchedEvent(
@@ -560,6 +560,7 @@ class MasterActor:
             conf=self.master.plan if fx.config_changed else None,
             ars=(list(ars.bookings(self.master).values())
                  if fx.dirty_ars or fx.gone_ars else None),
+            monitor=fx.sched_monitor,
             answers_dispatch=answered_dispatch,
         ))
 

@@ -12,6 +12,7 @@ import logging
 import time
 from pathlib import Path
 
+import msgspec
 import trio
 import zmq
 
@@ -19,7 +20,7 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.collector import held_off
 from gridd.sched.info import Told
-from gridd.sched.plan import Planner
+from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 from gridd.transport import TrioSocket
 
@@ -38,6 +39,7 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
     synced = False  # the view holds a state from the master
     awaiting = 0.0  # when the last Dispatch went out, while its answer is due
     last_cycle = 0.0
+    monitoring = False  # qconf -tsm asked for the next cycle to be recorded
     try:
         await sock.send([p.encode(p.SchedHello())])
         while True:
@@ -56,6 +58,7 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                             break
                         if msg.answers_dispatch:
                             awaiting = 0.0
+                        monitoring = monitoring or msg.monitor
             now = time.time()
             if awaiting and now - awaiting > ANSWER_TIMEOUT:
                 log.warning("no answer to the last dispatch; asking for a resync")
@@ -65,12 +68,15 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 await _wait_for_state(sock, view)
                 synced = True
                 continue
-            due = view.changed or now - last_cycle >= interval
+            due = view.changed or monitoring or now - last_cycle >= interval
             # With MONITOR each interval is recorded while something runs, as Grid Engine does.
-            if awaiting or not due or not (view.jobs or told.info
+            if awaiting or not due or not (view.jobs or told.info or monitoring
                                            or (view.conf.monitor and view.running)):
                 continue
             view.changed, last_cycle = False, now
+            kept = view.conf  # a recorded cycle gathers the reasons whatever job_info says
+            if monitoring:
+                view.conf = msgspec.structs.replace(kept, job_info=True)
             try:
                 with held_off():
                     plan = planner.plan(view, now)
@@ -78,6 +84,13 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 log.exception("planning failed; asking the master for a fresh state")
                 synced = False
                 continue
+            finally:
+                view.conf = kept
+            if monitoring:
+                _runlog(paths.common(base) / "schedd_runlog", now, plan)
+                monitoring = False
+                if not kept.job_info:
+                    plan.info = {}  # gathered for the file only: the cell keeps none
             if plan.schedule is not None:
                 _monitor(paths.common(base) / "schedule", plan.schedule)
             dispatch = told.dispatch(plan)
@@ -97,6 +110,22 @@ def _monitor(path: Path, lines: list[str]) -> None:
             out.write("".join(f"{line}\n" for line in ["::::::::", *lines]))
     except OSError as exc:
         log.error("cannot write the schedule file %s: %s", path, exc)
+
+
+def _runlog(path: Path, now: float, plan: Plan) -> None:
+    """Append a cycle to the schedd_runlog file (qconf -tsm), as 8.1.9 words it: between
+    a start and a stop line, why instances took no job, then why each job that waits
+    does, every line led by the time."""
+    lines = ["-------------START-SCHEDULER-RUN-------------", *plan.global_info,
+             *(f"Job {job} {reason}" for job, reasons in plan.info.items()
+               for reason in reasons),
+             "--------------STOP-SCHEDULER-RUN-------------"]
+    stamp = time.ctime(now)
+    try:
+        with path.open("a") as out:
+            out.write("".join(f"{stamp}|{line}\n" for line in lines))
+    except OSError as exc:
+        log.error("cannot write the scheduler's run log %s: %s", path, exc)
 
 
 def _decoded(frames: list[list[bytes]]) -> list[p.Msg]:

@@ -91,6 +91,11 @@ def _kill_execds(kill_jobs: bool) -> Verb:
     return verb
 
 
+def _monitor(cfg: Configuration, args: list[str], who: Caller) -> Answer:
+    """-tsm: the scheduler records its next cycle in the schedd_runlog file."""
+    return Answer(err=[f"{who} triggers scheduler monitoring"], monitor=True)
+
+
 def _scheduler_host(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     """-sss: where the scheduler runs, which is inside the master."""
     return Answer(out=[who.master_host])
@@ -182,6 +187,7 @@ VERBS: dict[str, Option] = {
     "-scall": _none_defined("no calendar defined"),
     "-sckptl": _none_defined("no ckpt interface definition defined"),
     "-sss": _show(0, _scheduler_host),
+    "-tsm": Option(0, _monitor),
     # shutting daemons down (managers)
     "-km": Option(0, _kill_master),
     "-ke": Option(1, _kill_execds(kill_jobs=False), missing='Need a hostname or the keyword "all"'),
@@ -262,4 +268,5 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
         total.changed |= ans.changed
         total.stop_execds += ans.stop_execds
         total.stop_master |= ans.stop_master
+        total.monitor |= ans.monitor
     return total

@@ -27,6 +27,7 @@ class Answer:
     changed: bool = False
     stop_execds: list[tuple[str, bool]] = field(default_factory=list)  # (host, kill jobs)
     stop_master: bool = False
+    monitor: bool = False  # -tsm
 
     def fail(self, text: str, code: int = 1) -> None:
         """A refusal; `code` is Grid Engine's, which is 0 for a few of them."""

@@ -98,6 +98,7 @@ class Effects:
     reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
     stop_master: bool = False  # qconf -km
+    sched_monitor: bool = False  # qconf -tsm
 
 
 @dataclass
@@ -1045,6 +1046,7 @@ class Master:
         ans = admin.run_qconf(self.s.config, req.argv, who)
         fx.to_execd += [(host, p.StopExecd(kill_jobs=kill)) for host, kill in ans.stop_execds]
         fx.stop_master = fx.stop_master or ans.stop_master
+        fx.sched_monitor = fx.sched_monitor or ans.monitor
         if ans.changed and before is not None:
             problem = ars.breaks(self, views.plan_conf(self.s.config))
             if problem:
