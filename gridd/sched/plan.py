@@ -858,9 +858,11 @@ class Cycle:
     def _array_full(self, job: p.SchedJob, plan: Plan) -> bool:
         """Whether as many of the job's tasks run as max_aj_instances or its -tc allow
         (said as 8.1.9's scheduler says it for either)."""
+        if self.job_tasks is None:
+            return False
         limit = min((n for n in (self.conf.max_aj_instances, job.task_concurrency) if n > 0),
                     default=0)
-        if self.job_tasks is None or not limit or self.job_tasks[job.job_id] < limit:
+        if not limit or self.job_tasks[job.job_id] < limit:
             return False
         if self.conf.job_info:
             plan.info[job.job_id] = [ARRAY_LIMIT]
