@@ -116,6 +116,9 @@ class Client:
     def ping(self) -> None:
         self.request(p.Ping(), timeout=CONNECT_TIMEOUT)
 
+    def resubmit(self, request: p.Resubmit) -> p.Ok:
+        return self.request(request)
+
     def submit(self, spec: JobSpec) -> p.Submitted:
         return self.request(p.Submit(spec=spec))
 

@@ -125,6 +125,15 @@ class Alter(Msg, tag="alter"):
     task_concurrency: int | None = None
 
 
+class Resubmit(Msg, tag="resubmit"):
+    """qresub: new jobs like these ones, with the holds named (none without -h)."""
+
+    targets: list[str]  # job ids
+    user: str
+    host: str = ""
+    holds: str = ""  # -h letters: u, o and s set a hold; n, U, O and S set none
+
+
 class Hold(Msg, tag="hold"):
     """qhold and qrls: put on or release holds of the named jobs' tasks."""
 
@@ -536,7 +545,7 @@ class DbAnswer(Msg, tag="db_answer"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
-    | Delete | Alter | Hold | QueryJobs | JobsReply | SelectQueues
+    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport

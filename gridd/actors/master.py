@@ -426,6 +426,8 @@ class MasterActor:
                 reply = m.alter(msg, now, fx)
             case p.Hold():
                 reply = m.hold(msg, fx)
+            case p.Resubmit():
+                reply = m.resubmit(msg, now, fx)
             case p.QueryJobs():
                 if msg.select is not None:
                     self._groups(msg.select)

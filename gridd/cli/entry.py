@@ -86,3 +86,7 @@ def qrdel() -> None:
 
 def qselect() -> None:
     _run("qselect")
+
+
+def qresub() -> None:
+    _run("qresub")

@@ -638,6 +638,39 @@ class Master:
                 fx.sched.append(self.sched_job(job) or _nothing(job))
         return p.Ok(lines=lines, code=code)
 
+    def resubmit(self, req: p.Resubmit, now: float, fx: Effects) -> p.Ok:
+        """qresub: each job submitted again as a new one, by its owner or a manager, with
+        the holds -h names (8.1.9 copies none of the old job's), in 8.1.9's words."""
+        lines, code = [], 0
+        for target in req.targets:
+            job = self.s.jobs.get(int(target)) if target.isdigit() else None
+            if job is None:
+                lines.append(f'job "{target}" does not exist')
+                code = 4
+                continue
+            owner = job.spec.owner
+            if req.user != owner and not permissions.is_manager(self.s.config, req.user):
+                lines.append(f"job rejected: {req.user}@{req.host} is not allowed to resubmit "
+                             f"jobs of user {owner}")
+                code = 4
+                continue
+            spec = msgspec.msgpack.decode(msgspec.msgpack.encode(job.spec), type=JobSpec)
+            spec.hold = "u" in req.holds
+            reply = self.submit(spec, now, fx)
+            if not isinstance(reply, p.Submitted):
+                lines.append(reply.text if isinstance(reply, p.Error) else str(reply))
+                code = max(code, 1)
+                continue
+            lines.append(submitted_line(reply.job_id, reply.name, reply.array))
+            others = "".join(c for c in "os" if c in req.holds)
+            if others:
+                held = self.hold(p.Hold(targets=[str(reply.job_id)], user=req.user,
+                                        host=req.host, hold=True, kinds=others), fx)
+                if isinstance(held, p.Ok) and held.code:
+                    lines += held.lines
+                    code = max(code, held.code)
+        return p.Ok(lines=lines, code=code)
+
     def hold(self, req: p.Hold, fx: Effects) -> p.Msg:
         """qhold/qrls: holds of the named jobs' tasks: the user hold changed by their
         owner, an operator or a manager, the operator hold by operators and managers, the

@@ -393,6 +393,30 @@ def test_task_concurrency_needs_an_array_and_goes_to_the_scheduler():
     assert master.s.jobs[number].spec.task_concurrency == 3
 
 
+def test_qresub_submits_a_copy_with_the_holds_asked_for():
+    """8.1.9: the new job copies no hold of the old one, -h sets one; a job that does not
+    exist, or another user's, is refused with exit code 4, in its words."""
+    master = make_master(hosts=1, slots=4)
+    fx = Effects()
+    old = master.submit(spec(hold=True, name="r1", owner="ann"), 1.0, fx).job_id
+
+    def resubmit(user: str = "ann", holds: str = "", target: str = str(old)) -> p.Ok:
+        return master.resubmit(p.Resubmit(targets=[target], user=user, host="vm",
+                                          holds=holds), 2.0, Effects())
+
+    again = resubmit()
+    assert (again.lines, again.code) == ([f'Your job {old + 1} ("r1") has been submitted'], 0)
+    assert master.display_state(master.s.jobs[old + 1],
+                                master.s.jobs[old + 1].tasks[0]) == "qw"
+    held = resubmit(holds="u")
+    assert master.display_state(master.s.jobs[old + 2], master.s.jobs[old + 2].tasks[0]) == "hqw"
+    assert held.code == 0
+    assert (resubmit(target="999").lines, resubmit(target="999").code) == (
+        ['job "999" does not exist'], 4)
+    assert resubmit(user="bob").lines == [
+        "job rejected: bob@vm is not allowed to resubmit jobs of user ann"]
+
+
 def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_done():
     """8.1.9's rules (run here): only an array may ask, and only for arrays of the same
     range; task N waits (hqw, "Job is in hold state") until task N of the other is done."""
