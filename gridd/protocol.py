@@ -123,6 +123,20 @@ class Alter(Msg, tag="alter"):
     account: str | None = None
     binding: str | None = None
     task_concurrency: int | None = None
+    stdout_path: list[str] | None = None
+    stderr_path: list[str] | None = None
+    stdin_path: str | None = None
+    merge: bool | None = None
+    shell: str | None = None
+    env: dict[str, str] | None = None
+    mail_list: list[str] | None = None
+    mail_options: str | None = None
+    cwd: str | None = None
+    notify: bool | None = None
+    project: str | None = None
+    checkpoint: str | None = None
+    hold_jid_ad: list[str] | None = None
+    verify: str | None = None  # -w: check the job against the cell, change nothing
 
 
 class Resubmit(Msg, tag="resubmit"):

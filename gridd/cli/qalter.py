@@ -4,6 +4,7 @@ qrls do)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import time
@@ -20,7 +21,10 @@ USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] [-A account
          "[-a date_time] [-dl date_time] [-r y|n] [-js job_share] [-ac|-sc|-dc context] "
          "[-binding [env|pe|set] strategy] [-hold_jid job_list] [-pe pe_name slot_range] "
          "[[-hard|-soft] -l resource=value,...] [[-hard|-soft] -q queue_list] "
-         "[-masterq queue_list] [-tc max_running_tasks] [-h {u|o|s|n|U|O|S}...] "
+         "[-masterq queue_list] [-tc max_running_tasks] [-o|-e|-i path_list] [-j y|n] "
+         "[-S path_list] [-v variable_list] [-V] [-M mail_list] [-m mail_options] "
+         "[-cwd] [-wd dir] [-notify] [-P project] [-ckpt name] [-hold_jid_ad job_list] "
+         "[-w e|w|n|v|p] [-h {u|o|s|n|U|O|S}...] "
          "job_task_list")
 FIELDS = {"hard_resources": "hard"}  # settings named otherwise in p.Alter
 
@@ -56,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             try:
                 settings = alter_settings(arg, [args.popleft() for _ in range(count)],
-                                          soft=soft, now=time.time())
+                                          soft=soft, now=time.time(),
+                                          environ=dict(os.environ), cwd=os.getcwd())
             except QsubError as exc:
                 print(f"qalter: {exc.message}", file=sys.stderr)
                 return exc.exit_code

@@ -680,11 +680,17 @@ def parse_qsub(
 # The qsub options qalter takes (their arguments as qsub's: see arity).
 ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-masterq", "-pe", "-hold_jid",
                        "-a", "-dl", "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding",
-                       "-tc"})
+                       "-tc", "-o", "-e", "-j", "-S", "-v", "-V", "-M", "-m", "-cwd", "-wd",
+                       "-i", "-notify", "-P", "-ckpt", "-hold_jid_ad", "-w"})
 
 
-def alter_settings(option: str, args: list[str], *, soft: bool, now: float) -> dict[str, Any]:
+def alter_settings(option: str, args: list[str], *, soft: bool, now: float,
+                   environ: dict[str, str] | None = None, cwd: str = "") -> dict[str, Any]:
     """What one of qalter's options (ALTERABLE) sets, checked as qsub checks it; -l and
-    -q set the soft lists after -soft."""
-    ctx = _Context(environ={}, cwd="", read_file=lambda _: None, now=now, soft=soft)
+    -q set the soft lists after -soft. -V takes `environ` whole (as -v takes from it what
+    it names without a value), -cwd `cwd`."""
+    ctx = _Context(environ=environ or {}, cwd=cwd, read_file=lambda _: None, now=now,
+                   soft=soft)
+    if option == "-V":
+        return {"env": dict(ctx.environ)}
     return _option_settings(option, args, ctx)

@@ -352,11 +352,7 @@ class Master:
             if not spec.verify:
                 spec.verify = "e"  # a job in an AR is checked against it unless -w n
         if spec.verify in ("e", "w", "v", "p"):
-            # e, w and v ask of an empty cluster (its ARs kept), p of the cluster as it is.
-            why = verify(self.plan, self.loads(),
-                         self.running.values() if spec.verify == "p" else (),
-                         _asking(self.s.next_job_id, spec, now),
-                         ars.bookings(self), now)
+            why = self._verified(_asking(self.s.next_job_id, spec, now), spec.verify, now)
             if spec.verify in ("v", "p"):
                 if why is None:
                     return p.Ok(lines=["verification: found suitable queue(s)"])
@@ -381,6 +377,32 @@ class Master:
             return _unable([*lead, *warnings,
                             submitted_line(job_id, spec.name, spec.array)])
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
+
+    def _verified(self, job: p.SchedJob, mode: str, now: float) -> list[str] | None:
+        """Why the job could not run (None: it could): -w e, w and v ask of an empty cluster
+        (its ARs kept), p of the cluster as it is."""
+        return verify(self.plan, self.loads(), self.running.values() if mode == "p" else (),
+                      job, ars.bookings(self), now)
+
+    def _verify_existing(self, job: Job, mode: str, now: float
+                         ) -> tuple[list[str], int, bool]:
+        """qalter -w: what 8.1.9 says of a job already submitted, its exit code, and
+        whether that is all (-w v and p change nothing, -w e refuses a job that fits
+        nowhere, -w w only warns)."""
+        asking = self.sched_job(job)
+        if asking is None:
+            return ["verification: job is already running or is held"], 0, True
+        why = self._verified(asking, mode, now)
+        if mode in ("v", "p"):
+            if why is None:
+                return ["verification: found suitable queue(s)"], 0, True
+            return ([f"Job {job.job_id} {line}" for line in why]
+                    + ["verification: no suitable queues"], 1, True)
+        if why is None:
+            return [], 0, False
+        if mode == "e":
+            return ["error: no suitable queues"], 1, True
+        return ["warning: no suitable queues"], 1, False
 
     def _rights(self, spec: JobSpec) -> str | None:
         """Why the owner may not submit this job: the global configuration's access lists
@@ -622,11 +644,17 @@ class Master:
                 lines.append(named.missing)
                 code = 1
             for job in named.jobs:
-                problem = self._may_alter(job, req)
+                problem = self._may_alter(job, req) or self._alter_refusal(job, req)
                 if problem:
                     lines.append(problem)
                     code = 1
                     continue
+                if req.verify and req.verify != "n":
+                    said, verdict, done = self._verify_existing(job, req.verify, now)
+                    lines += said
+                    code = max(code, verdict)
+                    if done:
+                        continue
                 if req.ar is not None:
                     problem = self._alter_ar(job, req.ar, now)
                     if problem:
@@ -724,6 +752,28 @@ class Master:
                     fx.sched.append(self.sched_job(job) or _nothing(job))
         return p.Ok(lines=lines, code=code)
 
+    def _alter_refusal(self, job: Job, req: p.Alter) -> str | None:
+        """Why a new value of the job's may not be: a project it may not have, a
+        checkpointing environment (gridd has none), an array dependency it cannot have;
+        in 8.1.9's words."""
+        if req.project is not None:
+            problem = self._rights(msgspec.structs.replace(job.spec, project=req.project))
+            if problem:
+                return problem.removeprefix("Unable to run job: ")
+        if req.checkpoint:
+            return f'denied: checkpointing environment "{req.checkpoint}" does not exist'
+        if req.hold_jid_ad:
+            if job.spec.array is None:
+                return ('Can only specify "-hold_jid_ad" option with an array job (using "-t" '
+                        'option)')
+            others = [o for ref in req.hold_jid_ad for o in self.live_jobs(ref)]
+            if any(o.job_id == job.job_id for o in others):
+                return f'denied: job "{job.job_id}" may not be its own jobnet predecessor'
+            if any(o.spec.array != job.spec.array for o in others):
+                return ("This array job must have the same range of sub-tasks as the "
+                        "dependent array job specified with -hold_jid_ad")
+        return None
+
     def _may_alter(self, job: Job, req: p.Alter) -> str | None:
         """Why the sender may not alter this job, in Grid Engine's words, or None."""
         config = self.s.config
@@ -782,7 +832,14 @@ class Master:
                            ("account", "account"), ("start_time", "start time"),
                            ("deadline", "deadline time"), ("restart", "restart behaviour"),
                            ("binding", "binding"),
-                           ("task_concurrency", "task concurrency")):
+                           ("task_concurrency", "task concurrency"),
+                           ("stdout_path", "stdout path list"),
+                           ("stderr_path", "stderr path list"),
+                           ("merge", "output merge behaviour"), ("shell", "shell list"),
+                           ("env", "environment"), ("mail_list", "mail list"),
+                           ("mail_options", "mail options"), ("cwd", "working directory"),
+                           ("stdin_path", "stdin path list"), ("notify", "notify behaviour"),
+                           ("project", "project")):
             value = getattr(req, name)
             if value is not None:
                 setattr(spec, name, value)
@@ -793,18 +850,10 @@ class Master:
                       f"modified slot range of job {number}"]
         if req.hold_jid is not None:
             spec.hold_jid = req.hold_jid
-            if spec.hold_jid:
-                self.dependants.add(number)
-            blocking: list[str] = []
-            exited: list[str] = []
-            for ref in spec.hold_jid:
-                others = [str(o.job_id) for o in self.live_jobs(ref) if o.job_id != number]
-                blocking += others
-                if not others:
-                    exited.append(ref)
-            lines += [f"modified job id hold list of job {number}",
-                      f"   blocking jobs: {','.join(blocking) or 'NONE'}",
-                      f"   exited jobs:   {','.join(exited) or 'NONE'}"]
+            lines += self._dependency_lines(number, spec.hold_jid, "job id hold list")
+        if req.hold_jid_ad is not None:
+            spec.hold_jid_ad = req.hold_jid_ad
+            lines += self._dependency_lines(number, spec.hold_jid_ad, "job id hold array list")
         if req.jobshare is not None:
             spec.jobshare = req.jobshare
             lines.append(f"{req.user}@{req.host} sets job share of job {number} to "
@@ -813,6 +862,22 @@ class Master:
             spec.context = changed_context(spec.context, req.context_changes)
             lines.append(f"modified context of job {number}")
         return lines
+
+    def _dependency_lines(self, number: int, refs: list[str], what: str) -> list[str]:
+        """The job now waits for these: 8.1.9's lines naming the jobs that block it and
+        the references no live job answers to."""
+        if refs:
+            self.dependants.add(number)
+        blocking: list[str] = []
+        exited: list[str] = []
+        for ref in refs:
+            others = [str(o.job_id) for o in self.live_jobs(ref) if o.job_id != number]
+            blocking += others
+            if not others:
+                exited.append(ref)
+        return [f"modified {what} of job {number}",
+                f"   blocking jobs: {','.join(blocking) or 'NONE'}",
+                f"   exited jobs:   {','.join(exited) or 'NONE'}"]
 
     def delete_job(self, job: Job, req: p.Delete, now: float, fx: Effects,
                    task_part: str = "") -> str:

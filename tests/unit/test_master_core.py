@@ -490,3 +490,40 @@ def test_hold_is_for_the_owner_operators_and_managers():
                           Effects())
     assert (refused.lines, refused.code) == (
         ['denied: "alice" must be manager for this operation'], 18)
+
+
+def test_qalter_takes_the_rest_of_qsubs_options_in_8_1_9s_words():
+    """Output paths, shell, environment, mail, working directory, notify, project and
+    -hold_jid_ad change with 8.1.9's lines; -w checks the job as it is and changes
+    nothing (v, p), or refuses (e) or warns (w) when it fits nowhere."""
+    master = make_master(hosts=1, slots=2)
+    fx = Effects()
+    held = master.submit(spec(hold=True), 1.0, fx).job_id
+    nowhere = master.submit(spec(hard_resources={"arch": "nowhere"}), 1.0, fx).job_id
+
+    def alter(job: int, **changes: object) -> p.Ok:
+        return master.alter(p.Alter(targets=[str(job)], user="alice", host="",
+                                    **changes), 2.0, Effects())
+
+    reply = alter(held, stdout_path=["/tmp/x"], merge=True, shell="/bin/sh", env={"A": "1"},
+                  mail_list=["a@b"], mail_options="e", cwd="/tmp", stdin_path="/dev/null",
+                  notify=True)
+    assert reply.lines == [f"modified {what} of job {held}" for what in (
+        "stdout path list", "output merge behaviour", "shell list", "environment",
+        "mail list", "mail options", "working directory", "stdin path list",
+        "notify behaviour")]
+    changed = master.s.jobs[held].spec
+    assert (changed.stdout_path, changed.merge, changed.env, changed.notify) == (
+        ["/tmp/x"], True, {"A": "1"}, True)
+    assert (alter(held, project="p").lines, alter(held, project="p").code) == (
+        ['job rejected: the requested project "p" does not exist'], 1)
+    assert alter(held, checkpoint="x").lines == [
+        'denied: checkpointing environment "x" does not exist']
+    assert alter(held, hold_jid_ad=[str(nowhere)]).lines == [
+        'Can only specify "-hold_jid_ad" option with an array job (using "-t" option)']
+    assert alter(held, verify="v").lines == ["verification: job is already running or is held"]
+    checked = alter(nowhere, verify="v")
+    assert checked.code == 1 and checked.lines[-1] == "verification: no suitable queues"
+    assert checked.lines[0].startswith(f"Job {nowhere} (-l arch=nowhere) cannot run ")
+    assert (alter(nowhere, verify="e").lines, alter(nowhere, verify="w").lines) == (
+        ["error: no suitable queues"], ["warning: no suitable queues"])
