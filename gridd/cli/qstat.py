@@ -19,6 +19,7 @@ USAGE = """usage: qstat [options]
                                  array task; t: a line per slot, MASTER or SLAVE
         [-help]                  print this help
         [-j job_identifier_list] show the details of jobs
+        [-ne]                    with -f, only the queue instances where jobs run
         [-l resource_list]       only queue instances offering these resources (what
                                  they hold in all), and jobs that might run there
         [-pe pe_list]            only queue instances listing one of these PEs
@@ -35,8 +36,8 @@ USAGE = """usage: qstat [options]
 
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
-_ACCEPTED_FLAGS = frozenset({"-ne", "-ncb", "-t"})
-_EXTRA_FLAGS = {"-pri": "pri", "-urg": "urg", "-ext": "ext", "-r": "requests"}
+_ACCEPTED_FLAGS = frozenset({"-ncb", "-t"})
+_EXTRA_FLAGS = {"-pri": "pri", "-urg": "urg", "-ext": "ext", "-r": "requests", "-ne": "no_empty"}
 
 
 _GROUPS = {"c": "summary", "d": "tasks_apart", "t": "slots_apart"}
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         with Client() as client:
             reply = client.jobs(details=opts["jobs"] is not None, resources=opts["resources"],
-                                parts=bool(opts["extra"] - {"slots_apart", "tasks_apart"}),
+                                parts=bool(opts["extra"] - {"slots_apart", "tasks_apart",
+                                                            "no_empty"}),
                                 finished="z" in (opts["states"] or ""),
                                 select=selection.select if selection.given else None,
                                 explain=opts["explain"])

@@ -425,7 +425,7 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
     running, pending = job_rows(reply, users, states, extra)
     placed = _rows_by_instance(reply, running)
     out: list[str] = []
-    instances = queue_instances(reply)
+    instances = [qi for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]
     if instances:
         out.append(_QUEUE_HEADER + "\n")
     for qi in instances:
@@ -511,7 +511,7 @@ def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None =
         placed = _rows_by_instance(reply, running)
         out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []),
                            reply, extra)
-                for qi in queue_instances(reply)]
+                for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]
     else:
         if extra.slots_apart:
             running = _by_instance(reply, running)

@@ -37,6 +37,7 @@ class Extra:
     requests: bool = False  # -r
     slots_apart: bool = False  # -g t: a line per slot, MASTER or SLAVE
     tasks_apart: bool = False  # -g d: a line per waiting array task
+    no_empty: bool = False  # -ne: with -f, only the queue instances where jobs run
 
     @property
     def columns(self) -> bool:

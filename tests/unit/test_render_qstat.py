@@ -317,6 +317,17 @@ def test_full_listing_marks_silent_hosts_and_lists_jobs_under_each_instance():
     assert lines[6].split()[-1] == "2"
 
 
+def test_full_listing_without_empty_instances():
+    """qstat -f -ne (8.1.9): only the instances where jobs run; none, no queue header."""
+    job = running_job(9, spec(pe_name="mpi", pe_min=3, pe_max=3))
+    job.tasks[0].granted = [("all.q@vm", 3)]
+    rep = reply([job])
+    shown = rq.qstat_full(rep, extra=rq.Extra(no_empty=True)).splitlines()
+    assert [line.split()[0] for line in shown if "@" in line] == ["all.q@vm"]
+    assert "<name>" not in rq.qstat_xml(reply([]), full=True, extra=rq.Extra(no_empty=True))
+    assert rq.qstat_full(reply([]), extra=rq.Extra(no_empty=True)) == ""
+
+
 XML_HEAD = (
     "<?xml version='1.0'?>\n"
     '<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
