@@ -26,7 +26,7 @@ NUMERIC_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL"})
 CONSUMABLE_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME"})
 ORDERING_RELOPS = ("<=", "<", ">=", ">")
 RELOPS = ("==", "!=", *ORDERING_RELOPS)
-# Grid Engine 8 uses EXCL for exclusive-host BOOL consumables, which gridd does not offer.
+# The relop of an exclusive BOOL consumable (exclusive scheduling: gridd.sched.match).
 EXCL = "EXCL"
 REQUESTABLE = ("YES", "NO", "FORCED")
 CONSUMABLE = ("YES", "NO", "JOB")
@@ -257,10 +257,7 @@ def _consumable_errors(attr: ComplexAttr) -> list[str]:
     name = attr.name
     errors = []
     if attr.type == "BOOL" and attr.relop == EXCL:
-        errors.append(
-            f'Complex "{name}" of type "BOOL" cannot be a consumable: '
-            "exclusive host scheduling is not supported"
-        )
+        pass  # exclusive scheduling
     elif attr.type == "BOOL":
         errors.append(f'Exclusive complex "{name}" must have EXCL as relational operator')
     elif attr.type not in CONSUMABLE_TYPES:

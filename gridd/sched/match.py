@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridd.model.complexes import ComplexAttr, ComplexTable, has_default, parse_value
+from gridd.model.complexes import EXCL, ComplexAttr, ComplexTable, has_default, parse_value
 from gridd.sched.wildcard import compile_expression, is_expression
 
 GLOBAL = "global"
@@ -34,6 +34,13 @@ QUEUE = "queue"
 _LETTER = {GLOBAL: "g", HOST: "h", QUEUE: "q"}
 _NUMBERS_SHOWN_AS_FLOAT = frozenset({"INT", "DOUBLE", "BOOL", "MEMORY"})
 _EXPRESSION_TYPES = frozenset({"STRING", "CSTRING", "RESTRING", "HOST"})
+# Exclusive scheduling (a BOOL consumable with relop EXCL) as consumable arithmetic: a
+# level offering the attribute TRUE has WHOLE of it; an exclusive job takes WHOLE, any
+# other job 1, once per placement whatever its slots. So an exclusive job fits only where
+# nothing runs, and any other job only where no exclusive one does.
+EXCLUSIVE = "EXCL"  # Need.consumable of such an attribute
+WHOLE = float(2**31)
+_ONCE = frozenset({"JOB", EXCLUSIVE})  # taken once, not per slot
 # Compiled requests are kept across cycles; a long-lived scheduler sees categories come and go.
 _MAX_REQUESTS = 20_000
 # Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
@@ -94,7 +101,7 @@ class Need:
     name: str  # full attribute name
     type: str
     relop: str
-    consumable: str  # "NO", "YES" or "JOB"
+    consumable: str  # "NO", "YES", "JOB" or EXCLUSIVE
     text: str
     key: Any
     test: Callable[[Any, Any], bool]  # test(request key, offered key)
@@ -148,7 +155,10 @@ class Matcher:
 
     def __init__(self, table: ComplexTable) -> None:
         self.table = table
-        self._defaults = tuple(a for a in table if a.consumable != "NO" and has_default(a))
+        # Every job asks for the defaults of consumables, and for every exclusive
+        # attribute (not to be exclusive, unless it asks to be).
+        self._defaults = tuple(a for a in table if a.consumable != "NO"
+                               and (has_default(a) or a.relop == EXCL))
         self._requests: dict[tuple[Any, Any], JobRequest] = {}
 
     # ---- building -----------------------------------------------------------------------
@@ -173,6 +183,8 @@ class Matcher:
             attr = self._attr(raw)
             if attr.consumable != "NO":
                 amount = float(parse_value(attr.type, text))
+                if attr.relop == EXCL:
+                    amount = WHOLE if amount else 0.0
                 level.capacity[attr.name] = level.free[attr.name] = amount
             else:
                 level.offers[attr.name] = Offer(text, parse_value(attr.type, text), "f")
@@ -180,6 +192,8 @@ class Matcher:
                 forced.add(attr.name)
         level.forced = frozenset(forced)
         for attr, offer in self._loads(load or {}):
+            if attr.relop == EXCL:
+                continue  # only what runs decides
             if attr.consumable != "NO":
                 level.load_caps[attr.name] = float(offer.key)
             else:
@@ -237,8 +251,9 @@ class Matcher:
             if a.name not in asked_hard
         ]
         label = ",".join(f"{name}={text}" for name, text in hard.items())
-        if not label:
-            label = ",".join(f"{n.name}={n.text}" for n in implicit)
+        if not label:  # (an implicit exclusive request is not shown: see _shortage)
+            label = ",".join(f"{n.name}={n.text}" for n in implicit
+                             if n.consumable != EXCLUSIVE)
         return JobRequest(key, label, (*explicit, *implicit), soft_needs, requested)
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
@@ -246,6 +261,10 @@ class Matcher:
         if attr is None:
             # No level offers an unknown name, so it fails as "unknown resource" everywhere.
             return Need(name, "", "==", "NO", text, text, operator.eq, explicit)
+        if attr.relop == EXCL:
+            exclusive = bool(parse_value("BOOL", text))
+            return Need(attr.name, attr.type, EXCL, EXCLUSIVE, text,
+                        WHOLE if exclusive else 1.0, operator.le, explicit)
         # A string may be asked for by a wildcard expression (`-l arch="lx*|sol*"`,
         # `-l h="node1|node2"`): see gridd.sched.wildcard.
         if attr.type in _EXPRESSION_TYPES and attr.relop in ("==", "!=") and \
@@ -293,7 +312,7 @@ class Matcher:
         if plan is _SEEN:
             plan = memo[key] = _plan(req, levels)
         for need, holders in plan.master if master else plan.slave:
-            amount = need.key if need.consumable == "JOB" else need.key * slots
+            amount = need.key * slots if need.consumable == "YES" else need.key
             name = need.name
             for level in holders:
                 free = level.free.get(name)
@@ -335,7 +354,7 @@ class Matcher:
     ) -> int:
         """How many soft requests these levels do not satisfy (unknown ones included)."""
         levels = _present(global_level, host_level, queue_level)
-        return sum(1 for need in req.soft if _first_failure(need, levels, slots) is not None)
+        return sum(1 for need in req.soft if _first_failure(req, need, levels, slots) is not None)
 
     def debit(
         self,
@@ -487,7 +506,7 @@ def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool)
     for need in req.hard:
         if need.consumable == "JOB" and not master:
             continue
-        failed = _first_failure(need, levels, slots)
+        failed = _first_failure(req, need, levels, slots)
         if failed is not None:
             return _failure(req, *failed)
     return FIT
@@ -517,7 +536,7 @@ def _plan_needs(
     checks = []
     for need in req.hard:
         if need.consumable == "NO":
-            failed = _first_failure(need, levels, 1)
+            failed = _first_failure(req, need, levels, 1)
             if failed is not None:
                 return _failure(req, *failed), tuple(checks)
             continue
@@ -545,10 +564,24 @@ def _refusal(req: JobRequest, level: Level, need: Need, free: float, source: str
     if refused is None:
         if len(memo) >= _MAX_MEMO:
             memo.clear()
-        shown = _show_number(need.type, free)
-        why = f"it offers only {_LETTER[level.kind]}{source}:{need.name}={shown}"
-        refused = memo[key] = _failure(req, level, why)
+        refused = memo[key] = _failure(req, level, *_shortage(req, level, need, free, source))
     return refused
+
+
+def _shortage(req: JobRequest, level: Level, need: Need, free: float, source: str
+              ) -> tuple[str, bool, str | None]:
+    """Why what is left of a consumable refuses a need (8.1.9's words), whether it is said
+    as of a value the level offers (`cannot run at host`), as for exclusivity, and the
+    requests to name (None: the job's label); a job refused by the exclusive request it
+    did not make is shown by its own requests, or `NONE`."""
+    if need.consumable == EXCLUSIVE:
+        if need.explicit:
+            return f"exclusive resource ({need.name}) is already in use", True, None
+        asked = ",".join(f"{name}={text}" for name, text in req.key[0]) or "NONE"
+        return (f"for default request exclusive resource ({need.name}) is already in use",
+                True, asked)
+    shown = _show_number(need.type, free)
+    return f"it offers only {_LETTER[level.kind]}{source}:{need.name}={shown}", False, None
 
 
 def reservation_refusal(req: JobRequest, level: Level, name: str, left: float) -> MatchResult:
@@ -567,14 +600,14 @@ def _known(failed: dict[Any, MatchResult], level: Level) -> MatchResult | None:
 
 
 def _amount(need: Need, slots: int) -> float:
-    return need.key if need.consumable == "JOB" else need.key * slots
+    return need.key * slots if need.consumable == "YES" else need.key
 
 
-def _first_failure(need: Need, levels: tuple[Level, ...], slots: int
-                   ) -> tuple[Level, str, bool] | None:
-    """The level rejecting `need`, why, and whether by a value it offers (not by what is
-    left of a consumable); None when none does. Levels without the attribute are
-    skipped."""
+def _first_failure(req: JobRequest, need: Need, levels: tuple[Level, ...], slots: int
+                   ) -> tuple[Level, str, bool, str | None] | None:
+    """The level rejecting `need`, why, whether by a value it offers (not by what is
+    left of a consumable), and the requests to name (see _shortage); None when none
+    does. Levels without the attribute are skipped."""
     name = need.name
     found = False
     if need.consumable == "NO":
@@ -586,10 +619,10 @@ def _first_failure(need: Need, levels: tuple[Level, ...], slots: int
             if not test(key, offer.key):
                 shown = _show_offer(need.type, offer)
                 return (level, f"it offers only {_LETTER[level.kind]}{offer.source}:{name}={shown}",
-                        True)
+                        True, None)
             found = True
     else:
-        amount = need.key if need.consumable == "JOB" else need.key * slots
+        amount = need.key * slots if need.consumable == "YES" else need.key
         for level in levels:
             free = level.free.get(name)
             cap = level.load_caps.get(name) if level.load_caps else None
@@ -600,13 +633,11 @@ def _first_failure(need: Need, levels: tuple[Level, ...], slots: int
             else:
                 source = "c"
             if not amount <= free:
-                shown = _show_number(need.type, free)
-                return (level, f"it offers only {_LETTER[level.kind]}{source}:{name}={shown}",
-                        False)
+                return (level, *_shortage(req, level, need, free, source))
             found = True
     if found or not need.explicit:
         return None
-    return levels[-1], f"job requests unknown resource ({need.name})", False
+    return levels[-1], f"job requests unknown resource ({need.name})", False, None
 
 
 def more_restrictive(relop: str, value: Any, than: Any) -> bool:
@@ -619,7 +650,8 @@ def more_restrictive(relop: str, value: Any, than: Any) -> bool:
     return False
 
 
-def _failure(req: JobRequest, level: Level, why: str, by_value: bool = False) -> MatchResult:
+def _failure(req: JobRequest, level: Level, why: str, by_value: bool = False,
+             label: str | None = None) -> MatchResult:
     """8.1.9 words a host's refusal by a value it offers `cannot run at host "vm"`, and
     one by what is left of a consumable `cannot run in queue "vm"`, as for a queue."""
     if level.kind == GLOBAL:
@@ -628,7 +660,8 @@ def _failure(req: JobRequest, level: Level, why: str, by_value: bool = False) ->
         where = f'cannot run at host "{level.name}"'
     else:
         where = f'cannot run in queue "{level.name}"'
-    return MatchResult(False, f"(-l {req.label}) {where} because {why}", level.kind, level.name)
+    shown = req.label if label is None else label
+    return MatchResult(False, f"(-l {shown}) {where} because {why}", level.kind, level.name)
 
 
 def _show_offer(type_: str, offer: Offer) -> str:

@@ -56,6 +56,7 @@ from gridd.sched.levels import (
     whole,
 )
 from gridd.sched.match import (
+    EXCLUSIVE,
     FIT,
     CategoryCache,
     JobRequest,
@@ -1543,8 +1544,8 @@ class Cycle:
         total = sum(n for _, n in ar.granted)
         most = math.inf
         for need in req.hard:
-            if need.consumable == "NO" or not need.key or need.name == "slots":
-                continue
+            if need.consumable in ("NO", EXCLUSIVE) or not need.key or need.name == "slots":
+                continue  # (exclusivity inside an AR is the AR's)
             own = held.get(need.name)
             budget = 0.0 if own is None else (
                 own.key if own.consumable == "JOB" else own.key * total)
@@ -1560,7 +1561,7 @@ class Cycle:
             self.ar_slots[(ar_id, name)] = self.ar_slots.get((ar_id, name), 0) + n
             slots += n
         for need in req.hard:
-            if need.consumable != "NO" and need.key and need.name != "slots":
+            if need.consumable not in ("NO", EXCLUSIVE) and need.key and need.name != "slots":
                 amount = need.key if need.consumable == "JOB" else need.key * slots
                 key = (ar_id, need.name)
                 self.ar_spent[key] = self.ar_spent.get(key, 0.0) + amount

@@ -166,7 +166,7 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
         for need in req.hard:
             if need.consumable == "NO" or (need.consumable == "JOB" and index > 0):
                 continue
-            amount = need.key if need.consumable == "JOB" else need.key * slots
+            amount = need.key * slots if need.consumable == "YES" else need.key
             for level in levels:
                 if need.name in level.capacity:
                     key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gridd.model.cluster import Instance, PlanConf, Resource
-from gridd.model.complexes import ComplexTable
+from gridd.model.complexes import EXCL, ComplexTable
 from gridd.sched.levels import Levels
 from gridd.sched.match import GLOBAL, HOST, QUEUE, Level, more_restrictive
 
@@ -61,6 +61,8 @@ def _entries(
         name = attr.name
         if name in level.free or name in level.load_caps:
             free = level.free.get(name)
+            if free is not None and attr.relop == EXCL:
+                free = 1.0 if free > 0 else 0.0  # not held exclusively (1), or held (0)
             cap = level.load_caps.get(name)
             if cap is not None and (free is None or cap < free):
                 out.append((name, letter + "l", repr(cap), cap))

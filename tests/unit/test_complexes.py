@@ -229,11 +229,7 @@ def test_removing_a_referenced_attribute() -> None:
         ),
         ("c_hidden chd INT <= NO YES 1 0", None),
         ("c_forced cf INT <= FORCED YES 0 0", None),
-        (
-            "c_excl cx BOOL EXCL YES YES 0 0",
-            'Complex "c_excl" of type "BOOL" cannot be a consumable: exclusive host scheduling '
-            "is not supported",
-        ),
+        ("c_excl cx BOOL EXCL YES YES 0 1000", None),  # exclusive scheduling, as on 8.1.9
         (
             "c_intx cix INT EXCL YES YES 0 0",
             'Consumable "c_intx" can have only <= as an relational operator',
