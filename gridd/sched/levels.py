@@ -96,10 +96,12 @@ def build_levels(
 def debit(levels: Levels, task: Running, sign: int = 1) -> None:
     """Book what one started task holds on every level it uses (sign -1: it ended)."""
     req = levels.matcher.request(task.hard)
+    taken: set[int] = set()
     for index, (name, slots) in enumerate(task.granted):
         host = name.partition("@")[2]
         levels.matcher.debit(req, slots, levels.global_level, levels.hosts.get(host),
-                             levels.queues.get(name), master=index == 0, sign=sign)
+                             levels.queues.get(name), master=index == 0, sign=sign,
+                             taken=taken)
 
 
 def whole(levels: Levels) -> bool:

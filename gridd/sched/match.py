@@ -334,6 +334,11 @@ class Matcher:
         """
         room = math.inf
         for need in req.hard:
+            if need.consumable == EXCLUSIVE:  # all slots or none: taken once
+                free = level.free.get(need.name)
+                if free is not None and free < need.key:
+                    return 0
+                continue
             if need.consumable != "YES" or not need.key:
                 continue
             free = level.free.get(need.name)
@@ -366,9 +371,12 @@ class Matcher:
         *,
         master: bool = True,
         sign: int = 1,
+        taken: set[int] | None = None,
     ) -> None:
         """Take a placement's hard consumable requests from every level that offers them
-        (sign -1 gives them back)."""
+        (sign -1 gives them back). An exclusive attribute is taken once per level for the
+        whole placement: `taken` holds the levels (ids) its earlier instances took it
+        from (one set per placement)."""
         levels = _present(global_level, host_level, queue_level)
         for need in req.hard:
             if need.consumable == "NO" or (need.consumable == "JOB" and not master):
@@ -376,6 +384,10 @@ class Matcher:
             amount = sign * _amount(need, slots)
             for level in levels:
                 if need.name in level.free:
+                    if need.consumable == EXCLUSIVE and taken is not None:
+                        if id(level) in taken:
+                            continue
+                        taken.add(id(level))
                     level.free[need.name] -= amount
 
 

@@ -1011,10 +1011,11 @@ class Cycle:
         """Debit a placement on every level it uses, on its PE and (unless claimed
         already) its quotas."""
         in_pe = Who(who.user, who.group, who.project, pe)
+        taken: set[int] = set()
         for index, (name, slots) in enumerate(granted):
             qi = self.instances[name]
             g, h, q = self.levels.of(qi)
-            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0)
+            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0, taken=taken)
             if self.quotas is not None and not claimed:
                 self._asker(cat, in_pe).book(qi, slots, master=index == 0)
         self.free_slots -= sum(n for _, n in granted)
@@ -1391,11 +1392,18 @@ class Cycle:
         schedule, req = self.schedule, cat.req
         duration = cat.duration if duration is None else duration
         per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
+        once = [need for need in req.hard if need.consumable == EXCLUSIVE]
 
         diagrams, end = schedule.diagrams, start + duration
 
         def room(level: Level) -> float:
             letter = LEVEL_CHAR.get(level.kind, "Q")
+            for need in once:  # exclusivity lets all of the job's slots on or none
+                capacity = level.capacity.get(need.name)
+                diagram = diagrams.get((letter, level.name, need.name))
+                if capacity is not None and diagram is not None and \
+                        diagram.capacity - diagram.peak(start, end) < need.key:
+                    return 0.0
             most = math.inf
             for need in per_slot:
                 capacity = level.capacity.get(need.name)

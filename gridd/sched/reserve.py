@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gridd.sched.match import GLOBAL, HOST, JobRequest, Level
+from gridd.sched.match import EXCLUSIVE, GLOBAL, HOST, JobRequest, Level
 
 _EPSILON = 1e-9
 RESERVING = "RESERVING"
@@ -170,6 +170,8 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
             for level in levels:
                 if need.name in level.capacity:
                     key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
+                    if need.consumable == EXCLUSIVE and key in totals:
+                        continue  # once per level for the whole placement
                     totals[key] = totals.get(key, 0.0) + amount
     out = [Use(*key, totals[key]) for key in sorted(totals, key=lambda k: "GHQ".index(k[0]))]
     if pe:

@@ -36,11 +36,13 @@ USER_ATTRS = (
     ComplexAttr("tok", "tok", "INT", "<=", "YES", "YES", "1", "0"),
     ComplexAttr("jlic", "jlic", "INT", "<=", "YES", "JOB", "0", "0"),
     ComplexAttr("fast", "fast", "BOOL", "==", "YES", "NO", "0", "0"),
+    # Exclusive scheduling: every job asks for excl, not to be exclusive unless it says so.
+    ComplexAttr("excl", "excl", "BOOL", "EXCL", "YES", "YES", "0", "0"),
 )
 # The built-in attributes the cells use, so that a failing example stays readable.
 BUILTINS = ("arch", "h_rt", "hostname", "np_load_avg", "qname", "slots")
 COMPLEXES = [*(a for a in DEFAULT_COMPLEXES if a.name in BUILTINS), *USER_ATTRS]
-CONSUMABLES = ("slots", "license", "mem", "qint", "tok", "jlic")
+CONSUMABLES = ("slots", "license", "mem", "qint", "tok", "jlic", "excl")
 
 ARCHES = ("lx-amd64", "lx-arm64")
 PE_RULES = {"smp": PE_SLOTS, "mpi": FILL_UP, "rr": ROUND_ROBIN, "two": "2", "one": "1"}
@@ -55,11 +57,12 @@ REQUESTS = {
     "tok": st.sampled_from(("0", "1", "2")),
     "jlic": st.sampled_from(("1", "2")),
     "fast": st.sampled_from(("true", "false")),
+    "excl": st.sampled_from(("true", "false")),
     "h_rt": st.sampled_from(("0:30:0", "2:0:0")),
     "hostname": st.sampled_from([f"h{i}" for i in range(6)]),
     "qname": st.sampled_from(("q0", "q1", "q2")),
 }
-RUNNING_REQUESTS = ("license", "mem", "qint", "tok", "jlic")
+RUNNING_REQUESTS = ("license", "mem", "qint", "tok", "jlic", "excl")
 
 
 def _chance(draw: st.DrawFn, percent: int) -> bool:
@@ -87,6 +90,7 @@ def cells(draw: st.DrawFn) -> SchedView:
             "fast": (40, ("true", "false")),
             "jlic": (30, ("0", "1", "2")),
             "slots": (20, ("0", "2", "4", "8")),  # a host-wide slot limit
+            "excl": (25, ("true", "false")),
         })
         loads[host] = {
             "np_load_avg": draw(st.sampled_from(("0.10", "0.50", "1.20", "2.00"))),

@@ -2,11 +2,12 @@
 properties of the planner over random job mixes on small random cells.
 
 A cell has 1-3 hosts with one or two queue instances each (1-6 slots, h_rt=INFINITY),
-sometimes a host-wide slot limit, sometimes a global consumable `license`, sometimes a
-parallel environment ("mpi" with $fill_up or "smp" with $pe_slots) listed by some of the
-instances, and a few tasks already running (some past their expected end). The pending
-jobs are sequential (h_rt, sometimes license=k) or parallel (a PE range, sometimes with
-a master queue: qsub -masterq), of random
+sometimes a host-wide slot limit, sometimes exclusive scheduling on a host (`exclusive`,
+relop EXCL), sometimes a global consumable `license`, sometimes a parallel environment
+("mpi" with $fill_up or "smp" with $pe_slots) listed by some of the instances, and a few
+tasks already running (some past their expected end, some exclusive). The pending jobs
+are sequential (h_rt, sometimes license=k, sometimes exclusive=true) or parallel (a PE
+range, sometimes with a master queue: qsub -masterq), of random
 priority and submission time, most of them with -R y; max_reservation is 0-5 and
 DURATION_OFFSET 0 or 60 s, and MONITOR is on so that the plan carries the cycle's
 schedule file lines. "Before" and "after" a job mean in the order the planner takes the
@@ -59,7 +60,9 @@ NOW = 1_000_000.0
 # The built-in attributes the cells use and a global consumable `license` (as in
 # test_plan.COMPLEXES), so that a failing example stays readable.
 COMPLEXES = [*(a for a in DEFAULT_COMPLEXES if a.name in ("h_rt", "hostname", "qname", "slots")),
-             ComplexAttr("license", "license", "INT", "<=", "YES", "YES", "0", "0")]
+             ComplexAttr("license", "license", "INT", "<=", "YES", "YES", "0", "0"),
+             ComplexAttr("exclusive", "excl", "BOOL", "EXCL", "YES", "YES", "0", "0")]
+WHOLE = float(2**31)  # what a host offering `exclusive` has of it (gridd.sched.match.WHOLE)
 QUEUES = ("a", "b")
 PE_RULES = {"mpi": FILL_UP, "smp": PE_SLOTS}
 RUNNING_H_RT = (10, 30, 60, 100, 300, 1000)
@@ -92,6 +95,8 @@ def scenarios(draw: st.DrawFn) -> SchedView:
                                 pe_list=listed, h_rt="INFINITY"))
         if _chance(draw, 30):
             host_values[host] = {"slots": str(draw(st.integers(1, 8)))}
+        if _chance(draw, 25):  # exclusive scheduling on this host
+            host_values.setdefault(host, {})["exclusive"] = "true"
     global_values = {"license": str(draw(st.integers(1, 6)))} if _chance(draw, 60) else {}
     view = cell(*instances, global_values=global_values, host_values=host_values, pes=pes,
                 complexes=COMPLEXES)
@@ -112,6 +117,15 @@ def scenarios(draw: st.DrawFn) -> SchedView:
             continue
         slots = draw(st.integers(1, min(int(room), 4))) if pe else 1
         hard = {"h_rt": str(draw(st.sampled_from(RUNNING_H_RT)))}
+        own = ("H", inst.host, "exclusive")
+        if own in free:  # an exclusive task only on an empty host; none beside one
+            if free[own] < 1:
+                continue
+            if free[own] == WHOLE and _chance(draw, 25):
+                hard["exclusive"] = "true"
+                free[own] = 0.0
+            else:
+                free[own] -= 1
         lic = ("G", "global", "license")
         if lic in free and free[lic] >= slots and _chance(draw, 40):
             per_slot = draw(st.integers(1, int(free[lic]) // slots))
@@ -128,6 +142,8 @@ def scenarios(draw: st.DrawFn) -> SchedView:
         hard = {"h_rt": str(draw(st.sampled_from(JOB_H_RT)))}
         if global_values and _chance(draw, 40):
             hard["license"] = str(draw(st.integers(1, 3)))
+        if _chance(draw, 20):
+            hard["exclusive"] = "true"
         pe, pe_min, pe_max = "", 0, 0
         master_queues = []
         if pe_name and _chance(draw, 50):
@@ -177,7 +193,8 @@ def capacities(view: SchedView) -> dict[Key, float]:
     conf = view.conf
     out: dict[Key, float] = {("Q", i.name, "slots"): float(i.slots) for i in conf.instances}
     for host, values in conf.host_values.items():
-        out |= {("H", host, name): float(v) for name, v in values.items()}
+        out |= {("H", host, name): WHOLE if v == "true" else float(v)
+                for name, v in values.items()}
     out |= {("G", "global", name): float(v) for name, v in conf.global_values.items()}
     out |= {("P", pe.name, "slots"): float(pe.slots) for pe in conf.pes.values()}
     return out
@@ -232,6 +249,24 @@ def license_per_slot(job: p.SchedJob) -> int:
     return int(job.hard.get("license", "0"))
 
 
+def exclusive_share(job: p.SchedJob) -> float:
+    """What the job takes of a host's exclusive attribute: all of it if it asks for it."""
+    return WHOLE if job.hard.get("exclusive") == "true" else 1.0
+
+
+def host_admits(view: SchedView, booked: list[Line], job: p.SchedJob, host: str,
+                start: float) -> bool:
+    """Whether exclusivity lets the job on the host for its duration: one asking for it
+    needs a host offering it with nothing there, any other job one without an exclusive
+    job there."""
+    own = ("H", host, "exclusive")
+    capacity = capacities(view)
+    if own not in capacity:
+        return "exclusive" not in job.hard
+    return exclusive_share(job) <= left(booked, capacity, own, start,
+                                        duration(view, job)) + 1e-9
+
+
 def sequential_needs(view: SchedView, job: p.SchedJob, name: str) -> list[tuple[Key, float]]:
     """What one slot of a sequential job takes on queue instance `name` (with the global
     license it asks for), or [] when the job can never run there."""
@@ -256,8 +291,9 @@ def sequential_fits(view: SchedView, booked: list[Line], job: p.SchedJob, name: 
     needs = sequential_needs(view, job, name)
     capacity = capacities(view)
     d = duration(view, job)
-    return bool(needs) and all(amount <= left(booked, capacity, key, start, d) + 1e-9
-                               for key, amount in needs)
+    return bool(needs) and host_admits(view, booked, job, name.partition("@")[2], start) \
+        and all(amount <= left(booked, capacity, key, start, d) + 1e-9
+                for key, amount in needs)
 
 
 def parallel_most(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> int:
@@ -278,7 +314,7 @@ def parallel_most(view: SchedView, booked: list[Line], job: p.SchedJob, start: f
     per_host: dict[str, float] = {}
     leading: dict[str, float] = {}  # per host, the most room of an instance that may lead
     for inst in view.conf.instances:
-        if pe.name not in inst.pe_list:
+        if pe.name not in inst.pe_list or not host_admits(view, booked, job, inst.host, start):
             continue
         here = left(booked, capacity, ("Q", inst.name, "slots"), start, d)
         per_host[inst.host] = per_host.get(inst.host, 0.0) + max(here, 0.0)
