@@ -30,6 +30,20 @@ def read_text(path: str) -> str | None:
         return None
 
 
+class UsageError(Exception):
+    """A command line refused with the command's usage; no message: -help asked for it."""
+
+
+def usage_exit(usage: str, exc: UsageError) -> int:
+    """-help prints the usage on stdout and succeeds; anything else prints it on stderr
+    with the complaint, and fails."""
+    if not str(exc):
+        print(usage, end="")
+        return 0
+    print(f"{usage}{exc}", file=sys.stderr)
+    return 1
+
+
 def run_command(body: Callable[[], int]) -> int:
     """Run a command body; a refused or unreachable master is one line on stderr."""
     try:

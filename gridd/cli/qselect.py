@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import run_command
+from gridd.cli.common import UsageError, run_command, usage_exit
 from gridd.cli.queue_select import OPTIONS, BadSelection, Selection
 from gridd.client import Client
 
@@ -21,18 +21,14 @@ USAGE = """usage: qselect [options]
 """
 
 
-class _Usage(Exception):
-    pass
-
-
 def _parse(args: deque[str]) -> Selection:
     selection = Selection()
     while args:
         arg = args.popleft()
         if arg == "-help":
-            raise _Usage("")
+            raise UsageError("")
         if arg not in OPTIONS:
-            raise _Usage(f'invalid option argument "{arg}"')
+            raise UsageError(f'invalid option argument "{arg}"')
         if not args:
             raise BadSelection(f"{arg} option must have argument")
         selection.take(arg, args.popleft())
@@ -42,12 +38,8 @@ def _parse(args: deque[str]) -> Selection:
 def main(argv: list[str] | None = None) -> int:
     try:
         selection = _parse(deque(sys.argv[1:] if argv is None else argv))
-    except _Usage as exc:
-        if not str(exc):
-            print(USAGE, end="")
-            return 0
-        print(f"{USAGE}{exc}", file=sys.stderr)
-        return 1
+    except UsageError as exc:
+        return usage_exit(USAGE, exc)
     except BadSelection as exc:
         print(exc, file=sys.stderr)
         return 1

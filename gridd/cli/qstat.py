@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import UsageError, current_user, run_command, usage_exit
 from gridd.cli.queue_select import OPTIONS, BadSelection, Selection, state_letters
 from gridd.client import Client
 
@@ -41,10 +41,6 @@ _EXTRA_FLAGS = {"-pri": "pri", "-urg": "urg", "-ext": "ext", "-r": "requests", "
 
 
 _GROUPS = {"c": "summary", "d": "tasks_apart", "t": "slots_apart"}
-
-
-class _Usage(Exception):
-    pass
 
 
 class _Wrong(Exception):
@@ -96,15 +92,15 @@ def _parse(args: deque[str]) -> dict:
         elif arg == "-s":
             opts["states"] = _value(args, arg)
         elif arg == "-help":
-            raise _Usage("")
+            raise UsageError("")
         else:
-            raise _Usage(f'invalid option argument "{arg}"')
+            raise UsageError(f'invalid option argument "{arg}"')
     return opts
 
 
 def _value(args: deque[str], option: str) -> str:
     if not args:
-        raise _Usage(f"ERROR! {option} option must have argument")
+        raise UsageError(f"ERROR! {option} option must have argument")
     return args.popleft()
 
 
@@ -114,12 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts = _parse(deque(sys.argv[1:] if argv is None else argv))
         render.state_filter(opts["states"])
-    except _Usage as exc:
-        if not str(exc):
-            print(USAGE, end="")
-            return 0
-        print(f"{USAGE}{exc}", file=sys.stderr)
-        return 1
+    except UsageError as exc:
+        return usage_exit(USAGE, exc)
     except ValueError:
         print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1

@@ -1,5 +1,5 @@
 """Queue instances chosen by what they are rather than by what they have left: qselect,
-and qstat's -q, -l, -pe and -U. Pure.
+and qstat's -q, -l, -pe, -qs and -U. Pure.
 
 A request (-l) is matched against what an instance offers with nothing running and only
 the load values a host cannot change while it is up (its architecture, processor counts
