@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Container, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gridd.sched.match import EXCLUSIVE, GLOBAL, HOST, JobRequest, Level
@@ -145,13 +145,15 @@ class Booking:
     duration: float
     uses: tuple[Use, ...]
 
-    def lines(self) -> list[str]:
-        """The job's lines of a schedule file interval."""
+    def lines(self, exclusive: Container[str] = ()) -> list[str]:
+        """The job's lines of a schedule file interval; an `exclusive` attribute's amount
+        is shown as 1, whoever takes it, as 8.1.9 shows it."""
         if self.state == ADVANCE:
             return []
         duration = "INFINITY" if math.isinf(self.duration) else str(int(round(self.duration)))
         return [f"{self.job_id}:{self.task_id}:{self.state}:{int(self.start)}:{duration}:"
-                f"{u.level}:{u.name}:{u.resource}:{u.amount:f}" for u in self.uses
+                f"{u.level}:{u.name}:{u.resource}:"
+                f"{1.0 if u.resource in exclusive else u.amount:f}" for u in self.uses
                 if u.level != "R"]  # quota scopes are gridd's own: not in the file
 
 

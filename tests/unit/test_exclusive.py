@@ -108,3 +108,17 @@ def test_only_cells_with_the_attribute_ask_it_of_every_job() -> None:
     asked = levels.matcher.request({})
     assert [n.name for n in asked.hard] == ["slots", "exclusive"]
     assert asked.label == "slots=1"  # the exclusive default is not shown
+
+
+def test_the_schedule_file_shows_exclusivity_as_1_whoever_takes_it() -> None:
+    """8.1.9 with MONITOR: `H:vm:exclusive:1.000000` for the plain job running and for the
+    exclusive one reserving alike."""
+    view = two_hosts([Running(9, 1, {"h_rt": "100"}, [("all.q@h1", 1)], "", start=1.0),
+                      Running(8, 1, {"h_rt": "100"}, [("all.q@h2", 1)], "", start=1.0)])
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=5, duration_offset=0.0,
+                                        monitor=True)
+    view.jobs = {1: msgspec.structs.replace(job(1, hard={**OWN, "h_rt": "50"}),
+                                            reserve=True)}
+    lines = Planner().plan(view, 10.0).schedule or []
+    assert "9:1:RUNNING:1:100:H:h1:exclusive:1.000000" in lines
+    assert "1:1:RESERVING:101:50:H:h1:exclusive:1.000000" in lines
