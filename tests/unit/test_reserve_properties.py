@@ -249,9 +249,15 @@ def license_per_slot(job: p.SchedJob) -> int:
     return int(job.hard.get("license", "0"))
 
 
-def exclusive_share(job: p.SchedJob) -> float:
-    """What the job takes of a host's exclusive attribute: all of it if it asks for it."""
+def exclusive_share(job: p.SchedJob | Running) -> float:
+    """What the job takes of a host's exclusive attribute: all of it if it asks for it.
+    (The schedule file shows 1 either way, as 8.1.9's does.)"""
     return WHOLE if job.hard.get("exclusive") == "true" else 1.0
+
+
+def asked(view: SchedView, job_id: int) -> p.SchedJob | Running:
+    """The pending job or running task of a schedule line."""
+    return view.jobs.get(job_id) or view.running[(job_id, 1)]
 
 
 def host_admits(view: SchedView, booked: list[Line], job: p.SchedJob, host: str,
@@ -363,7 +369,8 @@ def earliest(view: SchedView, booked: list[Line], job: p.SchedJob) -> float:
 def run(view: SchedView) -> tuple[Plan, list[Line]]:
     plan = Planner().plan(view, NOW)
     assert plan.schedule is not None  # MONITOR is on
-    lines = parse(plan.schedule)
+    lines = [dataclasses.replace(x, amount=exclusive_share(asked(view, x.job_id)))
+             if x.key[2] == "exclusive" else x for x in parse(plan.schedule)]
     event(f"reservations: {len(plan.reserved) if len(plan.reserved) < 3 else '3+'}")
     if any(view.jobs[j].pe for j in plan.reserved):
         event("a parallel reservation")
