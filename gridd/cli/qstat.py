@@ -27,7 +27,7 @@ USAGE = """usage: qstat [options]
         [-q wc_queue_list]       only these queue instances
         [-qs {a|c|d|o|s|u|A|C|D|E|S}] only queue instances in one of these states
         [-r]                     with each job's requests
-        [-s {p|r|s|z|h|a}]       show only jobs in these states
+        [-s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a}] show only jobs in these states
         [-u user_list]           show jobs of these users ('*' for everybody)
         [-U user_list]           only queue instances these users may all use
         [-urg]                   with each job's urgency and what makes it up

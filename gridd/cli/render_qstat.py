@@ -115,16 +115,44 @@ class Row:
 
 # ---- selecting and ordering jobs --------------------------------------------------------
 
-def state_filter(states: str | None) -> frozenset[str]:
-    """Task states selected by qstat -s letters; all live states when none are given."""
+def state_filter(states: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    """What qstat -s letters select: task states, and kinds of hold (hu, ho, hs: user,
+    operator and system holds; hd: an array dependency; hj: a job dependency; ha: a
+    start time, qsub -a); all live states when none are given."""
     if not states:
-        return _STATE_CLASSES["a"]
+        return _STATE_CLASSES["a"], frozenset()
     selected: frozenset[str] = frozenset()
-    for letter in states:
+    kinds: set[str] = set()
+    i = 0
+    while i < len(states):
+        letter = states[i]
+        if letter == "h" and i + 1 < len(states) and states[i + 1] in _HOLD_KINDS:
+            kinds.add(states[i + 1])
+            i += 2
+            continue
         if letter not in _STATE_CLASSES:
             raise ValueError(f'unknown job state "{letter}" for -s')
         selected |= _STATE_CLASSES[letter]
-    return selected
+        if letter == "h":  # every kind of hold, -a's too
+            kinds.update(_HOLD_KINDS)
+        i += 1
+    return selected, frozenset(kinds)
+
+
+_HOLD_KINDS = "uosdja"
+
+
+def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
+    """Whether a task is held (or, ha, waits for its start time) in one of these ways."""
+    if task.state == ZOMBIE:
+        return False
+    if "a" in kinds and job.spec.start_time and task.state in WAITING:
+        return True
+    if task.state not in (HELD, HELD_RUNNING):
+        return False
+    spec = job.spec  # (the master spells out a task's holds: see Master._shown)
+    return any(k in task.holds for k in kinds & set("uos")) or (
+        "d" in kinds and bool(spec.hold_jid_ad)) or ("j" in kinds and bool(spec.hold_jid))
 
 
 def _user_matches(owner: str, users: list[str] | None) -> bool:
@@ -195,7 +223,7 @@ def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
     """Running rows in queue order then job id, and pending rows by priority then job id
     (array tasks apart with -g d). With queue selection options, the tasks running in the
     instances chosen and the waiting jobs that might run there (JobsReply.selected)."""
-    wanted = state_filter(states)
+    wanted, kinds = state_filter(states)
     rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
     chosen = None if reply.selected is None else set(reply.selected)
     eligible = None if reply.eligible is None else set(reply.eligible)
@@ -204,7 +232,8 @@ def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
     for job in reply.jobs:
         if not _user_matches(job.spec.owner, users):
             continue
-        tasks = [t for t in job.tasks.values() if t.state in wanted]
+        tasks = [t for t in job.tasks.values()
+                 if t.state in wanted or (kinds and _held_as(job, t, kinds))]
         prior = reply.priorities.get(job.job_id, 0.5)
         running += [_running_row(job, t, prior) for t in tasks
                     if t.state in SHOWN_HOLDING and (chosen is None or t.queue in chosen)]

@@ -1098,8 +1098,9 @@ class Master:
         return lines or ["There are no messages available"]
 
     def _shown(self, job: Job) -> Job:
-        """The job as qstat shows it: its tasks' states as shown, and the usage of those
-        running as last reported."""
+        """The job as qstat shows it: its tasks' states as shown, their holds spelled out
+        (a task shown held for a dependency alone has none: qstat -s hu/hj tell them
+        apart), and the usage of those running as last reported."""
         tasks = {
             tid: _with_state(t, self.display_state(job, t),
                              self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
@@ -1550,9 +1551,10 @@ def _copy(config: Configuration) -> Configuration:
 
 
 def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
-    if state == task.state and usage is None:
+    holds = task.hold_letters()
+    if state == task.state and usage is None and holds == task.holds:
         return task
-    return msgspec.structs.replace(task, state=state, usage=usage or task.usage)
+    return msgspec.structs.replace(task, state=state, usage=usage or task.usage, holds=holds)
 
 
 def _fields(msg: p.JobExited) -> dict:

@@ -161,6 +161,32 @@ def test_state_filter_p_keeps_pending_and_held_jobs(monkeypatch):
     assert [line.split()[4] for line in running[2:]] == ["r"] * 4
 
 
+def test_hold_kinds_pick_the_jobs_held_so():
+    """8.1.9's -s hu, ho, hs (the holds), hj (-hold_jid), hd (-hold_jid_ad), ha (-a); h
+    all of them. The master spells out the holds of the tasks it shows."""
+    user = pending_job(1, spec(), state=HELD)
+    user.tasks[0].holds = "u"
+    operator = pending_job(2, spec(), state=HELD)
+    operator.tasks[0].holds = "os"
+    after = pending_job(3, spec(hold_jid=["1"]), state=HELD)
+    tasks = pending_job(4, spec(hold_jid_ad=["9"]), state=HELD)
+    later = pending_job(5, spec(start_time=T_SUB + 3600))
+    plain = pending_job(6, spec())
+    jobs = [user, operator, after, tasks, later, plain]
+
+    def shown(states: str) -> list[int]:
+        return [int(line.split()[0])
+                for line in rq.qstat_default(reply(jobs), states=states).splitlines()[2:]]
+
+    assert shown("hu") == [1]
+    assert shown("ho") == shown("hs") == [2]
+    assert shown("hj") == [3]
+    assert shown("hd") == [4]
+    assert shown("ha") == [5]
+    assert shown("huha") == [1, 5]
+    assert sorted(shown("h")) == [1, 2, 3, 4, 5]
+
+
 def test_unknown_state_letter_is_refused():
     with pytest.raises(ValueError, match='"x"'):
         rq.state_filter("x")
