@@ -7,12 +7,13 @@ On one level a configured (fixed) value and a load value may both exist: for `==
 configured value replaces the load value, for ordering operators the more restrictive wins.
 
 Consumables (`consumable YES`) are debited per slot, `consumable JOB` once per job on the
-level that holds the master task; everything else is compared per slot, undivided.
+level that holds the master task, an exclusive attribute (relop EXCL) once per level a
+placement uses; everything else is compared per slot, undivided.
 
 Everything a check needs is parsed once: requests when a job category is first seen
 (`Matcher.request`), offered values when a level is built (`Matcher.level`), wildcard
-expressions compiled once per expression, and the winner between a level's configured and load
-value is settled when the level is built. The per-check path is one dictionary look-up and
+expressions compiled once per expression, and the winner between a level's configured and
+load value is settled when the level is built. The per-check path is one dictionary look-up and
 one comparison per level, because a dispatch cycle makes millions of them.
 """
 
@@ -40,7 +41,6 @@ _EXPRESSION_TYPES = frozenset({"STRING", "CSTRING", "RESTRING", "HOST"})
 # nothing runs, and any other job only where no exclusive one does.
 EXCLUSIVE = "EXCL"  # Need.consumable of such an attribute
 WHOLE = float(2**31)
-_ONCE = frozenset({"JOB", EXCLUSIVE})  # taken once, not per slot
 # Compiled requests are kept across cycles; a long-lived scheduler sees categories come and go.
 _MAX_REQUESTS = 20_000
 # Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
