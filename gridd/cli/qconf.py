@@ -41,6 +41,8 @@ USAGE = """usage: qconf [options]
    [-shgrpl | -shgrp group | -shgrp_resolved group | -shgrp_tree group]
    [-ahgrp group | -Ahgrp file | -mhgrp group | -Mhgrp file | -dhgrp group]  host groups
    [-sprjl | -sprj p | -aprj | -Aprj file | -mprj p | -Mprj file | -dprj p]  projects
+   [-suserl | -suser u | -auser | -Auser file | -muser u | -Muser file | -duser u]
+                              user objects (made at a user's first job: enforce_user auto)
    [-ssconf | -msconf | -Msconf file]   the scheduler configuration
    [-sconf [host_list|global] | -sconfl | -mconf [host_list|global]]
    [-aconf host_list | -Aconf file_list | -Mconf file_list | -dconf host_list]
@@ -80,7 +82,8 @@ FILE_OPTIONS: dict[str, tuple[str, int]] = {
     "-Aconf": ("error reading configuration from file {}", 1),
     "-Mconf": ("error reading configuration from file {}", 1),
     **{option: ("error reading in file", 1)
-       for option in ("-Ap", "-Mp", "-Aprj", "-Mprj", "-Au", "-Mu", "-Msconf")},
+       for option in ("-Ap", "-Mp", "-Aprj", "-Mprj", "-Auser", "-Muser", "-Au", "-Mu",
+                      "-Msconf")},
     **{option: (_INVALID_ARGUMENT, 1) for option in ("-Aattr", "-Mattr", "-Dattr", "-Rattr")},
     "-Arqs": ("", 1),
     "-Mrqs": ("", 1),
@@ -134,6 +137,8 @@ EDITOR_FORMS: dict[str, EditorForm] = {
     "-ap": EditorForm("-Ap", 1, kind="pe"),
     "-ahgrp": EditorForm("-Ahgrp", 1, kind="hostgroup", unchanged=None),
     "-aprj": EditorForm("-Aprj", 0, kind="project"),
+    "-auser": EditorForm("-Auser", 0, kind="user"),
+    "-muser": EditorForm("-Muser", 1, show="-suser"),
     "-mconf": EditorForm("-Mconf", OPTIONAL, show="-sconf", each=True,
                          unchanged=CONF_UNCHANGED),
     "-aconf": EditorForm("-Aconf", 1, each=True, unchanged=CONF_UNCHANGED),

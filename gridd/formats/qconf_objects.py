@@ -32,11 +32,13 @@ from gridd.model.objects import (
     ParallelEnvConf,
     Project,
     SchedConf,
+    User,
     words,
 )
 
 ConfObject = (
-    ClusterQueue | ExecHostConf | HostGroup | ParallelEnvConf | Project | SchedConf | GlobalConf
+    ClusterQueue | ExecHostConf | HostGroup | ParallelEnvConf | Project | User | SchedConf
+    | GlobalConf
 )
 
 
@@ -291,6 +293,17 @@ def _object_name(value: str) -> str:
     return value
 
 
+def _user_name(value: str) -> str:
+    """A user's name: no blanks or list punctuation (a leading digit is a valid login)."""
+    if not _NAME.fullmatch(value):
+        raise _Invalid(f'"{value}" is not a valid object name')
+    return value
+
+
+def _project_or_none(value: str) -> str:
+    return value if value.upper() == NONE else _object_name(value)
+
+
 def _group_name(value: str) -> str:
     if not value.startswith("@") or not _HOST.fullmatch(value):
         raise _Invalid(f'"{value}" is not a valid host group name (@name)')
@@ -307,6 +320,7 @@ class _Kind:
     checks: dict[str, Check]
     overridable: frozenset[str] = frozenset()
     trailer: str = ""  # Grid Engine's last error line, `{source}` filled in
+    required: tuple[str, ...] = ()  # attributes a file must give, beside the name
 
 
 def _all_text(cls: type[Any]) -> dict[str, Check]:
@@ -355,6 +369,20 @@ KINDS: dict[str, _Kind] = {
             "xacl": _NAMES,
         },
         trailer='error: error reading file: "{source}"',
+    ),
+    "user": _Kind(
+        User,
+        "user",
+        "name",
+        {
+            "name": _user_name,
+            "oticket": _unsigned,
+            "fshare": _unsigned,
+            "delete_time": _unsigned,
+            "default_project": _project_or_none,
+        },
+        trailer='error: error reading file: "{source}"',
+        required=("oticket", "fshare", "delete_time", "default_project"),
     ),
     "sched": _Kind(SchedConf, "sched", None, _all_text(SchedConf)),
     "conf": _Kind(GlobalConf, "conf", None, _all_text(GlobalConf)),
@@ -425,6 +453,9 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
             raise _fail(kind, f"{key}: {error}", source, ge_lines) from None
     if kind.name_key is not None and kind.name_key not in values:
         raise _fail(kind, f'required attribute "{kind.name_key}" is missing', source)
+    missing = next((key for key in kind.required if key not in values), None)
+    if missing is not None:
+        raise _fail(kind, f'required attribute "{missing}" is missing', source, trailer=False)
     return msgspec.convert(values, kind.cls)
 
 

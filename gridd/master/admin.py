@@ -29,6 +29,7 @@ from gridd.master.admin_objects import (
     PES,
     PROJECTS,
     QUEUES,
+    USERS,
     resolve_hostgroup,
 )
 from gridd.model.config import Configuration
@@ -147,6 +148,12 @@ VERBS: dict[str, Option] = {
     "-Aprj": Option(1, objects.put_named(PROJECTS, adding=True)),
     "-Mprj": Option(1, objects.put_named(PROJECTS, adding=False)),
     "-dprj": Option(1, objects.delete_named(PROJECTS)),
+    # user objects
+    "-suserl": _show(0, objects.list_named(USERS)),
+    "-suser": _show(1, objects.show_named(USERS)),
+    "-Auser": Option(1, objects.put_named(USERS, adding=True)),
+    "-Muser": Option(1, objects.put_named(USERS, adding=False)),
+    "-duser": Option(1, objects.delete_named(USERS)),
     # cluster queues
     "-sql": _show(0, objects.list_named(QUEUES)),
     "-sq": _show(OPTIONAL, objects.show_queues),

@@ -37,6 +37,8 @@ class NamedKind:
     add_trailer: str = ""  # Grid Engine's last line when an -A* file is bad ({} is the file)
     modify_trailer: str = ""  # the same for -M*
     delete_problem: Callable[[Configuration, str], str | None] = lambda cfg, name: None
+    unknown_code: int = 1  # the exit code of -s<kind> for a name there is none of
+    confirm_out: bool = False  # -A/-M<kind> confirm on stdout (else stderr)
 
     def removed_from(self) -> str:
         return self.deleted_from or self.label
@@ -51,6 +53,10 @@ PROJECTS = NamedKind(
     "project", "projects", "name", "project", "no project list defined",
     "{} is not known as a project", add_trailer="error reading in file",
     modify_trailer="error reading in file", delete_problem=refs.project_delete_problem)
+USERS = NamedKind(
+    "user", "users", "name", "user", "no user list defined",
+    "{} is not known as a user", add_trailer="error reading in file",
+    modify_trailer="error reading in file", unknown_code=0, confirm_out=True)
 QUEUES = NamedKind(
     "queue", "queues", "qname", "cluster queue", "no cqueue list defined",
     'No cluster queue or queue instance matches the phrase "{}"',
@@ -88,7 +94,7 @@ def show_named(nk: NamedKind) -> Verb:
         ans = Answer()
         obj = getattr(cfg, nk.store).get(args[0])
         if obj is None:
-            ans.fail(nk.unknown.format(args[0]))
+            ans.fail(nk.unknown.format(args[0]), nk.unknown_code)
         else:
             ans.out += show(nk.kind, obj).splitlines()
         return ans
@@ -156,11 +162,12 @@ def put_named(nk: NamedKind, adding: bool, added: str = "") -> Verb:
             ans.fail(problem)
             return ans
         store[name] = obj
+        said = ans.out if nk.confirm_out else ans.err
         if adding and added:
-            ans.err.append(added.format(name))
+            said.append(added.format(name))
         else:
-            ans.err.append(f'{who} {"added" if adding else "modified"} "{name}" '
-                           f'{"to" if adding else "in"} {nk.label} list')
+            said.append(f'{who} {"added" if adding else "modified"} "{name}" '
+                        f'{"to" if adding else "in"} {nk.label} list')
         ans.changed = True
         return ans
     return verb

@@ -52,7 +52,7 @@ from gridd.model.job import (
     changed_context,
     new_job,
 )
-from gridd.model.objects import words
+from gridd.model.objects import NONE, User, words
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
 from gridd.model.report import Report
 from gridd.sched.access import allowed, project_allowed
@@ -373,10 +373,27 @@ class Master:
         fx.dirty_jobs.add(job_id)
         self.announce(job, fx)
         reporting.new_job(self, job, now, fx)
+        self._auto_user(spec.owner, now, fx)
         if lead:
             return _unable([*lead, *warnings,
                             submitted_line(job_id, spec.name, spec.array)])
         return p.Submitted(job_id=job_id, name=spec.name, array=spec.array, warnings=warnings)
+
+    def _auto_user(self, owner: str, now: float, fx: Effects) -> None:
+        """enforce_user auto: a user's first job makes its user object (qconf -suser),
+        from the global configuration's auto_user_* values. (8.1.9 then deletes it once
+        auto_user_delete_time has passed without a job; gridd keeps it.)"""
+        config = self.s.config
+        conf = config.conf
+        if conf.enforce_user.strip().lower() != "auto" or not owner or owner in config.users:
+            return
+        lifetime = views.to_int(conf.auto_user_delete_time)
+        project = conf.auto_user_default_project
+        config.users[owner] = User(
+            name=owner, oticket=conf.auto_user_oticket, fshare=conf.auto_user_fshare,
+            delete_time=str(int(now) + lifetime) if lifetime > 0 else "0",
+            default_project=NONE if project.strip().upper() in ("", NONE) else project)
+        fx.config_changed = True
 
     def _verified(self, job: p.SchedJob, mode: str, now: float) -> list[str] | None:
         """Why the job could not run (None: it could): -w e, w and v ask of an empty cluster

@@ -11,6 +11,7 @@ from gridd.model.objects import (
     ParallelEnvConf,
     Project,
     SchedConf,
+    User,
 )
 from gridd.model.rqs import RuleSet
 
@@ -44,6 +45,7 @@ class Configuration(msgspec.Struct):
     complexes: list[ComplexAttr] = msgspec.field(default_factory=lambda: list(DEFAULT_COMPLEXES))
     hostgroups: dict[str, HostGroup] = msgspec.field(default_factory=dict)
     projects: dict[str, Project] = msgspec.field(default_factory=dict)
+    users: dict[str, User] = msgspec.field(default_factory=dict)
     sched: SchedConf = msgspec.field(default_factory=SchedConf)
     conf: GlobalConf = msgspec.field(default_factory=GlobalConf)
     queues: dict[str, ClusterQueue] = msgspec.field(default_factory=dict)

@@ -172,6 +172,17 @@ class Project(msgspec.Struct, kw_only=True):
     xacl: str = NONE
 
 
+class User(msgspec.Struct, kw_only=True):
+    """A user object (`qconf -suser`): made by hand, or at a user's first submission when
+    the global configuration's enforce_user is auto (from its auto_user_* values)."""
+
+    name: str
+    oticket: str = "0"
+    fshare: str = "0"
+    delete_time: str = "0"  # when an object made at submission goes (0: never)
+    default_project: str = NONE
+
+
 class SchedConf(msgspec.Struct, kw_only=True):
     """The scheduler configuration, defaults as Debian installs it (`qconf -ssconf`)."""
 

@@ -260,7 +260,8 @@ def _generic(name: str) -> _Qconf:
 QCONF: dict[str, _Qconf] = {
     **{kind: _generic(name) for kind, name in (
         ("queue", "queue"), ("exechost", "exechost"), ("pe", "pe"),
-        ("hostgroup", "hostgroup"), ("project", "project"), ("sched_conf", "sched"),
+        ("hostgroup", "hostgroup"), ("project", "project"), ("user", "user"),
+        ("sched_conf", "sched"),
         ("global_conf", "conf"))},
     "userset": _Qconf(SPOOL_KEY_WIDTHS["userset"], userset_pairs,
                       lambda pairs, source: userset_from_pairs(pairs, source=source)),

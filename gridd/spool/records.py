@@ -34,6 +34,7 @@ CONFIG_SINGLE = {"managers": "managers", "operators": "operators", "adminhosts":
                  "sched_conf": "sched", "global_conf": "conf"}
 # Configuration collections spooled one object per member (key: its name), by kind.
 CONFIG_DICT = {"userset": "usersets", "hostgroup": "hostgroups", "project": "projects",
+               "user": "users",
                "queue": "queues", "pe": "pes", "exechost": "exechosts",
                "host_conf": "host_confs", "rqs": "rqs"}
 CONFIG_KINDS = frozenset(CONFIG_SINGLE) | frozenset(CONFIG_DICT) | {"order"}

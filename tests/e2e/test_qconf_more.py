@@ -7,9 +7,11 @@ $SEDX (none: it leaves the file alone, which qconf notices).
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
 import signal
+import time
 from pathlib import Path
 
 from tests.e2e.conftest import Cell, wait_for
@@ -158,3 +160,27 @@ def test_host_configurations_survive_a_restart(cell: Cell, tmp_path: Path):
     assert res.stderr.count("from configuration list\n") == 2
     res = cell.run("qconf", "-dconf", "global")
     assert (res.returncode, res.stderr) == (1, "can't delete configuration \"global\" from list\n")
+
+
+def test_user_objects_are_made_at_a_first_job_and_kept_by_qconf(cell: Cell, tmp_path: Path):
+    """8.1.9 (run here): enforce_user auto makes a user object at a user's first job, with
+    delete_time auto_user_delete_time (86400 s) on; -Auser/-Muser confirm on stdout,
+    -duser on stderr; -suser of a user there is none of says so and exits 0."""
+    me, host = getpass.getuser(), os.uname().nodename
+    none = cell.run("qconf", "-suserl")
+    assert (none.returncode, none.stderr) == (1, "no user list defined\n")
+    before = time.time()
+    cell.ok("qsub", "-h", "-b", "y", "true")
+    assert cell.ok("qconf", "-suserl") == f"{me}\n"
+    shown = dict(line.split(" ", 1) for line in cell.ok("qconf", "-suser", me).splitlines())
+    assert list(shown) == ["name", "oticket", "fshare", "delete_time", "default_project"]
+    assert before + 86400 - 1 <= int(shown["delete_time"]) <= time.time() + 86400
+    path = tmp_path / "alice"
+    path.write_text("name alice\noticket 0\nfshare 5\ndelete_time 0\ndefault_project NONE\n")
+    added = cell.run("qconf", "-Auser", str(path))
+    assert (added.returncode, added.stdout) == (0, f'{me}@{host} added "alice" to user list\n')
+    assert cell.ok("qconf", "-suserl") == f"alice\n{me}\n"
+    unknown = cell.run("qconf", "-suser", "nosuch")
+    assert (unknown.returncode, unknown.stderr) == (0, "nosuch is not known as a user\n")
+    gone = cell.run("qconf", "-duser", "alice")
+    assert (gone.returncode, gone.stderr) == (0, f'{me}@{host} removed "alice" from user list\n')

@@ -618,7 +618,7 @@ def test_queue_with_overrides_round_trips(queue: ClusterQueue) -> None:
 
 def test_every_kind_shows_its_defaults_and_reads_them_back() -> None:
     names = {"queue": "qname", "exechost": "hostname", "hostgroup": "group_name"}
-    names |= {"pe": "pe_name", "project": "name"}
+    names |= {"pe": "pe_name", "project": "name", "user": "name"}
     for kind_name, kind in KINDS.items():
         key = names.get(kind_name)
         obj = kind.cls(**({key: "@g" if kind_name == "hostgroup" else "x"} if key else {}))

@@ -32,7 +32,7 @@ from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
 from gridd.model.cluster import ExecHost
 from gridd.model.config import Userset
 from gridd.model.job import JobSpec, Task, Usage, new_job
-from gridd.model.objects import HostGroup, Project
+from gridd.model.objects import HostGroup, Project, User
 from gridd.model.report import ConfigRecord, HostRecord, JobRecord, QueueRecord
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
 from gridd.spool import classic_spool
@@ -82,6 +82,7 @@ def _state() -> MasterState:
     cfg.usersets["odd"] = Userset("odd", entries=["NONE"])  # qconf would read no entries
     cfg.hostgroups["@linux"] = HostGroup(group_name="@linux", hostlist="node1 node2")
     cfg.projects["proj1"] = Project(name="proj1", oticket="100", acl="staff")
+    cfg.users["alice"] = User(name="alice", fshare="5", delete_time="1795572439")
     cfg.rqs["max_slots"] = RuleSet(name="max_slots", description='"per user"', rules=[
         Rule(users=Filter(True, ["*"]), limits=[Limit("slots", "10")]),
         Rule(name="big", hosts=Filter(False, ["@linux"], ["node2"]),
