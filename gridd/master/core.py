@@ -422,12 +422,15 @@ class Master:
         return ["warning: no suitable queues"], 1, False
 
     def _rights(self, spec: JobSpec) -> str | None:
-        """Why the owner may not submit this job: the global configuration's access lists
-        keep them out; a positive priority takes an operator, a deadline a user in
-        deadlineusers (managers too); a project must exist, let the
-        owner in and be one the global configuration allows; without one, the global
-        configuration may want one (projects set, enforce_project). In 8.1.9's order."""
+        """Why the owner may not submit this job: enforce_user true and no user object for
+        them; the global configuration's access lists keep them out; a positive priority
+        takes an operator, a deadline a user in deadlineusers (managers too); a project
+        must exist, let the owner in and be one the global configuration allows; without
+        one, the global configuration may want one (projects set, enforce_project). In
+        8.1.9's order."""
         config, conf = self.s.config, self.s.config.conf
+        if conf.enforce_user.strip().lower() == "true" and spec.owner not in config.users:
+            return f'Unable to run job: job rejected: the user "{spec.owner}" does not exist'
         users, xusers = words(conf.user_lists), words(conf.xuser_lists)
         if (users or xusers) and not allowed(users, xusers, spec.owner, spec.group,
                                              self.plan.usersets):

@@ -417,6 +417,22 @@ def test_qresub_submits_a_copy_with_the_holds_asked_for():
         "job rejected: bob@vm is not allowed to resubmit jobs of user ann"]
 
 
+def test_enforce_user_makes_or_asks_for_a_user_object():
+    """8.1.9: auto makes the object at a user's first job; true refuses a user without
+    one (before -w v too), in these words."""
+    master = make_master(hosts=1, slots=1)
+    assert master.s.config.conf.enforce_user == "auto"
+    master.submit(spec(owner="ann", hold=True), 1000.0, Effects())
+    made = master.s.config.users["ann"]
+    assert (made.name, made.delete_time, made.default_project) == ("ann", "87400", "NONE")
+    master.s.config.conf.enforce_user = "true"
+    for verify in ("", "v"):
+        assert master.submit(spec(owner="bob", verify=verify), 2.0, Effects()).text == (
+            'Unable to run job: job rejected: the user "bob" does not exist')
+    assert isinstance(master.submit(spec(owner="ann", hold=True), 2.0, Effects()),
+                      p.Submitted)
+
+
 def test_hold_jid_ad_lets_each_task_go_once_the_same_task_of_its_predecessor_is_done():
     """8.1.9's rules (run here): only an array may ask, and only for arrays of the same
     range; task N waits (hqw, "Job is in hold state") until task N of the other is done."""
