@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import msgspec
 
@@ -63,6 +63,7 @@ from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
 from gridd.sched.select import NoneLeft, Unselectable, by_more_than_states, choose, might_run
 
+_Struct = TypeVar("_Struct", bound=msgspec.Struct)
 MAX_JOB_ID = 9_999_999
 LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
@@ -702,7 +703,7 @@ class Master:
                              f"jobs of user {owner}")
                 code = 4
                 continue
-            spec = msgspec.msgpack.decode(msgspec.msgpack.encode(job.spec), type=JobSpec)
+            spec = _copy(job.spec)
             spec.hold = "u" in req.holds
             reply = self.submit(spec, now, fx)
             if not isinstance(reply, p.Submitted):
@@ -947,10 +948,11 @@ class Master:
             fitting = self._fitting_hosts(req.host_request, levels)
             if isinstance(fitting, p.Error):
                 return fitting
+        states = self.instance_states(loads)
         chosen = None
         if req.select is not None:
             try:
-                chosen = choose(self.plan, loads, req.select, self.instance_states())
+                chosen = choose(self.plan, loads, req.select, states)
             except NoneLeft as exc:  # qstat says so and shows nothing, successfully
                 return p.Error(text=exc.text, code=0)
             except Unselectable as exc:
@@ -976,18 +978,19 @@ class Master:
             reserved={j.job_id: self.sched_reserved[j.job_id] for j in live
                       if j.job_id in self.sched_reserved} if req.details else {},
             ar_slots=ars.reserved_slots(self, now),
-            states=self.instance_states(),
+            states=states,
             instance_resources=self._instance_resources(req.resources, levels, loads),
             host_resources=self._host_resources(req.host_resources, levels, loads),
             fitting_hosts=fitting,
             finished=list(self.zombies.values()) if req.finished else [],
-            alarms=self._alarms(req.explain),
+            alarms=self._alarms(req.explain, loads),
             selected=None if chosen is None else chosen.names(),
             eligible=might_run(chosen, [sched_job(j, []) for j in live], self.plan.hostgroups)
             if chosen is not None and by_more_than_states(req.select) else None,
         )
 
-    def _alarms(self, letters: str) -> dict[str, list[tuple[str, str]]]:
+    def _alarms(self, letters: str, loads: dict[str, dict[str, str]]
+                ) -> dict[str, list[tuple[str, str]]]:
         """qstat -explain a and A: the load and suspend thresholds each instance's host
         reaches, with the load value as reported."""
         kinds = [(kind, attr) for letter, kind, attr in (
@@ -995,7 +998,7 @@ class Master:
             if letter in letters]
         if not kinds:
             return {}
-        loads, table = self.loads(), self.complex_table()
+        table = self.complex_table()
         out: dict[str, list[tuple[str, str]]] = {}
         for qi in self.plan.instances:
             for kind, attr in kinds:
@@ -1007,8 +1010,9 @@ class Master:
 
     def select_queues(self, req: p.SelectQueues) -> p.Msg:
         """qselect: the queue instances chosen."""
+        loads = self.loads()
         try:
-            chosen = choose(self.plan, self.loads(), req.select, self.instance_states())
+            chosen = choose(self.plan, loads, req.select, self.instance_states(loads))
         except Unselectable as exc:
             return p.Error(text=exc.text)
         return p.QueuesSelected(names=chosen.names())
@@ -1058,9 +1062,12 @@ class Master:
         return p.QuotaReply(rows=quotas.rows(req.users, req.hosts, req.queues, req.pes,
                                              req.projects, req.resources))
 
-    def instance_states(self) -> dict[str, str]:
-        """Every queue instance's state letters, as qstat -f shows them."""
-        states = instance_states(self.plan, self.loads(), self.host_up, self.s.flags,
+    def instance_states(self, loads: dict[str, dict[str, str]] | None = None
+                        ) -> dict[str, str]:
+        """Every queue instance's state letters, as qstat -f shows them (`loads`: the
+        hosts' loads, when the caller has them already)."""
+        states = instance_states(self.plan, self.loads() if loads is None else loads,
+                                 self.host_up, self.s.flags,
                                  self.complex_table())
         return states | dict.fromkeys(self.orphaned, "o")
 
@@ -1566,8 +1573,9 @@ class Named(NamedTuple):
     missing: str | None
 
 
-def _copy(config: Configuration) -> Configuration:
-    return msgspec.msgpack.decode(msgspec.msgpack.encode(config), type=Configuration)
+def _copy(obj: _Struct) -> _Struct:
+    """A deep copy of a configuration or a job's spec, that changing it leaves alone."""
+    return msgspec.msgpack.decode(msgspec.msgpack.encode(obj), type=type(obj))
 
 
 def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
