@@ -419,7 +419,7 @@ class Planner:
 
         def allowed(qi: Instance) -> bool:
             return qi.name not in unlimited and all(
-                admits(qi, user, conf.usersets) and _host_admits(conf, qi.host, user)
+                admits(qi, user, conf.usersets) and host_admits(conf, qi.host, user)
                 for user in place.users) and (
                 qi.interactive or not place.interactive) and (
                 not place.checkpoint or place.checkpoint in qi.ckpt_list)
@@ -507,19 +507,21 @@ def _apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
     return own, inside
 
 
-def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]]) -> bool:
-    """Whether the instance's access lists let a user of an advance reservation's access
-    list in (its groups are not known; a @userset entry is not judged)."""
+def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]], group: str = ""
+           ) -> bool:
+    """Whether the instance's access lists let a user in: of an advance reservation's
+    access list (its groups are not known; a @userset entry is not judged), or one that
+    qselect -U names, with its primary group."""
     if user.startswith("@"):
         return True
-    return allowed(qi.user_lists, qi.xuser_lists, user, "", usersets)
+    return allowed(qi.user_lists, qi.xuser_lists, user, group, usersets)
 
 
-def _host_admits(conf: PlanConf, host: str, user: str) -> bool:
-    """Whether the global host's and the host's access lists let a user of an advance
-    reservation's access list in (as `admits` judges them)."""
+def host_admits(conf: PlanConf, host: str, user: str, group: str = "") -> bool:
+    """Whether the global host's and the host's access lists let a user in (as `admits`
+    judges them)."""
     return user.startswith("@") or all(
-        allowed(access.user_lists, access.xuser_lists, user, "", conf.usersets)
+        allowed(access.user_lists, access.xuser_lists, user, group, conf.usersets)
         for name in ("global", host) if (access := conf.host_access.get(name)) is not None)
 
 

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf
 from gridd.model.complexes import parse_value
-from gridd.sched.access import allowed
 from gridd.sched.levels import Levels, build_levels
-from gridd.sched.plan import queue_matches
+from gridd.sched.plan import admits, host_admits, queue_matches
 
 # The load values a host reports that do not change while it runs.
 STATIC_LOADS = frozenset({"arch", "num_proc", "mem_total", "swap_total", "virtual_total",
@@ -82,7 +81,9 @@ def choose(conf: PlanConf, loads: Mapping[str, Mapping[str, str]], how: p.QueueS
         instances = [qi for qi in instances if matcher.fits(req, 1, *levels.of(qi)).ok]
     if how.users:
         instances = [qi for qi in instances if all(
-            _may_use(conf, qi, user, how.groups.get(user, "")) for user in how.users)]
+            admits(qi, user, conf.usersets, how.groups.get(user, ""))
+            and host_admits(conf, qi.host, user, how.groups.get(user, ""))
+            for user in how.users)]
     if how.states:
         instances = [qi for qi in instances
                      if any(c in how.states for c in states.get(qi.name, ""))]
@@ -122,16 +123,3 @@ def _known(levels: Levels, request: Mapping[str, str]) -> dict[str, str]:
         except ValueError:
             raise Unselectable() from None
     return table.full_names(request)
-
-
-def _may_use(conf: PlanConf, qi: Instance, user: str, group: str) -> bool:
-    """Whether the queue's and its hosts' access lists let the user in (-U judges
-    users, not projects)."""
-    if not allowed(qi.user_lists, qi.xuser_lists, user, group, conf.usersets):
-        return False
-    for host in ("global", qi.host):
-        access = conf.host_access.get(host)
-        if access is not None and not allowed(access.user_lists, access.xuser_lists, user,
-                                              group, conf.usersets):
-            return False
-    return True
