@@ -159,6 +159,7 @@ class Matcher:
         # attribute (not to be exclusive, unless it asks to be).
         self._defaults = tuple(a for a in table if a.consumable != "NO"
                                and (has_default(a) or a.relop == EXCL))
+        self.exclusive = frozenset(a.name for a in table if a.relop == EXCL)
         self._requests: dict[tuple[Any, Any], JobRequest] = {}
 
     # ---- building -----------------------------------------------------------------------

@@ -34,7 +34,6 @@ from gridd import protocol as p
 from gridd.formats.values import is_unsigned
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
-from gridd.model.complexes import EXCL
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.sched.access import (
@@ -856,12 +855,8 @@ class Cycle:
                     plan.reserved[job.job_id] = reserved
         if self.conf.monitor:
             plan.schedule = [line for booking in self._the_schedule().bookings
-                             for line in booking.lines(self._exclusive())]
+                             for line in booking.lines(self.matcher.exclusive)]
         return plan
-
-    def _exclusive(self) -> frozenset[str]:
-        """The exclusive attributes (relop EXCL) of the complex table."""
-        return frozenset(a.name for a in self.matcher.table if a.relop == EXCL)
 
     def _array_full(self, job: p.SchedJob, plan: Plan) -> bool:
         """Whether as many of the job's tasks run as max_aj_instances or its -tc allow
@@ -1406,10 +1401,8 @@ class Cycle:
         def room(level: Level) -> float:
             letter = LEVEL_CHAR.get(level.kind, "Q")
             for need in once:  # exclusivity lets all of the job's slots on or none
-                capacity = level.capacity.get(need.name)
                 diagram = diagrams.get((letter, level.name, need.name))
-                if capacity is not None and diagram is not None and \
-                        diagram.capacity - diagram.peak(start, end) < need.key:
+                if diagram is not None and diagram.capacity - diagram.peak(start, end) < need.key:
                     return 0.0
             most = math.inf
             for need in per_slot:
