@@ -144,8 +144,6 @@ _HOLD_KINDS = "uosdja"
 
 def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
     """Whether a task is held (or, ha, waits for its start time) in one of these ways."""
-    if task.state == ZOMBIE:
-        return False
     if "a" in kinds and job.spec.start_time and task.state in WAITING:
         return True
     if task.state not in (HELD, HELD_RUNNING):
@@ -225,7 +223,7 @@ def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
     instances chosen and the waiting jobs that might run there (JobsReply.selected)."""
     wanted, kinds = state_filter(states)
     rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
-    chosen = None if reply.selected is None else set(reply.selected)
+    chosen = chosen_instances(reply)
     eligible = None if reply.eligible is None else set(reply.eligible)
     running: list[Row] = []
     pending: list[Row] = []
@@ -404,9 +402,7 @@ def queue_instances(reply: JobsReply) -> list[QueueInstance]:
     hosts = {h.name: h for h in reply.hosts}
     used = used_slots(reply.jobs)
     out = []
-    for queue, qi in queue_order(reply.queues):
-        if not shows_instance(reply, qi):
-            continue
+    for queue, qi in shown_instances(reply):
         host = hosts.get(split_instance(qi)[1])
         out.append(QueueInstance(
             name=qi, qtype=qtype_letters(queue), used=used.get(qi, 0),
@@ -417,9 +413,17 @@ def queue_instances(reply: JobsReply) -> list[QueueInstance]:
     return out
 
 
-def shows_instance(reply: JobsReply, instance: str) -> bool:
-    """Whether qstat's selection options (-q, -l, -pe, -qs, -U), if any, chose it."""
-    return reply.selected is None or instance in reply.selected
+def chosen_instances(reply: JobsReply) -> set[str] | None:
+    """The queue instances qstat's selection options (-q, -l, -pe, -qs, -U) chose, or
+    None without them."""
+    return None if reply.selected is None else set(reply.selected)
+
+
+def shown_instances(reply: JobsReply) -> list[tuple[Queue, str]]:
+    """(cluster queue, instance) as queue_order lists them, of those chosen if any."""
+    chosen = chosen_instances(reply)
+    return [(queue, qi) for queue, qi in queue_order(reply.queues)
+            if chosen is None or qi in chosen]
 
 
 def _queue_line(qi: QueueInstance, reply: JobsReply) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gridd.cli.render_qstat import XML_HEAD, host_up, queue_order, shows_instance, used_slots
+from gridd.cli.render_qstat import XML_HEAD, host_up, shown_instances, used_slots
 from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, split_instance
 
@@ -46,9 +46,7 @@ def summaries(reply: JobsReply) -> list[Summary]:
     used = used_slots(reply.jobs)
     out: dict[str, Summary] = {}
     loads: dict[str, list[float]] = {}
-    for queue, qi in queue_order(reply.queues):
-        if not shows_instance(reply, qi):
-            continue
+    for queue, qi in shown_instances(reply):
         host_name = split_instance(qi)[1]
         found = out.setdefault(queue.name, Summary(queue.name, None))
         total = queue.instance_slots(host_name)
