@@ -94,6 +94,8 @@ def main() -> None:
             rr["reserve_s"] < 2 if rr else None),
         row("gridd sim, 100k jobs, EASY", sm.get("sim_jobs_per_s"), "jobs/s",
             ">= 10,000 jobs/s", sm["sim_jobs_per_s"] >= 10_000 if sm else None),
+        row("gridd sim, as above, one process", sm.get("one_process_per_s"), "jobs/s",
+            "(no target)", None),
         row("AR grant, 1k inst, 5k jobs, 500 ARs", ag.get("ar_grant_ms"), "ms", "< 100 ms",
             ag["ar_grant_ms"] < 100 if ag else None),
         row("qrsub round trip (median)", ag.get("qrsub_ms"), "ms", "(no target)", None),

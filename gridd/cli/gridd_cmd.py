@@ -7,7 +7,8 @@
                                        make a user's or a host's CURVE key pair; list them
     gridd master                       the master process in the foreground
     gridd execd --name NAME --master ENDPOINT
-    gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] --out JOBS.csv
+    gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] [--workers W]
+              --out JOBS.csv
                                        replay an SWF trace in virtual time
     gridd report [NAME | --sql SQL | --export DIR | --html FILE] ...
                                        named SQL reports over the reporting database
@@ -71,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--duration-offset", type=float, default=60.0,
                      help="seconds added to every expected run time (DURATION_OFFSET)")
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
+    sim.add_argument("--workers", type=int,
+                     help="processes replaying busy periods side by side (default: one per "
+                     "core, for traces of 20,000 jobs or more)")
     report.configure(sub)
     dbwriter.configure(sub)
     spool_cmd.configure(sub)

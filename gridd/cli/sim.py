@@ -12,11 +12,13 @@ from collections.abc import Callable
 from gridd.cli.render_text import bar
 from gridd.formats.swf import read_swf
 from gridd.sched.sim import Simulation, summary
+from gridd.sim_processes import default_workers, run
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    if args.slots < 1 or args.max_reservation < 0 or args.duration_offset < 0:
-        print("gridd sim: --slots must be at least 1, --max-reservation and "
+    if args.slots < 1 or args.max_reservation < 0 or args.duration_offset < 0 or (
+            args.workers is not None and args.workers < 1):
+        print("gridd sim: --slots and --workers must be at least 1, --max-reservation and "
               "--duration-offset at least 0", file=sys.stderr)
         return 1
     try:
@@ -30,7 +32,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     too_wide = len(trace.jobs) - len(jobs)
     sim = Simulation(jobs, args.slots, args.max_reservation, args.duration_offset)
     started = time.perf_counter()
-    outcomes = sim.run(_progress_bar(len(jobs)) if sys.stderr.isatty() else None)
+    workers = default_workers(len(jobs)) if args.workers is None else args.workers
+    outcomes = run(sim, workers, _progress_bar(len(jobs)) if sys.stderr.isatty() else None)
     seconds = time.perf_counter() - started
     try:
         with open(args.out, "w", newline="") as out:

@@ -11,6 +11,11 @@ slots as are free. Reservations last one run and orders are the only thing a run
 leaves, so leaving it out changes nothing; it spares most of the runs of a busy trace.
 A run at an instant when jobs only arrive costs what planning the new jobs costs: the
 planner goes on with its last cycle (plan._Resumable).
+
+An instant at which nothing runs or waits cuts the trace: the replay goes on from it as
+a new replay begun there would. Stretches of a trace can so be replayed apart and joined
+where they meet at such an instant (Stretch; gridd.sim_processes does it on several
+cores).
 """
 
 from __future__ import annotations
@@ -75,6 +80,19 @@ def _seconds(value: float) -> str:
     return str(int(value)) if value == int(value) else repr(value)
 
 
+@dataclass(slots=True)
+class Stretch:
+    """A replay begun at an idle instant (an arrival before which nothing runs or waits)
+    and stopped at the first idle instant from a later arrival on. Where it meets a
+    replay of the whole trace at an idle instant, the two agree from then on: both start
+    that instant empty, with the same jobs to come."""
+
+    stop: int  # the arrival (an index into the arrival order) it stopped before (all
+    # the arrivals: it ran to the end)
+    idle: dict[int, int]  # the idle instants it met, first and stop too: runs made before
+    ended: list[tuple[int, float, float]]  # per job that ended: its index, start and end
+
+
 class Simulation:
     """The replay's state between instants: what waits, what runs and until when."""
 
@@ -90,6 +108,7 @@ class Simulation:
         self.outcomes: list[Outcome | None] = [None] * len(jobs)
         self.free = slots
         self.runs = 0
+        self.ended = 0  # jobs ended so far
         self._arrivals = sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i))
         self._next = 0  # into _arrivals
         self._ends: list[tuple[float, int]] = []  # heap of (end, index)
@@ -97,16 +116,84 @@ class Simulation:
 
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """Replay to the end; `progress` hears how many jobs have ended, now and then."""
-        ended = 0
-        while self._next < len(self._arrivals) or self._ends:
+        self.replay(len(self._arrivals), progress)
+        return [o for o in self.outcomes if o is not None]
+
+    @property
+    def done(self) -> bool:
+        return self._next == len(self._arrivals) and not self._ends
+
+    def replay(self, until: int, progress: Callable[[int], None] | None = None,
+               idle: dict[int, int] | None = None,
+               meet: Callable[[int], bool] | None = None) -> None:
+        """Go on to the first idle instant from arrival `until` on (that `meet` accepts,
+        if given), or to the end. `idle`, if given, hears of each idle instant met: its
+        arrival and the runs made before it."""
+        arrivals = len(self._arrivals)
+        while self._next < arrivals or self._ends:
             now = self._instant()
-            ended += self._end(now)
+            self.ended += self._end(now)
+            if not self._ends and not self._waiting:  # idle until arrival _next
+                if idle is not None:
+                    idle[self._next] = self.runs
+                if self._next >= until and (meet is None or meet(self._next)):
+                    return
             self._arrive(now)
             if self._waiting and self._waiting[0] <= self.free:
                 self._plan(now)
             if progress is not None:
-                progress(ended)
-        return [o for o in self.outcomes if o is not None]
+                progress(self.ended)
+        if idle is not None:
+            idle[self._next] = self.runs
+
+    def stretch(self, first: int, until: int,
+                progress: Callable[[int], None] | None = None) -> Stretch:
+        """Replay from the idle instant of arrival `first`, as if nothing had come before,
+        to the first idle instant from arrival `until` on. (A new replay's to make.)"""
+        assert self._next == 0 and not self.runs
+        self._next, idle = first, {}
+        self.replay(until, progress, idle)
+        return Stretch(self._next, idle,
+                       [(i, o.start, o.end) for i, o in enumerate(self.outcomes)
+                        if o is not None])
+
+    def join(self, stretch: Stretch, progress: Callable[[int], None] | None = None) -> bool:
+        """Go on to an idle instant the stretch met too and take what it found from there
+        to its stop; False when this replay reached neither such an instant before the
+        stretch's stop nor that stop (it went on to its first idle instant past it)."""
+        if self.done or self._next > stretch.stop:
+            return False
+        if self._next not in stretch.idle:
+            self.replay(self._next + 1, progress,
+                        meet=lambda at: at in stretch.idle or at > stretch.stop)
+            if self.done or self._next not in stretch.idle:
+                return False
+        at = self._next
+        jobs, arrivals = self.jobs, self._arrivals
+        first = (jobs[arrivals[at]].submit, arrivals[at]) if at < len(arrivals) else None
+        for index, start, end in stretch.ended:
+            job = jobs[index]
+            if first is not None and (job.submit, index) >= first:
+                self.outcomes[index] = Outcome(job.job_id, job.submit, start, end, job.slots)
+                self.ended += 1
+        self.runs += stretch.idle[stretch.stop] - stretch.idle[at]
+        self._next = stretch.stop
+        return True
+
+    def split(self, parts: int) -> list[int]:
+        """Up to `parts` arrivals, the first 0, that cut the trace into stretches of as
+        many jobs each (each the first of the arrivals at its instant). Where a cut is not
+        idle, the replay before it goes on to the next idle instant: nothing says in
+        advance where those are, short of replaying."""
+        jobs, arrivals = self.jobs, self._arrivals
+        cuts = [0]
+        for k in range(1, parts):
+            at = len(arrivals) * k // parts
+            while at > 0 and jobs[arrivals[at - 1]].submit == jobs[arrivals[at]].submit:
+                at -= 1
+            if at > cuts[-1]:
+                cuts.append(at)
+        return cuts
 
     def _instant(self) -> float:
         arrival = (self.jobs[self._arrivals[self._next]].submit
