@@ -645,6 +645,34 @@ class _Closed:
     applied: int = 0
 
 
+@dataclass(slots=True, eq=False)
+class _Capacity:
+    """How much of a utilization's resource there is in all, for the diagrams. Apart
+    from the cycle: its schedule keeps it, and a schedule that kept the cycle would make
+    every cycle garbage for the collector to find rather than freed when let go."""
+
+    levels: Levels
+    pes: Mapping[str, ParallelEnv]
+    quota_limits: dict[int, float]  # by mark, for the "R" diagrams
+
+    def __call__(self, use: Use) -> float:
+        if use.level == "R":
+            return self.quota_limits.get(int(use.name), math.inf)
+        if use.level == "P":
+            pe = self.pes.get(use.name)
+            return float(pe.slots) if pe is not None else math.inf
+        level = self.level(use)
+        return math.inf if level is None else level.capacity.get(use.resource, math.inf)
+
+    def level(self, use: Use) -> Level | None:
+        """The level a utilization is on (None for a PE's slots)."""
+        if use.level == "G":
+            return self.levels.global_level
+        if use.level == "H":
+            return self.levels.hosts.get(use.name)
+        return self.levels.queues.get(use.name) if use.level == "Q" else None
+
+
 class Cycle:
     """One dispatch decision over one set of levels."""
 
@@ -711,6 +739,7 @@ class Cycle:
         self.keeps_starts = conf.max_reservation > 0 or conf.monitor
         self._started: list[tuple[int, int, _Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
+        self.capacity = _Capacity(levels, conf.pes, self._quota_limits)
         self._quota_reserved = False  # a reservation holds quota
         # Advance reservations not over yet, and what the jobs in each use of it: slots
         # per (AR, instance), consumables per (AR, resource).
@@ -1056,23 +1085,6 @@ class Cycle:
         return (max(limits) if limits else self.conf.default_duration) + \
             self.conf.duration_offset
 
-    def _level(self, use: Use) -> Level | None:
-        """The level a utilization is on (None for a PE's slots)."""
-        if use.level == "G":
-            return self.levels.global_level
-        if use.level == "H":
-            return self.levels.hosts.get(use.name)
-        return self.levels.queues.get(use.name) if use.level == "Q" else None
-
-    def _capacity(self, use: Use) -> float:
-        if use.level == "R":
-            return self._quota_limits.get(int(use.name), math.inf)
-        if use.level == "P":
-            pe = self.conf.pes.get(use.name)
-            return float(pe.slots) if pe is not None else math.inf
-        level = self._level(use)
-        return math.inf if level is None else level.capacity.get(use.resource, math.inf)
-
     def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
               ) -> tuple[Use, ...]:
         """What a placement takes where (`uses`), remembered from cycle to cycle: it
@@ -1166,11 +1178,11 @@ class Cycle:
                     booking = Booking(task.job_id, task.task_id or 1, "RUNNING", start,
                                       duration, placement)
                 wanted[key] = booking
-            if standing is not None and standing.follow(wanted, self._capacity):
-                schedule = Schedule(self.now, self._capacity, standing)
+            if standing is not None and standing.follow(wanted, self.capacity):
+                schedule = Schedule(self.now, self.capacity, standing)
                 bookings = []
             else:
-                schedule = Schedule(self.now, self._capacity)
+                schedule = Schedule(self.now, self.capacity)
                 bookings = list(wanted.values())
             for ar in self.ars.values():
                 bookings.append(Booking(ar.ar_id, 1, ADVANCE, ar.start, ar.end - ar.start,
@@ -1202,7 +1214,7 @@ class Cycle:
         if short is None:
             return FIT
         use, left = short
-        level = self._level(use)
+        level = self.capacity.level(use)
         if use.level == "R":
             return MatchResult(False, f"cannot run because a resource quota leaves only "
                                f"{use.resource}={left:f} due to a reservation")
@@ -1317,7 +1329,7 @@ class Cycle:
         qi = where.instances[0]
         whole = where.whole.get(qi.host)
         if whole is None or not self.schedule.whole or not all(
-                self._capacity(use).is_integer() for use in whole) or not all(
+                self.capacity(use).is_integer() for use in whole) or not all(
                 float(need.key).is_integer() for need in cat.req.hard
                 if need.consumable == "YES" and need.key):
             return None
