@@ -196,6 +196,8 @@ class Simulation:
             guesses = likely[max(near - 1, 0):near + 1]
             if guesses:
                 at = min(guesses, key=lambda guess: abs(guess - at))
+            if at >= len(arrivals):  # idle only once all is done: no cut
+                continue
             while at > 0 and jobs[arrivals[at - 1]].submit == jobs[arrivals[at]].submit:
                 at -= 1
             if at > cuts[-1]:

@@ -26,7 +26,7 @@ def joined_here(jobs: list, max_reservation: int, cuts: list[int]) -> tuple[list
     ends = [*cuts[1:], len(jobs)]
     stretches = [Simulation(jobs, SLOTS, max_reservation).stretch(first, until)
                  for first, until in zip(cuts[1:], ends[1:], strict=True)]
-    main.replay(cuts[1])
+    main.replay(cuts[1] if stretches else len(jobs))
     joined = sum(main.join(stretch) for stretch in stretches)
     main.replay(len(jobs))
     return [o for o in main.outcomes if o is not None], main.runs, joined
@@ -75,6 +75,7 @@ def test_a_cut_with_no_idle_instant_after_it_leaves_the_replay_to_this_process()
 @pytest.mark.parametrize("workers", [2, 3])
 def test_processes_give_the_one_replay(workers: int) -> None:
     jobs = synthetic_trace(2000, SLOTS, seed=14, load=0.6)
+    assert len(Simulation(jobs, SLOTS, 1).split(workers)) == workers
     outcomes, runs, _ = one_replay(jobs, 1)
     sim = Simulation(jobs, SLOTS, 1)
     seen: list[int] = []
@@ -87,7 +88,8 @@ def test_a_failing_process_fails_the_replay(monkeypatch: pytest.MonkeyPatch) -> 
         raise ValueError("broken on purpose")
 
     monkeypatch.setattr(Simulation, "stretch", broken)  # the forked process has it too
-    jobs = synthetic_trace(500, SLOTS, seed=15, load=0.6)
+    jobs = synthetic_trace(500, SLOTS, seed=15, load=0.3)
+    assert len(Simulation(jobs, SLOTS, 1).split(2)) == 2
     with pytest.raises(RuntimeError, match="broken on purpose"):
         sim_processes.run(Simulation(jobs, SLOTS, 1), 2)
 
