@@ -82,12 +82,13 @@ Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
+_HELD = MatchResult(False, "cannot run because a reservation holds what it needs")  # unsaid
 # Entries of a memo carried from cycle to cycle (categories' statics, placements' uses):
 # as many as gridd.sched.match keeps compiled requests.
 _MAX_KEPT = 20_000
 
 
-@dataclass
+@dataclass(slots=True)
 class Plan:
     orders: list[p.Order] = field(default_factory=list)
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
@@ -343,7 +344,7 @@ class Planner:
                       categories=categories, quota_rules=self._quota_rules, now=now,
                       carried=self._carried, ars=view.ars, in_ars=in_ars,
                       count_tasks=view.conf.max_aj_instances > 0 or any(
-                          j.task_concurrency for j in order))
+                          j.task_concurrency for j in order), reasons=view.conf.job_info)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         plan = cycle.run(order)
@@ -357,9 +358,9 @@ class Planner:
         those whose -a time is still to come."""
         conf = view.conf
         jobs = [j for j in view.jobs.values() if j.start_time <= now]  # qsub -a: not yet
-        w = conf.weights()
-        if not w.urgency and len({j.priority for j in jobs}) <= 1:
+        if not conf.weight_urgency and len({j.priority for j in jobs}) <= 1:
             return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
+        w = conf.weights()
         nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing
         if w.urgency:
             resources = self._resource_urgency(conf)
@@ -692,6 +693,7 @@ class Cycle:
         in_ars: Iterable[Running] = (),
         granting: bool = False,
         count_tasks: bool = False,
+        reasons: bool = True,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -700,8 +702,11 @@ class Cycle:
         agree with (the property tests and bench/dispatch.py compare the two).
         `quota_rules` are the rule sets compiled by an earlier cycle, reused while the
         configuration is the same (and their tables within bounds). `count_tasks`: keep
-        count of each job's running tasks (max_aj_instances, -tc)."""
+        count of each job's running tasks (max_aj_instances, -tc). `reasons=False`: no
+        one reads why jobs cannot run (schedd_job_info off), so the costlier ones go unsaid
+        (_clear_of_reservations)."""
         self.conf = conf
+        self.reasons = reasons
         self.levels = levels
         self.matcher = levels.matcher
         self.use_categories = categories
@@ -1213,6 +1218,8 @@ class Cycle:
         short = self.schedule.short(self._uses(cat.req, granted, pe) + quota, cat.duration)
         if short is None:
             return FIT
+        if not self.reasons:
+            return _HELD
         use, left = short
         level = self.capacity.level(use)
         if use.level == "R":
