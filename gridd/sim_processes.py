@@ -8,8 +8,9 @@ joins the others in order, each at an idle instant the two replays share
 (Simulation.join). Where a cut proves busy, this process replays on until the two
 meet: the outcomes and the count of runs are always those of one replay.
 
-Processes are forked (the trace and the planner are not copied). Results come back over
-pipes; a process that fails takes the replay with it.
+Processes are forked: they start with this one's memory (the trace, the planner), and
+send back only what their stretch found, over pipes. A process that fails takes the
+replay with it.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     print(f"utilization            {s.utilization * 100:.1f} %")
     print(f"makespan               {s.makespan:,.0f} s")
     print(f"scheduling runs        {s.runs:,} in {seconds:.1f} s "
-          f"({s.jobs / seconds if seconds else 0:,.0f} jobs/s)")
+          f"({s.jobs / seconds if seconds else 0:,.0f} jobs/s"
+          f"{f', up to {workers} processes' if workers > 1 else ''})")
     return 0
 
 
