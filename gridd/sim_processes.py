@@ -24,7 +24,7 @@ from multiprocessing.sharedctypes import SynchronizedArray
 
 from gridd.sched.sim import Outcome, Simulation, Stretch
 
-JOBS_PER_PROCESS = 20_000  # fewer and a process's start costs more than it saves
+JOBS_PER_PROCESS = 5_000  # fewer, and starting a process costs more than it saves
 
 
 def default_workers(jobs: int) -> int:

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
     sim.add_argument("--workers", type=int,
                      help="processes replaying busy periods side by side (default: one per "
-                     "core, for traces of 20,000 jobs or more)")
+                     "core, for traces of 10,000 jobs or more)")
     report.configure(sub)
     dbwriter.configure(sub)
     spool_cmd.configure(sub)
