@@ -50,13 +50,15 @@ def run(sim: Simulation, workers: int, progress: Callable[[int], None] | None = 
             child.start()
             send.close()
             children.append((child, receive))
-        shown = _shown(progress, counts)
+        shown = _shown(progress, counts, len(sim.jobs))
         sim.replay(cuts[1], shown)
         for k, (child, receive) in enumerate(children, 1):
             stretch = _received(receive, child)
             sim.join(stretch, shown)
             counts[k] = 0  # what it ended counts as this replay's now, if it was taken
         sim.replay(len(sim.jobs), shown)
+        if shown is not None:
+            shown(sim.ended)  # all of them, whoever replayed the last
     finally:
         for child, receive in children:
             receive.close()
@@ -90,14 +92,14 @@ def _received(receive: Connection, child: multiprocessing.process.BaseProcess) -
     return found
 
 
-def _shown(progress: Callable[[int], None] | None, counts: SynchronizedArray[int]
-           ) -> Callable[[int], None] | None:
+def _shown(progress: Callable[[int], None] | None, counts: SynchronizedArray[int],
+           total: int) -> Callable[[int], None] | None:
     """The progress of all the replays at once: this one's and the others' not joined yet
-    (a job two replay may count twice: the bar only ever shows so many)."""
+    (a job two replay may count twice: never more than all of them are shown)."""
     if progress is None:
         return None
 
     def show(ended: int) -> None:
-        progress(ended + sum(counts))
+        progress(min(ended + sum(counts), total))
 
     return show
