@@ -13,7 +13,16 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.cli.qhold import hold_list_error
-from gridd.cli.qsub_args import ALTERABLE, QsubError, alter_settings, arity
+from gridd.cli.qsub_args import (
+    ALTERABLE,
+    EXIT_UNKNOWN,
+    NOT_ALTERED,
+    QsubError,
+    alter_settings,
+    arity,
+    check_refused,
+    missing_argument,
+)
 from gridd.client import Client
 from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
 
@@ -36,8 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     hold: bool | None = None  # set (True) or release (False) holds
     hold_kinds = "u"  # which: u, o, s
     soft = False  # -l and -q after -soft
+    refused = ""  # the first option qsub takes and qalter does not, with its arguments
+    options = False  # whether any option was given
     while args:
         arg = args.popleft()
+        options = options or arg.startswith("-")
         if arg in ("-help", "--help"):
             print(USAGE)
             return 0
@@ -53,11 +65,23 @@ def main(argv: list[str] | None = None) -> int:
             hold_kinds = "uos" if "n" in kinds else kinds.lower()
         elif arg in ("-hard", "-soft"):
             soft = arg == "-soft"
-        elif arg in ALTERABLE:
+        elif arg in ALTERABLE or arg in NOT_ALTERED or arg == "-c":
             count = arity(arg, [args[0]] if args else [])
             if len(args) < count:
-                print(f"qalter: option {arg} needs an argument\n{USAGE}", file=sys.stderr)
-                return 1
+                print(f"qalter: {missing_argument(arg, len(args))}", file=sys.stderr)
+                return 2
+            if arg == "-c":  # 8.1.9 takes a checkpoint interval, whatever it is, for nothing
+                args.popleft()
+                continue
+            if arg in NOT_ALTERED:
+                given = [args.popleft() for _ in range(count)]
+                try:
+                    check_refused(arg, given, time.time())
+                except QsubError as exc:
+                    print(f"qalter: {exc.message}", file=sys.stderr)
+                    return exc.exit_code
+                refused = refused or " ".join([arg, *given])
+                continue
             try:
                 settings = alter_settings(arg, [args.popleft() for _ in range(count)],
                                           soft=soft, now=time.time(),
@@ -74,9 +98,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         else:
             targets += [t for t in arg.split(",") if t]
-    if not targets or not (changes or hold is not None):
-        print(USAGE, file=sys.stderr)
-        return 1
+    if refused:  # said once the whole line is read, as 8.1.9 says it
+        print(f"Unknown option {refused}\n", file=sys.stderr)
+        return EXIT_UNKNOWN
+    if not targets:  # 8.1.9 is silent where options name no job, and shows usage else
+        if not options:
+            print(USAGE, file=sys.stderr)
+        return 1 if not options else 0
     why = first_invalid_job_task(targets)
     if why:
         print(why, file=sys.stderr)
@@ -87,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     user, host = current_user(), socket.gethostname()
     held = None if hold is None else p.Hold(targets=targets, user=user, host=host, hold=hold,
                                             kinds=hold_kinds)
+    # With no change at all, the jobs are still looked up: 8.1.9 says those that are not.
     altered = p.Alter(targets=targets, user=user, host=host,
-                      **changes) if changes else None  # type: ignore[arg-type]
+                      **changes) if changes or hold is None else None  # type: ignore[arg-type]
     return print_answer(lambda client: _ask(client, held, altered))
 
 

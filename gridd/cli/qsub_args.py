@@ -388,8 +388,34 @@ def _option_settings(option: str, args: list[str], ctx: _Context) -> dict[str, A
     if option in _WITH_CONTEXT:
         return _WITH_CONTEXT[option](args[0], ctx)
     if option in _REFUSED:  # 8.1.9 leaves a blank line after the message
+        _check_refused(option, args[0])
         raise QsubError(f"Unknown option {option} {args[0]}\n", EXIT_UNKNOWN)
     return _SIMPLE[option](args[0])
+
+
+def _check_refused(option: str, value: str) -> None:
+    """8.1.9 checks the value of an option it then refuses: -he's a yes or no, -ot's
+    (override tickets) a count."""
+    if option == "-he":
+        _yes_no(option, value)
+    elif not is_unsigned(value):
+        raise QsubError("invalid override tickets, must be an unsigned integer", EXIT_USAGE)
+
+
+def check_refused(option: str, args: list[str], now: float) -> None:
+    """Check an option's arguments as qsub does, for qalter, which then refuses the
+    option itself ("Unknown option")."""
+    if option in _FLAGS:
+        return
+    if option in _REFUSED:
+        _check_refused(option, args[0])
+        return
+    try:
+        _option_settings(option, args, _Context(environ={}, cwd="", read_file=lambda _: None,
+                                                now=now, soft=False))
+    except QsubError as error:
+        if not error.message.startswith("Unable to run job: "):  # the master's to say
+            raise
 
 
 def add_setting(settings: dict[str, Any], key: str, value: Any, *, same_source: bool,
@@ -437,6 +463,22 @@ def _read_option_file(path: str, ctx: _Context) -> list[str]:
     return option_words(text)
 
 
+# What 8.1.9 says an option wants when it is given none (else "argument").
+_WANTED = {"-@": "file argument", "-S": "path_name argument",
+           "-ac": "a context_list list argument", "-dc": "a simple_context_list list argument",
+           "-sc": "context list argument", "-q": "queue list argument",
+           "-masterq": "queue list argument", "-t": "a list of task id ranges",
+           "-v": "variable list argument", "-pe": "pe_name argument"}
+
+
+def missing_argument(option: str, given: int) -> str:
+    """What 8.1.9's qsub and qalter say of an option given fewer arguments than it
+    takes (`given` of them)."""
+    if option == "-pe" and given == 1:
+        return "-pe option must have range as 2nd argument"
+    return f"{option} option must have {_WANTED.get(option, 'argument')}"
+
+
 def arity(option: str, following: list[str]) -> int:
     """How many of the `following` words the option takes (-binding two when the first
     is the binding's type, else one)."""
@@ -467,7 +509,7 @@ def _scan(tokens: list[str], ctx: _Context, into: _Scanned, depth: int = 0) -> _
         count = arity(token, tokens[index + 1 : index + 2])
         args = tokens[index + 1 : index + 1 + count]
         if len(args) < count:
-            raise QsubError(f"{token} option must have argument", EXIT_USAGE)
+            raise QsubError(missing_argument(token, len(args)), EXIT_USAGE)
         if token == "-@":
             _scan(_read_option_file(args[0], ctx), ctx, into, depth + 1)
         else:
@@ -677,6 +719,8 @@ def parse_qsub(
     )
 
 
+# The qsub options qalter reads, checks as qsub does, and then refuses ("Unknown option").
+NOT_ALTERED = frozenset({"-now", "-he", "-sync", "-C", "-t", "-clear", "-terse", "-verify"})
 # The qsub options qalter takes (their arguments as qsub's: see arity).
 ALTERABLE = frozenset({"-N", "-p", "-R", "-l", "-ar", "-q", "-masterq", "-pe", "-hold_jid",
                        "-a", "-dl", "-js", "-r", "-ac", "-sc", "-dc", "-A", "-binding",

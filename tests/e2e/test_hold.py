@@ -173,6 +173,38 @@ def test_qalter_changes_what_qsub_set_with_8_1_9s_lines(cell: Cell) -> None:
     cell.ok("qdel", str(job))
 
 
+def test_qalter_reads_what_it_refuses_as_8_1_9_does(cell: Cell) -> None:
+    """qsub's options qalter does not take, missing arguments, and command lines with no
+    change or no job: each as a real 8.1.9 answered it (run here)."""
+    job = str(submit(cell, "-b", "y", "-h", "true"))
+    said = {args: cell.run("qalter", *args) for args in (
+        ("-now", "y", job), ("-p", "3", job, "-sync", "yes"), ("-clear", job),
+        ("-now", "x", job), ("-he", "x", job), ("-t", "x", job),
+        ("-p",), ("-pe", "mpi"), ("-q",), ("-c",),
+        ("-c", "10", job), (job,), ("-p", "3"), ("-soft",), ("999",))}
+    assert {args: (done.returncode, done.stdout, done.stderr)
+            for args, done in said.items()} == {
+        ("-now", "y", job): (5, "", "Unknown option -now y\n\n"),
+        ("-p", "3", job, "-sync", "yes"): (5, "", "Unknown option -sync yes\n\n"),
+        ("-clear", job): (5, "", "Unknown option -clear\n\n"),
+        ("-now", "x", job): (7, "", 'qalter: invalid option argument "-now x"\n'),
+        ("-he", "x", job): (7, "", 'qalter: invalid option argument "-he x"\n'),
+        ("-t", "x", job): (7, "", "qalter: Numerical value invalid!\nThe initial portion of "
+                                  'string "x" contains no decimal number\n'),
+        ("-p",): (2, "", "qalter: -p option must have argument\n"),
+        ("-pe", "mpi"): (2, "", "qalter: -pe option must have range as 2nd argument\n"),
+        ("-q",): (2, "", "qalter: -q option must have queue list argument\n"),
+        ("-c",): (2, "", "qalter: -c option must have argument\n"),
+        ("-c", "10", job): (0, "", ""),  # a checkpoint interval, taken for nothing
+        (job,): (0, "", ""),
+        ("-p", "3"): (0, "", ""),  # options and no job: nothing said
+        ("-soft",): (0, "", ""),
+        ("999",): (1, 'denied: job "999" does not exist\n', ""),
+    }
+    assert "priority:" not in cell.ok("qstat", "-j", job)  # none was set: -p 3 went unsent
+    cell.ok("qdel", job)
+
+
 def test_hold_jid_ad_starts_each_task_after_the_same_task_of_its_predecessor(
         cell: Cell) -> None:
     first = int(cell.ok("qsub", "-terse", "-h", "-t", "1-2", "-b", "y", "true").split(".")[0])
