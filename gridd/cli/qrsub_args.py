@@ -15,7 +15,14 @@ from typing import Any
 
 import msgspec
 
-from gridd.cli.qsub_args import QsubError, add_setting, combine, option_words, yes_no
+from gridd.cli.qsub_args import (
+    QsubError,
+    add_setting,
+    combine,
+    missing_argument,
+    option_words,
+    yes_no,
+)
 from gridd.formats import requests
 from gridd.formats.names import parse_date_time
 from gridd.formats.values import parse_time
@@ -170,18 +177,18 @@ def _settings(option: str, args: list[str], now: float) -> dict[str, Any]:
     return handlers[option]()
 
 
-def _source(tokens: list[str], now: float, *, usage: bool) -> dict[str, Any]:
-    """Settings of one source; `usage` says whether a syntax error shows the usage."""
+def _source(tokens: list[str], now: float) -> dict[str, Any]:
+    """Settings of one source."""
     settings: dict[str, Any] = {}
     index = 0
     while index < len(tokens):
         option = tokens[index]
         count = _ARITY.get(option)
         if count is None:
-            raise QrsubError(f'invalid option argument "{option}"', usage=usage)
+            raise QrsubError(f'invalid option argument "{option}"')
         args = tokens[index + 1 : index + 1 + count]
         if len(args) < count:
-            raise QrsubError(f"{option} option must have argument", usage=usage)
+            raise QrsubError(missing_argument(option, len(args)))
         for key, value in _settings(option, args, now).items():
             add_setting(settings, key, value, same_source=True, merging=_MERGING)
         index += 1 + count
@@ -190,7 +197,7 @@ def _source(tokens: list[str], now: float, *, usage: bool) -> dict[str, Any]:
 
 def _file_settings(path: str, text: str, now: float) -> dict[str, Any]:
     try:
-        return _source(option_words(text), now, usage=False)
+        return _source(option_words(text), now)
     except (QsubError, QrsubError) as error:
         raise QrsubError(f"{path}: {error.message}") from None
 
@@ -217,7 +224,7 @@ def parse_qrsub(
     """
     if not argv:
         raise QrsubError("no option argument", usage=True)
-    command_line = _source(list(argv), now, usage=True)
+    command_line = _source(list(argv), now)
     if command_line.get("help"):
         return QrsubRequest(spec=ArSpec(), help=True)
     sources = []

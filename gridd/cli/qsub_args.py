@@ -468,12 +468,13 @@ _WANTED = {"-@": "file argument", "-S": "path_name argument",
            "-ac": "a context_list list argument", "-dc": "a simple_context_list list argument",
            "-sc": "context list argument", "-q": "queue list argument",
            "-masterq": "queue list argument", "-t": "a list of task id ranges",
-           "-v": "variable list argument", "-pe": "pe_name argument"}
+           "-v": "variable list argument", "-pe": "pe_name argument",
+           "-u": "a list usernames"}  # (qrsub's -u)
 
 
 def missing_argument(option: str, given: int) -> str:
-    """What 8.1.9's qsub and qalter say of an option given fewer arguments than it
-    takes (`given` of them)."""
+    """What 8.1.9's qsub, qalter and qrsub say of an option given fewer arguments than
+    it takes (`given` of them)."""
     if option == "-pe" and given == 1:
         return "-pe option must have range as 2nd argument"
     return f"{option} option must have {_WANTED.get(option, 'argument')}"
