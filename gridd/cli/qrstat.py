@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import current_user, run_command, usage_error
+from gridd.cli.common import current_user, run_command
+from gridd.cli.qsub_args import missing_argument
 from gridd.client import Client
 
 USAGE = """usage: qrstat [options]
@@ -25,7 +26,11 @@ user_list               user[,user,...] ($user: yourself)
 
 
 class _Usage(Exception):
-    pass
+    """A command line 8.1.9 refuses with a line of its own."""
+
+
+class _TooMany(Exception):
+    """Words that are no options: 8.1.9 refuses them after its usage."""
 
 
 class _Options:
@@ -51,14 +56,16 @@ def _parse(args: deque[str]) -> _Options:
             opts.xml = True
         elif arg in ("-help", "--help"):
             opts.help = True
-        else:
+        elif arg.startswith("-"):
             raise _Usage(f'invalid option argument "{arg}"')
+        else:
+            raise _TooMany
     return opts
 
 
 def _value(args: deque[str], option: str) -> str:
     if not args:
-        raise _Usage(f"{option} option must have argument")
+        raise _Usage(missing_argument(option, 0))
     return args.popleft()
 
 
@@ -72,7 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts = _parse(deque(sys.argv[1:] if argv is None else argv))
     except _Usage as exc:
-        return usage_error(USAGE, str(exc))
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except _TooMany:
+        sys.stderr.write(USAGE)
+        print("error: too many options", file=sys.stderr)
+        return 1
     if opts.help:
         sys.stdout.write(USAGE)
         return 0

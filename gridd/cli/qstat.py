@@ -99,8 +99,8 @@ def _parse(args: deque[str]) -> dict:
 
 
 def _value(args: deque[str], option: str) -> str:
-    if not args:
-        raise UsageError(f"ERROR! {option} option must have argument")
+    if not args:  # said alone, as for -g and -explain
+        raise _Wrong(f"{option} option must have argument")
     return args.popleft()
 
 

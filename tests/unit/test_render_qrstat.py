@@ -358,16 +358,18 @@ def test_qrstat_unknown_ar(master, capsys):
     assert err == 'error: advance reservation "99" does not exist\n'
 
 
-def test_qrstat_bad_option(capsys):
-    assert qrstat.main(["-j"]) == 1
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err == qrstat.USAGE + 'ERROR! invalid option argument "-j"\n'
+def test_qrstat_bad_option(capsys):  # each as 8.1.9 says it
+    assert qrstat.main(["-x"]) == 1
+    assert capsys.readouterr() == ("", 'error: invalid option argument "-x"\n')
+    assert qrstat.main(["7"]) == 1
+    assert capsys.readouterr() == ("", qrstat.USAGE + "error: too many options\n")
 
 
 def test_qrstat_missing_argument(capsys):
     assert qrstat.main(["-ar"]) == 1
-    assert capsys.readouterr().err.endswith("ERROR! -ar option must have argument\n")
+    assert capsys.readouterr() == ("", "error: -ar option must have argument\n")
+    assert qrstat.main(["-u"]) == 1
+    assert capsys.readouterr() == ("", "error: -u option must have a list usernames\n")
 
 
 def test_qrstat_help(capsys):
