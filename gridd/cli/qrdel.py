@@ -13,7 +13,6 @@ from gridd.cli.common import (
     current_user,
     delete_args,
     print_answer,
-    usage_error,
 )
 
 USAGE = """usage: qrdel [options] ar_list
@@ -29,10 +28,11 @@ user_list               user[,user,...]
 def main(argv: list[str] | None = None) -> int:
     try:
         args = delete_args(sys.argv[1:] if argv is None else argv)
-    except DeleteArgsError as exc:
-        return usage_error(USAGE, {"-u without users": "-u option must have argument",
-                                   "invalid option": f'invalid option argument "{exc.option}"',
-                                   "nothing to delete": "no ar_list given"}[exc.kind])
+    except DeleteArgsError as exc:  # after the usage, in 8.1.9's words
+        sys.stderr.write(USAGE)
+        print(f'error: invalid option argument "{exc.option}"' if exc.kind == "invalid option"
+              else "ERROR! no option argument", file=sys.stderr)  # no users, no AR named
+        return 1
     if args.help:
         sys.stdout.write(USAGE)
         return 0
