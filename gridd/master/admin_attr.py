@@ -20,7 +20,14 @@ from gridd.formats.overrides import Overridable, parse_overridable, print_overri
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import KINDS, from_pairs, to_pairs
 from gridd.master import admin_refs as refs
-from gridd.master.admin_base import Answer, Caller, Verb, names, read_attr_file
+from gridd.master.admin_base import (
+    Answer,
+    Caller,
+    Verb,
+    attr_operands_short,
+    names,
+    read_attr_file,
+)
 from gridd.master.admin_objects import EXECHOSTS, HOSTGROUPS, PES, QUEUES, NamedKind
 from gridd.model.config import Configuration
 
@@ -182,8 +189,9 @@ def attr_verb(mode: str) -> Verb:
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
-        if len(args) < 4:
-            ans.fail("qconf: missing object list")
+        short = attr_operands_short(args, from_file=False)
+        if short is not None:
+            ans.fail(short)
             return ans
         obj_name, attr, value, targets = args[0], args[1], args[2], args[3:]
         nk = _check_object(obj_name, [attr], ans)
@@ -205,8 +213,9 @@ def attr_file_verb(mode: str) -> Verb:
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
-        if len(args) < 3:
-            ans.fail("qconf: missing object list")
+        short = attr_operands_short(args, from_file=True)
+        if short is not None:
+            ans.fail(short)
             return ans
         obj_name, targets = args[0], args[2:]
         nk = ATTR_OBJECTS.get(obj_name)

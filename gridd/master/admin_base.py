@@ -57,6 +57,19 @@ class Caller:
         return parse_object(self.files.get(path, ""), source=path)
 
 
+def attr_operands_short(args: list[str], *, from_file: bool) -> str | None:
+    """What 8.1.9 says of an attribute verb given too few operands (None: enough):
+    -xattr wants the object, attribute, value and objects, -Xattr the object, file and
+    objects. Short of the last two it names the last word given."""
+    wanted = 3 if from_file else 4
+    if len(args) >= wanted:
+        return None
+    if len(args) == wanted - 1:
+        return ("qconf: missing filename as option argument" if from_file
+                else "qconf: missing object list")
+    return f'error: no option argument provided to "{args[-1]}"\nUsage: qconf -help'
+
+
 def read_attr_file(who: Caller, path: str,
                    known: Container[str] | None) -> list[tuple[str, str]] | str:
     """The `attr value` lines of a -Aattr/-Mattr/-Dattr/-Rattr file, or qconf's refusal of

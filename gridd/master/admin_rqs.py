@@ -29,7 +29,14 @@ from gridd.formats.rqs import (
     parse_rule_sets,
     print_rule_sets,
 )
-from gridd.master.admin_base import Answer, Caller, Verb, names, read_attr_file
+from gridd.master.admin_base import (
+    Answer,
+    Caller,
+    Verb,
+    attr_operands_short,
+    names,
+    read_attr_file,
+)
 from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
 from gridd.model.rqs import Limit, Rule, RuleSet
@@ -289,8 +296,9 @@ def attr_verb(mode: str) -> Verb:
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
-        if len(args) < 4:
-            ans.fail("qconf: missing object list")
+        short = attr_operands_short(args, from_file=False)
+        if short is not None:
+            ans.fail(short)
             return ans
         pairs = [(args[1], args[2])]
         problem = _pairs_problem(pairs)
@@ -310,8 +318,9 @@ def attr_file_verb(mode: str) -> Verb:
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
-        if len(args) < 3:
-            ans.fail("qconf: missing object list")
+        short = attr_operands_short(args, from_file=True)
+        if short is not None:
+            ans.fail(short)
             return ans
         pairs = read_attr_file(who, args[1], ATTRIBUTES)
         if isinstance(pairs, str):

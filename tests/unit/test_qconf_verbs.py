@@ -317,8 +317,11 @@ def test_attribute_file_forms():
         f'error: unknown attribute name "bogus"\n{tail}']
     assert refused(cfg, "-Mattr", "queue", "b", "all.q", files={"b": "slots 1\nslots 2\n"}) == [
         f'error: attribute "slots" appears more than once\n{tail}']
+    # 8.1.9's words, a file named or not (it asks for the file when the objects lack).
     assert refused(cfg, "-Mattr", "queue", "b", files={"b": "slots 1\n"}) == [
-        "qconf: missing object list"]
+        "qconf: missing filename as option argument"]
+    assert refused(cfg, "-Mattr", "queue") == [
+        'error: no option argument provided to "queue"\nUsage: qconf -help']
 
 
 def test_attribute_verbs_on_a_queue_instance_edit_its_override():
@@ -345,6 +348,9 @@ def test_attribute_verbs_on_a_queue_instance_edit_its_override():
 def test_attribute_verbs_in_grid_engine_words():
     cfg = cell()
     assert refused(cfg, "-mattr", "queue", "slots", "1") == ["qconf: missing object list"]
+    for short in (["queue"], ["queue", "slots"]):  # 8.1.9 names the last word given
+        assert refused(cfg, "-mattr", *short) == [
+            f'error: no option argument provided to "{short[-1]}"\nUsage: qconf -help']
     assert refused(cfg, "-mattr", "bogus", "slots", "1", "all.q") == [
         'Modification of object "bogus" not supported']
     assert refused(cfg, "-mattr", "queue", "qname", "x", "all.q") == [
