@@ -60,7 +60,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
         return p.Error(text=window)
     start, end = window
     request = m.ar_request(spec)
-    problem = m.validate_request(request)
+    problem = m.validate_request(request, "advance_reservation")
     if problem:
         return p.Error(text=problem)
     place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,

@@ -554,28 +554,42 @@ class Master:
             return f"you tried to submit a job with more than {most} tasks"
         return None
 
-    def validate_request(self, job: p.SchedJob) -> str | None:
-        """What is wrong with a job's or an AR's requests (unknown resources, queues, PE)."""
-        table = self.complex_table()
-        for name, value in {**job.hard, **job.soft}.items():
-            attr = table.resolve(name)
-            if attr is None or attr.requestable == "NO":
-                return f'unknown resource "{name}"'
-            if attr.type == "TIME" and _seconds(value) is None:
-                return f'invalid time value "{value}" for resource "{name}"'
-            if attr.type in ("INT", "DOUBLE", "MEMORY", "BOOL"):
-                try:
-                    parse_value(attr.type, value)
-                except ValueError:
-                    return f'invalid value "{value}" for resource "{name}"'
-        if job.pe and not 0 < job.pe_min <= job.pe_max:
-            return f'invalid slot range "{job.pe_min}-{job.pe_max}" for PE "{job.pe}"'
+    def validate_request(self, job: p.SchedJob, what: str = "job") -> str | None:
+        """What is wrong with a job's or an AR's requests (resources, queues, PE), in
+        8.1.9's words and order; `what` is how they name the object ("job" or
+        "advance_reservation")."""
+        problem = self.resource_problem({**job.hard, **job.soft}, what)
+        if problem:
+            return problem
         unknown = self._unknown_queue([*job.queues, *job.master_queues])
         if unknown:
             return unknown
         if job.pe and not any(fnmatch.fnmatchcase(n, job.pe) for n in self.plan.pes):
             return (f'job rejected: the requested parallel environment "{job.pe}" does not '
                     "exist")
+        if job.pe and job.pe_min < 1:
+            return f'"{what}" rejected: pe range must be greater than zero'
+        if job.pe and job.pe_min > job.pe_max:
+            return f'invalid slot range "{job.pe_min}-{job.pe_max}" for PE "{job.pe}"'
+        return None
+
+    def resource_problem(self, requested: dict[str, str], what: str = "job") -> str | None:
+        """What is wrong with resource requests, in 8.1.9's words: a name no complex has,
+        one not requestable, a value not of its type, slots (a PE's to give)."""
+        table = self.complex_table()
+        names = set()
+        for name, value in requested.items():
+            attr = table.resolve(name)
+            if attr is None:
+                return f'unknown resource "{name}"'
+            if attr.requestable == "NO":
+                return f'resource "{attr.name}" configured as non requestable'
+            if attr.type in _VALUE_KINDS and not _parses(attr.type, value):
+                return f'attribute "{attr.name}" is not a {_VALUE_KINDS[attr.type]} value'
+            names.add(attr.name)
+        if "slots" in names:
+            return (f'"{what}" denied: use parallel environments instead of requesting slots '
+                    "explicitly")
         return None
 
     def ar_request(self, spec: ArSpec) -> p.SchedJob:
@@ -641,16 +655,12 @@ class Master:
             return p.Ok(lines=[refused], code=1)
         table = self.complex_table()
         hard = None if req.hard is None else table.full_names(req.hard)
-        for name, value in (hard or {}).items():
-            attr = table.resolve(name)
-            if attr is None or attr.requestable == "NO":
-                return p.Error(text=f'denied: unknown resource "{name}"')
-            if attr.type == "TIME" and _seconds(value) is None:
-                return p.Error(text=f'denied: invalid time value "{value}" for resource '
-                                    f'"{name}"')
-        unknown = self._unknown_queue([*(req.hard_queues or ()), *(req.master_queues or ())])
-        if unknown:
-            return p.Error(text=unknown)
+        soft = None if req.soft_resources is None else table.full_names(req.soft_resources)
+        # Refused requests are said on standard output, as 8.1.9's qalter says them.
+        problem = self.resource_problem({**(hard or {}), **(soft or {})}) or \
+            self._unknown_queue([*(req.hard_queues or ()), *(req.master_queues or ())])
+        if problem:
+            return p.Ok(lines=[problem], code=1)
         for target in req.targets:
             why = invalid_job_task(target)
             if why:
@@ -1625,6 +1635,20 @@ def _min_limit(a: float, b: float) -> float:
     if a and b:
         return min(a, b)
     return a or b
+
+
+
+# How 8.1.9 names each type when a requested value is not of it ("a integer" as it says).
+_VALUE_KINDS = {"TIME": "time", "MEMORY": "memory", "INT": "integer", "DOUBLE": "double",
+                "BOOL": "boolean"}
+
+
+def _parses(attr_type: str, value: str) -> bool:
+    try:
+        parse_value(attr_type, value)
+    except ValueError:
+        return False
+    return True
 
 
 def _seconds(text: str) -> float | None:

@@ -144,6 +144,19 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
         (("qsub", str(tmp_path / "missing.sh")), 14, "No such file or directory"),
         (("qsub", "-l", "=5", "-b", "y", "true"), None, "-l"),
         (("qsub", "-l", "nosuch=1", "-b", "y", "true"), 1, 'unknown resource "nosuch"'),
+        # in 8.1.9's words (run here)
+        (("qsub", "-l", "h_rt=abc", "-b", "y", "true"), 1,
+         'Unable to run job: attribute "h_rt" is not a time value\nExiting.\n'),
+        (("qsub", "-l", "h_vmem=1x", "-b", "y", "true"), 1,
+         'attribute "h_vmem" is not a memory value'),
+        (("qsub", "-l", "num_proc=x", "-b", "y", "true"), 1,
+         'attribute "num_proc" is not a integer value'),
+        (("qsub", "-l", "np_load_avg=1", "-b", "y", "true"), 1,
+         'resource "np_load_avg" configured as non requestable'),
+        (("qsub", "-q", "nosuch.q", "-l", "s=1", "-b", "y", "true"), 1,
+         '"job" denied: use parallel environments instead of requesting slots explicitly'),
+        (("qsub", "-pe", "*", "0", "-b", "y", "true"), 1,
+         '"job" rejected: pe range must be greater than zero'),
         (("qsub", "-p", "2000", "-b", "y", "true"), 7, "invalid priority"),
         (("qsub", "-b", "y"), 2, "command required"),
         (("qstat", "-bogus"), 1, "invalid option"),
@@ -154,6 +167,11 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
         assert res.returncode != 0 and (code is None or res.returncode == code), (args, res)
         assert text in res.stderr, (args, res.stderr)
         assert "Traceback" not in res.stderr
+    for resources, said in (("h_rt=abc", 'attribute "h_rt" is not a time value'),
+                            ("slots=1", '"advance_reservation" denied: use parallel '
+                                        "environments instead of requesting slots explicitly")):
+        res = cell.run("qrsub", "-d", "60", "-l", resources)  # on stdout, as 8.1.9 says it
+        assert (res.returncode, res.stdout) == (1, said + "\n"), res
     # garbage on the master's socket: an error answer, and the master keeps serving
     ctx = zmq.Context()
     sock = dealer(ctx, cell)
