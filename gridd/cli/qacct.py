@@ -119,35 +119,13 @@ def _grouping(req: Request, option: str, text: str | None) -> None:
     req.groups[option] = _group_name(text) if option == "g" and text is not None else text
 
 
-_DATE_FORMAT = re.compile(r"(?:[0-9]{2}){4,6}")
-
-
-def _date_complaint(text: str) -> str:
-    """GE's words for what is wrong with a `[[CC]YY]MMDDhhmm[.SS]` that does not parse."""
-    digits, dot, seconds = text.partition(".")
-    if not _DATE_FORMAT.fullmatch(digits):
-        return "Invalid format of date/hour-minute field."
-    if dot and not re.fullmatch(r"[0-9]{2}", seconds):
-        return "Invalid format of seconds field."
-    month, _, hour, minute = (int(digits[-n : len(digits) - n + 2]) for n in (8, 6, 4, 2))
-    if not 1 <= month <= 12:
-        return "Invalid month specification."
-    if hour > 23:
-        return "Invalid hour specification."
-    if minute > 59:
-        return "Invalid minute specification."
-    if dot and int(seconds) > 59:
-        return "Invalid seconds specification."
-    return "Invalid day specification."  # the one check left: the day within its month
-
-
 def _date_time(text: str, now: float) -> int:
-    from gridd.formats.names import parse_date_time
+    from gridd.formats.names import date_time_complaint, parse_date_time
 
     try:
         return parse_date_time(text, now=now)
     except ValueError:
-        raise UsageError(f"\n{_date_complaint(text)}") from None
+        raise UsageError(f"\n{date_time_complaint(text)}") from None
 
 
 _TASK_RANGE = re.compile(r"([0-9]+)(?:-([0-9]+)(?::([0-9]+))?)?")

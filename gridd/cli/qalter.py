@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     check_refused(arg, given, time.time())
                 except QsubError as exc:
-                    print(f"qalter: {exc.message}", file=sys.stderr)
+                    print(f"{exc.preamble}qalter: {exc.message}", file=sys.stderr)
                     return exc.exit_code
                 refused = refused or " ".join([arg, *given])
                 continue
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                                           soft=soft, now=time.time(),
                                           environ=dict(os.environ), cwd=os.getcwd())
             except QsubError as exc:
-                print(f"qalter: {exc.message}", file=sys.stderr)
+                print(f"{exc.preamble}qalter: {exc.message}", file=sys.stderr)
                 return exc.exit_code
             for key, value in settings.items():
                 if key == "context_changes":

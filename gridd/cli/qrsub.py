@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     except QrsubError as exc:
         if exc.usage:
             return usage_error(USAGE, exc.message)
-        print(f"qrsub: {exc.message}", file=sys.stderr)
+        print(f"{exc.preamble}qrsub: {exc.message}", file=sys.stderr)
         return exc.exit_code
     if req.help:
         sys.stdout.write(USAGE)

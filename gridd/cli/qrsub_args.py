@@ -24,7 +24,7 @@ from gridd.cli.qsub_args import (
     yes_no,
 )
 from gridd.formats import requests
-from gridd.formats.names import parse_date_time
+from gridd.formats.names import date_time_complaint, parse_date_time
 from gridd.formats.values import parse_time
 from gridd.model.ar import ArSpec
 
@@ -83,10 +83,11 @@ class QrsubError(Exception):
     """A reservation refused before reaching the master. With `usage`, the usage text is
     printed before the message (as `ERROR! message`)."""
 
-    def __init__(self, message: str, *, usage: bool = False) -> None:
+    def __init__(self, message: str, *, usage: bool = False, preamble: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.usage = usage
+        self.preamble = preamble  # said before the command's name (8.1.9's date complaints)
         self.exit_code = EXIT_ERROR
 
 
@@ -98,17 +99,16 @@ class QrsubRequest(msgspec.Struct, kw_only=True):
 def _yes_no(option: str, value: str) -> bool:
     answer = yes_no(value)
     if answer is None:
-        raise QrsubError(f'{option}: invalid value "{value}" (expected y[es] or n[o])')
+        raise QrsubError(f'invalid option argument "{option} {value}"')
     return answer
 
 
 def _date(option: str, value: str, now: float) -> float:
     try:
         return float(parse_date_time(value, now=now))
-    except ValueError:
-        raise QrsubError(
-            f'{option}: invalid date_time "{value}" (expected [[CC]YY]MMDDhhmm[.SS])'
-        ) from None
+    except ValueError:  # (8.1.9 names -a for -e too: gridd names the option given)
+        raise QrsubError(f'Wrong date/time format "{value}" specified to {option} option',
+                         preamble=f"\n{date_time_complaint(value)}\n") from None
 
 
 def _duration(value: str) -> float:
@@ -117,31 +117,33 @@ def _duration(value: str) -> float:
     except ValueError:
         seconds = math.inf
     if math.isinf(seconds):
-        raise QrsubError(
-            f'-d: invalid time "{value}" (expected hours:minutes:seconds or seconds)'
-        )
+        raise QrsubError(f'Wrong time format "{value}" specified to -d option')
     return seconds
 
 
 def _mail_options(value: str) -> str:
     if not value or set(value) - _AR_MAIL_LETTERS or ("n" in value and len(value) > 1):
-        raise QrsubError(f'-m: invalid mail options "{value}" (expected b, e, a or n)')
+        raise QrsubError(f'Wrong mail options list format "{value}" specified to -m option')
     return requests.parse_mail_options(value)
 
 
 def _verify(value: str) -> str:
     if value not in ("e", "v"):
-        raise QrsubError(f'-w: invalid value "{value}" (expected e or v)')
+        raise QrsubError(f'invalid option argument "-w {value}"')
+    return value
+
+
+def _name(value: str) -> str:
+    if "/" in value:
+        raise QrsubError("argument to -N option must not contain / ")
     return value
 
 
 def _pe(name: str, slots: str) -> dict[str, Any]:
     try:
         low, high = requests.parse_pe_range(slots)
-    except ValueError:
-        raise QrsubError(
-            f'-pe: invalid slot range "{slots}" (expected n, n-m, -m or n-)'
-        ) from None
+    except ValueError as error:  # in qsub's words, as 8.1.9's qrsub says them
+        raise QrsubError(str(error)) from None
     return {"pe_name": name, "pe_min": low, "pe_max": high}
 
 
@@ -149,7 +151,7 @@ def _resources(value: str) -> dict[str, str]:
     try:
         return requests.parse_resource_list(value)
     except ValueError as error:
-        raise QrsubError(f"-l: {error}") from None
+        raise QrsubError(str(error)) from None
 
 
 def _settings(option: str, args: list[str], now: float) -> dict[str, Any]:
@@ -166,7 +168,7 @@ def _settings(option: str, args: list[str], now: float) -> dict[str, Any]:
         "-m": lambda: {"mail_options": _mail_options(value)},
         "-M": lambda: {"mail_list": requests.parse_name_list(value)},
         "-masterq": lambda: {"master_queues": requests.parse_name_list(value)},
-        "-N": lambda: {"name": value},
+        "-N": lambda: {"name": _name(value)},
         "-now": lambda: {"immediate": _yes_no("-now", value)},
         "-pe": lambda: _pe(args[0], args[1]),
         "-q": lambda: {"queues": requests.parse_name_list(value)},
@@ -199,7 +201,7 @@ def _file_settings(path: str, text: str, now: float) -> dict[str, Any]:
     try:
         return _source(option_words(text), now)
     except (QsubError, QrsubError) as error:
-        raise QrsubError(f"{path}: {error.message}") from None
+        raise QrsubError(f"{path}: {error.message}", preamble=error.preamble) from None
 
 
 def request_files(root: str, home: str) -> list[str]:

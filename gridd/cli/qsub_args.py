@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from gridd.formats import requests
-from gridd.formats.names import parse_date_time
+from gridd.formats.names import date_time_complaint, parse_date_time
 from gridd.formats.values import is_unsigned, parse_time
 from gridd.model.job import JobSpec, changed_context
 
@@ -121,10 +121,11 @@ USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
 class QsubError(Exception):
     """A submission refused before reaching the master: print `message`, exit `exit_code`."""
 
-    def __init__(self, message: str, exit_code: int) -> None:
+    def __init__(self, message: str, exit_code: int, preamble: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
+        self.preamble = preamble  # said before the command's name (8.1.9's date complaints)
 
 
 class QsubRequest(msgspec.Struct, kw_only=True):
@@ -270,7 +271,7 @@ def _date(key: str, option: str) -> Callable[[str, _Context], dict[str, Any]]:
             return {key: float(parse_date_time(value, now=ctx.now))}
         except ValueError:
             raise QsubError(f'Wrong date/time format "{value}" specified to {option} option',
-                            EXIT_BAD_ARGUMENT) from None
+                            EXIT_BAD_ARGUMENT, f"\n{date_time_complaint(value)}\n") from None
     return parse
 
 
@@ -537,7 +538,7 @@ def _prefixed(prefix: str, action: Callable[[], Any]) -> Any:
     except QsubError as error:
         if error.message.startswith("Unable to run job: "):
             raise
-        raise QsubError(prefix + error.message, error.exit_code) from None
+        raise QsubError(error.preamble + prefix + error.message, error.exit_code) from None
 
 
 def _source_settings(

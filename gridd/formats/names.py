@@ -116,6 +116,29 @@ def parse_date_time(
     return int(to_epoch((year, month, day, hour, minute, second, 0, 0, -1)))
 
 
+_DATE_FORMAT = re.compile(r"(?:[0-9]{2}){4,6}")
+
+
+def date_time_complaint(text: str) -> str:
+    """8.1.9's words for what is wrong with a `[[CC]YY]MMDDhhmm[.SS]` that does not parse
+    (qsub -a and -dl, qrsub -a and -e, qacct -b and -e say them)."""
+    digits, dot, seconds = text.partition(".")
+    if not _DATE_FORMAT.fullmatch(digits):
+        return "Invalid format of date/hour-minute field."
+    if dot and not re.fullmatch(r"[0-9]{2}", seconds):
+        return "Invalid format of seconds field."
+    month, _, hour, minute = (int(digits[-n : len(digits) - n + 2]) for n in (8, 6, 4, 2))
+    if not 1 <= month <= 12:
+        return "Invalid month specification."
+    if hour > 23:
+        return "Invalid hour specification."
+    if minute > 59:
+        return "Invalid minute specification."
+    if dot and int(seconds) > 59:
+        return "Invalid seconds specification."
+    return "Invalid day specification."  # the one check left: the day within its month
+
+
 def format_date_time(epoch: float, *, from_epoch: FromEpoch = time.localtime) -> str:
     """The full `CCYYMMDDhhmm.SS` form, which parse_date_time reads back unchanged."""
     return time.strftime("%Y%m%d%H%M.%S", from_epoch(epoch))

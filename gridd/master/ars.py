@@ -60,7 +60,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
         return p.Error(text=window)
     start, end = window
     request = m.ar_request(spec)
-    problem = m.validate_request(request, "advance_reservation")
+    problem = _naming_problem(spec) or m.validate_request(request, "advance_reservation")
     if problem:
         return p.Error(text=problem)
     place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,
@@ -68,9 +68,10 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings(m),
                                     m.instance_states(), request, place, start, end, now)
     if granted is None:
-        return p.Error(text=NO_SUITABLE)
+        return p.Error(text="verification: no suitable queues" if spec.verify == "v"
+                       else NO_SUITABLE)
     if spec.verify == "v":
-        return p.Ok(lines=["verification: found possible assignment"])
+        return p.Ok(lines=["verification: found suitable queue(s)"])
     ar_id = m.s.next_ar_id
     m.s.next_ar_id = ids.after(ar_id, m.s.ars, MAX_AR_ID)
     fx.counters_changed = True
@@ -86,6 +87,13 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     return p.Ok(lines=[f"Your advance reservation {ar_id} has been granted"])
 
 
+def _naming_problem(spec: ArSpec) -> str | None:
+    """An AR's name refused, in 8.1.9's words."""
+    if spec.name[:1].isdigit():
+        return f'denied: "{spec.name}" is not a valid object name (cannot start with a digit)'
+    return None
+
+
 def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:
     """Start and end from any two of -a, -e and -d (start now by default), or why not."""
     if any(t is not None and not math.isfinite(t) for t in (spec.start, spec.end,
@@ -94,16 +102,18 @@ def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:
     start = now if spec.start is None else spec.start
     if spec.end is not None and spec.duration is not None and spec.start is not None \
             and abs(spec.end - spec.start - spec.duration) > 0.5:
-        return "denied: start time, end time and duration do not agree"
+        return "difference between end and start time does not correspond to duration"
     if spec.end is not None:
         end = spec.end
-    elif spec.duration is not None:
+    elif spec.duration:
         end = start + spec.duration
-    else:
-        return "denied: neither end time (-e) nor duration (-d) was given"
+    else:  # (a duration of 0 is none, as 8.1.9 has it)
+        return 'missing value for "end time or duration" in advance reservation request'
     if spec.start is not None and start < now - 1:
         return "start time is in the past"
-    if end <= start:
+    if end < start:
+        return "start time is later than end time"
+    if end == start:  # 8.1.9 grants an AR that ends as it starts: gridd does not
         return "denied: the end time is not after the start time"
     return start, end
 

@@ -270,9 +270,30 @@ def test_what_the_cluster_cannot_hold_is_refused() -> None:
 def test_qrsub_w_v_only_verifies() -> None:
     m = master(hosts=2, slots=2)
     reply, fx = qrsub(m, verify="v", pe_name="mpi", pe_min=4, pe_max=4)
-    assert reply == p.Ok(lines=["verification: found possible assignment"])
+    assert reply == p.Ok(lines=["verification: found suitable queue(s)"])  # 8.1.9's words
+    reply, fx = qrsub(m, verify="v", pe_name="mpi", pe_min=5, pe_max=5)
+    assert reply == p.Error(text="verification: no suitable queues")
     unchanged(m)
     assert not fx.reports
+
+
+@pytest.mark.parametrize(("window", "said"), [  # as 8.1.9 says them (checked there)
+    (dict(start=NOW + HOUR, duration=None), 'missing value for "end time or duration" in '
+                                            "advance reservation request"),
+    (dict(duration=0), 'missing value for "end time or duration" in advance reservation '
+                       "request"),
+    (dict(start=NOW + HOUR, end=NOW + 2 * HOUR, duration=60),
+     "difference between end and start time does not correspond to duration"),
+    (dict(start=NOW + HOUR, end=NOW + HOUR - 60, duration=None),
+     "start time is later than end time"),
+    (dict(start=NOW - HOUR, duration=60), "start time is in the past"),
+    (dict(name="1x"), 'denied: "1x" is not a valid object name (cannot start with a digit)'),
+])
+def test_a_window_that_is_none(window, said) -> None:  # (and a name that is none)
+    m = master(hosts=2, slots=2)
+    reply, _ = qrsub(m, **window)
+    assert reply == p.Error(text=said)
+    unchanged(m)
 
 
 def test_an_ar_is_not_granted_where_it_would_overbook() -> None:

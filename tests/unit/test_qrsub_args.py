@@ -178,7 +178,9 @@ def test_bad_option_in_a_request_file_names_the_file():
     assert error.message == '/home/ann/.sge_ar_request: invalid option argument "-bogus"'
     assert not error.usage
     error = refused("-d", "60", files={"/gridd/common/sge_ar_request": "-a 99999999"})
-    assert error.message.startswith('/gridd/common/sge_ar_request: -a: invalid date_time')
+    assert error.message == ('/gridd/common/sge_ar_request: Wrong date/time format '
+                             '"99999999" specified to -a option')
+    assert error.preamble == "\nInvalid month specification.\n"
 
 
 def test_unparsable_request_file():
@@ -234,20 +236,21 @@ def test_pe_needs_two_arguments():
     assert not error.usage and error.message == "-pe option must have range as 2nd argument"
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["-a", "13xx"], '-a: invalid date_time "13xx" (expected [[CC]YY]MMDDhhmm[.SS])'),
-    (["-a", "11311200"], '-a: invalid date_time "11311200" (expected [[CC]YY]MMDDhhmm[.SS])'),
-    (["-e", "tomorrow"], '-e: invalid date_time "tomorrow" (expected [[CC]YY]MMDDhhmm[.SS])'),
-    (["-d", "1:x"], '-d: invalid time "1:x" (expected hours:minutes:seconds or seconds)'),
-    (["-d", "INFINITY"],
-     '-d: invalid time "INFINITY" (expected hours:minutes:seconds or seconds)'),
-    (["-d", "60", "-he", "maybe"], '-he: invalid value "maybe" (expected y[es] or n[o])'),
-    (["-d", "60", "-now", "x"], '-now: invalid value "x" (expected y[es] or n[o])'),
-    (["-d", "60", "-m", "s"], '-m: invalid mail options "s" (expected b, e, a or n)'),
-    (["-d", "60", "-m", "bn"], '-m: invalid mail options "bn" (expected b, e, a or n)'),
-    (["-d", "60", "-w", "w"], '-w: invalid value "w" (expected e or v)'),
+@pytest.mark.parametrize(("argv", "message"), [  # 8.1.9's words (checked there)
+    (["-a", "13xx"], 'Wrong date/time format "13xx" specified to -a option'),
+    (["-a", "11311200"], 'Wrong date/time format "11311200" specified to -a option'),
+    (["-e", "tomorrow"], 'Wrong date/time format "tomorrow" specified to -e option'),
+    (["-d", "1:x"], 'Wrong time format "1:x" specified to -d option'),
+    (["-d", "INFINITY"], 'Wrong time format "INFINITY" specified to -d option'),
+    (["-d", "60", "-he", "maybe"], 'invalid option argument "-he maybe"'),
+    (["-d", "60", "-now", "x"], 'invalid option argument "-now x"'),
+    (["-d", "60", "-m", "s"], 'Wrong mail options list format "s" specified to -m option'),
+    (["-d", "60", "-m", "bn"], 'Wrong mail options list format "bn" specified to -m option'),
+    (["-d", "60", "-w", "w"], 'invalid option argument "-w w"'),
     (["-d", "60", "-pe", "mpi", "x"],
-     '-pe: invalid slot range "x" (expected n, n-m, -m or n-)'),
+     'Numerical value invalid!\nThe initial portion of string "x" contains no decimal number'),
+    (["-d", "60", "-l", "=5"], 'Wrong resource list format "=5" specified to -l option'),
+    (["-d", "60", "-N", "a/b"], "argument to -N option must not contain / "),
 ])
 def test_bad_values(argv, message):
     error = refused(*argv)
@@ -287,7 +290,8 @@ def test_main_bad_date(capsys):
     assert qrsub.main(["-a", "0101xx00", "-d", "60"]) == 1
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == 'qrsub: -a: invalid date_time "0101xx00" (expected [[CC]YY]MMDDhhmm[.SS])\n'
+    assert err == ('\nInvalid format of date/hour-minute field.\n'
+                   'qrsub: Wrong date/time format "0101xx00" specified to -a option\n')
 
 
 def test_usage_layout():

@@ -503,8 +503,10 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
 
 
 @pytest.mark.parametrize("argv, text, code", [
-    (("-a", "foo"), 'qsub: Wrong date/time format "foo" specified to -a option', 7),
-    (("-dl", "13991231"), 'qsub: Wrong date/time format "13991231" specified to -dl option',
+    (("-a", "foo"), '\nInvalid format of date/hour-minute field.\n'
+                    'qsub: Wrong date/time format "foo" specified to -a option', 7),
+    (("-dl", "13991231"), '\nInvalid month specification.\n'
+                          'qsub: Wrong date/time format "13991231" specified to -dl option',
      7),
     (("-r", "x"), 'qsub: invalid option argument "-r x"', 7),
     (("-shell", "x"), 'qsub: invalid option argument "-shell x"', 7),
@@ -518,7 +520,7 @@ def test_the_options_8_1_9_scripts_use_beyond_requests() -> None:
 ])
 def test_those_options_refused_in_8_1_9s_words(argv: tuple[str, ...], text: str,
                                                code: int) -> None:
-    """Checked on a real 8.1.9 (which prints a detail line before a bad date's)."""
+    """Checked on a real 8.1.9 (a bad date's detail line comes first)."""
     assert refusal(*argv, "-b", "y", "true") == (text, code)
 
 
