@@ -101,11 +101,13 @@ def main(argv: list[str] | None = None) -> int:
             lines = render.details(ars, explain=opts.explain)
         else:
             lines = render.overview(ars, explain=opts.explain)
+        if reply.missing and not ars:  # 8.1.9 names those missing only when none is found
+            print("Following advance reservations do not exist:\n"
+                  + ", ".join(reply.missing))
+            return 1
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
-        for item in reply.missing:
-            print(f'error: advance reservation "{item}" does not exist', file=sys.stderr)
-        return 1 if reply.missing else 0
+        return 0
 
     return run_command(body)
 
