@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import signal
 import sys
 import time
 
@@ -71,13 +72,35 @@ def _submit(client: Client, req: QsubRequest) -> int:
         print(submitted_line(job_id, reply.name, reply.array))
     sys.stdout.flush()
     code = 0
-    if req.now:
-        code = _wait_immediate(client, job_id)
-        if code:
-            return code
-    if req.sync:
-        code = _wait_sync(client, job_id, quiet=req.terse)
+    before = signal.signal(signal.SIGTERM, _interrupt)  # as ^C: the job goes with qsub
+    try:
+        if req.now:
+            code = _wait_immediate(client, job_id)
+            if code:
+                return code
+        if req.sync:
+            code = _wait_sync(client, job_id, quiet=req.terse)
+    except KeyboardInterrupt:
+        print("\nInterrupted!\nPlease wait while qsub shuts down.", file=sys.stderr)
+        _withdraw(job_id)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, before)
     return code
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _withdraw(job_id: int) -> None:
+    """Delete the job that an interrupted qsub -now or -sync waited for, as 8.1.9's qsub
+    does (over a connection of its own: the one interrupted may still hold an answer)."""
+    try:
+        with Client() as client:
+            client.delete([str(job_id)], current_user())
+    except GriddError:
+        pass  # it could not be reached: the job stays, as after any lost connection
 
 
 def _wait_immediate(client: Client, job_id: int) -> int:

@@ -6,12 +6,13 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import time
 import xml.etree.ElementTree as ET
 
 import zmq
 
-from tests.e2e.conftest import Cell, dealer, wait_for
+from tests.e2e.conftest import BIN, Cell, dealer, wait_for
 
 SUBMITTED = re.compile(r'^Your job (\d+) \("(.*)"\) has been submitted$')
 
@@ -92,6 +93,26 @@ def test_immediate_job_runs_now_or_not_at_all(cell: Cell):
     assert res.returncode == 1 and "could not be scheduled; try again later" in res.stderr
     assert len(cell.ok("qstat").splitlines()) == 2 + 4  # the immediate job is gone
     cell.ok("qdel", *map(str, blockers))
+
+
+def test_an_interrupted_waiting_qsub_takes_its_job_with_it(cell: Cell):
+    """qsub -now y or -sync y stopped while it waits (SIGTERM, ^C): 8.1.9's two lines,
+    exit 1, and the job deleted (as 8.1.9 does, checked there)."""
+    for wait, sig in (("-now", signal.SIGTERM), ("-sync", signal.SIGINT)):
+        waiting = subprocess.Popen([str(BIN / "qsub"), wait, "y", "-h", "-b", "y", "true"],
+                                   env=cell.env, cwd=cell.root, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                    signal.SIG_DFL))
+        try:
+            wait_for(lambda: cell.ok("qstat") != "", what="the job waiting")
+            waiting.send_signal(sig)
+            out, err = waiting.communicate(timeout=30)
+        finally:
+            waiting.kill()  # by the pid Popen holds; a no-op once it has ended
+        assert waiting.returncode == 1, (wait, out, err)
+        assert err.endswith("\nInterrupted!\nPlease wait while qsub shuts down.\n"), err
+        assert cell.ok("qstat") == ""
 
 
 def test_h_rt_kills_the_job(cell: Cell):
