@@ -27,7 +27,7 @@ from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
-from gridd.model.complexes import ComplexTable, parse_value
+from gridd.model.complexes import ComplexTable, holds
 from gridd.model.config import Configuration
 from gridd.model.job import (
     ACTIVE,
@@ -584,7 +584,7 @@ class Master:
                 return f'unknown resource "{name}"'
             if attr.requestable == "NO":
                 return f'resource "{attr.name}" configured as non requestable'
-            if attr.type in _VALUE_KINDS and not _parses(attr.type, value):
+            if attr.type in _VALUE_KINDS and not holds(attr.type, value):
                 return f'attribute "{attr.name}" is not a {_VALUE_KINDS[attr.type]} value'
             names.add(attr.name)
         if "slots" in names:
@@ -1034,9 +1034,7 @@ class Master:
             attr = table.resolve(name)
             if attr is None:
                 return p.Error(text=f'error: unknown resource "{name}"')
-            try:
-                parse_value(attr.type, value)
-            except ValueError:
+            if not holds(attr.type, value):
                 return p.Error(text=f'error: invalid value "{value}" for resource "{name}"')
         req = levels.matcher.request(table.full_names(request))
         return [host for host, level in levels.hosts.items()
@@ -1636,19 +1634,9 @@ def _min_limit(a: float, b: float) -> float:
         return min(a, b)
     return a or b
 
-
-
 # How 8.1.9 names each type when a requested value is not of it ("a integer" as it says).
 _VALUE_KINDS = {"TIME": "time", "MEMORY": "memory", "INT": "integer", "DOUBLE": "double",
                 "BOOL": "boolean"}
-
-
-def _parses(attr_type: str, value: str) -> bool:
-    try:
-        parse_value(attr_type, value)
-    except ValueError:
-        return False
-    return True
 
 
 def _seconds(text: str) -> float | None:

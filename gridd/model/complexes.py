@@ -77,6 +77,15 @@ def parse_value(type_: str, text: str) -> float | str:
     return text
 
 
+def holds(type_: str, text: str) -> bool:
+    """Whether the type can hold the text (parse_value would take it)."""
+    try:
+        parse_value(type_, text)
+    except ValueError:
+        return False
+    return True
+
+
 def _number(type_: str, text: str) -> float:
     """Plain numbers take the fast path; suffixed ones (`2k`, `1G`) the memory parser."""
     try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf
-from gridd.model.complexes import parse_value
+from gridd.model.complexes import holds
 from gridd.sched.levels import Levels, build_levels
 from gridd.sched.plan import admits, host_admits, queue_matches
 
@@ -116,10 +116,6 @@ def _known(levels: Levels, request: Mapping[str, str]) -> dict[str, str]:
     table = levels.matcher.table
     for name, value in request.items():
         attr = table.resolve(name)
-        if attr is None:
+        if attr is None or not holds(attr.type, value):
             raise Unselectable()
-        try:
-            parse_value(attr.type, value)
-        except ValueError:
-            raise Unselectable() from None
     return table.full_names(request)
