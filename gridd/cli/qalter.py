@@ -101,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     if refused:  # said once the whole line is read, as 8.1.9 says it
         print(f"Unknown option {refused}\n", file=sys.stderr)
         return EXIT_UNKNOWN
-    if not targets:  # 8.1.9 is silent where options name no job, and shows usage else
-        if not options:
-            print(USAGE, file=sys.stderr)
-        return 1 if not options else 0
+    if not targets and options:  # 8.1.9 is silent where options name no job
+        return 0
+    if not targets:
+        print(USAGE, file=sys.stderr)
+        return 1
     why = first_invalid_job_task(targets)
     if why:
         print(why, file=sys.stderr)

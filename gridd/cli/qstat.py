@@ -69,9 +69,7 @@ def _parse(args: deque[str]) -> dict:
         elif arg in _ACCEPTED_FLAGS:
             pass
         elif arg == "-g":
-            if not args:
-                raise _Wrong("-g option must have argument")
-            for letter in args.popleft():
+            for letter in _value(args, arg):
                 if letter not in _GROUPS:
                     raise _Wrong(f"wrong character '{letter}' for -g option")
                 if letter == "c":
@@ -79,10 +77,8 @@ def _parse(args: deque[str]) -> dict:
                 else:
                     opts["extra"].add(_GROUPS[letter])
         elif arg == "-explain":
-            if not args:
-                raise _Wrong("-explain option must have argument")
             opts["full"] = True
-            opts["explain"] = state_letters(args.popleft(), "acAE")
+            opts["explain"] = state_letters(_value(args, arg), "acAE")
         elif arg == "-j":
             opts["jobs"] = []
             if args and not args[0].startswith("-"):
@@ -99,7 +95,7 @@ def _parse(args: deque[str]) -> dict:
 
 
 def _value(args: deque[str], option: str) -> str:
-    if not args:  # said alone, as for -g and -explain
+    if not args:  # said alone, without the usage
         raise _Wrong(f"{option} option must have argument")
     return args.popleft()
 

@@ -71,6 +71,8 @@ def _submit(client: Client, req: QsubRequest) -> int:
     else:
         print(submitted_line(job_id, reply.name, reply.array))
     sys.stdout.flush()
+    if not (req.now or req.sync):
+        return 0
     code = 0
     before = signal.signal(signal.SIGTERM, _interrupt)  # as ^C: the job goes with qsub
     try:

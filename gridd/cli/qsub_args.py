@@ -412,8 +412,7 @@ def check_refused(option: str, args: list[str], now: float) -> None:
         _check_refused(option, args[0])
         return
     try:
-        _option_settings(option, args, _Context(environ={}, cwd="", read_file=lambda _: None,
-                                                now=now, soft=False))
+        alter_settings(option, args, soft=False, now=now)
     except QsubError as error:
         if not error.message.startswith("Unable to run job: "):  # the master's to say
             raise

@@ -635,7 +635,7 @@ def _first_failure(req: JobRequest, need: Need, levels: tuple[Level, ...], slots
                         True, None)
             found = True
     else:
-        amount = need.key * slots if need.consumable == "YES" else need.key
+        amount = _amount(need, slots)
         for level in levels:
             free = level.free.get(name)
             cap = level.load_caps.get(name) if level.load_caps else None
