@@ -80,6 +80,8 @@ from gridd.sched.view import SchedView
 
 Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
+# A job's -tc: asked of every pending job each cycle, at the speed of C.
+_TASK_LIMIT = operator.attrgetter("task_concurrency")
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
 _HELD = MatchResult(False, "cannot run because a reservation holds what it needs")  # unsaid
@@ -259,7 +261,7 @@ class _Resumable:
                     or task.pe != o.pe:
                 return None
         new = order[len(left):]
-        if cycle.job_tasks is None and any(j.task_concurrency for j in new):
+        if cycle.job_tasks is None and any(map(_TASK_LIMIT, new)):
             return None  # the cycle kept no count of running tasks to limit them by
         plan = cycle.go_on(now, new, self.states)
         self.reserved = plan.reserved = self.reserved | plan.reserved
@@ -344,7 +346,7 @@ class Planner:
                       categories=categories, quota_rules=self._quota_rules, now=now,
                       carried=self._carried, ars=view.ars, in_ars=in_ars,
                       count_tasks=view.conf.max_aj_instances > 0 or any(
-                          j.task_concurrency for j in order), reasons=view.conf.job_info)
+                          map(_TASK_LIMIT, order)), reasons=view.conf.job_info)
         if cycle.quotas is not None:
             self._quota_rules = cycle.quotas.rules
         plan = cycle.run(order)
