@@ -303,7 +303,9 @@ class Matcher:
         """
         levels = _present(global_level, host_level, queue_level)
         memo = levels[-1]._plans
-        key = (req, global_level, host_level, queue_level)
+        # Keyed by the levels above the one that keeps it, and planned by position: a
+        # memo that held its own level would make every level cyclic garbage.
+        key = (req, *levels[:-1])
         plan = memo.get(key)
         if plan is None:  # a plan pays off from the second check of a combination on
             if len(memo) >= _MAX_MEMO:
@@ -315,7 +317,8 @@ class Matcher:
         for need, holders in plan.master if master else plan.slave:
             amount = need.key * slots if need.consumable == "YES" else need.key
             name = need.name
-            for level in holders:
+            for at in holders:
+                level = levels[at]
                 free = level.free.get(name)
                 cap = level.load_caps.get(name) if level.load_caps else None
                 if cap is not None and (free is None or cap < free):
@@ -500,12 +503,13 @@ class _Plan:
     """How to check one request on one combination of levels, worked out once: the result
     unless a consumable is short (FIT or a refusal by a FORCED attribute or a
     non-consumable), and the consumables to check before it, each with the levels that
-    hold it, in request order; for the master task and for slave tasks."""
+    hold it (their positions among the levels checked), in request order; for the master
+    task and for slave tasks."""
 
     result: MatchResult
-    master: tuple[tuple[Need, tuple[Level, ...]], ...]
+    master: tuple[tuple[Need, tuple[int, ...]], ...]
     slave_result: MatchResult
-    slave: tuple[tuple[Need, tuple[Level, ...]], ...]
+    slave: tuple[tuple[Need, tuple[int, ...]], ...]
 
 
 _SEEN = _Plan(FIT, (), FIT, ())  # marks a combination checked once, without a plan yet
@@ -545,7 +549,7 @@ def _forced_refusal(req: JobRequest, levels: tuple[Level, ...]) -> MatchResult |
 
 def _plan_needs(
     req: JobRequest, levels: tuple[Level, ...], master: bool
-) -> tuple[MatchResult, tuple[tuple[Need, tuple[Level, ...]], ...]]:
+) -> tuple[MatchResult, tuple[tuple[Need, tuple[int, ...]], ...]]:
     checks = []
     for need in req.hard:
         if need.consumable == "NO":
@@ -557,8 +561,8 @@ def _plan_needs(
             continue
         name = need.name
         holders = tuple(
-            level
-            for level in levels
+            at
+            for at, level in enumerate(levels)
             if name in level.free or (level.load_caps and name in level.load_caps)
         )
         if holders:
