@@ -117,6 +117,7 @@ class JobRequest:
     hard: tuple[Need, ...]
     soft: tuple[Need, ...]
     requested: frozenset[str]  # full names asked for explicitly (hard or soft)
+    per_job: bool  # a hard request is of a per-job consumable: the master task needs more
 
 
 @dataclass(slots=True, frozen=True)
@@ -255,7 +256,9 @@ class Matcher:
         if not label:  # (an implicit exclusive request is not shown: see _shortage)
             label = ",".join(f"{n.name}={n.text}" for n in implicit
                              if n.consumable != EXCLUSIVE)
-        return JobRequest(key, label, (*explicit, *implicit), soft_needs, requested)
+        hard_needs = (*explicit, *implicit)
+        return JobRequest(key, label, hard_needs, soft_needs, requested,
+                          any(n.consumable == "JOB" for n in hard_needs))
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
         attr = self.table.resolve(name)

@@ -1797,7 +1797,7 @@ class Cycle:
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
         # give more; with a per-job consumable or -masterq the master task may need a host
         # further on.
-        per_job = any(n.consumable == "JOB" for n in req.hard)
+        per_job = req.per_job
         lead = cat.static.lead
         stops = cap >= max(job.pe_min, 1) and not per_job and lead is None
         rooms: dict[str, list[tuple[Instance, int]]] = {}
