@@ -6,9 +6,11 @@ processors, with h_rt its requested time and -R y; it runs for its run time, cut
 h_rt. A planning run follows every instant at which jobs arrive or end, once the jobs
 ending then are gone and the jobs arriving then wait.
 
-A run is left out when it cannot start anything: when no waiting job asks for as few
-slots as are free. Reservations last one run and orders are the only thing a run
-leaves, so leaving it out changes nothing; it spares most of the runs of a busy trace.
+A run is left out when it cannot start anything. Reservations last one run and orders
+are the only thing a run leaves, so leaving it out changes nothing; it spares most of
+the runs of a busy trace. Nothing can start when no waiting job asks for as few slots
+as are free; nor when the job first in line was reserved by the last run and every other
+job that fits in what is free would be in the way of that reservation (Simulation._held).
 A run at an instant when jobs only arrive costs what planning the new jobs costs: the
 planner goes on with its last cycle (plan._Resumable).
 
@@ -118,6 +120,16 @@ class Simulation:
         self._next = 0  # into _arrivals
         self._ends: list[tuple[float, int]] = []  # heap of (end, index)
         self._waiting: list[int] = []  # sorted slot counts of the waiting jobs
+        self._offset = duration_offset
+        self._reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}  # by the last run
+        # Whether no task is ever taken to run past its expected end (start, h_rt and
+        # DURATION_OFFSET), as the planner takes one within a second of it (plan.Cycle.
+        # _the_schedule): a task ends by start + h_rt, so only an instant less than a second
+        # before start + h_rt + DURATION_OFFSET can find it so, and there is none when
+        # DURATION_OFFSET is a second or more or every instant is a whole second.
+        self._kept_to_ends = duration_offset >= 1 or all(
+            job.submit.is_integer() and job.run.is_integer() and job.limit.is_integer()
+            for job in jobs)
 
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """Replay to the end; `progress` hears how many jobs have ended, now and then."""
@@ -149,7 +161,7 @@ class Simulation:
                 if self._next >= until and (meet is None or meet(self._next)):
                     return
             self._arrive(now)
-            if self._waiting and self._waiting[0] <= self.free:
+            if self._waiting and self._waiting[0] <= self.free and not self._held(now):
                 self._plan(now)
             if progress is not None:
                 progress(self.ended)
@@ -267,10 +279,39 @@ class Simulation:
             view.jobs[index + 1] = _request(jobs[index], index + 1)
             bisect.insort(self._waiting, jobs[index].slots)
 
+    def _held(self, now: float) -> bool:
+        """Whether the last run's reservation for the job first in line shows that a run
+        now would start nothing.
+
+        That job starts only if its slots are free. Reserved from T by the last run, it
+        is reserved from T at the latest now: since then tasks have only ended (each by
+        its expected end, see _kept_to_ends), and what that run started kept clear of the
+        reservation. Any other job starts only if it fits in what is free and keeps clear
+        of the reservation too: it ends, h_rt and DURATION_OFFSET from now, by T, or fits
+        beside the first job's slots in the pool. (Jobs wait in the planner's order: by
+        submission, then number, as they arrived.)"""
+        if not self._reserved or not self._kept_to_ends:
+            return False
+        jobs, free, offset = self.jobs, self.free, self._offset
+        waiting = iter(self.view.jobs)
+        first = next(waiting)
+        reserved = self._reserved.get(first)
+        slots = jobs[first - 1].slots
+        if reserved is None or slots <= free:
+            return False
+        start, beside = reserved[0], self.slots - slots
+        for number in waiting:
+            job = jobs[number - 1]
+            if job.slots <= free and (job.slots <= beside or now + (job.limit + offset) <= start):
+                return False
+        return True
+
     def _plan(self, now: float) -> None:
         self.runs += 1
         view = self.view
-        for order in self.planner.plan(view, now).orders:
+        plan = self.planner.plan(view, now)
+        self._reserved = plan.reserved
+        for order in plan.orders:
             request = view.jobs.pop(order.job_id)
             index = order.job_id - 1
             job = self.jobs[index]

@@ -155,6 +155,39 @@ def test_what_the_planner_carries_from_run_to_run_changes_nothing(
         assert kept == Forgetful(jobs, SLOTS, max_reservation, duration_offset=offset).run()
 
 
+class Thorough(Simulation):
+    """A replay that leaves out no run that a waiting job could fit in what is free: no
+    run is left out for the last run's reservation (Simulation._held)."""
+
+    def _held(self, now: float) -> bool:
+        return False
+
+
+def _fractional(jobs: list[TraceJob]) -> list[TraceJob]:
+    """The trace with times no longer in whole seconds."""
+    return [TraceJob(j.job_id, j.submit * 1.37, j.run * 0.93, j.slots, j.limit * 1.01)
+            for j in jobs]
+
+
+@pytest.mark.parametrize(("max_reservation", "count"),
+                         [(0, 600), (1, 1500), (3, 1000), (10**6, 300)])
+def test_runs_left_out_for_a_reservation_would_have_started_nothing(
+        max_reservation: int, count: int) -> None:
+    """The runs left out because the job first in line holds a reservation that every
+    other job fitting now would be in the way of are runs that start nothing: the
+    replay is the one that makes them, with the default DURATION_OFFSET, with none, with
+    less than a second, and with times in fractions of seconds."""
+    whole = synthetic_trace(count, SLOTS, seed=7, load=0.95)
+    for jobs in (whole, _fractional(whole)):
+        for offset in (0.0, 0.5, 60.0):
+            lean = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset)
+            outcomes = lean.run()
+            thorough = Thorough(jobs, SLOTS, max_reservation, duration_offset=offset)
+            assert outcomes == thorough.run()
+            if max_reservation and (offset >= 1 or jobs is whole):
+                assert lean.runs < thorough.runs  # the test tests something
+
+
 def test_summary_figures() -> None:
     outcomes = [Outcome(1, 0.0, 0.0, 100.0, 2), Outcome(2, 0.0, 100.0, 105.0, 4)]
     s = summary(outcomes, 4, runs=2)
