@@ -1,16 +1,18 @@
 """`gridd sim` on several cores: the trace's busy periods replayed side by side.
 
 A replay that reaches an instant at which nothing runs or waits goes on as a new replay
-begun there would. So the trace is cut at instants likely to be idle
-(Simulation.split), each stretch after the first is replayed by a process of its own
-from its cut as if nothing came before, and this process replays the first and then
-joins the others in order, each at an idle instant the two replays share
-(Simulation.join). Where a cut proves busy, this process replays on until the two
-meet: the outcomes and the count of runs are always those of one replay.
+begun there would. So the trace is cut at instants likely to be idle into a few
+stretches per process (Simulation.split), each stretch is replayed on its own from its
+cut as if nothing came before, and this process joins them in order, each at an idle
+instant the two replays share (Simulation.join). Where a cut proves busy, this process
+replays on until the two meet: the outcomes and the count of runs are always those of
+one replay.
 
-Processes are forked: they start with this one's memory (the trace, the planner), and
-send back only what their stretch found, over pipes. A process that fails takes the
-replay with it.
+The processes, this one among them, take the stretches one at a time, the costliest
+(as guessed) first, so that they finish at about the same time whatever the stretches
+cost. Processes are forked: they start with this one's memory (the trace, its order),
+and send back only what their stretches found, over pipes, once they have done. A
+process that fails takes the replay with it.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import os
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from multiprocessing.sharedctypes import SynchronizedArray
+from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 
 from gridd.sched.sim import Outcome, Simulation, Stretch
 
 JOBS_PER_PROCESS = 5_000  # fewer, and starting a process costs more than it saves
+STRETCHES_PER_PROCESS = 4  # more to share out evenly, fewer cuts to guess
 
 
 def default_workers(jobs: int) -> int:
@@ -35,27 +38,34 @@ def default_workers(jobs: int) -> int:
 def run(sim: Simulation, workers: int, progress: Callable[[int], None] | None = None
         ) -> list[Outcome]:
     """Replay `sim` (new) to the end with up to `workers` processes, this one included."""
-    cuts = sim.split(workers) if workers > 1 else [0]
-    if len(cuts) == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    stretches = sim.split(workers * STRETCHES_PER_PROCESS) if workers > 1 else [(0, 0)]
+    if len(stretches) == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return sim.run(progress)
+    workers = min(workers, len(stretches))
     context = multiprocessing.get_context("fork")
-    counts = context.Array("q", len(cuts), lock=False)  # per stretch: jobs it ended
+    counts = context.Array("q", workers, lock=False)  # per process: jobs its replays ended
+    taken = context.Value("i", 0)  # how many stretches of `order` have been taken
+    order = sorted(range(len(stretches)), key=lambda k: -stretches[k][1])
+    bounds = [(first, until) for (first, _), (until, _) in
+              zip(stretches, [*stretches[1:], (len(sim.jobs), 0)], strict=True)]
+    share = _Share(bounds, order, taken, counts)
     children = []
     try:
-        stretches = zip(cuts[1:], [*cuts[2:], len(sim.jobs)], strict=True)
-        for k, (first, until) in enumerate(stretches, 1):
+        for worker in range(1, workers):
             receive, send = context.Pipe(duplex=False)
-            child = context.Process(target=_replay, args=(sim, first, until, send, counts, k),
+            child = context.Process(target=_replay, args=(sim, share, worker, send),
                                     daemon=True)
             child.start()
             send.close()
             children.append((child, receive))
         shown = _shown(progress, counts, len(sim.jobs))
-        sim.replay(cuts[1], shown)
-        for k, (child, receive) in enumerate(children, 1):
-            stretch = _received(receive, child)
-            sim.join(stretch, shown)
-            counts[k] = 0  # what it ended counts as this replay's now, if it was taken
+        found = share.replay(sim, 0, shown)
+        for child, receive in children:
+            found.update(_received(receive, child))
+        counts[:] = [0] * workers  # what they ended is this replay's once joined
+        sim.restart()
+        for k in range(len(bounds)):
+            sim.join(found[k], shown)
         sim.replay(len(sim.jobs), shown)
         if shown is not None:
             shown(sim.ended)  # all of them, whoever replayed the last
@@ -68,20 +78,49 @@ def run(sim: Simulation, workers: int, progress: Callable[[int], None] | None = 
     return [o for o in sim.outcomes if o is not None]
 
 
-def _replay(sim: Simulation, first: int, until: int, send: Connection,
-            counts: SynchronizedArray[int], k: int) -> None:
-    def count(ended: int) -> None:
-        counts[k] = ended
+class _Share:
+    """The stretches (first and last arrival), the order they are taken in, how many
+    are taken and, per process, the jobs its replays have ended."""
 
+    def __init__(self, bounds: list[tuple[int, int]], order: list[int],
+                 taken: Synchronized[int], counts: SynchronizedArray[int]) -> None:
+        self.bounds, self.order, self.taken, self.counts = bounds, order, taken, counts
+
+    def replay(self, sim: Simulation, worker: int,
+               progress: Callable[[int], None] | None = None) -> dict[int, Stretch]:
+        """Take stretches and replay them until none is left; what each found, by its
+        place in the trace."""
+        found: dict[int, Stretch] = {}
+        before = 0  # jobs ended by the stretches replayed before
+
+        def count(ended: int) -> None:
+            self.counts[worker] = before + ended
+            if progress is not None:
+                progress(0)
+
+        while True:
+            with self.taken.get_lock():
+                next_ = self.taken.value
+                if next_ == len(self.order):
+                    return found
+                self.taken.value = next_ + 1
+            k = self.order[next_]
+            found[k] = sim.stretch(*self.bounds[k], count)
+            before += len(found[k].ended)
+            self.counts[worker] = before
+
+
+def _replay(sim: Simulation, share: _Share, worker: int, send: Connection) -> None:
     try:
-        send.send(sim.stretch(first, until, count))
+        send.send(share.replay(sim, worker))
     except BaseException:  # noqa: BLE001 - whatever it is, the parent must hear of it
         send.send(traceback.format_exc())
     finally:
         send.close()
 
 
-def _received(receive: Connection, child: multiprocessing.process.BaseProcess) -> Stretch:
+def _received(receive: Connection, child: multiprocessing.process.BaseProcess
+              ) -> dict[int, Stretch]:
     try:
         found = receive.recv()
     except EOFError:
@@ -94,8 +133,9 @@ def _received(receive: Connection, child: multiprocessing.process.BaseProcess) -
 
 def _shown(progress: Callable[[int], None] | None, counts: SynchronizedArray[int],
            total: int) -> Callable[[int], None] | None:
-    """The progress of all the replays at once: this one's and the others' not joined yet
-    (a job two replay may count twice: never more than all of them are shown)."""
+    """The progress of all the replays at once: what the processes' stretches ended,
+    then what this one has joined and replayed (a job two replays ended may count twice:
+    never more than all of them are shown)."""
     if progress is None:
         return None
 

@@ -109,19 +109,9 @@ class Simulation:
             raise ValueError("a job asks for more slots than the pool has")
         self.jobs = jobs
         self.slots = slots
-        self.view = SchedView(conf=pool_conf(slots, max_reservation, duration_offset),
-                              hosts_up={"pool"})
-        self.planner = Planner()
-        self.outcomes: list[Outcome | None] = [None] * len(jobs)
-        self.free = slots
-        self.runs = 0
-        self.ended = 0  # jobs ended so far
+        self._conf = pool_conf(slots, max_reservation, duration_offset)
         self._arrivals = sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i))
-        self._next = 0  # into _arrivals
-        self._ends: list[tuple[float, int]] = []  # heap of (end, index)
-        self._waiting: list[int] = []  # sorted slot counts of the waiting jobs
         self._offset = duration_offset
-        self._reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}  # by the last run
         # Whether no task is ever taken to run past its expected end (start, h_rt and
         # DURATION_OFFSET), as the planner takes one within a second of it (plan.Cycle.
         # _the_schedule): a task ends by start + h_rt, so only an instant less than a second
@@ -130,6 +120,20 @@ class Simulation:
         self._kept_to_ends = duration_offset >= 1 or all(
             job.submit.is_integer() and job.run.is_integer() and job.limit.is_integer()
             for job in jobs)
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget what was replayed: nothing run, nothing arrived, as in a new replay."""
+        self.view = SchedView(conf=self._conf, hosts_up={"pool"})
+        self.planner = Planner()
+        self.outcomes: list[Outcome | None] = [None] * len(self.jobs)
+        self.free = self.slots
+        self.runs = 0
+        self.ended = 0  # jobs ended so far
+        self._next = 0  # into _arrivals
+        self._ends: list[tuple[float, int]] = []  # heap of (end, index)
+        self._waiting: list[int] = []  # sorted slot counts of the waiting jobs
+        self._reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}  # by the last run
 
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """Replay to the end; `progress` hears how many jobs have ended, now and then."""
@@ -171,8 +175,9 @@ class Simulation:
     def stretch(self, first: int, until: int,
                 progress: Callable[[int], None] | None = None) -> Stretch:
         """Replay from the idle instant of arrival `first`, as if nothing had come before,
-        to the first idle instant from arrival `until` on. (A new replay's to make.)"""
-        assert self._next == 0 and not self.runs
+        to the first idle instant from arrival `until` on, as a new replay (whatever this
+        one had replayed is forgotten)."""
+        self.restart()
         self._next, idle = first, {}
         self.replay(until, progress, idle)
         return Stretch(self._next, idle,
@@ -202,60 +207,94 @@ class Simulation:
         self._next = stretch.stop
         return True
 
-    def split(self, parts: int) -> list[int]:
-        """Up to `parts` arrivals, the first 0, that cut the trace into stretches of about
-        as many jobs each, at instants likely to be idle (`likely_idle`; else each the first
-        arrival of its instant). Where a cut is not idle after all, the replay before it
-        goes on to the next idle instant, so a good guess saves time, a bad one nothing
-        more."""
+    def split(self, parts: int) -> list[tuple[int, int]]:
+        """Up to `parts` stretches of about equal cost, each as its first arrival (the
+        first 0) and the planning runs guessed for it, cut at instants likely to be idle
+        (`likely_idle`; else each the first arrival of its instant). Where a cut is not
+        idle after all, the replay before it goes on to the next idle instant, so a good
+        guess saves time, a bad one nothing more."""
         jobs, arrivals = self.jobs, self._arrivals
-        likely = self.likely_idle()
+        likely, runs = self.likely_idle()
+        costs = [cost for _, cost in likely]
         cuts = [0]
         for k in range(1, parts):
-            at = len(arrivals) * k // parts
-            near = bisect.bisect_left(likely, at)
+            near = bisect.bisect_left(costs, runs * k / parts)
             guesses = likely[max(near - 1, 0):near + 1]
-            if guesses:
-                at = min(guesses, key=lambda guess: abs(guess - at))
+            at = min(guesses, key=lambda guess: abs(guess[1] - runs * k / parts))[0] \
+                if guesses else len(arrivals) * k // parts
             if at >= len(arrivals):  # idle only once all is done: no cut
                 continue
             while at > 0 and jobs[arrivals[at - 1]].submit == jobs[arrivals[at]].submit:
                 at -= 1
             if at > cuts[-1]:
                 cuts.append(at)
-        return cuts
+        found = dict(likely)
+        guessed = [found.get(at, runs * at // max(len(arrivals), 1)) for at in cuts] + [runs]
+        return [(at, guessed[k + 1] - guessed[k]) for k, at in enumerate(cuts)]
 
-    def likely_idle(self) -> list[int]:
-        """The arrivals before which a crude replay finds nothing running or waiting: each
-        instant, the waiting jobs start in order wherever they fit, with no reservations,
-        and run their run times. It is quick, and its idle instants are mostly the
-        planner's too (a guess: `split` needs no more)."""
+    def likely_idle(self) -> tuple[list[tuple[int, int]], int]:
+        """The arrivals before which a simple model of the replay finds nothing running
+        or waiting, each with the runs it made before it, and the runs it made in all.
+
+        Each instant at which a waiting job fits in what is free, the jobs are taken in
+        order: with max_reservation 0 each starts if it fits; else they do until one does
+        not, which is reserved the earliest its slots are free by the expected ends of
+        what runs (start, h_rt and DURATION_OFFSET), and of the others only those start
+        that fit and either end by then or fit beside it. Run times are cut at h_rt. That
+        is the planner's EASY backfilling in a pool: with max_reservation 1 the model
+        finds the replay's own idle instants (mostly: it breaks ties its own way), with
+        more a guess, which is all `split` needs; and it costs a fraction of the replay."""
         jobs, arrivals, count = self.jobs, self._arrivals, len(self._arrivals)
-        found: list[int] = []
-        ends: list[tuple[float, int]] = []  # heap of (end, slots)
-        waiting: list[TraceJob] = []
-        free, at = self.slots, 0
+        reserving, offset = self._conf.max_reservation > 0, self._offset
+        found: list[tuple[int, int]] = []
+        ends: list[tuple[float, float, int]] = []  # heap of (end, expected end, slots)
+        expected: list[tuple[float, int]] = []  # sorted (expected end, slots)
+        waiting: list[TraceJob] = []  # in order
+        sizes: list[int] = []  # their slots, sorted
+        free, at, runs = self.slots, 0, 0
         while at < count or ends:
             now = jobs[arrivals[at]].submit if at < count else math.inf
             if ends and ends[0][0] < now:
                 now = ends[0][0]
             while ends and ends[0][0] <= now:
-                free += heapq.heappop(ends)[1]
-            if not ends and not waiting:
-                found.append(at)
+                _, until, slots = heapq.heappop(ends)
+                free += slots
+                del expected[bisect.bisect_left(expected, (until, slots))]
+            if not ends and not waiting and (not found or found[-1][0] != at):
+                found.append((at, runs))
             while at < count and jobs[arrivals[at]].submit <= now:
-                waiting.append(jobs[arrivals[at]])
+                job = jobs[arrivals[at]]
+                waiting.append(job)
+                bisect.insort(sizes, job.slots)
                 at += 1
-            if waiting:
-                left = []
-                for job in waiting:
-                    if job.slots <= free:
-                        free -= job.slots
-                        heapq.heappush(ends, (now + min(job.run, job.limit), job.slots))
-                    else:
-                        left.append(job)
-                waiting = left
-        return found
+            if not sizes or sizes[0] > free:
+                continue
+            runs += 1
+            left: list[TraceJob] = []
+            shadow, beside = None, 0  # the reservation's start, and what fits beside it
+            for job in waiting:
+                slots, until = job.slots, now + (job.limit + offset)
+                if shadow is None and slots > free and reserving:
+                    room = free
+                    for end, held in expected:
+                        room += held
+                        if room >= slots:
+                            shadow, beside = end, room - slots
+                            break
+                    left.append(job)
+                    continue
+                if slots > free or (shadow is not None and until > shadow
+                                    and slots > beside):
+                    left.append(job)
+                    continue
+                free -= slots
+                if shadow is not None and until > shadow:
+                    beside -= slots
+                heapq.heappush(ends, (now + min(job.run, job.limit), until, slots))
+                bisect.insort(expected, (until, slots))
+                del sizes[bisect.bisect_left(sizes, slots)]
+            waiting = left
+        return found, runs
 
     def _instant(self) -> float:
         arrival = (self.jobs[self._arrivals[self._next]].submit

@@ -4,10 +4,13 @@ periods (where the replay before a cut goes on until the two meet)."""
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import pytest
 
 from gridd import sim_processes
-from gridd.sched.sim import Simulation, synthetic_trace
+from gridd.sched.sim import Simulation, Stretch, synthetic_trace
 
 SLOTS = 64
 
@@ -38,7 +41,7 @@ def test_stretches_joined_are_the_one_replay(load: float, max_reservation: int) 
     jobs = synthetic_trace(1500, SLOTS, seed=11, load=load)
     outcomes, runs, idle = one_replay(jobs, max_reservation)
     for parts in (2, 3, 5):
-        cuts = Simulation(jobs, SLOTS, max_reservation).split(parts)
+        cuts = [first for first, _ in Simulation(jobs, SLOTS, max_reservation).split(parts)]
         got, got_runs, joined = joined_here(jobs, max_reservation, cuts)
         assert (got, got_runs) == (outcomes, runs)
         if load == 0.5:  # idle often: the stretches meet the replay and are taken
@@ -84,8 +87,12 @@ def test_processes_give_the_one_replay(workers: int) -> None:
 
 
 def test_a_failing_process_fails_the_replay(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(*args: object) -> None:
-        raise ValueError("broken on purpose")
+    here, stretch = os.getpid(), Simulation.stretch
+
+    def broken(sim: Simulation, *args: Any) -> Stretch:
+        if os.getpid() != here:
+            raise ValueError("broken on purpose")
+        return stretch(sim, *args)
 
     monkeypatch.setattr(Simulation, "stretch", broken)  # the forked process has it too
     jobs = synthetic_trace(500, SLOTS, seed=15, load=0.3)
