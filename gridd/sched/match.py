@@ -118,6 +118,7 @@ class JobRequest:
     soft: tuple[Need, ...]
     requested: frozenset[str]  # full names asked for explicitly (hard or soft)
     per_job: bool  # a hard request is of a per-job consumable: the master task needs more
+    whole: bool  # every amount of a consumable it asks is a whole number
 
 
 @dataclass(slots=True, frozen=True)
@@ -258,7 +259,9 @@ class Matcher:
                              if n.consumable != EXCLUSIVE)
         hard_needs = (*explicit, *implicit)
         return JobRequest(key, label, hard_needs, soft_needs, requested,
-                          any(n.consumable == "JOB" for n in hard_needs))
+                          any(n.consumable == "JOB" for n in hard_needs),
+                          all(float(n.key).is_integer() for n in hard_needs
+                              if n.consumable != "NO"))
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
         attr = self.table.resolve(name)

@@ -484,8 +484,7 @@ def verify(
 
 def _whole_task(matcher: Matcher, task: Running) -> bool:
     """Whether every amount a running task holds is a whole number."""
-    return all(float(need.key).is_integer() for need in matcher.request(task.hard).hard
-               if need.consumable != "NO")
+    return matcher.request(task.hard).whole
 
 
 def _unlimited(hard: Mapping[str, str], qi: Instance) -> bool:
@@ -1756,10 +1755,9 @@ class Cycle:
     def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
-        in_pe = Who(who.user, who.group, who.project, pe.name)
         quota_memo: dict[int, tuple[float, str | None]] = {}
-        cap = _whole(min(matcher.slot_room(req, levels.global_level),
-                         pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
+        global_room = matcher.slot_room(req, levels.global_level)
+        cap = _whole(min(global_room, pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
         if candidates is None:
             candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
@@ -1781,10 +1779,10 @@ class Cycle:
                     per_host[qi.host] = per_host.get(qi.host, 0) + 1
         seen: dict[str, int] = {}
         of, fits, slot_room = levels.of, self.fits, matcher.slot_room
-        global_room = slot_room(req, levels.global_level) >= 1
         pe_max = job.pe_max
         vetted = cat.pe_vetted.setdefault(pe.name, set())
-        asker = None if self.quotas is None else self._asker(cat, in_pe)
+        asker = None if self.quotas is None else self._asker(
+            cat, Who(who.user, who.group, who.project, pe.name))
         if asker is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
             # to look for, so the scan can stop early, or none to have at all.
@@ -1836,7 +1834,7 @@ class Cycle:
                 here = slot_room(req, q)
                 # An instance that met the category's other requests once does again:
                 # one slot fits where each level has room for one.
-                if not (global_room and here >= 1 and most >= 1 and id(qi) in vetted):
+                if not (global_room >= 1 and here >= 1 and most >= 1 and id(qi) in vetted):
                     result = fits(req, 1, g, h, q, master=False)
                     if not result.ok:
                         cat.reasons[result.reason] = None
