@@ -23,12 +23,10 @@ cores).
 from __future__ import annotations
 
 import bisect
-import contextlib
-import gc
 import heapq
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gridd import protocol as p
@@ -41,8 +39,6 @@ from gridd.sched.view import SchedView
 POOL = "sim.q@pool"
 PE = "sim"
 BOUND = 10.0  # seconds: the bounded slowdown's floor on run times
-# Allocations between collections of the youngest generation while a replay runs.
-_YOUNG_COLLECTED_EVERY = 20_000
 
 
 @dataclass(slots=True)
@@ -150,11 +146,6 @@ class Simulation:
         """Go on to the first idle instant from arrival `until` on (that `meet` accepts,
         if given), or to the end. `idle`, if given, hears of each idle instant met: its
         arrival and the runs made before it."""
-        with _rare_collections():
-            self._replay(until, progress, idle, meet)
-
-    def _replay(self, until: int, progress: Callable[[int], None] | None,
-                idle: dict[int, int] | None, meet: Callable[[int], bool] | None) -> None:
         arrivals = len(self._arrivals)
         while self._next < arrivals or self._ends:
             now = self._instant()
@@ -361,20 +352,6 @@ class Simulation:
             heapq.heappush(self._ends, (end, index))
             view.running[(order.job_id, 1)] = Running(
                 order.job_id, 1, request.hard, order.granted, order.pe, start=now)
-
-
-@contextlib.contextmanager
-def _rare_collections() -> Iterator[None]:
-    """Collect garbage less often while a replay runs. Its runs make and drop many small
-    containers, all freed as their counts reach zero (the planner leaves no cycles), so
-    the collector finds nothing; each of its passes only walks the young survivors and,
-    now and then, the whole trace: 3-4 % of a replay at the default threshold."""
-    threshold = gc.get_threshold()
-    gc.set_threshold(_YOUNG_COLLECTED_EVERY, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
 
 
 def summary(outcomes: Sequence[Outcome], slots: int, runs: int) -> Summary:
