@@ -201,26 +201,23 @@ class Simulation:
     def split(self, parts: int) -> list[tuple[int, int]]:
         """Up to `parts` stretches of about equal cost, each as its first arrival (the
         first 0) and the planning runs guessed for it, cut at instants likely to be idle
-        (`likely_idle`; else each the first arrival of its instant). Where a cut is not
-        idle after all, the replay before it goes on to the next idle instant, so a good
-        guess saves time, a bad one nothing more."""
-        jobs, arrivals = self.jobs, self._arrivals
+        (`likely_idle`, which finds the first arrival of an instant, or none, idle).
+        Where a cut is not idle after all, the replay before it goes on to the next idle
+        instant, so a good guess saves time, a bad one nothing more."""
         likely, runs = self.likely_idle()
+        if not likely:  # no jobs
+            return [(0, 0)]
         costs = [cost for _, cost in likely]
         cuts = [0]
         for k in range(1, parts):
-            near = bisect.bisect_left(costs, runs * k / parts)
-            guesses = likely[max(near - 1, 0):near + 1]
-            at = min(guesses, key=lambda guess: abs(guess[1] - runs * k / parts))[0] \
-                if guesses else len(arrivals) * k // parts
-            if at >= len(arrivals):  # idle only once all is done: no cut
-                continue
-            while at > 0 and jobs[arrivals[at - 1]].submit == jobs[arrivals[at]].submit:
-                at -= 1
-            if at > cuts[-1]:
+            target = runs * k / parts
+            near = bisect.bisect_left(costs, target)
+            at = min(likely[max(near - 1, 0):near + 1],
+                     key=lambda guess: abs(guess[1] - target))[0]
+            if cuts[-1] < at < len(self._arrivals):  # (idle only at the end: no cut)
                 cuts.append(at)
         found = dict(likely)
-        guessed = [found.get(at, runs * at // max(len(arrivals), 1)) for at in cuts] + [runs]
+        guessed = [found[at] for at in cuts] + [runs]
         return [(at, guessed[k + 1] - guessed[k]) for k, at in enumerate(cuts)]
 
     def likely_idle(self) -> tuple[list[tuple[int, int]], int]:
