@@ -180,7 +180,7 @@ class Carried:
         busy, before = self.busy, self.busy_with
         if busy is not None and now.keys() != before.keys():
             started = [t for key, t in now.items() if key not in before]
-            if all(_whole_task(matcher, t) for t in started):
+            if all(matcher.request(t.hard).whole for t in started):
                 for key, task in before.items():
                     if key not in now:
                         debit(busy, task, sign=-1)
@@ -193,7 +193,8 @@ class Carried:
             busy = empty.copy()
             for task in now.values():
                 debit(busy, task)
-            if not (self.empty_whole and all(_whole_task(matcher, t) for t in now.values())):
+            if not (self.empty_whole and all(matcher.request(t.hard).whole
+                                             for t in now.values())):
                 return busy
             self.busy, self.busy_with = busy, now
         return busy.copy()
@@ -480,11 +481,6 @@ def verify(
     else:
         placed = cycle.place(job, cat, who) is not None
     return None if placed else cat.why(who)
-
-
-def _whole_task(matcher: Matcher, task: Running) -> bool:
-    """Whether every amount a running task holds is a whole number."""
-    return matcher.request(task.hard).whole
 
 
 def _unlimited(hard: Mapping[str, str], qi: Instance) -> bool:
@@ -1337,9 +1333,7 @@ class Cycle:
         qi = where.instances[0]
         whole = where.whole.get(qi.host)
         if whole is None or not self.schedule.whole or not all(
-                self.capacity(use).is_integer() for use in whole) or not all(
-                float(need.key).is_integer() for need in cat.req.hard
-                if need.consumable == "YES" and need.key):
+                self.capacity(use).is_integer() for use in whole) or not cat.req.whole:
             return None
         return [(qi.name, job.pe_min)]
 
