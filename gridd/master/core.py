@@ -577,7 +577,7 @@ class Master:
         """What is wrong with resource requests, in 8.1.9's words: a name no complex has,
         one not requestable, a value not of its type, slots (a PE's to give)."""
         table = self.complex_table()
-        names = set()
+        asks_slots = False
         for name, value in requested.items():
             attr = table.resolve(name)
             if attr is None:
@@ -586,8 +586,8 @@ class Master:
                 return f'resource "{attr.name}" configured as non requestable'
             if attr.type in _VALUE_KINDS and not holds(attr.type, value):
                 return f'attribute "{attr.name}" is not a {_VALUE_KINDS[attr.type]} value'
-            names.add(attr.name)
-        if "slots" in names:
+            asks_slots = asks_slots or attr.name == "slots"
+        if asks_slots:  # said only once every request is of its type
             return (f'"{what}" denied: use parallel environments instead of requesting slots '
                     "explicitly")
         return None
