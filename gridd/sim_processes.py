@@ -1,18 +1,17 @@
-"""`gridd sim` on several cores: the trace's busy periods replayed side by side.
+"""`gridd sim` on several cores: stretches of the trace replayed side by side.
 
-A replay that reaches an instant at which nothing runs or waits goes on as a new replay
-begun there would. So the trace is cut at instants likely to be idle into a few
-stretches per process (Simulation.split), each stretch is replayed on its own from its
-cut as if nothing came before, and this process joins them in order, each at an idle
-instant the two replays share (Simulation.join). Where a cut proves busy, this process
-replays on until the two meet: the outcomes and the count of runs are always those of
-one replay.
+A replay set to the state another reached (a Checkpoint) goes on as that one does. So
+the trace is cut into stretches at checkpoints that a simple model of the replay finds
+(Simulation.split), each stretch is replayed on its own from its checkpoint, and this
+process joins them in order (Simulation.join). Where a checkpoint proves wrong, this
+process replays on until the two meet at an idle instant, or to the stretch's end: the
+outcomes and the count of runs are always those of one replay.
 
-The processes, this one among them, take the stretches one at a time, the costliest
-(as guessed) first, so that they finish at about the same time whatever the stretches
-cost. Processes are forked: they start with this one's memory (the trace, its order),
-and send back only what their stretches found, over pipes, once they have done. A
-process that fails takes the replay with it.
+The processes, this one among them, take the stretches one at a time, the largest first
+and ever smaller ones after (shares), so that they finish at about the same time
+whatever each run costs. Processes are forked: they start with this one's memory (the
+trace, its order, the checkpoints), and send back only what their stretches found, over
+pipes, once they have done. A process that fails takes the replay with it.
 """
 
 from __future__ import annotations
@@ -26,10 +25,10 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 
-from gridd.sched.sim import Outcome, Simulation, Stretch
+from gridd.sched.sim import Checkpoint, Outcome, Simulation, Stretch
 
 JOBS_PER_PROCESS = 5_000  # fewer, and starting a process costs more than it saves
-STRETCHES_PER_PROCESS = 4  # more to share out evenly, fewer cuts to guess
+SMALLEST_SHARE = 1 / 64  # of a process's part of the replay: the least a stretch is
 # Allocations between collections of the youngest generation while a replay runs.
 _YOUNG_COLLECTED_EVERY = 20_000
 
@@ -48,16 +47,16 @@ def run(sim: Simulation, workers: int, progress: Callable[[int], None] | None = 
 
 def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
          ) -> list[Outcome]:
-    stretches = sim.split(workers * STRETCHES_PER_PROCESS) if workers > 1 else [(0, 0)]
-    if len(stretches) == 1 or "fork" not in multiprocessing.get_all_start_methods():
+    stretches = sim.split(shares(workers)) if workers > 1 else []
+    if len(stretches) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return sim.run(progress)
     workers = min(workers, len(stretches))
     context = multiprocessing.get_context("fork")
     counts = context.Array("q", workers, lock=False)  # per process: jobs its replays ended
     taken = context.Value("i", 0)  # how many stretches of `order` have been taken
     order = sorted(range(len(stretches)), key=lambda k: -stretches[k][1])
-    bounds = [(first, until) for (first, _), (until, _) in
-              zip(stretches, [*stretches[1:], (len(sim.jobs), 0)], strict=True)]
+    ends = [begin.arrival for begin, _ in stretches[1:]] + [len(sim.jobs)]
+    bounds = [(begin, end) for (begin, _), end in zip(stretches, ends, strict=True)]
     share = _Share(bounds, order, taken, counts)
     children = []
     try:
@@ -76,7 +75,6 @@ def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
         sim.restart()
         for k in range(len(bounds)):
             sim.join(found[k], shown)
-        sim.replay(len(sim.jobs), shown)
         if shown is not None:
             shown(sim.ended)  # all of them, whoever replayed the last
     finally:
@@ -89,10 +87,11 @@ def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
 
 
 class _Share:
-    """The stretches (first and last arrival), the order they are taken in, how many
-    are taken and, per process, the jobs its replays have ended."""
+    """The stretches (the checkpoint each begins at and the arrival it ends before), the
+    order they are taken in, how many are taken and, per process, the jobs its replays
+    have ended."""
 
-    def __init__(self, bounds: list[tuple[int, int]], order: list[int],
+    def __init__(self, bounds: list[tuple[Checkpoint, int]], order: list[int],
                  taken: Synchronized[int], counts: SynchronizedArray[int]) -> None:
         self.bounds, self.order, self.taken, self.counts = bounds, order, taken, counts
 
@@ -116,8 +115,22 @@ class _Share:
                 self.taken.value = next_ + 1
             k = self.order[next_]
             found[k] = sim.stretch(*self.bounds[k], count)
-            before += len(found[k].ended)
+            before += sim.ended
             self.counts[worker] = before
+
+
+def shares(workers: int) -> list[float]:
+    """Stretches' shares of the replay, for `workers` processes that take the largest
+    left first: each a half of what is left over the processes, down to SMALLEST_SHARE of
+    a process's part. Runs differ in cost: the small stretches that come last even out
+    what the processes have done."""
+    made: list[float] = []
+    left = 1.0
+    while left > 1e-9:
+        piece = min(left, max(left / (2 * workers), SMALLEST_SHARE / workers))
+        made.append(piece)
+        left -= piece
+    return made
 
 
 def _replay(sim: Simulation, share: _Share, worker: int, send: Connection) -> None:

@@ -14,10 +14,13 @@ job that fits in what is free would be in the way of that reservation (Simulatio
 A run at an instant when jobs only arrive costs what planning the new jobs costs: the
 planner goes on with its last cycle (plan._Resumable).
 
-An instant at which nothing runs or waits cuts the trace: the replay goes on from it as
-a new replay begun there would. Stretches of a trace can so be replayed apart and joined
-where they meet at such an instant (Stretch; gridd.sim_processes does it on several
-cores).
+What the replay goes on with between two instants is small: what runs since when, what
+waits, and the last run's reservation for the job first in line (Checkpoint). A replay
+set to it goes on as the replay that reached it does, so stretches of a trace can be
+replayed apart and joined: each from a checkpoint that a simple model of the replay
+finds (Simulation.checkpoints), joined where the replay before it reaches that very
+state, or else where the two meet at an instant at which nothing runs or waits
+(Stretch; gridd.sim_processes does it on several cores).
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ import bisect
 import heapq
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from gridd import protocol as p
 from gridd.formats.swf import TraceJob
@@ -39,6 +43,7 @@ from gridd.sched.view import SchedView
 POOL = "sim.q@pool"
 PE = "sim"
 BOUND = 10.0  # seconds: the bounded slowdown's floor on run times
+_CHECKPOINTS = 256  # the most Simulation.checkpoints keeps
 
 
 @dataclass(slots=True)
@@ -84,16 +89,29 @@ def _seconds(value: float) -> str:
 
 
 @dataclass(slots=True)
-class Stretch:
-    """A replay begun at an idle instant (an arrival before which nothing runs or waits)
-    and stopped at the first idle instant from a later arrival on. Where it meets a
-    replay of the whole trace at an idle instant, the two agree from then on: both start
-    that instant empty, with the same jobs to come."""
+class Checkpoint:
+    """The replay's state before the instant of an arrival: all that the replay from
+    there depends on, so that a replay set to it goes on as one that reached it does."""
 
-    stop: int  # the arrival (an index into the arrival order) it stopped before (all
-    # the arrivals: it ran to the end)
-    idle: dict[int, int]  # the idle instants it met, first and stop too: runs made before
-    ended: list[tuple[int, float, float]]  # per job that ended: its index, start and end
+    arrival: int  # into the arrival order: the first of its instant (or past the last)
+    running: list[tuple[int, float]]  # per job running: its index and start, by index
+    waiting: list[int]  # the waiting jobs' indices, in order
+    reserved: float | None  # the last run's reservation for the first waiting job: from
+
+
+@dataclass(slots=True)
+class Stretch:
+    """A replay begun at a checkpoint and stopped at a later one. Where it began at the
+    state a replay of the whole trace reaches there, the two agree up to its end; where it
+    did not (the checkpoint was a guess), they agree from the first idle instant they both
+    meet (nothing running or waiting, the same jobs to come) on."""
+
+    begin: Checkpoint
+    end: Checkpoint
+    runs: int  # planning runs made
+    idle: dict[int, tuple[int, int]]  # per idle instant met (its next arrival): the runs
+    # made and the jobs started before it
+    started: list[tuple[int, float, float]]  # per job started, in order: index, start, end
 
 
 class Simulation:
@@ -107,7 +125,8 @@ class Simulation:
         self.slots = slots
         self._conf = pool_conf(slots, max_reservation, duration_offset)
         self._arrivals = sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i))
-        self._offset = duration_offset
+        self._size = [job.slots for job in jobs]  # per job: the slots it asks for
+        self._span = [job.limit + duration_offset for job in jobs]  # and holds them, expected
         # Whether no task is ever taken to run past its expected end (start, h_rt and
         # DURATION_OFFSET), as the planner takes one within a second of it (plan.Cycle.
         # _the_schedule): a task ends by start + h_rt, so only an instant less than a second
@@ -118,170 +137,217 @@ class Simulation:
             for job in jobs)
         self.restart()
 
-    def restart(self) -> None:
-        """Forget what was replayed: nothing run, nothing arrived, as in a new replay."""
-        self.view = SchedView(conf=self._conf, hosts_up={"pool"})
-        self.planner = Planner()
+    def restart(self, at: Checkpoint | None = None) -> None:
+        """Forget what was replayed: a new replay begun at the checkpoint `at` (at the
+        first arrival, nothing run, if none)."""
         self.outcomes: list[Outcome | None] = [None] * len(self.jobs)
-        self.free = self.slots
         self.runs = 0
         self.ended = 0  # jobs ended so far
-        self._next = 0  # into _arrivals
+        self._started: list[int] = []  # the jobs started so far, in order
+        self._set(at or Checkpoint(0, [], [], None))
+
+    def _set(self, at: Checkpoint) -> None:
+        jobs = self.jobs
+        self.view = SchedView(conf=self._conf, hosts_up={"pool"})
+        self.planner = Planner()
+        self.free = self.slots
+        self._next = at.arrival  # into _arrivals
         self._ends: list[tuple[float, int]] = []  # heap of (end, index)
-        self._waiting: list[int] = []  # sorted slot counts of the waiting jobs
-        self._reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}  # by the last run
+        for index, start in at.running:
+            job, number = jobs[index], index + 1
+            request = _request(job, number)
+            self.view.running[(number, 1)] = Running(number, 1, request.hard,
+                                                     [(POOL, job.slots)], request.pe,
+                                                     start=start)
+            self.free -= job.slots
+            self._ends.append((start + min(job.run, job.limit), index))
+        heapq.heapify(self._ends)
+        for index in at.waiting:
+            self.view.jobs[index + 1] = _request(jobs[index], index + 1)
+        self._waiting = sorted(jobs[index].slots for index in at.waiting)  # slot counts
+        # The last run's reservations, by job number: when they begin.
+        self._reserved: dict[int, float] = (
+            {} if at.reserved is None else {at.waiting[0] + 1: at.reserved})
+
+    def checkpoint(self) -> Checkpoint:
+        """Where the replay stands, between two instants."""
+        waiting = [number - 1 for number in self.view.jobs]
+        return Checkpoint(self._next, sorted((task.job_id - 1, task.start)
+                                             for task in self.view.running.values()),
+                          waiting, self._reserved.get(waiting[0] + 1) if waiting else None)
 
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """Replay to the end; `progress` hears how many jobs have ended, now and then."""
         self.replay(len(self._arrivals), progress)
         return [o for o in self.outcomes if o is not None]
 
-    @property
-    def done(self) -> bool:
-        return self._next == len(self._arrivals) and not self._ends
-
     def replay(self, until: int, progress: Callable[[int], None] | None = None,
-               idle: dict[int, int] | None = None,
-               meet: Callable[[int], bool] | None = None) -> None:
-        """Go on to the first idle instant from arrival `until` on (that `meet` accepts,
-        if given), or to the end. `idle`, if given, hears of each idle instant met: its
-        arrival and the runs made before it."""
+               idle: dict[int, tuple[int, int]] | None = None,
+               meet: Callable[[int], bool] | None = None) -> bool:
+        """Go on to the instant of arrival `until` (the first of its instant), or to the
+        end: False then. True if stopped at an idle instant met on the way that `meet`
+        accepts (by its next arrival). `idle`, if given, hears of each idle instant met:
+        the runs made and the jobs started before it."""
         arrivals = len(self._arrivals)
+        stop = self.jobs[self._arrivals[until]].submit if until < arrivals else math.inf
         while self._next < arrivals or self._ends:
             now = self._instant()
+            if now >= stop:
+                return False
             self.ended += self._end(now)
             if not self._ends and not self._waiting:  # idle until arrival _next
                 if idle is not None:
-                    idle[self._next] = self.runs
-                if self._next >= until and (meet is None or meet(self._next)):
-                    return
+                    idle[self._next] = (self.runs, len(self._started))
+                if meet is not None and meet(self._next):
+                    return True
             self._arrive(now)
             if self._waiting and self._waiting[0] <= self.free and not self._held(now):
                 self._plan(now)
             if progress is not None:
                 progress(self.ended)
-        if idle is not None:
-            idle[self._next] = self.runs
+        return False
 
-    def stretch(self, first: int, until: int,
+    def stretch(self, begin: Checkpoint, until: int,
                 progress: Callable[[int], None] | None = None) -> Stretch:
-        """Replay from the idle instant of arrival `first`, as if nothing had come before,
-        to the first idle instant from arrival `until` on, as a new replay (whatever this
-        one had replayed is forgotten)."""
-        self.restart()
-        self._next, idle = first, {}
+        """Replay from the checkpoint `begin` to the instant of arrival `until`, as a new
+        replay (whatever this one had replayed is forgotten)."""
+        self.restart(begin)
+        idle: dict[int, tuple[int, int]] = {}
         self.replay(until, progress, idle)
-        return Stretch(self._next, idle,
-                       [(i, o.start, o.end) for i, o in enumerate(self.outcomes)
-                        if o is not None])
+        outcomes = self.outcomes
+        return Stretch(begin, self.checkpoint(), self.runs, idle,
+                       [(index, outcome.start, outcome.end) for index in self._started
+                        if (outcome := outcomes[index]) is not None])
 
     def join(self, stretch: Stretch, progress: Callable[[int], None] | None = None) -> bool:
-        """Go on to an idle instant the stretch met too and take what it found from there
-        to its stop; False when this replay reached neither such an instant before the
-        stretch's stop nor that stop (it went on to its first idle instant past it)."""
-        if self.done or self._next > stretch.stop:
-            return False
-        if self._next not in stretch.idle:
-            self.replay(self._next + 1, progress,
-                        meet=lambda at: at in stretch.idle or at > stretch.stop)
-            if self.done or self._next not in stretch.idle:
+        """Go on with what the stretch found, from where this replay stands (its begin's
+        arrival) to its end. Where the two stand apart there, this replay goes on until it
+        meets the stretch at an idle instant, to take what the stretch found from there;
+        False if it meets none before the stretch's end (this replay has gone on to it)."""
+        runs = started = 0
+        if self.checkpoint() != stretch.begin:
+            if not self.replay(stretch.end.arrival, progress, meet=stretch.idle.__contains__):
                 return False
-        at = self._next
-        jobs, arrivals = self.jobs, self._arrivals
-        first = (jobs[arrivals[at]].submit, arrivals[at]) if at < len(arrivals) else None
-        for index, start, end in stretch.ended:
+            runs, started = stretch.idle[self._next]
+        jobs = self.jobs
+        for index, start, end in stretch.started[started:]:
             job = jobs[index]
-            if first is not None and (job.submit, index) >= first:
-                self.outcomes[index] = Outcome(job.job_id, job.submit, start, end, job.slots)
-                self.ended += 1
-        self.runs += stretch.idle[stretch.stop] - stretch.idle[at]
-        self._next = stretch.stop
+            self.outcomes[index] = Outcome(job.job_id, job.submit, start, end, job.slots)
+            self._started.append(index)
+        self.runs += stretch.runs - runs
+        self._set(stretch.end)
+        self.ended = len(self._started) - len(self._ends)
         return True
 
-    def split(self, parts: int) -> list[tuple[int, int]]:
-        """Up to `parts` stretches of about equal cost, each as its first arrival (the
-        first 0) and the planning runs guessed for it, cut at instants likely to be idle
-        (`likely_idle`, which finds the first arrival of an instant, or none, idle).
-        Where a cut is not idle after all, the replay before it goes on to the next idle
-        instant, so a good guess saves time, a bad one nothing more."""
-        likely, runs = self.likely_idle()
-        if not likely:  # no jobs
-            return [(0, 0)]
-        costs = [cost for _, cost in likely]
-        cuts = [0]
-        for k in range(1, parts):
-            target = runs * k / parts
-            near = bisect.bisect_left(costs, target)
-            at = min(likely[max(near - 1, 0):near + 1],
-                     key=lambda guess: abs(guess[1] - target))[0]
-            if cuts[-1] < at < len(self._arrivals):  # (idle only at the end: no cut)
+    def split(self, shares: Sequence[float]) -> list[tuple[Checkpoint, int]]:
+        """Stretches of about the given shares of the replay's runs, in order, each as
+        the checkpoint it begins at (the first: the first arrival) and the runs guessed
+        for it, from the checkpoints `checkpoints` finds."""
+        found, runs = self.checkpoints()
+        if not found:  # no jobs
+            return []
+        made = [run for _, run in found]
+        cuts = [found[0]]
+        done = 0.0
+        for share in shares[:-1]:
+            done += share
+            near = bisect.bisect_left(made, runs * done)
+            at = min(found[max(near - 1, 0):near + 1], key=lambda f: abs(f[1] - runs * done))
+            if at[0].arrival > cuts[-1][0].arrival:
                 cuts.append(at)
-        found = dict(likely)
-        guessed = [found[at] for at in cuts] + [runs]
-        return [(at, guessed[k + 1] - guessed[k]) for k, at in enumerate(cuts)]
+        guessed = [run for _, run in cuts] + [runs]
+        return [(at, guessed[k + 1] - guessed[k]) for k, (at, _) in enumerate(cuts)]
 
-    def likely_idle(self) -> tuple[list[tuple[int, int]], int]:
-        """The arrivals before which a simple model of the replay finds nothing running
-        or waiting, each with the runs it made before it, and the runs it made in all.
+    def checkpoints(self) -> tuple[list[tuple[Checkpoint, int]], int]:
+        """Checkpoints of the replay as a simple model of it finds them, a few hundred
+        at most, about evenly spaced in runs, each with the runs made before it; and the
+        runs made in all.
 
         Each instant at which a waiting job fits in what is free, the jobs are taken in
         order: with max_reservation 0 each starts if it fits; else they do until one does
         not, which is reserved the earliest its slots are free by the expected ends of
         what runs (start, h_rt and DURATION_OFFSET), and of the others only those start
-        that fit and either end by then or fit beside it. Run times are cut at h_rt. That
-        is the planner's EASY backfilling in a pool: with max_reservation 1 the model
-        finds the replay's own idle instants (mostly: it breaks ties its own way), with
-        more a guess, which is all `split` needs; and it costs a fraction of the replay."""
+        that fit and either end by then or fit beside it. Run times are cut at h_rt; runs
+        that would start nothing are left out as the replay leaves them out. That is the
+        planner's EASY backfilling in a pool. The model runs at a fraction of the replay's
+        cost, and with max_reservation 0 or 1 its checkpoints are the replay's (wherever
+        one is not, Simulation.join finds it out); with more, a guess, so that only its
+        idle instants are kept as checkpoints."""
         jobs, arrivals, count = self.jobs, self._arrivals, len(self._arrivals)
-        reserving, offset = self._conf.max_reservation > 0, self._offset
-        found: list[tuple[int, int]] = []
-        ends: list[tuple[float, float, int]] = []  # heap of (end, expected end, slots)
+        size, span = self._size, self._span
+        reserving, pool = self._conf.max_reservation > 0, self.slots
+        busy_too = self._conf.max_reservation == 0 or (
+            self._conf.max_reservation == 1 and self._kept_to_ends)
+        found: list[tuple[Checkpoint, int]] = []
+        every, due = 1, 0  # runs between checkpoints kept; runs before the next
+        ends: list[tuple[float, int]] = []  # heap of (end, index)
         expected: list[tuple[float, int]] = []  # sorted (expected end, slots)
-        waiting: list[TraceJob] = []  # in order
+        running: dict[int, float] = {}  # index -> start
+        waiting: list[int] = []  # indices, in order
         sizes: list[int] = []  # their slots, sorted
-        free, at, runs = self.slots, 0, 0
+        reserved: float | None = None  # the last run's reservation for waiting[0]
+
+        def begin(index: int, now: float) -> None:
+            job, slots = jobs[index], size[index]
+            running[index] = now
+            heapq.heappush(ends, (now + min(job.run, job.limit), index))
+            bisect.insort(expected, (now + span[index], slots))
+            del sizes[bisect.bisect_left(sizes, slots)]
+
+        free, at, runs = pool, 0, 0
         while at < count or ends:
             now = jobs[arrivals[at]].submit if at < count else math.inf
             if ends and ends[0][0] < now:
                 now = ends[0][0]
+            elif runs >= due and at < count and (busy_too or not (running or waiting)):
+                found.append((Checkpoint(at, sorted(running.items()), waiting.copy(),
+                                         reserved if waiting else None), runs))
+                if len(found) > _CHECKPOINTS:
+                    del found[1::2]
+                    every *= 2
+                due = runs + every
             while ends and ends[0][0] <= now:
-                _, until, slots = heapq.heappop(ends)
-                free += slots
-                del expected[bisect.bisect_left(expected, (until, slots))]
-            if not ends and not waiting and (not found or found[-1][0] != at):
-                found.append((at, runs))
+                _, index = heapq.heappop(ends)
+                free += size[index]
+                until = running.pop(index) + span[index]
+                del expected[bisect.bisect_left(expected, (until, size[index]))]
             while at < count and jobs[arrivals[at]].submit <= now:
-                job = jobs[arrivals[at]]
-                waiting.append(job)
-                bisect.insort(sizes, job.slots)
+                waiting.append(arrivals[at])
+                bisect.insort(sizes, size[arrivals[at]])
                 at += 1
             if not sizes or sizes[0] > free:
                 continue
+            first = size[waiting[0]]
+            if (reserved is not None and self._kept_to_ends and first > free
+                    and _in_the_way(islice(waiting, 1, None), sizes, size, span, free,
+                                    pool - first, reserved, now)):
+                continue
             runs += 1
-            left: list[TraceJob] = []
-            shadow, beside = None, 0  # the reservation's start, and what fits beside it
-            for job in waiting:
-                slots, until = job.slots, now + (job.limit + offset)
-                if shadow is None and slots > free and reserving:
-                    room = free
-                    for end, held in expected:
-                        room += held
-                        if room >= slots:
-                            shadow, beside = end, room - slots
-                            break
-                    left.append(job)
+            k = 0  # the jobs first in line start while they fit
+            while k < len(waiting) and size[waiting[k]] <= free:
+                free -= size[waiting[k]]
+                begin(waiting[k], now)
+                k += 1
+            del waiting[:k]
+            reserved, beside = None, 0  # the reservation's start, and what fits beside it
+            if reserving and waiting:
+                reserved, beside = _earliest(expected, free, size[waiting[0]])
+            started: list[int] = []  # positions in waiting
+            for k, index in enumerate(waiting):
+                slots = size[index]
+                if slots > free:
                     continue
-                if slots > free or (shadow is not None and until > shadow
-                                    and slots > beside):
-                    left.append(job)
-                    continue
-                free -= slots
-                if shadow is not None and until > shadow:
+                if reserved is not None and now + span[index] > reserved:
+                    if slots > beside:
+                        continue
                     beside -= slots
-                heapq.heappush(ends, (now + min(job.run, job.limit), until, slots))
-                bisect.insort(expected, (until, slots))
-                del sizes[bisect.bisect_left(sizes, slots)]
-            waiting = left
+                free -= slots
+                begin(index, now)
+                started.append(k)
+                if not sizes or sizes[0] > free:  # the others fit no more
+                    break
+            for k in reversed(started):
+                del waiting[k]
         return found, runs
 
     def _instant(self) -> float:
@@ -314,30 +380,24 @@ class Simulation:
         is reserved from T at the latest now: since then tasks have only ended (each by
         its expected end, see _kept_to_ends), and what that run started kept clear of the
         reservation. Any other job starts only if it fits in what is free and keeps clear
-        of the reservation too: it ends, h_rt and DURATION_OFFSET from now, by T, or fits
-        beside the first job's slots in the pool. (Jobs wait in the planner's order: by
+        of the reservation too (_in_the_way). (Jobs wait in the planner's order: by
         submission, then number, as they arrived.)"""
         if not self._reserved or not self._kept_to_ends:
             return False
-        jobs, free, offset = self.jobs, self.free, self._offset
         waiting = iter(self.view.jobs)
         first = next(waiting)
-        reserved = self._reserved.get(first)
-        slots = jobs[first - 1].slots
-        if reserved is None or slots <= free:
+        start = self._reserved.get(first)
+        slots, free = self._size[first - 1], self.free
+        if start is None or slots <= free:
             return False
-        start, beside = reserved[0], self.slots - slots
-        for number in waiting:
-            job = jobs[number - 1]
-            if job.slots <= free and (job.slots <= beside or now + (job.limit + offset) <= start):
-                return False
-        return True
+        return _in_the_way((number - 1 for number in waiting), self._waiting, self._size,
+                           self._span, free, self.slots - slots, start, now)
 
     def _plan(self, now: float) -> None:
         self.runs += 1
         view = self.view
         plan = self.planner.plan(view, now)
-        self._reserved = plan.reserved
+        self._reserved = {number: start for number, (start, _) in plan.reserved.items()}
         for order in plan.orders:
             request = view.jobs.pop(order.job_id)
             index = order.job_id - 1
@@ -347,8 +407,34 @@ class Simulation:
             self.free -= job.slots
             del self._waiting[bisect.bisect_left(self._waiting, job.slots)]
             heapq.heappush(self._ends, (end, index))
+            self._started.append(index)
             view.running[(order.job_id, 1)] = Running(
                 order.job_id, 1, request.hard, order.granted, order.pe, start=now)
+
+
+def _in_the_way(others: Iterable[int], sizes: list[int], size: list[int], span: list[float],
+                free: int, beside: int, start: float, now: float) -> bool:
+    """Whether every job of `others` (indices into `size` and `span`; `sizes`: their
+    sizes, sorted, and more that exceed `free`) that fits in `free` slots would be in the
+    way of a reservation from `start` of all a pool's slots but `beside`: it needs more
+    than those and ends (its span from `now`) after `start`."""
+    if sizes[0] <= beside or free <= beside:  # one fits beside, or none fits
+        return sizes[0] > free
+    for index in others:
+        slots = size[index]
+        if slots <= free and (slots <= beside or now + span[index] <= start):
+            return False
+    return True
+
+
+def _earliest(expected: list[tuple[float, int]], free: int, slots: int) -> tuple[float, int]:
+    """The earliest expected end (of those sorted, with the slots each frees) by which
+    `slots` are free, and how many more are free then."""
+    for end, held in expected:
+        free += held
+        if free >= slots:
+            return end, free - slots
+    raise ValueError("more slots than the pool has")
 
 
 def summary(outcomes: Sequence[Outcome], slots: int, runs: int) -> Summary:

@@ -1,84 +1,146 @@
-"""A trace replayed a busy period per process (gridd.sim_processes) is the replay in one:
-job for job, and run for run, whether the cuts fall on idle instants or inside busy
-periods (where the replay before a cut goes on until the two meet)."""
+"""A trace replayed in stretches (gridd.sim_processes) is the replay in one: job for job,
+and run for run, whether a stretch begins at the state the replay reaches there (the
+model's checkpoints, with max_reservation 0 or 1) or at a wrong guess of it (where the
+replay goes on until the two meet at an idle instant, or to the stretch's end)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from gridd import sim_processes
-from gridd.sched.sim import Simulation, Stretch, synthetic_trace
+from gridd.formats.swf import TraceJob
+from gridd.sched.sim import Checkpoint, Simulation, Stretch, synthetic_trace
 
 SLOTS = 64
 
 
-def one_replay(jobs: list, max_reservation: int) -> tuple[list, int, dict[int, int]]:
-    sim = Simulation(jobs, SLOTS, max_reservation)
-    idle: dict[int, int] = {}
+def one_replay(jobs: list[TraceJob], max_reservation: int, offset: float = 60.0
+               ) -> tuple[list, int, dict[int, tuple[int, int]]]:
+    sim = Simulation(jobs, SLOTS, max_reservation, offset)
+    idle: dict[int, tuple[int, int]] = {}
     sim.replay(len(jobs), idle=idle)
     return [o for o in sim.outcomes if o is not None], sim.runs, idle
 
 
-def joined_here(jobs: list, max_reservation: int, cuts: list[int]) -> tuple[list, int, int]:
-    """The processes' part played in this one: a stretch per cut after the first, joined
-    in order. Also says how many stretches were joined."""
-    main = Simulation(jobs, SLOTS, max_reservation)
-    ends = [*cuts[1:], len(jobs)]
-    stretches = [Simulation(jobs, SLOTS, max_reservation).stretch(first, until)
-                 for first, until in zip(cuts[1:], ends[1:], strict=True)]
-    main.replay(cuts[1] if stretches else len(jobs))
-    joined = sum(main.join(stretch) for stretch in stretches)
-    main.replay(len(jobs))
-    return [o for o in main.outcomes if o is not None], main.runs, joined
+def stretches(jobs: list[TraceJob], max_reservation: int, begins: list[Checkpoint],
+              offset: float = 60.0) -> list[Stretch]:
+    ends = [begin.arrival for begin in begins[1:]] + [len(jobs)]
+    return [Simulation(jobs, SLOTS, max_reservation, offset).stretch(begin, until)
+            for begin, until in zip(begins, ends, strict=True)]
 
 
-@pytest.mark.parametrize(("load", "max_reservation"), [(0.5, 1), (0.9, 1), (0.95, 10**6),
-                                                       (0.7, 0)])
+def joined(jobs: list[TraceJob], max_reservation: int, found: list[Stretch],
+           offset: float = 60.0) -> tuple[list, int, list[bool], list[bool]]:
+    """The stretches joined in order, as this process joins them: the outcomes, the runs,
+    and per stretch whether it began where the replay stood and whether it was taken."""
+    main = Simulation(jobs, SLOTS, max_reservation, offset)
+    began, taken = [], []
+    for stretch in found:
+        began.append(main.checkpoint() == stretch.begin)
+        taken.append(main.join(stretch))
+    assert main.ended == len(jobs)
+    return [o for o in main.outcomes if o is not None], main.runs, began, taken
+
+
+def _fractional(jobs: list[TraceJob]) -> list[TraceJob]:
+    return [TraceJob(j.job_id, j.submit * 1.37, j.run * 0.93, j.slots, j.limit * 1.01)
+            for j in jobs]
+
+
+@pytest.mark.parametrize(("load", "max_reservation"), [(0.5, 1), (0.9, 1), (1.2, 1), (0.7, 0),
+                                                       (0.95, 3), (0.95, 10**6)])
 def test_stretches_joined_are_the_one_replay(load: float, max_reservation: int) -> None:
     jobs = synthetic_trace(1500, SLOTS, seed=11, load=load)
-    outcomes, runs, idle = one_replay(jobs, max_reservation)
-    for parts in (2, 3, 5):
-        cuts = [first for first, _ in Simulation(jobs, SLOTS, max_reservation).split(parts)]
-        got, got_runs, joined = joined_here(jobs, max_reservation, cuts)
+    outcomes, runs, _ = one_replay(jobs, max_reservation)
+    for shares in ([0.5, 0.5], [0.2] * 5, sim_processes.shares(3)):
+        split = Simulation(jobs, SLOTS, max_reservation).split(shares)
+        assert split[0][0] == Checkpoint(0, [], [], None)
+        if max_reservation <= 1:  # the model is the replay: its guesses are its runs
+            assert len(split) <= len(shares) and sum(g for _, g in split) == runs
+        found = stretches(jobs, max_reservation, [begin for begin, _ in split])
+        got, got_runs, began, taken = joined(jobs, max_reservation, found)
         assert (got, got_runs) == (outcomes, runs)
-        if load == 0.5:  # idle often: the stretches meet the replay and are taken
-            assert joined >= 1
+        if max_reservation <= 1:  # every checkpoint the model found is the replay's
+            assert all(began) and all(taken)
 
 
-def test_a_cut_inside_a_busy_period_is_met_further_on() -> None:
+@pytest.mark.parametrize("max_reservation", [0, 1])
+@pytest.mark.parametrize("offset", [0.0, 0.5, 60.0])
+def test_checkpoints_with_fractional_times_and_offsets(max_reservation: int,
+                                                       offset: float) -> None:
+    """Times in fractions of seconds and a DURATION_OFFSET under a second, where the
+    model may guess a checkpoint wrong: the stretches still join to the one replay."""
+    jobs = _fractional(synthetic_trace(1200, SLOTS, seed=16, load=0.9))
+    outcomes, runs, _ = one_replay(jobs, max_reservation, offset)
+    split = Simulation(jobs, SLOTS, max_reservation, offset).split([0.25] * 4)
+    found = stretches(jobs, max_reservation, [begin for begin, _ in split], offset)
+    got, got_runs, _, _ = joined(jobs, max_reservation, found, offset)
+    assert (got, got_runs) == (outcomes, runs)
+
+
+def _busy_checkpoint(jobs: list[TraceJob]) -> Checkpoint:
+    """A checkpoint of the model's well inside a busy period (jobs running and waiting)."""
+    found, _ = Simulation(jobs, SLOTS, 1).checkpoints()
+    return next(at for at, _ in found[len(found) // 3:] if at.running and at.waiting)
+
+
+def test_a_wrong_checkpoint_is_met_further_on() -> None:
+    """A stretch begun at a wrong guess (one job fewer running) is taken from the first
+    idle instant the replay meets it at."""
     jobs = synthetic_trace(1500, SLOTS, seed=12, load=0.8)
     outcomes, runs, idle = one_replay(jobs, 1)
-    # An arrival well inside a busy period that ends before the trace does.
-    instants = sorted(at for at in idle if at < len(jobs))
-    before, after = max(zip(instants, instants[1:], strict=False),
-                        key=lambda pair: pair[1] - pair[0])
-    busy = next(at for at in range((before + after) // 2, after)
-                if jobs[at - 1].submit != jobs[at].submit)
-    assert busy not in idle
-    got, got_runs, joined = joined_here(jobs, 1, [0, busy])
-    assert (got, got_runs) == (outcomes, runs) and joined == 1
+    busy = _busy_checkpoint(jobs)
+    wrong = replace(busy, running=busy.running[1:])
+    first, rest = stretches(jobs, 1, [Checkpoint(0, [], [], None), wrong])
+    assert set(rest.idle) & set(idle)  # they meet
+    got, got_runs, began, taken = joined(jobs, 1, [first, rest])
+    assert (got, got_runs) == (outcomes, runs)
+    assert began == [True, False] and taken == [True, True]
 
 
-def test_a_cut_with_no_idle_instant_after_it_leaves_the_replay_to_this_process() -> None:
+def test_a_stretch_never_met_is_left_to_this_process() -> None:
     jobs = synthetic_trace(600, SLOTS, seed=13, load=0.5)
     outcomes, runs, idle = one_replay(jobs, 1)
-    # A stretch that claims no idle instant the replay meets: never taken.
+    busy = _busy_checkpoint(jobs)
+    first, rest = stretches(jobs, 1, [Checkpoint(0, [], [], None),
+                                      replace(busy, reserved=-1.0)])
+    rest.idle.clear()  # claims no idle instant: the two never meet
+    got, got_runs, began, taken = joined(jobs, 1, [first, rest])
+    assert (got, got_runs) == (outcomes, runs)
+    assert began == [True, False] and taken == [True, False]
+
+
+def test_a_checkpoint_taken_and_set_again_goes_on_alike() -> None:
+    jobs = synthetic_trace(800, SLOTS, seed=17, load=0.9)
     sim = Simulation(jobs, SLOTS, 1)
-    stretch = Simulation(jobs, SLOTS, 1).stretch(300, 400)
-    stretch.idle = {at: n for at, n in stretch.idle.items() if at not in idle}
-    sim.replay(300)
-    assert not sim.join(stretch)
+    busy = _busy_checkpoint(jobs)
+    sim.replay(busy.arrival)
+    assert sim.checkpoint() == busy
+    again = Simulation(jobs, SLOTS, 1)
+    again.restart(busy)
+    assert again.checkpoint() == busy
     sim.replay(len(jobs))
-    assert ([o for o in sim.outcomes if o is not None], sim.runs) == (outcomes, runs)
+    again.replay(len(jobs))
+    assert [o for o in again.outcomes if o is not None] == [
+        o for o in sim.outcomes if o is not None and o.start >= jobs[busy.arrival].submit]
+
+
+def test_shares_shrink_and_add_up() -> None:
+    for workers in (2, 3, 8):
+        made = sim_processes.shares(workers)
+        assert sum(made) == pytest.approx(1.0)
+        assert made == sorted(made, reverse=True)
+        assert made[0] == pytest.approx(1 / (2 * workers))
+        assert min(made[:-1]) >= sim_processes.SMALLEST_SHARE / workers - 1e-12
 
 
 @pytest.mark.parametrize("workers", [2, 3])
 def test_processes_give_the_one_replay(workers: int) -> None:
     jobs = synthetic_trace(2000, SLOTS, seed=14, load=0.6)
-    assert len(Simulation(jobs, SLOTS, 1).split(workers)) == workers
     outcomes, runs, _ = one_replay(jobs, 1)
     sim = Simulation(jobs, SLOTS, 1)
     seen: list[int] = []
@@ -96,7 +158,6 @@ def test_a_failing_process_fails_the_replay(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(Simulation, "stretch", broken)  # the forked process has it too
     jobs = synthetic_trace(500, SLOTS, seed=15, load=0.3)
-    assert len(Simulation(jobs, SLOTS, 1).split(2)) == 2
     with pytest.raises(RuntimeError, match="broken on purpose"):
         sim_processes.run(Simulation(jobs, SLOTS, 1), 2)
 
