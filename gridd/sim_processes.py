@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 
-from gridd.sched.sim import Checkpoint, Outcome, Simulation, Stretch
+from gridd.sched.sim import START, Checkpoint, Outcome, Simulation, Stretch
 
 JOBS_PER_PROCESS = 5_000  # fewer, and starting a process costs more than it saves
 SMALLEST_SHARE = 1 / 64  # of a process's part of the replay: the least a stretch is
@@ -47,28 +47,39 @@ def run(sim: Simulation, workers: int, progress: Callable[[int], None] | None = 
 
 def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
          ) -> list[Outcome]:
-    stretches = sim.split(shares(workers)) if workers > 1 else []
-    if len(stretches) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return sim.run(progress)
-    workers = min(workers, len(stretches))
+    made = shares(workers)
+    # The first stretch begins with the trace: a process replays it while this one finds
+    # the checkpoints (where they are the replay's), which ends it.
+    head = sim.arrival_after(made[0])
     context = multiprocessing.get_context("fork")
     counts = context.Array("q", workers, lock=False)  # per process: jobs its replays ended
-    taken = context.Value("i", 0)  # how many stretches of `order` have been taken
-    order = sorted(range(len(stretches)), key=lambda k: -stretches[k][1])
-    ends = [begin.arrival for begin, _ in stretches[1:]] + [len(sim.jobs)]
-    bounds = [(begin, end) for (begin, _), end in zip(stretches, ends, strict=True)]
-    share = _Share(bounds, order, taken, counts)
+    taken = context.Value("i", 0)  # how many stretches of the order have been taken
+    # The stretches and their order, once known, a copy per process: put by a thread of
+    # this one's, so that it goes on while the process replaying the first has no ear.
+    told: multiprocessing.Queue[tuple[list[tuple[Checkpoint, int]], list[int]]] = \
+        context.Queue()
     children = []
     try:
         for worker in range(1, workers):
             receive, send = context.Pipe(duplex=False)
-            child = context.Process(target=_replay, args=(sim, share, worker, send),
-                                    daemon=True)
+            child = context.Process(target=_replay, daemon=True, args=(
+                sim, worker, head if worker == 1 else None, told, send, taken, counts))
             child.start()
             send.close()
             children.append((child, receive))
+        if head is None:
+            stretches = sim.split(made)
+        else:
+            stretches = [(START, 0), *sim.split([m / (1 - made[0]) for m in made[1:]], head)]
+        ends = [begin.arrival for begin, _ in stretches[1:]] + [len(sim.jobs)]
+        bounds = [(begin, end) for (begin, _), end in zip(stretches, ends, strict=True)]
+        order = sorted(range(head is not None, len(bounds)), key=lambda k: -stretches[k][1])
+        for _ in children:
+            told.put((bounds, order))
         shown = _shown(progress, counts, len(sim.jobs))
-        found = share.replay(sim, 0, shown)
+        found = _Share(bounds, order, taken, counts).replay(sim, 0, shown)
         for child, receive in children:
             found.update(_received(receive, child))
         counts[:] = [0] * workers  # what they ended is this replay's once joined
@@ -78,6 +89,8 @@ def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
         if shown is not None:
             shown(sim.ended)  # all of them, whoever replayed the last
     finally:
+        told.cancel_join_thread()  # (what a failed process never took is dropped)
+        told.close()
         for child, receive in children:
             receive.close()
             if child.is_alive():
@@ -96,11 +109,12 @@ class _Share:
         self.bounds, self.order, self.taken, self.counts = bounds, order, taken, counts
 
     def replay(self, sim: Simulation, worker: int,
-               progress: Callable[[int], None] | None = None) -> dict[int, Stretch]:
+               progress: Callable[[int], None] | None = None,
+               found: dict[int, Stretch] | None = None) -> dict[int, Stretch]:
         """Take stretches and replay them until none is left; what each found, by its
-        place in the trace."""
-        found: dict[int, Stretch] = {}
-        before = 0  # jobs ended by the stretches replayed before
+        place in the trace (added to `found`, what this process replayed before)."""
+        found = {} if found is None else found
+        before = self.counts[worker]  # jobs ended by the stretches replayed before
 
         def count(ended: int) -> None:
             self.counts[worker] = before + ended
@@ -133,9 +147,17 @@ def shares(workers: int) -> list[float]:
     return made
 
 
-def _replay(sim: Simulation, share: _Share, worker: int, send: Connection) -> None:
+def _replay(sim: Simulation, worker: int, head: int | None,
+            told: multiprocessing.Queue[tuple[list[tuple[Checkpoint, int]], list[int]]],
+            send: Connection, taken: Synchronized[int], counts: SynchronizedArray[int]
+            ) -> None:
+    """A forked process's part: the first stretch, to arrival `head`, if given, then
+    stretches as they are shared out once this process hears what they are."""
     try:
-        send.send(share.replay(sim, worker))
+        found = {} if head is None else {0: sim.stretch(START, head)}
+        counts[worker] = sim.ended
+        bounds, order = told.get()
+        send.send(_Share(bounds, order, taken, counts).replay(sim, worker, found=found))
     except BaseException:  # noqa: BLE001 - whatever it is, the parent must hear of it
         send.send(traceback.format_exc())
     finally:

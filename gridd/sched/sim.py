@@ -88,15 +88,18 @@ def _seconds(value: float) -> str:
     return str(int(value)) if value == int(value) else repr(value)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The replay's state before the instant of an arrival: all that the replay from
     there depends on, so that a replay set to it goes on as one that reached it does."""
 
     arrival: int  # into the arrival order: the first of its instant (or past the last)
-    running: list[tuple[int, float]]  # per job running: its index and start, by index
-    waiting: list[int]  # the waiting jobs' indices, in order
+    running: tuple[tuple[int, float], ...]  # per job running: its index and start, by index
+    waiting: tuple[int, ...]  # the waiting jobs' indices, in order
     reserved: float | None  # the last run's reservation for the first waiting job: from
+
+
+START = Checkpoint(0, (), (), None)  # the state a replay begins in
 
 
 @dataclass(slots=True)
@@ -135,6 +138,8 @@ class Simulation:
         self._kept_to_ends = duration_offset >= 1 or all(
             job.submit.is_integer() and job.run.is_integer() and job.limit.is_integer()
             for job in jobs)
+        # Whether the model's checkpoints are the replay's (see checkpoints).
+        self._modelled = max_reservation == 0 or (max_reservation == 1 and self._kept_to_ends)
         self.restart()
 
     def restart(self, at: Checkpoint | None = None) -> None:
@@ -144,7 +149,7 @@ class Simulation:
         self.runs = 0
         self.ended = 0  # jobs ended so far
         self._started: list[int] = []  # the jobs started so far, in order
-        self._set(at or Checkpoint(0, [], [], None))
+        self._set(at or START)
 
     def _set(self, at: Checkpoint) -> None:
         jobs = self.jobs
@@ -171,9 +176,9 @@ class Simulation:
 
     def checkpoint(self) -> Checkpoint:
         """Where the replay stands, between two instants."""
-        waiting = [number - 1 for number in self.view.jobs]
-        return Checkpoint(self._next, sorted((task.job_id - 1, task.start)
-                                             for task in self.view.running.values()),
+        waiting = tuple(number - 1 for number in self.view.jobs)
+        return Checkpoint(self._next, tuple(sorted((task.job_id - 1, task.start)
+                                                   for task in self.view.running.values())),
                           waiting, self._reserved.get(waiting[0] + 1) if waiting else None)
 
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
@@ -239,29 +244,43 @@ class Simulation:
         self.ended = len(self._started) - len(self._ends)
         return True
 
-    def split(self, shares: Sequence[float]) -> list[tuple[Checkpoint, int]]:
-        """Stretches of about the given shares of the replay's runs, in order, each as
-        the checkpoint it begins at (the first: the first arrival) and the runs guessed
-        for it, from the checkpoints `checkpoints` finds."""
-        found, runs = self.checkpoints()
-        if not found:  # no jobs
+    def split(self, shares: Sequence[float], first: int = 0) -> list[tuple[Checkpoint, int]]:
+        """Stretches from arrival `first` (the first of its instant) on, of about the
+        given shares of the runs from there, in order, each as the checkpoint it begins
+        at and the runs guessed for it, from the checkpoints `checkpoints` finds."""
+        found, runs = self.checkpoints(first)
+        found = [f for f in found if f[0].arrival >= first]
+        if not found:  # no jobs from there
             return []
         made = [run for _, run in found]
         cuts = [found[0]]
-        done = 0.0
+        base, done = made[0], 0.0
         for share in shares[:-1]:
             done += share
-            near = bisect.bisect_left(made, runs * done)
-            at = min(found[max(near - 1, 0):near + 1], key=lambda f: abs(f[1] - runs * done))
+            target = base + (runs - base) * done
+            near = bisect.bisect_left(made, target)
+            at = min(found[max(near - 1, 0):near + 1], key=lambda f: abs(f[1] - target))
             if at[0].arrival > cuts[-1][0].arrival:
                 cuts.append(at)
         guessed = [run for _, run in cuts] + [runs]
         return [(at, guessed[k + 1] - guessed[k]) for k, (at, _) in enumerate(cuts)]
 
-    def checkpoints(self) -> tuple[list[tuple[Checkpoint, int]], int]:
+    def arrival_after(self, share: float) -> int | None:
+        """The first arrival of an instant after about `share` of the arrivals, where a
+        stretch from the first may end that is begun before `split` (which takes the
+        checkpoint there) has run; None where the model's checkpoints are guesses, or
+        there is no such arrival."""
+        arrivals, jobs = self._arrivals, self.jobs
+        at = max(int(len(arrivals) * share), 1)
+        while at < len(arrivals) and jobs[arrivals[at]].submit == jobs[arrivals[at - 1]].submit:
+            at += 1
+        return at if self._modelled and at < len(arrivals) else None
+
+    def checkpoints(self, also: int = 0) -> tuple[list[tuple[Checkpoint, int]], int]:
         """Checkpoints of the replay as a simple model of it finds them, a few hundred
-        at most, about evenly spaced in runs, each with the runs made before it; and the
-        runs made in all.
+        at most, about evenly spaced in runs, and one at arrival `also` (the first of
+        its instant), each with the runs made before it, in order; and the runs made in
+        all.
 
         Each instant at which a waiting job fits in what is free, the jobs are taken in
         order: with max_reservation 0 each starts if it fits; else they do until one does
@@ -276,8 +295,6 @@ class Simulation:
         jobs, arrivals, count = self.jobs, self._arrivals, len(self._arrivals)
         size, span = self._size, self._span
         reserving, pool = self._conf.max_reservation > 0, self.slots
-        busy_too = self._conf.max_reservation == 0 or (
-            self._conf.max_reservation == 1 and self._kept_to_ends)
         found: list[tuple[Checkpoint, int]] = []
         every, due = 1, 0  # runs between checkpoints kept; runs before the next
         ends: list[tuple[float, int]] = []  # heap of (end, index)
@@ -286,6 +303,7 @@ class Simulation:
         waiting: list[int] = []  # indices, in order
         sizes: list[int] = []  # their slots, sorted
         reserved: float | None = None  # the last run's reservation for waiting[0]
+        kept: tuple[Checkpoint, int] | None = None  # the one at arrival `also`
 
         def begin(index: int, now: float) -> None:
             job, slots = jobs[index], size[index]
@@ -299,13 +317,18 @@ class Simulation:
             now = jobs[arrivals[at]].submit if at < count else math.inf
             if ends and ends[0][0] < now:
                 now = ends[0][0]
-            elif runs >= due and at < count and (busy_too or not (running or waiting)):
-                found.append((Checkpoint(at, sorted(running.items()), waiting.copy(),
-                                         reserved if waiting else None), runs))
-                if len(found) > _CHECKPOINTS:
-                    del found[1::2]
-                    every *= 2
-                due = runs + every
+            elif at < count and (at == also or runs >= due and (
+                    self._modelled or not (running or waiting))):
+                checkpoint = (Checkpoint(at, tuple(sorted(running.items())), tuple(waiting),
+                                         reserved if waiting else None), runs)
+                if at == also:
+                    kept = checkpoint
+                else:
+                    found.append(checkpoint)
+                    if len(found) > _CHECKPOINTS:
+                        del found[1::2]
+                        every *= 2
+                    due = runs + every
             while ends and ends[0][0] <= now:
                 _, index = heapq.heappop(ends)
                 free += size[index]
@@ -348,6 +371,8 @@ class Simulation:
                     break
             for k in reversed(started):
                 del waiting[k]
+        if kept is not None:
+            bisect.insort(found, kept, key=lambda f: f[0].arrival)
         return found, runs
 
     def _instant(self) -> float:

@@ -13,7 +13,7 @@ import pytest
 
 from gridd import sim_processes
 from gridd.formats.swf import TraceJob
-from gridd.sched.sim import Checkpoint, Simulation, Stretch, synthetic_trace
+from gridd.sched.sim import START, Checkpoint, Simulation, Stretch, synthetic_trace
 
 SLOTS = 64
 
@@ -58,7 +58,7 @@ def test_stretches_joined_are_the_one_replay(load: float, max_reservation: int) 
     outcomes, runs, _ = one_replay(jobs, max_reservation)
     for shares in ([0.5, 0.5], [0.2] * 5, sim_processes.shares(3)):
         split = Simulation(jobs, SLOTS, max_reservation).split(shares)
-        assert split[0][0] == Checkpoint(0, [], [], None)
+        assert split[0][0] == START
         if max_reservation <= 1:  # the model is the replay: its guesses are its runs
             assert len(split) <= len(shares) and sum(g for _, g in split) == runs
         found = stretches(jobs, max_reservation, [begin for begin, _ in split])
@@ -95,7 +95,7 @@ def test_a_wrong_checkpoint_is_met_further_on() -> None:
     outcomes, runs, idle = one_replay(jobs, 1)
     busy = _busy_checkpoint(jobs)
     wrong = replace(busy, running=busy.running[1:])
-    first, rest = stretches(jobs, 1, [Checkpoint(0, [], [], None), wrong])
+    first, rest = stretches(jobs, 1, [START, wrong])
     assert set(rest.idle) & set(idle)  # they meet
     got, got_runs, began, taken = joined(jobs, 1, [first, rest])
     assert (got, got_runs) == (outcomes, runs)
@@ -106,7 +106,7 @@ def test_a_stretch_never_met_is_left_to_this_process() -> None:
     jobs = synthetic_trace(600, SLOTS, seed=13, load=0.5)
     outcomes, runs, idle = one_replay(jobs, 1)
     busy = _busy_checkpoint(jobs)
-    first, rest = stretches(jobs, 1, [Checkpoint(0, [], [], None),
+    first, rest = stretches(jobs, 1, [START,
                                       replace(busy, reserved=-1.0)])
     rest.idle.clear()  # claims no idle instant: the two never meet
     got, got_runs, began, taken = joined(jobs, 1, [first, rest])
