@@ -29,9 +29,8 @@ import bisect
 import heapq
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import islice
 
 from gridd import protocol as p
 from gridd.formats.swf import TraceJob
@@ -167,9 +166,10 @@ class Simulation:
             self.free -= job.slots
             self._ends.append((start + min(job.run, job.limit), index))
         heapq.heapify(self._ends)
+        self._waiting = _Queue(self._size, self._span)
         for index in at.waiting:
             self.view.jobs[index + 1] = _request(jobs[index], index + 1)
-        self._waiting = sorted(jobs[index].slots for index in at.waiting)  # slot counts
+            self._waiting.add(index)
         # The last run's reservations, by job number: when they begin.
         self._reserved: dict[int, float] = (
             {} if at.reserved is None else {at.waiting[0] + 1: at.reserved})
@@ -200,13 +200,14 @@ class Simulation:
             if now >= stop:
                 return False
             self.ended += self._end(now)
-            if not self._ends and not self._waiting:  # idle until arrival _next
+            if not self._ends and not self._waiting.sizes:  # idle until arrival _next
                 if idle is not None:
                     idle[self._next] = (self.runs, len(self._started))
                 if meet is not None and meet(self._next):
                     return True
             self._arrive(now)
-            if self._waiting and self._waiting[0] <= self.free and not self._held(now):
+            if self._waiting.sizes and self._waiting.sizes[0] <= self.free \
+                    and not self._held(now):
                 self._plan(now)
             if progress is not None:
                 progress(self.ended)
@@ -301,7 +302,8 @@ class Simulation:
         expected: list[tuple[float, int]] = []  # sorted (expected end, slots)
         running: dict[int, float] = {}  # index -> start
         waiting: list[int] = []  # indices, in order
-        sizes: list[int] = []  # their slots, sorted
+        queue = _Queue(size, span)  # and by size
+        sizes = queue.sizes
         reserved: float | None = None  # the last run's reservation for waiting[0]
         kept: tuple[Checkpoint, int] | None = None  # the one at arrival `also`
 
@@ -310,7 +312,7 @@ class Simulation:
             running[index] = now
             heapq.heappush(ends, (now + min(job.run, job.limit), index))
             bisect.insort(expected, (now + span[index], slots))
-            del sizes[bisect.bisect_left(sizes, slots)]
+            queue.remove(index)
 
         free, at, runs = pool, 0, 0
         while at < count or ends:
@@ -336,14 +338,13 @@ class Simulation:
                 del expected[bisect.bisect_left(expected, (until, size[index]))]
             while at < count and jobs[arrivals[at]].submit <= now:
                 waiting.append(arrivals[at])
-                bisect.insort(sizes, size[arrivals[at]])
+                queue.add(arrivals[at])
                 at += 1
             if not sizes or sizes[0] > free:
                 continue
             first = size[waiting[0]]
             if (reserved is not None and self._kept_to_ends and first > free
-                    and _in_the_way(islice(waiting, 1, None), sizes, size, span, free,
-                                    pool - first, reserved, now)):
+                    and queue.in_the_way(free, pool - first, reserved, now)):
                 continue
             runs += 1
             k = 0  # the jobs first in line start while they fit
@@ -395,7 +396,7 @@ class Simulation:
             index = self._arrivals[self._next]
             self._next += 1
             view.jobs[index + 1] = _request(jobs[index], index + 1)
-            bisect.insort(self._waiting, jobs[index].slots)
+            self._waiting.add(index)
 
     def _held(self, now: float) -> bool:
         """Whether the last run's reservation for the job first in line shows that a run
@@ -409,14 +410,12 @@ class Simulation:
         submission, then number, as they arrived.)"""
         if not self._reserved or not self._kept_to_ends:
             return False
-        waiting = iter(self.view.jobs)
-        first = next(waiting)
+        first = next(iter(self.view.jobs))
         start = self._reserved.get(first)
         slots, free = self._size[first - 1], self.free
         if start is None or slots <= free:
             return False
-        return _in_the_way((number - 1 for number in waiting), self._waiting, self._size,
-                           self._span, free, self.slots - slots, start, now)
+        return self._waiting.in_the_way(free, self.slots - slots, start, now)
 
     def _plan(self, now: float) -> None:
         self.runs += 1
@@ -430,26 +429,50 @@ class Simulation:
             end = now + min(job.run, job.limit)
             self.outcomes[index] = Outcome(job.job_id, job.submit, now, end, job.slots)
             self.free -= job.slots
-            del self._waiting[bisect.bisect_left(self._waiting, job.slots)]
+            self._waiting.remove(index)
             heapq.heappush(self._ends, (end, index))
             self._started.append(index)
             view.running[(order.job_id, 1)] = Running(
                 order.job_id, 1, request.hard, order.granted, order.pe, start=now)
 
 
-def _in_the_way(others: Iterable[int], sizes: list[int], size: list[int], span: list[float],
-                free: int, beside: int, start: float, now: float) -> bool:
-    """Whether every job of `others` (indices into `size` and `span`; `sizes`: their
-    sizes, sorted, and more that exceed `free`) that fits in `free` slots would be in the
-    way of a reservation from `start` of all a pool's slots but `beside`: it needs more
-    than those and ends (its span from `now`) after `start`."""
-    if sizes[0] <= beside or free <= beside:  # one fits beside, or none fits
-        return sizes[0] > free
-    for index in others:
-        slots = size[index]
-        if slots <= free and (slots <= beside or now + span[index] <= start):
+class _Queue:
+    """The waiting jobs by size: their sizes, sorted, and per size their spans, sorted.
+    Whether one fits is a look at the first size, and whether every one that fits would
+    be in a reservation's way a look at a span per size."""
+
+    __slots__ = ("sizes", "_spans", "_size", "_span")
+
+    def __init__(self, size: list[int], span: list[float]) -> None:
+        self.sizes: list[int] = []
+        self._spans: dict[int, list[float]] = {}
+        self._size, self._span = size, span  # per job (index)
+
+    def add(self, index: int) -> None:
+        slots = self._size[index]
+        bisect.insort(self.sizes, slots)
+        bisect.insort(self._spans.setdefault(slots, []), self._span[index])
+
+    def remove(self, index: int) -> None:
+        slots, sizes = self._size[index], self.sizes
+        del sizes[bisect.bisect_left(sizes, slots)]
+        spans = self._spans[slots]
+        del spans[bisect.bisect_left(spans, self._span[index])]
+
+    def in_the_way(self, free: int, beside: int, start: float, now: float) -> bool:
+        """Whether every job that fits in `free` slots would be in the way of a
+        reservation from `start` of all a pool's slots but `beside`: it needs more than
+        those and ends (its span from `now`) after `start`. (The job reserved for, which
+        needs more than `free`, is one of them.) A span is the least of its size's."""
+        sizes = self.sizes
+        if sizes[0] <= min(free, beside):  # it fits beside
             return False
-    return True
+        k = bisect.bisect_right(sizes, beside)
+        while k < len(sizes) and sizes[k] <= free:
+            if now + self._spans[sizes[k]][0] <= start:
+                return False
+            k = bisect.bisect_right(sizes, sizes[k], k)
+        return True
 
 
 def _earliest(expected: list[tuple[float, int]], free: int, slots: int) -> tuple[float, int]:
