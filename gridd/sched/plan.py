@@ -291,7 +291,9 @@ def _still_waiting(order: list[p.SchedJob], plan: Plan, jobs: Mapping[int, p.Sch
     before the view hears of the orders."""
     done = set(plan.unschedulable)
     if plan.orders:
-        started = Counter(o.job_id for o in plan.orders)
+        started: dict[int, int] = {}
+        for o in plan.orders:
+            started[o.job_id] = started.get(o.job_id, 0) + 1
         for number, n in started.items():
             job = jobs[number]
             if n >= len(job.pending):
