@@ -96,7 +96,7 @@ def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
             if child.is_alive():
                 child.terminate()
             child.join()
-    return [o for o in sim.outcomes if o is not None]
+    return sim.outcomes()
 
 
 class _Share:

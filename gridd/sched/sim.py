@@ -113,7 +113,7 @@ class Stretch:
     runs: int  # planning runs made
     idle: dict[int, tuple[int, int]]  # per idle instant met (its next arrival): the runs
     # made and the jobs started before it
-    started: list[tuple[int, float, float]]  # per job started, in order: index, start, end
+    started: list[tuple[int, float]]  # per job started, in order: index and start
 
 
 class Simulation:
@@ -144,10 +144,9 @@ class Simulation:
     def restart(self, at: Checkpoint | None = None) -> None:
         """Forget what was replayed: a new replay begun at the checkpoint `at` (at the
         first arrival, nothing run, if none)."""
-        self.outcomes: list[Outcome | None] = [None] * len(self.jobs)
+        self.starts: dict[int, float] = {}  # per job started so far (index), in order: when
         self.runs = 0
         self.ended = 0  # jobs ended so far
-        self._started: list[int] = []  # the jobs started so far, in order
         self._set(at or START)
 
     def _set(self, at: Checkpoint) -> None:
@@ -184,7 +183,16 @@ class Simulation:
     def run(self, progress: Callable[[int], None] | None = None) -> list[Outcome]:
         """Replay to the end; `progress` hears how many jobs have ended, now and then."""
         self.replay(len(self._arrivals), progress)
-        return [o for o in self.outcomes if o is not None]
+        return self.outcomes()
+
+    def outcomes(self) -> list[Outcome]:
+        """Per job started, in the trace's order: when it was submitted, started and
+        ended."""
+        starts = self.starts
+        return [Outcome(job.job_id, job.submit, start, start + min(job.run, job.limit),
+                        job.slots)
+                for index, job in enumerate(self.jobs)
+                if (start := starts.get(index)) is not None]
 
     def replay(self, until: int, progress: Callable[[int], None] | None = None,
                idle: dict[int, tuple[int, int]] | None = None,
@@ -202,7 +210,7 @@ class Simulation:
             self.ended += self._end(now)
             if not self._ends and not self._waiting.sizes:  # idle until arrival _next
                 if idle is not None:
-                    idle[self._next] = (self.runs, len(self._started))
+                    idle[self._next] = (self.runs, len(self.starts))
                 if meet is not None and meet(self._next):
                     return True
             self._arrive(now)
@@ -220,10 +228,7 @@ class Simulation:
         self.restart(begin)
         idle: dict[int, tuple[int, int]] = {}
         self.replay(until, progress, idle)
-        outcomes = self.outcomes
-        return Stretch(begin, self.checkpoint(), self.runs, idle,
-                       [(index, outcome.start, outcome.end) for index in self._started
-                        if (outcome := outcomes[index]) is not None])
+        return Stretch(begin, self.checkpoint(), self.runs, idle, list(self.starts.items()))
 
     def join(self, stretch: Stretch, progress: Callable[[int], None] | None = None) -> bool:
         """Go on with what the stretch found, from where this replay stands (its begin's
@@ -235,14 +240,10 @@ class Simulation:
             if not self.replay(stretch.end.arrival, progress, meet=stretch.idle.__contains__):
                 return False
             runs, started = stretch.idle[self._next]
-        jobs = self.jobs
-        for index, start, end in stretch.started[started:]:
-            job = jobs[index]
-            self.outcomes[index] = Outcome(job.job_id, job.submit, start, end, job.slots)
-            self._started.append(index)
+        self.starts.update(stretch.started[started:])
         self.runs += stretch.runs - runs
         self._set(stretch.end)
-        self.ended = len(self._started) - len(self._ends)
+        self.ended = len(self.starts) - len(self._ends)
         return True
 
     def split(self, shares: Sequence[float], first: int = 0) -> list[tuple[Checkpoint, int]]:
@@ -426,12 +427,10 @@ class Simulation:
             request = view.jobs.pop(order.job_id)
             index = order.job_id - 1
             job = self.jobs[index]
-            end = now + min(job.run, job.limit)
-            self.outcomes[index] = Outcome(job.job_id, job.submit, now, end, job.slots)
+            self.starts[index] = now
             self.free -= job.slots
             self._waiting.remove(index)
-            heapq.heappush(self._ends, (end, index))
-            self._started.append(index)
+            heapq.heappush(self._ends, (now + min(job.run, job.limit), index))
             view.running[(order.job_id, 1)] = Running(
                 order.job_id, 1, request.hard, order.granted, order.pe, start=now)
 

@@ -23,7 +23,7 @@ def one_replay(jobs: list[TraceJob], max_reservation: int, offset: float = 60.0
     sim = Simulation(jobs, SLOTS, max_reservation, offset)
     idle: dict[int, tuple[int, int]] = {}
     sim.replay(len(jobs), idle=idle)
-    return [o for o in sim.outcomes if o is not None], sim.runs, idle
+    return sim.outcomes(), sim.runs, idle
 
 
 def stretches(jobs: list[TraceJob], max_reservation: int, begins: list[Checkpoint],
@@ -43,7 +43,7 @@ def joined(jobs: list[TraceJob], max_reservation: int, found: list[Stretch],
         began.append(main.checkpoint() == stretch.begin)
         taken.append(main.join(stretch))
     assert main.ended == len(jobs)
-    return [o for o in main.outcomes if o is not None], main.runs, began, taken
+    return main.outcomes(), main.runs, began, taken
 
 
 def _fractional(jobs: list[TraceJob]) -> list[TraceJob]:
@@ -125,8 +125,8 @@ def test_a_checkpoint_taken_and_set_again_goes_on_alike() -> None:
     assert again.checkpoint() == busy
     sim.replay(len(jobs))
     again.replay(len(jobs))
-    assert [o for o in again.outcomes if o is not None] == [
-        o for o in sim.outcomes if o is not None and o.start >= jobs[busy.arrival].submit]
+    assert again.outcomes() == [
+        o for o in sim.outcomes() if o.start >= jobs[busy.arrival].submit]
 
 
 def test_shares_shrink_and_add_up() -> None:
