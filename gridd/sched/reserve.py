@@ -124,9 +124,11 @@ class Diagram:
             i += 1
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Use:
-    """One utilization of one job on one level, as the schedule file prints it."""
+    """One utilization of one job on one level, as the schedule file prints it. Never
+    changed once made; not frozen, as cycles make several and a frozen dataclass costs
+    three times as much to make."""
 
     level: str  # "G", "H", "Q" or "P"
     name: str  # global, the host, the queue instance, the PE
@@ -134,9 +136,10 @@ class Use:
     amount: float
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Booking:
-    """What a job holds (RUNNING), starts now (STARTING) or reserves (RESERVING)."""
+    """What a job holds (RUNNING), starts now (STARTING) or reserves (RESERVING). Never
+    changed once made (not frozen, as Use)."""
 
     job_id: int
     task_id: int
