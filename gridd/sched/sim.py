@@ -29,6 +29,7 @@ import bisect
 import heapq
 import math
 import random
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -113,7 +114,10 @@ class Stretch:
     runs: int  # planning runs made
     idle: dict[int, tuple[int, int]]  # per idle instant met (its next arrival): the runs
     # made and the jobs started before it
-    started: list[tuple[int, float]]  # per job started, in order: index and start
+    # Per job started, in order: its index, and when. (Arrays: no object per job, for
+    # the collector to walk while the stretch waits to be joined, nor to send.)
+    started: array[int]
+    starts: array[float]
 
 
 class Simulation:
@@ -228,7 +232,8 @@ class Simulation:
         self.restart(begin)
         idle: dict[int, tuple[int, int]] = {}
         self.replay(until, progress, idle)
-        return Stretch(begin, self.checkpoint(), self.runs, idle, list(self.starts.items()))
+        return Stretch(begin, self.checkpoint(), self.runs, idle, array("q", self.starts),
+                       array("d", self.starts.values()))
 
     def join(self, stretch: Stretch, progress: Callable[[int], None] | None = None) -> bool:
         """Go on with what the stretch found, from where this replay stands (its begin's
@@ -240,7 +245,8 @@ class Simulation:
             if not self.replay(stretch.end.arrival, progress, meet=stretch.idle.__contains__):
                 return False
             runs, started = stretch.idle[self._next]
-        self.starts.update(stretch.started[started:])
+        self.starts.update(zip(stretch.started[started:], stretch.starts[started:],
+                               strict=True))
         self.runs += stretch.runs - runs
         self._set(stretch.end)
         self.ended = len(self.starts) - len(self._ends)
