@@ -163,6 +163,9 @@ class Matcher:
                                and (has_default(a) or a.relop == EXCL))
         self.exclusive = frozenset(a.name for a in table if a.relop == EXCL)
         self._requests: dict[tuple[Any, Any], JobRequest] = {}
+        # The defaults a job is given, by the names it asks for hard: the same for most
+        # jobs, and parsed once.
+        self._implicit: dict[frozenset[str], tuple[Need, ...]] = {}
 
     # ---- building -----------------------------------------------------------------------
 
@@ -244,15 +247,18 @@ class Matcher:
     def _compile(self, key: Any, hard: Mapping[str, str], soft: Mapping[str, str]) -> JobRequest:
         explicit = [self._need(name, text, True) for name, text in hard.items()]
         soft_needs = tuple(self._need(name, text, True) for name, text in soft.items())
-        requested = frozenset(n.name for n in explicit) | {n.name for n in soft_needs}
         # A default is a hard request unless the job asks for the attribute hard: a soft
         # request (-soft -l slots=1) is a preference and must not lift the default, or the
         # planner would book less than the running task later holds.
-        asked_hard = {n.name for n in explicit}
-        implicit = [
-            self._need(a.name, a.default, False) for a in self._defaults
-            if a.name not in asked_hard
-        ]
+        asked_hard = frozenset(n.name for n in explicit)
+        requested = asked_hard | {n.name for n in soft_needs} if soft_needs else asked_hard
+        implicit = self._implicit.get(asked_hard)
+        if implicit is None:
+            if len(self._implicit) >= _MAX_REQUESTS:
+                self._implicit.clear()
+            implicit = self._implicit[asked_hard] = tuple(
+                self._need(a.name, a.default, False) for a in self._defaults
+                if a.name not in asked_hard)
         label = ",".join(f"{name}={text}" for name, text in hard.items())
         if not label:  # (an implicit exclusive request is not shown: see _shortage)
             label = ",".join(f"{n.name}={n.text}" for n in implicit
