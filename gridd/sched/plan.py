@@ -129,6 +129,7 @@ class Carried:
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
     order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
     access: AccessKey | None = None  # what access depends on (None: nothing limits it)
+    pes: dict[str, list[ParallelEnv]] = field(default_factory=dict)  # by what -pe names
 
     def follow(self, usable: list[Instance], open_: list[Instance],
                held: frozenset[str]) -> None:
@@ -144,7 +145,7 @@ class Carried:
         before anything else is asked (comparing the loads of many hosts is not free)."""
         if conf is not self.conf:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
-            self.statics, self.standing = {}, Standing()
+            self.statics, self.standing, self.pes = {}, Standing(), {}
             self.access = access_key(conf)
         if loads != self.loads:  # (what consumables hold is configured: no diagram changes)
             self.empty, self.order = None, None
@@ -931,8 +932,13 @@ class Cycle:
 
     def _static(self, job: p.SchedJob) -> _Static:
         req = self.matcher.request(job.hard, job.soft)
-        pes = [pe for name, pe in sorted(self.conf.pes.items())
-               if job.pe and fnmatch.fnmatchcase(name, job.pe)]
+        pes = self.carried.pes.get(job.pe)
+        if pes is None:
+            if len(self.carried.pes) >= _MAX_KEPT:
+                self.carried.pes.clear()
+            pes = self.carried.pes[job.pe] = [
+                pe for name, pe in sorted(self.conf.pes.items())
+                if job.pe and fnmatch.fnmatchcase(name, job.pe)]
         excluded: dict[str, None] = {}
         if self.access is not None and pes:  # the PEs its owner may not use are out
             refused = {pe.name: pe_refusal(pe, job.owner, job.group, self.conf.usersets)
