@@ -6,8 +6,8 @@ Target: at least 10,000 jobs/s.
 
 The replay is the production planner run in virtual time (see gridd/sched/sim.py), so the
 figure is what one planning run costs times the runs a trace needs. `gridd sim` replays
-busy periods side by side, a process per core (gridd/sim_processes.py): the figure is
-measured as it does that, and again in one process.
+stretches of the trace side by side, a process per core (gridd/sim_processes.py): the
+figure is measured as it does that, and again in one process.
 """
 
 from __future__ import annotations

@@ -274,10 +274,10 @@ class Simulation:
         return [(at, guessed[k + 1] - guessed[k]) for k, (at, _) in enumerate(cuts)]
 
     def arrival_after(self, share: float) -> int | None:
-        """The first arrival of an instant after about `share` of the arrivals, where a
-        stretch from the first may end that is begun before `split` (which takes the
-        checkpoint there) has run; None where the model's checkpoints are guesses, or
-        there is no such arrival."""
+        """The first arrival of an instant after about `share` of all arrivals: where a
+        stretch from the start, begun before `split` has found the checkpoints, may end
+        (`split` is then told to take one there); None where the model's checkpoints are
+        guesses, or there is no such arrival."""
         arrivals, jobs = self._arrivals, self.jobs
         at = max(int(len(arrivals) * share), 1)
         while at < len(arrivals) and jobs[arrivals[at]].submit == jobs[arrivals[at - 1]].submit:

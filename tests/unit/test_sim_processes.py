@@ -138,11 +138,14 @@ def test_shares_shrink_and_add_up() -> None:
         assert min(made[:-1]) >= sim_processes.SMALLEST_SHARE / workers - 1e-12
 
 
-@pytest.mark.parametrize("workers", [2, 3])
-def test_processes_give_the_one_replay(workers: int) -> None:
+@pytest.mark.parametrize(("workers", "max_reservation"), [(2, 1), (3, 1), (2, 3)])
+def test_processes_give_the_one_replay(workers: int, max_reservation: int) -> None:
+    """With max_reservation 1 a process replays the first stretch while the checkpoints
+    are found; with 3 (the model's checkpoints are guesses) every process waits for them."""
     jobs = synthetic_trace(2000, SLOTS, seed=14, load=0.6)
-    outcomes, runs, _ = one_replay(jobs, 1)
-    sim = Simulation(jobs, SLOTS, 1)
+    outcomes, runs, _ = one_replay(jobs, max_reservation)
+    sim = Simulation(jobs, SLOTS, max_reservation)
+    assert (sim.arrival_after(0.25) is None) == (max_reservation > 1)
     seen: list[int] = []
     assert sim_processes.run(sim, workers, seen.append) == outcomes
     assert sim.runs == runs and max(seen) == seen[-1] == len(jobs)
