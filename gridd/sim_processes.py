@@ -30,7 +30,7 @@ from gridd.sched.sim import START, Checkpoint, Outcome, Simulation, Stretch
 JOBS_PER_PROCESS = 5_000  # fewer, and starting a process costs more than it saves
 SMALLEST_SHARE = 1 / 64  # of a process's part of the replay: the least a stretch is
 # Allocations between collections of the youngest generation while a replay runs.
-_YOUNG_COLLECTED_EVERY = 20_000
+_YOUNG_COLLECTED_EVERY = 100_000
 
 
 def default_workers(jobs: int) -> int:
