@@ -71,7 +71,7 @@ def _run(sim: Simulation, workers: int, progress: Callable[[int], None] | None
             children.append((child, receive))
         if head is None:
             stretches = sim.split(made)
-        else:
+        else:  # (the first is taken already: the runs guessed for it matter no more)
             stretches = [(START, 0), *sim.split([m / (1 - made[0]) for m in made[1:]], head)]
         ends = [begin.arrival for begin, _ in stretches[1:]] + [len(sim.jobs)]
         bounds = [(begin, end) for (begin, _), end in zip(stretches, ends, strict=True)]
@@ -154,8 +154,8 @@ def _replay(sim: Simulation, worker: int, head: int | None,
     """A forked process's part: the first stretch, to arrival `head`, if given, then
     stretches as they are shared out once this process hears what they are."""
     try:
-        found = {} if head is None else {0: sim.stretch(START, head)}
-        counts[worker] = sim.ended
+        found = {} if head is None else {
+            0: sim.stretch(START, head, lambda ended: counts.__setitem__(worker, ended))}
         bounds, order = told.get()
         send.send(_Share(bounds, order, taken, counts).replay(sim, worker, found=found))
     except BaseException:  # noqa: BLE001 - whatever it is, the parent must hear of it
