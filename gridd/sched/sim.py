@@ -482,10 +482,11 @@ class _Queue:
 
 def _earliest(expected: list[tuple[float, int]], free: int, slots: int) -> tuple[float, int]:
     """The earliest expected end (of those sorted, with the slots each frees) by which
-    `slots` are free, and how many more are free then."""
-    for end, held in expected:
+    `slots` are free, and how many more are free then (all that end then freed)."""
+    last = len(expected) - 1
+    for k, (end, held) in enumerate(expected):
         free += held
-        if free >= slots:
+        if free >= slots and (k == last or expected[k + 1][0] != end):
             return end, free - slots
     raise ValueError("more slots than the pool has")
 

@@ -82,6 +82,22 @@ def test_checkpoints_with_fractional_times_and_offsets(max_reservation: int,
     assert (got, got_runs) == (outcomes, runs)
 
 
+def test_the_models_checkpoints_are_the_replays_where_ends_coincide() -> None:
+    """Times in whole hours: many tasks are expected to end at the same instant, and a
+    reservation then has the slots of all of them beside it."""
+    hours = [TraceJob(j.job_id, (j.submit // 3600) * 3600, j.run,
+                      j.slots, max(3600.0, (j.limit // 3600) * 3600))
+             for j in synthetic_trace(1500, SLOTS, seed=18, load=0.9)]
+    for max_reservation in (0, 1):
+        found, runs = Simulation(hours, SLOTS, max_reservation).checkpoints()
+        replay = Simulation(hours, SLOTS, max_reservation)
+        for checkpoint, made in found:
+            replay.replay(checkpoint.arrival)
+            assert (replay.checkpoint(), replay.runs) == (checkpoint, made)
+        replay.replay(len(hours))
+        assert replay.runs == runs
+
+
 def _busy_checkpoint(jobs: list[TraceJob]) -> Checkpoint:
     """A checkpoint of the model's well inside a busy period (jobs running and waiting)."""
     found, _ = Simulation(jobs, SLOTS, 1).checkpoints()
