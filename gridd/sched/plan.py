@@ -372,7 +372,7 @@ class Planner:
             resources = self._resource_urgency(conf)
             urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
                               j.deadline or None, now, w).total for j in jobs]
-            held = [urgency(resources.of(t.hard, sum(n for _, n in t.granted)),
+            held = [urgency(resources.of(t.hard, _slots_of(t.granted)),
                             now - t.submit if t.submit else 0.0, None, now, w).total
                     for t in view.running.values()]
             nurgs = normalise(urgent + held)[:len(jobs)]
@@ -733,8 +733,7 @@ class Cycle:
         self.pe_used: dict[str, int] = {}
         for task in running:
             if task.pe:
-                self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + sum(
-                    n for _, n in task.granted)
+                self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + _slots_of(task.granted)
         # Reservation: the diagrams are made when first needed (Schedule); until then the
         # placements started are only remembered, for them to be booked then.
         self.now = now
@@ -748,10 +747,11 @@ class Cycle:
         self._quota_reserved = False  # a reservation holds quota
         # Advance reservations not over yet, and what the jobs in each use of it: slots
         # per (AR, instance), consumables per (AR, resource).
-        self.ars = {n: ar for n, ar in (ars or {}).items() if ar.end > now}
+        self.ars = {n: ar for n, ar in ars.items() if ar.end > now} if ars else {}
         # Where jobs without a run-time limit may not go (not a concern of a new AR's).
-        self.ar_instances = frozenset() if granting else frozenset(
-            name for ar in self.ars.values() for name, _ in ar.granted)
+        self.ar_instances = frozenset(
+            name for ar in self.ars.values() for name, _ in ar.granted
+        ) if self.ars and not granting else frozenset()
         if carried is None:  # else the planner has made it follow this cycle's cell
             carried = Carried()
             carried.follow_cell(conf, loads)
@@ -1059,9 +1059,9 @@ class Cycle:
             self.matcher.debit(cat.req, slots, g, h, q, master=index == 0, taken=taken)
             if self.quotas is not None and not claimed:
                 self._asker(cat, in_pe).book(qi, slots, master=index == 0)
-        self.free_slots -= sum(n for _, n in granted)
+        self.free_slots -= _slots_of(granted)
         if pe:
-            self.pe_used[pe] = self.pe_used.get(pe, 0) + sum(n for _, n in granted)
+            self.pe_used[pe] = self.pe_used.get(pe, 0) + _slots_of(granted)
 
     def _quota_refuses(self, cat: _Category, who: Who, qi: Instance, slots: int = 1,
                        master: bool = True) -> bool:
@@ -1315,7 +1315,7 @@ class Cycle:
                     if granted is not None:
                         break
             if granted is not None:
-                slots = sum(n for _, n in granted)
+                slots = _slots_of(granted)
                 if best is None or start < best[0] or slots > best[1]:
                     best = (start, slots, granted, pe.name)
         if best is None:
@@ -1571,7 +1571,7 @@ class Cycle:
         """How many slots of a job the AR's consumables leave room for (the slots apart):
         a job may use no more, and nothing else, than its AR holds."""
         held = {need.name: need for need in self.matcher.request(ar.hard).hard}
-        total = sum(n for _, n in ar.granted)
+        total = _slots_of(ar.granted)
         most = math.inf
         for need in req.hard:
             if need.consumable in ("NO", EXCLUSIVE) or not need.key or need.name == "slots":
@@ -1892,7 +1892,7 @@ class Cycle:
                 else (granted, None)
             if placed is None:
                 placed = self._around_master(cat, pe, rooms, host_room, cap, job.pe_min,
-                                             sum(n for _, n in granted))
+                                             _slots_of(granted))
             if placed is None:
                 if refusal is not None:
                     cat.reasons[refusal.reason] = None
@@ -1969,7 +1969,7 @@ class Cycle:
                 if granted is None or granted[0][0] != qi.name:
                     continue
                 placed, _ = self._with_master(cat, granted)
-                total = sum(n for _, n in granted)
+                total = _slots_of(granted)
                 if placed is not None and (best is None or total > best[0]):
                     best = (total, placed)
                     if total >= most:
@@ -2092,11 +2092,11 @@ def allocate_led(
                                                  if name != master.name)]
             if accept is not None and not accept(granted):
                 continue
-            if best is None or total > sum(n for _, n in best):
+            if best is None or total > _slots_of(best):
                 best = granted
                 if total >= cap:
                     return best, total
-    return (best, sum(n for _, n in best)) if best is not None else (None, most)
+    return (best, _slots_of(best)) if best is not None else (None, most)
 
 
 def _fill(hosts: list[str], host_room: Mapping[str, int], n: int) -> dict[str, int]:
@@ -2153,6 +2153,15 @@ def _jump(skip: list[int], i: int) -> int:
         skip[i] = skip[skip[i]]
         i = skip[i]
     return i
+
+
+def _slots_of(granted: Iterable[tuple[str, int]]) -> int:
+    """The slots a placement holds in all. (A loop: summing a generator costs several
+    times as much, and cycles ask it of every running task.)"""
+    total = 0
+    for _, n in granted:
+        total += n
+    return total
 
 
 def _who(job: p.SchedJob) -> Who:

@@ -201,9 +201,11 @@ class Standing:
         them has an amount that is not whole."""
         have = self.bookings
         new = [booking for key, booking in wanted.items() if have.get(key) is not booking]
-        if not all(use.amount.is_integer() for booking in new for use in booking.uses):
-            self.bookings, self.diagrams = {}, {}
-            return False
+        for booking in new:
+            for use in booking.uses:
+                if not use.amount.is_integer():
+                    self.bookings, self.diagrams = {}, {}
+                    return False
         if new or len(have) != len(wanted):
             for key, booking in have.items():
                 if wanted.get(key) is not booking:
