@@ -50,6 +50,8 @@ def parse_time(text: str) -> float:
     Empty components count as zero (`::5` is five seconds) and components may exceed
     59 (`0:90:0` is 90 minutes), because configurations written by hand rely on both.
     """
+    if is_unsigned(text):  # seconds alone, as most limits are given
+        return float(text)
     if _is_infinity(text):
         return math.inf
     stripped = text.strip()
