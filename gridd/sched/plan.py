@@ -82,8 +82,6 @@ Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 # A job's -tc: asked of every pending job each cycle, at the speed of C.
 _TASK_LIMIT = operator.attrgetter("task_concurrency")
-_START_TIME = operator.attrgetter("start_time")  # and so are these, of every pending job
-_PRIORITY = operator.attrgetter("priority")
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
 _HELD = MatchResult(False, "cannot run because a reservation holds what it needs")  # unsaid
@@ -365,10 +363,8 @@ class Planner:
         over pending and running jobs), equals by submission time, then job number; not
         those whose -a time is still to come."""
         conf = view.conf
-        jobs = list(view.jobs.values())
-        if jobs and max(map(_START_TIME, jobs)) > now:  # qsub -a: not yet
-            jobs = [j for j in jobs if j.start_time <= now]
-        if not conf.weight_urgency and len(set(map(_PRIORITY, jobs))) <= 1:
+        jobs = [j for j in view.jobs.values() if j.start_time <= now]  # qsub -a: not yet
+        if not conf.weight_urgency and len({j.priority for j in jobs}) <= 1:
             return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
         w = conf.weights()
         nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing
