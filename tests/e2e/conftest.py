@@ -1,11 +1,13 @@
 """End-to-end fixtures: a real cell started with `gridd up` in a temporary root.
 
 Commands are the venv's own (next to the running interpreter), never whatever `qsub`
-comes first on PATH. Every process the cell starts is stopped by PID afterwards.
+comes first on PATH. Every process the cell starts, its jobs' too, is stopped by PID
+afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -93,8 +95,29 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
         time.sleep(0.05)
 
 
+def cell_processes(root: Path) -> list[int]:
+    """Live processes of the cell under `root`: daemons and jobs (by their environment),
+    shepherds (by their command line, which names the task's spool directory)."""
+    marks = [f"GRIDD_ROOT={root}\0".encode(), f"SGE_ROOT={root}\0".encode()]
+    spool = f"{root}/".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes() + b"\0"
+        except OSError:
+            continue
+        if (spool in cmdline or any(m in environ for m in marks)) and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | None = None,
               up_args: tuple[str, ...] = ()) -> Iterator[Cell]:
+    """A cell for a test; at its end `gridd down` and, since that leaves jobs running,
+    every process left of the cell (daemons, shepherds, jobs) killed by PID."""
     root = tmp_path / "cell"
     root.mkdir()
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="2")
@@ -110,9 +133,12 @@ def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | Non
     finally:
         started.update(cell.pids())
         cell.run("gridd", "down")
-        for pid in started:
-            if alive(pid):
+        left = [pid for pid in started.union(cell_processes(root)) if alive(pid)]
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not any(map(alive, left)), timeout=10,
+                 what="the cell's processes to end")
 
 
 @pytest.fixture

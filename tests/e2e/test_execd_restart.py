@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gridd.pidfile import alive, read_pid
-from tests.e2e.conftest import Cell, make_cell, wait_for
+from tests.e2e.conftest import Cell, cell_processes, make_cell, wait_for
 
 HOST = "node1"
 # (seconds, exit status): long ones first, so that they run through every kill
@@ -28,25 +28,6 @@ JOBS = [(8, 0), (9, 2), (10, 0),
 @pytest.fixture
 def one_host(tmp_path: Path) -> Iterator[Cell]:
     yield from make_cell(tmp_path, hosts=1, slots=6)
-
-
-def cell_processes(root: Path) -> list[int]:
-    """Live processes of this cell: daemons and jobs (by their environment), shepherds
-    (by their command line, which names the task's spool directory)."""
-    marks = [f"GRIDD_ROOT={root}\0".encode(), f"SGE_ROOT={root}\0".encode()]
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes() + b"\0"
-        except OSError:
-            continue
-        if (str(root).encode() in cmdline or any(m in environ for m in marks)) and alive(
-                int(entry.name)):
-            found.append(int(entry.name))
-    return found
 
 
 class Execd:
