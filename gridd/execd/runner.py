@@ -106,7 +106,7 @@ import trio
 
 from gridd.accounting.render import FAILED_REASONS
 from gridd.execd.load import arch_name
-from gridd.execd.shepherd import FAILED_BEFORE_JOB
+from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.model.job import Usage
 from gridd.protocol import StartTask, TaskReport
 
@@ -131,8 +131,9 @@ _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 # A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
 DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
 
-# Names of the files in a task's spool directory (see the module docstring).
-STATE, ENVIRONMENT, CONFIG, LOCK = "state.json", "environment", "config.json", "lock"
+# Names of the files in a task's spool directory (see the module docstring; the lock's is
+# the shepherd's LOCK).
+STATE, ENVIRONMENT, CONFIG = "state.json", "environment", "config.json"
 STARTED, ENDED, KILLED, REPORT = "job.json", "exit.json", "killed", "report.json"
 
 
@@ -229,21 +230,6 @@ def load_pending_reports(spool_dir: Path) -> list[TaskReport]:
 def forget(spool_dir: Path, job_id: int, task_id: int) -> None:
     """Drop everything kept for a task once the master holds its report durably."""
     shutil.rmtree(task_dir(spool_dir, job_id, task_id), ignore_errors=True)
-
-
-def shepherd_alive(directory: Path) -> bool:
-    """Whether a shepherd still holds the task's lock (execd holds none of its own then)."""
-    try:
-        fd = os.open(directory / LOCK, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # also drops the shared lock just taken
-    return False
 
 
 def _task_dirs(spool_dir: Path) -> list[Path]:

@@ -48,6 +48,7 @@ site packages; ``-I`` keeps user site packages and the working directory out of 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -65,6 +66,9 @@ FAILED_OPEN_OUTPUT = 26
 FAILED_NO_SHELL = 27
 FAILED_NO_CWD = 28
 
+# The task's lock file in TASK_DIR, which LOCK_FD holds open.
+LOCK = "lock"
+
 JOB_UMASK = 0o022
 OUTPUT_MODE = 0o644
 
@@ -75,6 +79,22 @@ class StartError(Exception):
     def __init__(self, failed: int, message: str) -> None:
         super().__init__(message)
         self.failed = failed
+
+
+def shepherd_alive(task_dir: str | os.PathLike[str]) -> bool:
+    """Whether a shepherd still holds the task's lock (execd holds none of its own then).
+    Here beside the lock's meaning, so that ``gridd down`` can ask without loading execd."""
+    try:
+        fd = os.open(os.path.join(task_dir, LOCK), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also drops the shared lock just taken
+    return False
 
 
 def write_record(path: str, record: dict[str, object]) -> None:
