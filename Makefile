@@ -33,5 +33,5 @@ lint: $(STAMP)
 	$(BIN)/ruff check gridd tests bench
 
 clean:
-	-GRIDD_ROOT=$(DEMO_ROOT) $(BIN)/gridd down
+	-GRIDD_ROOT=$(DEMO_ROOT) $(BIN)/gridd down --kill-jobs
 	rm -rf $(VENV) $(DEMO_ROOT) build *.egg-info

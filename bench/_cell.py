@@ -1,8 +1,8 @@
 """What the benchmarks share: a throw-away gridd cell, job specs, and simple statistics.
 
 A cell lives in a fresh temporary GRIDD_ROOT under /tmp; on leaving the context it is
-stopped with `gridd down`, any of its processes still alive are killed by PID, and the
-root is removed.
+stopped with `gridd down --kill-jobs` (plain `gridd down` would leave its jobs running),
+any of its daemons still alive are killed by PID, and the root is removed.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def cell(hosts: int = 1, slots: int = 1, load_report_time: float = 1.0,
         yield c
     finally:
         started.update(c.pids())
-        subprocess.run([str(BIN / "gridd"), "down"], env=env, capture_output=True, timeout=60)
+        subprocess.run([str(BIN / "gridd"), "down", "--kill-jobs"], env=env,
+                       capture_output=True, timeout=60)
         for pid in started:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)

@@ -4,9 +4,10 @@ set -euo pipefail
 BIN=${BIN:-.venv/bin}
 export GRIDD_ROOT=${GRIDD_ROOT:-$PWD/gridd-root}
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-trap '"$BIN/gridd" down >/dev/null 2>&1 || true' EXIT
+# gridd down leaves running jobs for the next gridd up: a demo cut short kills its own
+trap '"$BIN/gridd" down --kill-jobs >/dev/null 2>&1 || true' EXIT
 # a fresh cell every time, so that the job numbers below are the demo's own
-"$BIN/gridd" down >/dev/null 2>&1 || true
+"$BIN/gridd" down --kill-jobs >/dev/null 2>&1 || true
 rm -rf "$GRIDD_ROOT"
 
 say gridd up --hosts 2 --slots 2

@@ -8,10 +8,12 @@ Jobs outlive execd too (see ``gridd.execd.runner``): a starting execd first take
 what the last one left in its spool. Tasks still running are followed to their end and
 listed as running when it registers; tasks that ended meanwhile, or were lost, have
 their reports among the unacknowledged ones. A report is sent again with every load
-report until the master acknowledges it. Stopped with SIGTERM or SIGINT (``gridd down``),
-execd kills its jobs and waits (a few seconds at most) until they are over and reported,
-so that no job outlives a stopped cell; a report that did not get through is sent by the
-next execd. Killed outright (SIGKILL, a crash), it leaves its jobs running for the next.
+report until the master acknowledges it. Stopped with SIGTERM or SIGINT (``gridd down``,
+``qconf -ke``) or killed outright (SIGKILL, a crash), execd ends at once and leaves its
+jobs running for the next, as Grid Engine's does; their shepherds keep how they end. Told
+to kill its jobs (SIGUSR1 from ``gridd down --kill-jobs``, ``qconf -kej``), it kills them
+and waits (a few seconds at most) until they are over and reported first; a report that
+did not get through is sent by the next execd. See ``gridd.execd.signals``.
 
 execd connects with CURVE, with its host's key (common/keys/hosts/NAME.key_secret): the
 master takes a host's reports only from that host's key, and sends its orders to the
@@ -34,7 +36,7 @@ from zmq.utils.monitor import parse_monitor_message
 
 from gridd import keys, paths
 from gridd import protocol as p
-from gridd.execd import runner
+from gridd.execd import runner, signals
 from gridd.execd.load import read_load
 from gridd.transport import TrioSocket
 from gridd.zmtp import Curve
@@ -74,10 +76,10 @@ class ExecdActor:
             log.info("taking over %d running task(s); %d report(s) to deliver",
                      len(self.active), len(self.unacked))
         self.stopping = False
-        # Set when the master asks this execd to end (qconf -ke, -kej): with whether its
-        # jobs are to be killed first.
+        # Set when this execd is to end (qconf -ke, -kej, a signal): with whether its jobs
+        # are to be killed first.
         self.told_to_stop = trio.Event()
-        self.kill_jobs = True
+        self.kill_jobs = False
         self.ctx = zmq.Context()
 
     async def run(self) -> None:
@@ -243,8 +245,12 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None
     actor = ExecdActor(base, name, endpoint, load_report_time, curve)
 
     async def signalled() -> None:
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for _ in signals:
+        with trio.open_signal_receiver(*signals.LEAVE_JOBS, signals.KILL_JOBS) as received:
+            async for signum in received:
+                log.info("signal %s: ending%s", signal.Signals(signum).name,
+                         ", killing the jobs" if signum == signals.KILL_JOBS else
+                         f", leaving {len(actor.active)} task(s) running")
+                actor.kill_jobs = signum == signals.KILL_JOBS
                 actor.told_to_stop.set()
                 return
 

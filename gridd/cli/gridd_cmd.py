@@ -1,7 +1,7 @@
 """`gridd`: start, stop and inspect a local cell, and run its daemons.
 
     gridd up [--hosts N] [--slots S]   a master and N execds (node1..nodeN) in the background
-    gridd down                         stop them
+    gridd down [--kill-jobs]           stop them; their jobs go on unless --kill-jobs
     gridd status                       say what runs
     gridd keys user NAME | host NAME | list
                                        make a user's or a host's CURVE key pair; list them
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from gridd import keys, paths
 from gridd.cli import dbwriter, report, spool_cmd
+from gridd.execd import signals
 from gridd.pidfile import alive, read_pid
 from gridd.spool import methods as spool_methods
 
@@ -54,7 +55,15 @@ def main(argv: list[str] | None = None) -> int:
         one.add_argument("name")
         one.add_argument("--renew", action="store_true", help="replace the key pair it has")
     key_sub.add_parser("list", help="the keys the master knows")
-    sub.add_parser("down", help="stop the local cell")
+    down = sub.add_parser(
+        "down", help="stop the local cell's daemons; running jobs go on",
+        description="Stop the master and the execds (SIGTERM, SIGKILL after 15 s). Running "
+        "jobs go on, as with qconf -ke: the next 'gridd up' takes them over, and each is "
+        "accounted once when it ends, also if it ends while the cell is down.")
+    down.add_argument("--kill-jobs", action="store_true",
+                      help="kill the running jobs first, as qconf -kej does; each is "
+                      "accounted as killed, failed 100 and exit status 137 (default: leave "
+                      "them running)")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
     master.add_argument("--endpoint", help="default: the cell's common/master_endpoint")
@@ -176,11 +185,16 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_down(base: Path, args: argparse.Namespace) -> int:
-    pids = [read_pid(paths.master_spool(base) / "qmaster.pid")]
-    pids += [read_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
-    pids = [pid for pid in pids if alive(pid)]
-    for pid in pids:
-        os.kill(pid, signal.SIGTERM)
+    """Stop the daemons; the jobs go on under their shepherds unless --kill-jobs (see
+    gridd.execd.signals), and whatever still runs afterwards is said."""
+    master = read_pid(paths.master_spool(base) / "qmaster.pid")
+    execds = [read_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
+    stop_execd = signals.KILL_JOBS if args.kill_jobs else signal.SIGTERM
+    pids = []
+    for pid, signum in [(master, signal.SIGTERM), *((pid, stop_execd) for pid in execds)]:
+        if alive(pid):
+            os.kill(pid, signum)
+            pids.append(pid)
     deadline = time.monotonic() + 15
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -188,7 +202,18 @@ def cmd_down(base: Path, args: argparse.Namespace) -> int:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
     print(f"gridd: cell under {base} stopped ({len(pids)} process(es))")
+    left = _jobs_running(base)
+    if left:
+        print(f"gridd: {left} job(s) left running, for the next 'gridd up' to take over")
     return 0
+
+
+def _jobs_running(base: Path) -> int:
+    """Jobs with a task whose shepherd still runs, on any host of the cell."""
+    from gridd.execd.shepherd import shepherd_alive
+
+    tasks = (base / "spool").glob("*/active_jobs/*")
+    return len({task.name.partition(".")[0] for task in tasks if shepherd_alive(task)})
 
 
 def cmd_status(base: Path, args: argparse.Namespace) -> int:

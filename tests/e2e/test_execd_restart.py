@@ -119,26 +119,3 @@ def test_execd_kills_while_jobs_run_account_each_job_once(one_host: Cell):
         for pid in cell_processes(cell.root):
             os.kill(pid, signal.SIGKILL)
 
-
-def test_cell_stopped_leaves_no_job_and_the_next_execd_reports_it(one_host: Cell):
-    """``gridd down`` stops execd with SIGTERM: it kills its jobs rather than leave them
-    behind a stopped cell, and the kill is accounted once, by whichever execd gets the
-    report through."""
-    cell = one_host
-    execd = Execd(cell)
-    try:
-        out = cell.ok("qsub", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "300")
-        job = int(re.search(r"Your job (\d+) ", out).group(1))
-        wait_for(lambda: execd.tasks("job.json"), what="the job running")
-        cell.ok("gridd", "down")
-        wait_for(lambda: not cell_processes(cell.root), timeout=15,
-                 what="no process of the cell left")
-        cell.ok("gridd", "up", "--load-report-time", "1")
-        wait_for(lambda: cell.accounting_lines(), what="the job accounted")
-        wait_for(lambda: not execd.tasks(), what="execd's spool emptied")
-        [line] = cell.accounting_lines()
-        fields = line.split(":")
-        assert (int(fields[5]), fields[11], fields[12]) == (job, "100", "137")
-    finally:
-        for pid in cell_processes(cell.root):
-            os.kill(pid, signal.SIGKILL)
