@@ -26,12 +26,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gridd import keys, paths
 from gridd.cli import dbwriter, report, spool_cmd
 from gridd.execd import signals
 from gridd.pidfile import alive, read_pid
 from gridd.spool import methods as spool_methods
+
+if TYPE_CHECKING:
+    from gridd.master.bootstrap import CellConfig
 
 START_TIMEOUT = 30.0
 
@@ -40,8 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="gridd", description="a Grid Engine-style batch system")
     sub = parser.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="start a local cell under $GRIDD_ROOT")
-    up.add_argument("--hosts", type=int, default=1)
-    up.add_argument("--slots", type=int, default=0, help="slots per host (default: CPUs)")
+    up.add_argument("--hosts", type=int, metavar="N",
+                    help="a new cell's execution hosts, node1..nodeN, an execd each "
+                    "(default: 1)")
+    up.add_argument("--slots", type=int, metavar="S",
+                    help="a new cell's slots per host in all.q (default: the machine's CPUs)")
     up.add_argument("--load-report-time", type=float, default=10.0)
     up.add_argument("--spooling-method", choices=spool_methods.METHODS,
                     help=f"how a new cell's master spools (default: {spool_methods.DEFAULT})")
@@ -136,8 +143,10 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
             print(f"gridd: the cell under {base} was made with --security "
                   f"{keys.security(base)}", file=sys.stderr)
             return 1
+        for line in kept_shape(cell, args.hosts, args.slots):
+            print(f"gridd: {line}", file=sys.stderr)
     else:
-        cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts) + 1)],
+        cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts or 1) + 1)],
                           slots=args.slots or os.cpu_count() or 1, manager=current_user(),
                           machine=os.uname().nodename)
         keys.set_security(base, args.security or keys.CURVE)
@@ -182,6 +191,22 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     print(f"gridd: cell up under {base}: master at {endpoint}, "
           f"{len(cell.hosts)} host(s) x {cell.slots} slots in all.q")
     return 0
+
+
+def kept_shape(cell: CellConfig, hosts: int | None, slots: int | None) -> list[str]:
+    """What `gridd up` says when --hosts or --slots ask an existing cell for another
+    shape than it was made with: what it keeps, and how to change it; nothing otherwise."""
+    asked = [f"--{flag} {value}" for flag, value, has in
+             (("hosts", hosts, len(cell.hosts)), ("slots", slots, cell.slots))
+             if value is not None and value != has]
+    if not asked:
+        return []
+    return [f"the cell keeps the shape it was made with, {len(cell.hosts)} host(s) "
+            f"({', '.join(cell.hosts)}) x {cell.slots} slots; only a new cell takes "
+            f"{' '.join(asked)}",
+            "to change this one: 'qconf -mattr queue slots S all.q'; a host more: 'gridd keys "
+            "host NAME', 'qconf -aattr queue hostlist NAME all.q', then 'gridd execd --name "
+            "NAME --master ENDPOINT' (ENDPOINT: common/master_endpoint)"]
 
 
 def cmd_down(base: Path, args: argparse.Namespace) -> int:

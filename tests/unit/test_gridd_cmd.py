@@ -1,10 +1,17 @@
-"""`gridd`'s own command line."""
+"""`gridd`'s own command line: `gridd up` on an existing cell says what it kept. No daemon
+runs here: the cell's pid files name this process."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import msgspec
 import pytest
 
-from gridd.cli.gridd_cmd import main
+from gridd import keys
+from gridd.cli.gridd_cmd import kept_shape, main
+from gridd.master.bootstrap import CellConfig
 
 
 def test_gridd_down_help_says_what_becomes_of_the_jobs(capsys: pytest.CaptureFixture[str]):
@@ -14,3 +21,48 @@ def test_gridd_down_help_says_what_becomes_of_the_jobs(capsys: pytest.CaptureFix
     text = " ".join(capsys.readouterr().out.split())
     assert "Running jobs go on" in text and "the next 'gridd up' takes them over" in text
     assert "--kill-jobs kill the running jobs first, as qconf -kej does" in text
+
+
+@pytest.fixture
+def made_cell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cell made with 2 hosts x 2 slots whose daemons all "run" (as this process)."""
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path))
+    common = tmp_path / "common"
+    common.mkdir()
+    cell = CellConfig(hosts=["node1", "node2"], slots=2, manager="me", machine="here")
+    (common / "bootstrap.json").write_bytes(msgspec.json.encode(cell))
+    keys.set_security(tmp_path, keys.NONE)
+    (common / "master_endpoint").write_text("tcp://127.0.0.1:1\n")
+    for spool, name in (("qmaster", "qmaster.pid"), ("node1", "execd.pid"),
+                        ("node2", "execd.pid")):
+        (tmp_path / "spool" / spool).mkdir(parents=True)
+        (tmp_path / "spool" / spool / name).write_text(f"{os.getpid()}\n")
+    return tmp_path
+
+
+def test_gridd_up_on_a_cell_of_another_shape_says_what_it_kept(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["up", "--hosts", "5", "--slots", "4"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == ("gridd: the cell keeps the shape it was made with, 2 host(s) (node1, "
+                      "node2) x 2 slots; only a new cell takes --hosts 5 --slots 4")
+    assert "qconf -mattr queue slots S all.q" in err[1]
+    assert "qconf -aattr queue hostlist NAME all.q" in err[1]
+    assert err[2:] == [f"gridd: the cell under {made_cell} is already running"]
+    assert msgspec.json.decode((made_cell / "common" / "bootstrap.json").read_bytes(),
+                               type=CellConfig).hosts == ["node1", "node2"]
+
+
+def test_gridd_up_says_nothing_of_the_shape_when_it_is_the_cells(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["up", "--hosts", "2", "--slots", "2"]) == 0
+    assert main(["up"]) == 0
+    assert "shape" not in capsys.readouterr().err
+
+
+def test_kept_shape_names_only_the_flags_that_differ():
+    cell = CellConfig(hosts=["node1"], slots=8)
+    assert kept_shape(cell, None, None) == []
+    assert kept_shape(cell, 1, 8) == []
+    assert kept_shape(cell, 1, 4)[0].endswith("only a new cell takes --slots 4")
+    assert kept_shape(cell, 3, None)[0].endswith("only a new cell takes --hosts 3")
