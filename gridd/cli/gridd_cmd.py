@@ -40,16 +40,24 @@ if TYPE_CHECKING:
 START_TIMEOUT = 30.0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand and flag, each with a help that says what it does and its default."""
     parser = argparse.ArgumentParser(prog="gridd", description="a Grid Engine-style batch system")
     sub = parser.add_subparsers(dest="cmd", required=True)
-    up = sub.add_parser("up", help="start a local cell under $GRIDD_ROOT")
+    up = sub.add_parser(
+        "up", help="start a local cell under $GRIDD_ROOT, or what of it does not run",
+        description="Start the master and an execd per host in the background, making the "
+        "cell first if there is none; on an existing cell, start whichever of its daemons "
+        "does not run (execds take over the jobs left running). --hosts, --slots, "
+        "--spooling-method and --security shape a new cell only.")
     up.add_argument("--hosts", type=int, metavar="N",
                     help="a new cell's execution hosts, node1..nodeN, an execd each "
                     "(default: 1)")
     up.add_argument("--slots", type=int, metavar="S",
                     help="a new cell's slots per host in all.q (default: the machine's CPUs)")
-    up.add_argument("--load-report-time", type=float, default=10.0)
+    up.add_argument("--load-report-time", type=float, default=10.0, metavar="SECONDS",
+                    help="seconds between the load reports of the execds it starts "
+                    "(default: %(default)g)")
     up.add_argument("--spooling-method", choices=spool_methods.METHODS,
                     help=f"how a new cell's master spools (default: {spool_methods.DEFAULT})")
     up.add_argument("--security", choices=(keys.CURVE, keys.NONE),
@@ -57,10 +65,12 @@ def main(argv: list[str] | None = None) -> int:
                     "to measure what CURVE costs")
     key_cmd = sub.add_parser("keys", help="make and list the CURVE keys of users and hosts")
     key_sub = key_cmd.add_subparsers(dest="what", required=True)
-    for what in ("user", "host"):
+    for what, name in (("user", "the user's login name"),
+                       ("host", "the host's name, as its execd's --name")):
         one = key_sub.add_parser(what, help=f"make a {what}'s key pair, unless it has one")
-        one.add_argument("name")
-        one.add_argument("--renew", action="store_true", help="replace the key pair it has")
+        one.add_argument("name", help=name)
+        one.add_argument("--renew", action="store_true",
+                         help="replace the key pair it has (default: keep it)")
     key_sub.add_parser("list", help="the keys the master knows")
     down = sub.add_parser(
         "down", help="stop the local cell's daemons; running jobs go on",
@@ -73,20 +83,34 @@ def main(argv: list[str] | None = None) -> int:
                       "them running)")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
-    master.add_argument("--endpoint", help="default: the cell's common/master_endpoint")
-    master.add_argument("--schedule-interval", type=float, default=2.0)
-    execd = sub.add_parser("execd", help="run an execution daemon in the foreground")
-    execd.add_argument("--name", required=True)
-    execd.add_argument("--master", required=True, dest="master_endpoint")
-    execd.add_argument("--load-report-time", type=float, default=10.0)
+    master.add_argument("--endpoint", help="where it listens (default: the cell's "
+                        "common/master_endpoint, which 'gridd up' chose)")
+    master.add_argument("--schedule-interval", type=float, default=2.0, metavar="SECONDS",
+                        help="seconds between scheduling runs at most, when nothing "
+                        "prompts one sooner (default: %(default)g)")
+    execd = sub.add_parser(
+        "execd", help="run an execution daemon in the foreground",
+        description="SIGTERM or ^C ends it and leaves its jobs running for the next execd "
+        "of the host to take over (as qconf -ke); SIGUSR1 kills its jobs first (as qconf "
+        "-kej).")
+    execd.add_argument("--name", required=True,
+                       help="the execution host it serves; its key pair is the cell's "
+                       "common/keys/hosts/NAME.key (gridd keys host NAME)")
+    execd.add_argument("--master", required=True, dest="master_endpoint", metavar="ENDPOINT",
+                       help="where the master listens: the cell's common/master_endpoint")
+    execd.add_argument("--load-report-time", type=float, default=10.0, metavar="SECONDS",
+                       help="seconds between load reports to the master "
+                       "(default: %(default)g)")
     sim = sub.add_parser("sim", help="replay an SWF job trace through the planner in virtual "
                          "time")
     sim.add_argument("trace", help="a Standard Workload Format file (.swf or .swf.gz)")
     sim.add_argument("--slots", type=int, required=True, help="the pool's processors")
     sim.add_argument("--max-reservation", type=int, default=0,
-                     help="reservations per scheduling run (sched_conf max_reservation)")
+                     help="reservations per scheduling run (sched_conf max_reservation; "
+                     "default: %(default)s)")
     sim.add_argument("--duration-offset", type=float, default=60.0,
-                     help="seconds added to every expected run time (DURATION_OFFSET)")
+                     help="seconds added to every expected run time (DURATION_OFFSET; "
+                     "default: %(default)g)")
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
     sim.add_argument("--workers", type=int,
                      help="processes replaying busy periods side by side (default: one per "
@@ -94,7 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     report.configure(sub)
     dbwriter.configure(sub)
     spool_cmd.configure(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.cmd == "sim":
         from gridd.cli.sim import cmd_sim
 

@@ -34,7 +34,8 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("name", nargs="?", help="the report to run")
     parser.add_argument("--param", action="append", default=[], metavar="K=V",
                         help="a value for a report's (or the --sql's $K) parameter")
-    parser.add_argument("--format", choices=FORMATS, default="table")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="how the rows are written (default: %(default)s)")
     parser.add_argument("--out", metavar="FILE", help="write here instead of to stdout")
     parser.add_argument("--sql", help="run this one read-only SQL statement")
     parser.add_argument("--export", metavar="DIR",

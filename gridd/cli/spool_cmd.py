@@ -23,7 +23,10 @@ ACTIONS = ("check", "backup", "restore", "convert")
 def configure(sub: argparse._SubParsersAction) -> None:
     """Add `spool` to gridd's subcommands."""
     parser = sub.add_parser("spool", help="check, back up, restore or convert the spool")
-    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("action", choices=ACTIONS,
+                        help="check: every spooled object parses; backup DIRECTORY: a "
+                        "consistent copy, also while the master runs; restore DIRECTORY, "
+                        "convert --to METHOD: with the master stopped")
     parser.add_argument("directory", nargs="?", type=Path, help="backup/restore: the copy")
     parser.add_argument("--to", choices=METHODS, help="convert: the method")
 

@@ -1,8 +1,9 @@
-"""`gridd`'s own command line: `gridd up` on an existing cell says what it kept. No daemon
-runs here: the cell's pid files name this process."""
+"""`gridd`'s own command line: every flag says what it does, `gridd up` on an existing cell
+says what it kept. No daemon runs here: the cell's pid files name this process."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
@@ -10,8 +11,36 @@ import msgspec
 import pytest
 
 from gridd import keys
-from gridd.cli.gridd_cmd import kept_shape, main
+from gridd.cli.gridd_cmd import build_parser, kept_shape, main
 from gridd.master.bootstrap import CellConfig
+
+NO_DEFAULT = (None, False, [], argparse.SUPPRESS)
+
+
+def parsers(parser: argparse.ArgumentParser, name: str = "gridd"):
+    """The parser and every subcommand's, each with its command line."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            described = {choice.dest for choice in action._choices_actions if choice.help}
+            assert described == set(action.choices), f"{name}: subcommands without a help"
+            for sub, child in action.choices.items():
+                yield from parsers(child, f"{name} {sub}")
+
+
+def test_every_flag_of_every_gridd_subcommand_says_what_it_does_and_its_default():
+    lacking = []
+    for name, parser in parsers(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+                continue
+            flag = f"{name} {'/'.join(action.option_strings) or action.dest}"
+            if not action.help:
+                lacking.append(f"{flag}: no help")
+            elif (action.option_strings and not action.required
+                  and action.default not in NO_DEFAULT and "default" not in action.help):
+                lacking.append(f"{flag}: its default ({action.default!r}) unsaid")
+    assert not lacking
 
 
 def test_gridd_down_help_says_what_becomes_of_the_jobs(capsys: pytest.CaptureFixture[str]):
