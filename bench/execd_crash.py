@@ -66,7 +66,7 @@ def main() -> int:
             for n in range(args.jobs):
                 seconds = rng.uniform(0.5, 4.0)
                 status = n % 7
-                spec = c.spec("/bin/sh", "-c", f"sleep {seconds:.2f}; exit {status}")
+                spec = c.spec("sleep", f"{seconds:.2f};", "exit", str(status))
                 expected[client.submit(spec).job_id] = status
         # the kills spread over the time the jobs take to run
         span = args.jobs * 2.25 / (SLOTS * args.hosts)

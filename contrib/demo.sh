@@ -28,8 +28,8 @@ say qstat
 say qhost
 "$BIN/qhost"
 
-say "qsub -sync y -b y sh -c 'exit 3'   (waits, then exits with the job's code)"
-"$BIN/qsub" -sync y -b y sh -c 'exit 3' || echo "exit code: $?"
+say "qsub -sync y -b y exit 3   (waits, then exits with the job's code)"
+"$BIN/qsub" -sync y -b y exit 3 || echo "exit code: $?"
 
 printf '\nwaiting for the queue to drain'
 while [ -n "$("$BIN/qstat")" ]; do printf .; sleep 0.5; done

@@ -74,12 +74,13 @@ variables, then Grid Engine's, HOME and SHELL from the owner's passwd entry and 
 PATH as Grid Engine sets it (TMPDIR, then the job's PATH or a default). Nothing of
 execd's own environment reaches the job.
 
-No shell sees a path or an argument as text: the shepherd and the job are started with
-argument vectors; a script job runs as ``SHELL SCRIPT ARGS...``; a ``-b y`` job as
-``SHELL -c LINE`` where LINE quotes every argument (``binary_command_line``), or with
--shell n as its own argument vector. Only the
-command word of a binary job is shell text, as the owner gave it: the job runs as its
-owner, so it can do nothing the owner could not do anyway.
+No shell sees a path, a name or a script argument as text: the shepherd and the job are
+started with argument vectors, and a script job runs as ``SHELL SCRIPT ARGS...``. A
+``-b y`` job's words are the one exception, as in Grid Engine 8.1.9: with -shell y (the
+default) they are joined with blanks into the text of ``SHELL -c`` (``binary_command_line``),
+so that variables such as ``'$SGE_TASK_ID'`` or ``'$TMPDIR/x'`` expand on the execution
+host; with -shell n the command is started with its words as its argument vector. That
+text is the owner's own, run as the owner: it can do nothing the owner could not do anyway.
 """
 
 from __future__ import annotations
@@ -90,7 +91,6 @@ import logging
 import os
 import pwd
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -390,15 +390,11 @@ def _pe_hostfile(start: StartTask) -> str:
 
 
 def binary_command_line(argv: list[str]) -> str:
-    """The ``sh -c`` text for a ``-b y`` job.
-
-    Grid Engine joins argv with spaces, so ``sh -c 'exit 7'`` loses its quoting and exits 0.
-    The arguments are quoted here; the command word stays as given, which keeps Grid
-    Engine's behaviour for a single command string such as ``-b y 'exit 7'``.
-    """
-    if not argv:
-        return ""
-    return " ".join([argv[0], *(shlex.quote(arg) for arg in argv[1:])])
+    """The ``SHELL -c`` text of a ``-b y`` job run by a shell: its words joined with
+    blanks, as 8.1.9 joins them. Scripts pass words such as ``'$SGE_TASK_ID'`` to be
+    expanded where the job runs; the price is that quoting is lost (``sh -c 'exit 7'``
+    runs ``sh -c exit 7``, which exits 0): -shell n keeps the words as they are."""
+    return " ".join(argv)
 
 
 def output_path(

@@ -85,10 +85,11 @@ def read_env(path: Path) -> dict[str, str]:
 # ---- pure helpers ----------------------------------------------------------------------
 
 
-def test_binary_command_line_quotes_arguments_only() -> None:
-    assert binary_command_line(["sh", "-c", "exit 7"]) == "sh -c 'exit 7'"
+def test_binary_command_line_joins_the_words_with_blanks() -> None:
+    """As 8.1.9 does: the words are shell text, so sh -c 'exit 7' loses its quoting."""
+    assert binary_command_line(["sh", "-c", "exit 7"]) == "sh -c exit 7"
     assert binary_command_line(["exit 7"]) == "exit 7"
-    assert binary_command_line(["echo", "a b", "$HOME"]) == "echo 'a b' '$HOME'"
+    assert binary_command_line(["echo", "$HOME", "a  b", ";", "echo"]) == "echo $HOME a  b ; echo"
 
 
 def test_output_path_rules(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_cpu_ticks_and_io() -> None:
 
 
 async def test_binary_exit_code_propagates(work: Path, runner: TaskRunner) -> None:
-    report = await runner.run_task(binary(work, "sh", "-c", "exit 7"))
+    report = await runner.run_task(binary(work, "sh", "-c", "exit 7", noshell=True))
     assert (report.exit_status, report.failed, report.signal) == (7, 0, "")
     assert report.host == HOST
     assert report.start_time > 0 and report.end_time >= report.start_time
@@ -137,6 +138,25 @@ async def test_binary_single_command_string_runs_in_shell(
 ) -> None:
     report = await runner.run_task(binary(work, "exit 7", name="ex7"))
     assert report.exit_status == 7
+
+
+async def test_binary_words_are_run_by_the_shell(work: Path, runner: TaskRunner) -> None:
+    """-b y with -shell y (the default), as 8.1.9 runs it: the words joined with blanks
+    are the shell's text, so variables expand on the execution host, blanks collapse,
+    ';' separates commands and sh -c 'exit 7' runs `sh -c exit 7`, which exits 0."""
+    home = pwd.getpwuid(os.geteuid()).pw_dir
+    await runner.run_task(binary(work, "echo", "$HOME", "a  b", job_id=1))
+    assert (work / "work" / "echo.o1").read_text() == f"{home} a b\n"
+    await runner.run_task(binary(work, "echo", "a", ";", "echo", "b", job_id=2))
+    assert (work / "work" / "echo.o2").read_text() == "a\nb\n"
+    report = await runner.run_task(binary(work, "sh", "-c", "exit 7", job_id=3))
+    assert (report.exit_status, report.failed) == (0, 0)
+
+
+async def test_shell_n_passes_the_words_untouched(work: Path, runner: TaskRunner) -> None:
+    """-shell n: the command gets its arguments as given, blanks kept, nothing expanded."""
+    await runner.run_task(binary(work, "echo", "$HOME", "a  b", ";", noshell=True))
+    assert (work / "work" / "echo.o17").read_text() == "$HOME a  b ;\n"
 
 
 async def test_missing_binary_exits_127(work: Path, runner: TaskRunner) -> None:
@@ -227,20 +247,20 @@ async def test_workdir_defaults_to_the_owners_home(work: Path, runner: TaskRunne
 
 
 async def test_merge_sends_stderr_to_stdout_file(work: Path, runner: TaskRunner) -> None:
-    start = binary(work, "sh", "-c", "echo out; echo err >&2", merge=True)
+    start = binary(work, "echo", "out;", "echo", "err", ">&2", merge=True)
     await runner.run_task(start)
-    assert (work / "work" / "sh.o17").read_text() == "out\nerr\n"
-    assert not (work / "work" / "sh.e17").exists()
+    assert (work / "work" / "echo.o17").read_text() == "out\nerr\n"
+    assert not (work / "work" / "echo.e17").exists()
 
 
 async def test_output_directory_gets_default_name(work: Path, runner: TaskRunner) -> None:
     logs = work / "logs"
     logs.mkdir()
-    start = binary(work, "sh", "-c", "echo o; echo e >&2", stdout_path=[f"{HOST}:{logs}"],
+    start = binary(work, "echo", "o;", "echo", "e", ">&2", stdout_path=[f"{HOST}:{logs}"],
                    stderr_path=[str(logs / "$JOB_NAME.err.$JOB_ID")])
     await runner.run_task(start)
-    assert (logs / "sh.o17").read_text() == "o\n"
-    assert (logs / "sh.err.17").read_text() == "e\n"
+    assert (logs / "echo.o17").read_text() == "o\n"
+    assert (logs / "echo.err.17").read_text() == "e\n"
 
 
 async def test_array_task_names_and_variables(work: Path, runner: TaskRunner) -> None:
@@ -267,10 +287,10 @@ async def test_array_tasks_share_the_job_script(work: Path, runner: TaskRunner) 
 
 async def test_pe_hostfile_and_slot_counts(work: Path, runner: TaskRunner) -> None:
     granted = [(f"all.q@{HOST}", 2), ("all.q@node2", 1), ("short.q@node2", 1)]
-    start = binary(work, "sh", "-c", 'cat "$PE_HOSTFILE"; env', pe_name="mpi", pe_min=4,
-                   pe_max=4, granted=granted)
+    start = binary(work, "cat", "$PE_HOSTFILE;", "env", pe_name="mpi", pe_min=4, pe_max=4,
+                   granted=granted)
     await runner.run_task(start)
-    out = work / "work" / "sh.o17"
+    out = work / "work" / "cat.o17"
     lines = out.read_text().splitlines()
     assert lines[:3] == [f"{HOST} 2 all.q@{HOST} UNDEFINED", "node2 1 all.q@node2 UNDEFINED",
                          "node2 1 short.q@node2 UNDEFINED"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -44,13 +45,37 @@ def test_qsub_a_waits_for_its_time_and_shell_n_runs_the_command_itself(cell: Cel
     assert (cell.root / "direct.out").read_text() == "$HOME\n"
 
 
-def test_binary_job_runs_and_is_accounted(cell: Cell):
-    job = submit(cell, "-b", "y", "sh", "-c", "exit 7")
-    wait_for(lambda: finished(cell, job), what="job accounted")
-    out = cell.ok("qacct", "-j", str(job))
+def test_binary_jobs_run_their_words_in_a_shell_unless_shell_n_and_are_accounted(cell: Cell):
+    """-b y as 8.1.9 runs it (checked there): the words joined with blanks are the
+    shell's text, so variables expand where the job runs, blanks collapse, ';' separates
+    commands and sh -c 'exit 7' exits 0; -shell n runs the command with the words as
+    given. qresub's copy and an array's tasks alike; the job is named after the command."""
+    home = pwd.getpwuid(os.geteuid()).pw_dir
+    words = ("echo", "$HOME", "a  b", ";", "echo", "$SGE_TASK_ID")
+    in_shell = submit(cell, "-b", "y", "sh", "-c", "exit 7")
+    direct = submit(cell, "-b", "y", "-shell", "n", "sh", "-c", "exit 7")
+    held = submit(cell, "-h", "-b", "y", "-cwd", "-o", "out.$JOB_ID", *words)
+    copy = int(SUBMITTED.match(cell.ok("qresub", str(held))).group(1))
+    kept = submit(cell, "-b", "y", "-shell", "n", "-cwd", "-o", "out.$JOB_ID", *words)
+    array = int(cell.ok("qsub", "-terse", "-t", "1-2", "-b", "y", "-cwd",
+                        "-o", "out.$JOB_ID.$TASK_ID", *words).partition(".")[0])
+
+    def ended() -> dict[int, tuple[str, int]]:
+        """Each job's name and exit status, by its accounting lines."""
+        lines = [line.split(":") for line in cell.accounting_lines()]
+        return {int(f[5]): (f[4], int(f[12])) for f in lines}
+
+    wait_for(lambda: len(cell.accounting_lines()) == 6, what="six tasks accounted")
+    assert ended() == {in_shell: ("sh", 0), direct: ("sh", 7), copy: ("echo", 0),
+                       kept: ("echo", 0), array: ("echo", 0)}
+    out = cell.ok("qacct", "-j", str(direct))
     assert re.search(r"^exit_status\s+7\s*$", out, re.M)
-    assert re.search(rf"^jobnumber\s+{job}\s*$", out, re.M)
-    assert len(cell.accounting_lines()) == 1
+    assert re.search(rf"^jobnumber\s+{direct}\s*$", out, re.M)
+    assert (cell.root / f"out.{copy}").read_text() == f"{home} a b\nundefined\n"
+    assert (cell.root / f"out.{kept}").read_text() == "$HOME a  b ; echo $SGE_TASK_ID\n"
+    for task in (1, 2):
+        assert (cell.root / f"out.{array}.{task}").read_text() == f"{home} a b\n{task}\n"
+    cell.ok("qdel", str(held))
 
 
 def test_script_job_with_directives_environment_and_output(cell: Cell, tmp_path):
@@ -75,7 +100,7 @@ def test_script_job_with_directives_environment_and_output(cell: Cell, tmp_path)
 
 
 def test_sync_returns_job_exit_code_and_terse_prints_id(cell: Cell):
-    res = cell.run("qsub", "-sync", "y", "-b", "y", "sh", "-c", "exit 3")
+    res = cell.run("qsub", "-sync", "y", "-b", "y", "exit", "3")
     assert res.returncode == 3
     assert re.search(r"Job \d+ exited with exit code 3\.", res.stderr)
     res = cell.run("qsub", "-terse", "-b", "y", "true")

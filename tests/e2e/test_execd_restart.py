@@ -68,7 +68,7 @@ def test_execd_kills_while_jobs_run_account_each_job_once(one_host: Cell):
         expected = {}
         for seconds, status in JOBS:
             out = cell.ok("qsub", "-b", "y", "-o", "/dev/null", "-j", "y",
-                          "sh", "-c", f"sleep {seconds}; exit {status}")
+                          "sleep", str(seconds), ";", "exit", str(status))
             expected[int(re.search(r"Your job (\d+) ", out).group(1))] = (seconds, status)
 
         # 1. While the first six jobs run.

@@ -18,7 +18,7 @@ def test_qstat_shows_the_usage_of_a_running_job(cell: Cell) -> None:
     # under the other tests' cells), then a wait: the job runs until it is deleted.
     busy = ("head -c 5000000 /dev/zero > /dev/null; "
             "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 120")
-    job = submit(cell, "-b", "y", "sh", "-c", busy)
+    job = submit(cell, "-b", "y", "-shell", "n", "sh", "-c", busy)
 
     def reported() -> re.Match[str] | None:
         found = USAGE.search(cell.ok("qstat", "-j", str(job)))

@@ -58,8 +58,8 @@ def test_disabled_instances_take_no_jobs_until_enabled(cell: Cell):
 
 def test_suspension_stops_and_continues_the_processes(cell: Cell, tmp_path: Path):
     pidfile = tmp_path / "pid"
-    job = submit(cell, "-q", "all.q@node1", "-b", "y", "sh", "-c",
-                 f"echo $$ > {pidfile}; exec sleep 60")
+    job = submit(cell, "-q", "all.q@node1", "-b", "y", "echo", "$$", ">", str(pidfile), ";",
+                 "exec", "sleep", "60")
     wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), what="job started")
     pid = int(pidfile.read_text())
     wait_for(lambda: state_of(cell, job) == "r", what="running")

@@ -25,7 +25,7 @@ def test_every_report_on_a_cells_database(cell: Cell, tmp_path: Path):
     deleted = qrsub(cell, "-N", "gone", "-d", "1:0:0")
     in_ar = int(cell.ok("qsub", "-terse", "-ar", str(ended), "-b", "y", "true").split()[0])
     ok = int(cell.ok("qsub", "-terse", "-b", "y", "true").split()[0])
-    bad = int(cell.ok("qsub", "-terse", "-b", "y", "sh", "-c", "exit 3").split()[0])
+    bad = int(cell.ok("qsub", "-terse", "-b", "y", "exit", "3").split()[0])
     par = int(cell.ok("qsub", "-terse", "-pe", "mpi", "2", "-b", "y", "true").split()[0])
     wait_for(lambda: len(cell.accounting_lines()) == 4, timeout=60, what="four jobs accounted")
     cell.ok("qrdel", str(deleted))

@@ -202,7 +202,7 @@ async def test_binary_job_runs_as_its_owner_in_the_owners_home(
     out = base / "andre.out"
     out.touch()
     os.chown(out, entry.pw_uid, entry.pw_gid)
-    start = binary(base, "andre", "sh", "-c", 'echo "$(id -un) $(pwd)"', cwd="",
+    start = binary(base, "andre", "echo", "$(id -un)", "$(pwd)", cwd="",
                    stdout_path=[str(out)], merge=True)
     report = await runner.run_task(start)
     assert (report.exit_status, report.failed) == (0, 0)
@@ -383,11 +383,12 @@ async def test_hostile_names_paths_and_arguments_stay_text(
     assert (cwd / "stderr-path").read_text() == f"{logs}/{NAME}.e{JOB_ID}"
     assert (logs / f"{NAME}.e{JOB_ID}").exists()
 
-    # a -b y job: every argument reaches the program as given
+    # a -b y -shell n job: every argument reaches the program as given (with -shell y
+    # they are the shell's text, as in 8.1.9: the owner's own, run as the owner)
     out = work / "binary.out"
     report = await runner.run_task(binary(
         base, "roland", "printf", "[%s]", *args, name=NAME, cwd=str(cwd),
-        stdout_path=[str(out)], job_id=JOB_ID + 1))
+        stdout_path=[str(out)], job_id=JOB_ID + 1, noshell=True))
     assert (report.exit_status, report.failed) == (0, 0), report.failed_reason
     assert out.read_text() == "".join(f"[{arg}]" for arg in args)
     assert_no_marks(base, Path(entry.pw_dir))
