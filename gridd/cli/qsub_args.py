@@ -159,23 +159,6 @@ class _Scanned(msgspec.Struct, kw_only=True):
     after_dashdash: bool = False
 
 
-def valid_object_name(name: str) -> str | None:
-    """The master's refusal for an unusable job name, or None if the name is fine.
-
-    Kept here so the master and client agree on one rule; qsub itself only refuses `/`.
-    """
-    if not name:
-        return 'denied: "" is not a valid object name (it is empty)'
-    if name[0].isdigit():
-        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
-    if any(c.isspace() for c in name):
-        return f'denied: "{name}" is not a valid object name (contains whitespace)'
-    bad = next((c for c in name if c in "/:'\\[]{}|()@%,\""), None)
-    if bad is not None:
-        return f'denied: "{name}" is not a valid object name (contains "{bad}")'
-    return None
-
-
 def _rejected(text: str) -> QsubError:
     """Errors Grid Engine reports from the master; we find them earlier but say the same."""
     return QsubError(f"Unable to run job: {text}\nExiting.", EXIT_REJECTED)

@@ -50,6 +50,7 @@ from gridd.model.job import (
     Task,
     Usage,
     changed_context,
+    name_refusal,
     new_job,
 )
 from gridd.model.objects import NONE, User, words
@@ -511,13 +512,9 @@ class Master:
                 del self.live[job.spec.owner]
 
     def _validate(self, spec: JobSpec) -> str | None:
-        if not spec.name or any(c.isspace() for c in spec.name):
-            return "Unable to run job: Error reading answer list from qmaster"
-        if spec.name[0].isdigit():
-            return (
-                f'Unable to run job: denied: "{spec.name}" is not a valid object name '
-                "(cannot start with a digit)"
-            )
+        refusal = name_refusal(spec.name)
+        if refusal is not None:
+            return f"Unable to run job: {refusal}"
         if spec.array is not None:
             problem = self._array_problem(*spec.array)
             if problem:

@@ -137,6 +137,29 @@ def changed_context(context: dict[str, str], changes: list[tuple[str, dict[str, 
     return result
 
 
+# The characters 8.1.9 refuses in a job name, in the order it looks for them, with its words.
+_NAME_CHARACTERS = (("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"),
+                    (":", "Colon (':')"), ("@", "At ('@')"), ("\\", "Backslash ('\\')"),
+                    ("*", "Asterisk ('*')"), ("?", "Questionmark ('?')"))
+
+
+def name_refusal(name: str) -> str | None:
+    """Why a job may not be called ``name``, in 8.1.9's words, or None. A name with
+    blanks is refused too (8.1.9 then fails to say why: "Error reading answer list"):
+    qstat's columns and the accounting's fields could not be read back."""
+    if not name:
+        return "job rejected cause there is no job_name in the request"
+    if name[0].isdigit():
+        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
+    for character, said in _NAME_CHARACTERS:
+        if character in name:
+            return f"{said} not allowed in objectname"
+    if any(c.isspace() for c in name):
+        return (f'denied: job name "{name}" contains whitespace (a job is named after its '
+                "command or script unless -N names it)")
+    return None
+
+
 class Task(msgspec.Struct):
     """One array task (task 0 stands for the only task of a non-array job)."""
 

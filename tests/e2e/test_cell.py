@@ -204,6 +204,13 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(cell: Cell, tmp_path):
         (("qsub", "-pe", "*", "0", "-b", "y", "true"), 1,
          '"job" rejected: pe range must be greater than zero'),
         (("qsub", "-p", "2000", "-b", "y", "true"), 7, "invalid priority"),
+        # a -b y job is named after its command word: 8.1.9 refuses this too (exit 1),
+        # saying only "Error reading answer list from qmaster"
+        (("qsub", "-b", "y", "echo hi"), 1,
+         'Unable to run job: denied: job name "echo hi" contains whitespace (a job is named '
+         "after its command or script unless -N names it)\nExiting.\n"),
+        (("qsub", "-b", "y", "a:b"), 1,
+         "Unable to run job: Colon (':') not allowed in objectname\nExiting.\n"),
         (("qsub", "-b", "y"), 2, "command required"),
         (("qstat", "-bogus"), 1, "invalid option"),
         (("qhost", "-bogus"), 1, "invalid option"),

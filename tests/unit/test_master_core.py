@@ -61,6 +61,38 @@ def test_rejections_change_nothing():
     assert master.s.jobs == {} and master.s.next_job_id == 1 and not fx.dirty_jobs
 
 
+@pytest.mark.parametrize(("name", "text"), [
+    ("", "job rejected cause there is no job_name in the request"),
+    ("1a b", 'denied: "1a b" is not a valid object name (cannot start with a digit)'),
+    ("a\tb\nc", "Return not allowed in objectname"),
+    ("a\rb\tc", "Tab not allowed in objectname"),
+    ("a\rb", "Carriage return not allowed in objectname"),
+    ("a@b:c", "Colon (':') not allowed in objectname"),
+    ("a\\b@c", "At ('@') not allowed in objectname"),
+    ("a*b\\c", "Backslash ('\\') not allowed in objectname"),
+    ("a?b*c", "Asterisk ('*') not allowed in objectname"),
+    ("a b?c", "Questionmark ('?') not allowed in objectname"),
+    # 8.1.9 fails to say this one ("Error reading answer list from qmaster")
+    ("echo hi", 'denied: job name "echo hi" contains whitespace (a job is named after its '
+                "command or script unless -N names it)"),
+])
+def test_unusable_job_names_are_refused_in_8_1_9s_words_and_order(name: str, text: str):
+    """What 8.1.9 refuses of a job name, checked there with qsub -N (a -b y job is named
+    after its command word): the first character it finds of those, in its order."""
+    master = make_master()
+    fx = Effects()
+    assert master.submit(spec(name=name), 1.0, fx) == p.Error(
+        text=f"Unable to run job: {text}", code=1)
+    assert master.s.jobs == {} and master.s.next_job_id == 1 and not fx.dirty_jobs
+
+
+def test_job_names_8_1_9_takes():
+    master = make_master()
+    names = ["a,b", "a(b", "a'b", "a%b", "a|b", 'a"b', "a{b", "a[b", "my-job_1", "a.b", "STDIN"]
+    replies = [master.submit(spec(name=name), 1.0, Effects()) for name in names]
+    assert [master.s.jobs[reply.job_id].spec.name for reply in replies] == names
+
+
 def test_first_fit_never_overbooks_slots():
     master = make_master(hosts=2, slots=2)
     fx = Effects()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, valid_object_name
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.formats.requests import PE_SLOTS_UNBOUNDED
 
 NOW = 1_795_000_000.0  # when a date without a year falls in 2026
@@ -452,27 +452,6 @@ def test_hash_ends_a_directive_even_inside_a_word() -> None:
     spec = submit("h.sh", files={"/work/h.sh": "#$ -o /tmp/a#b -A x\n"}).spec
     assert spec.stdout_path == ["/tmp/a"]
     assert spec.account == "sge"
-
-
-# --- object names ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", ["sleep", "my-job_1", "a.b", "STDIN"])
-def test_valid_object_names(name: str) -> None:
-    assert valid_object_name(name) is None
-
-
-@pytest.mark.parametrize(
-    ("name", "text"),
-    [
-        ("1abc", 'denied: "1abc" is not a valid object name (cannot start with a digit)'),
-        ("a b", 'denied: "a b" is not a valid object name (contains whitespace)'),
-        ("a:b", 'denied: "a:b" is not a valid object name (contains ":")'),
-        ("", 'denied: "" is not a valid object name (it is empty)'),
-    ],
-)
-def test_invalid_object_names(name: str, text: str) -> None:
-    assert valid_object_name(name) == text
 
 
 @pytest.mark.usefixtures("utc")
