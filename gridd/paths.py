@@ -1,9 +1,13 @@
-"""Where a cell keeps its files: everything lives under $GRIDD_ROOT.
+"""Where a cell keeps its files: everything lives under the cell's root directory.
 
-The default root is ``~/.gridd``, so a user can bring up a private cell without
-configuration; tests and several cells on one machine set GRIDD_ROOT. The client
-commands need only the endpoint file, which is found with os.path so that they do not
-pay for importing pathlib.
+The root is ``$GRIDD_ROOT``; else, as Grid Engine's commands find their cell,
+``$SGE_ROOT/$SGE_CELL`` (``SGE_CELL`` defaulting to ``default``), since wrappers such as
+batchspawner pass on only ``SGE_*`` variables; else ``~/.gridd``, so that a user can
+bring up a private cell without configuration. A job's environment names its cell both
+ways (``cell_variables``). Where ``SGE_ROOT`` leads to a cell of Grid Engine itself (its
+settings.sh sets it), gridd must say so and touch nothing there (``grid_engine_cell``).
+The client commands need only the endpoint file, which is found with os.path so that they
+do not pay for importing pathlib.
 """
 
 from __future__ import annotations
@@ -14,9 +18,48 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+DEFAULT_CELL = "default"  # SGE_CELL when unset, as for Grid Engine
+# Files of a Grid Engine cell that a gridd cell never has (it has master_endpoint and
+# bootstrap.json instead).
+GRID_ENGINE_FILES = ("act_qmaster", "bootstrap")
+
 
 def root_dir() -> str:
-    return os.path.abspath(os.environ.get("GRIDD_ROOT") or os.path.expanduser("~/.gridd"))
+    """The cell's root directory, absolute (see the module docstring)."""
+    explicit = os.environ.get("GRIDD_ROOT")
+    if explicit:
+        return os.path.abspath(explicit)
+    sge_root = os.environ.get("SGE_ROOT")
+    if sge_root:
+        return os.path.abspath(os.path.join(sge_root, os.environ.get("SGE_CELL")
+                                            or DEFAULT_CELL))
+    return os.path.abspath(os.path.expanduser("~/.gridd"))
+
+
+def root_origin() -> str:
+    """Which of root_dir's rules found the root, for messages about it."""
+    if os.environ.get("GRIDD_ROOT"):
+        return "GRIDD_ROOT"
+    if os.environ.get("SGE_ROOT"):
+        return "$SGE_ROOT/$SGE_CELL"
+    return "the default ~/.gridd"
+
+
+def cell_variables(base: str) -> dict[str, str]:
+    """The variables that lead the commands to the cell at ``base``: in a job's
+    environment, its own q* commands (and a wrapper that passes on only SGE_ROOT and
+    SGE_CELL) reach the cell it runs in."""
+    sge_root, cell = os.path.split(base)
+    return {"GRIDD_ROOT": base, "SGE_ROOT": sge_root, "SGE_CELL": cell}
+
+
+def grid_engine_cell(base: str | os.PathLike[str]) -> str | None:
+    """A file showing that ``base`` holds a cell of Grid Engine itself, or None."""
+    for name in GRID_ENGINE_FILES:
+        found = os.path.join(base, "common", name)
+        if os.path.isfile(found):
+            return found
+    return None
 
 
 def common_dir(base: str | os.PathLike[str] | None = None) -> str:

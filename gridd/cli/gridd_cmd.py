@@ -128,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return cmd_sim(args)
     base = paths.root()
+    foreign = paths.grid_engine_cell(base)
+    if foreign and not (args.cmd == "dbwriter" and args.db):
+        print(f"gridd: {base} (found by {paths.root_origin()}) holds a cell of Grid Engine "
+              f"itself ({foreign}): gridd leaves it alone; set GRIDD_ROOT to a directory "
+              "for a gridd cell", file=sys.stderr)
+        return 1
     if args.cmd == "report":
         return report.cmd_report(base, args)
     if args.cmd == "dbwriter":

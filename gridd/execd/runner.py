@@ -71,8 +71,9 @@ start; execd logs it too.
 
 The job's environment is what gridd defines for it (``plan_task``): the job's -v/-V
 variables, then Grid Engine's, HOME and SHELL from the owner's passwd entry and queue, and
-PATH as Grid Engine sets it (TMPDIR, then the job's PATH or a default). Nothing of
-execd's own environment reaches the job.
+PATH as Grid Engine sets it (TMPDIR, then the job's PATH or a default). SGE_ROOT and
+SGE_CELL (with GRIDD_ROOT) name the cell the job runs in, so that a q* command in the job
+reaches it. Nothing of execd's own environment reaches the job.
 
 No shell sees a path, a name or a script argument as text: the shepherd and the job are
 started with argument vectors, and a script job runs as ``SHELL SCRIPT ARGS...``. A
@@ -108,6 +109,7 @@ from gridd.accounting.render import FAILED_REASONS
 from gridd.execd.load import arch_name
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.model.job import Usage
+from gridd.paths import cell_variables
 from gridd.protocol import StartTask, TaskReport
 
 # Told the job's start time once it runs (execd tells the master the task started).
@@ -121,7 +123,6 @@ FAILED_AFTER_JOB = 100
 
 log = logging.getLogger("gridd.execd")
 
-CELL = "default"
 SHEPHERD = Path(__file__).with_name("shepherd.py")
 ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found still starting
 _GIB = float(1 << 30)
@@ -366,8 +367,8 @@ def _environment(
         "NHOSTS": str(len({instance.partition("@")[2] for instance, _ in start.granted})),
         "NQUEUES": str(len(start.granted)), "RESTARTED": "0", "ENVIRONMENT": "BATCH",
         "TMPDIR": str(plan.tmpdir), "TMP": str(plan.tmpdir),
-        "SGE_ACCOUNT": spec.account, "SGE_ARCH": arch_name(), "SGE_CELL": CELL,
-        "SGE_ROOT": root, "SGE_JOB_SPOOL_DIR": str(plan.spool), "SGE_CWD_PATH": plan.workdir,
+        "SGE_ACCOUNT": spec.account, "SGE_ARCH": arch_name(), **cell_variables(root),
+        "SGE_JOB_SPOOL_DIR": str(plan.spool), "SGE_CWD_PATH": plan.workdir,
         "SGE_STDOUT_PATH": plan.stdout, "SGE_STDERR_PATH": plan.stderr,
         "SGE_STDIN_PATH": plan.stdin,
         "PATH": f"{plan.tmpdir}:{spec.env.get('PATH') or DEFAULT_PATH}",

@@ -192,7 +192,9 @@ async def test_script_job_environment_and_default_output(
     async def on_started(when: float) -> None:
         started.append(when)
 
-    start = script(work, SCRIPT, name="scripted", args=["a b", "c"], env={"MYVAR": "x y"})
+    # -V may bring the submitter's cell variables: the job's name the cell it runs in
+    start = script(work, SCRIPT, name="scripted", args=["a b", "c"],
+                   env={"MYVAR": "x y", "GRIDD_ROOT": "/elsewhere", "SGE_CELL": "other"})
     report = await runner.run_task(start, on_started)
     assert report.exit_status == 3
     assert started == [report.start_time]
@@ -215,7 +217,8 @@ async def test_script_job_environment_and_default_output(
         "MYVAR": "x y",
         "SGE_TASK_ID": "undefined", "SGE_TASK_FIRST": "undefined",
         "SGE_TASK_LAST": "undefined", "SGE_TASK_STEPSIZE": "undefined",
-        "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": ROOT, "SGE_CELL": "default",
+        "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": "/opt", "SGE_CELL": "gridd",
+        "GRIDD_ROOT": ROOT,
         "SGE_ACCOUNT": "sge", "SGE_JOB_SPOOL_DIR": str(spool / "active_jobs" / "17.1"),
         "SGE_O_HOME": str(work / "home"), "SGE_O_HOST": "subhost",
         "SGE_O_PATH": "/usr/bin:/bin", "SGE_O_SHELL": "/bin/bash",
