@@ -26,23 +26,23 @@ GRID_ENGINE_FILES = ("act_qmaster", "bootstrap")
 
 def root_dir() -> str:
     """The cell's root directory, absolute (see the module docstring)."""
-    explicit = os.environ.get("GRIDD_ROOT")
-    if explicit:
-        return os.path.abspath(explicit)
-    sge_root = os.environ.get("SGE_ROOT")
-    if sge_root:
-        return os.path.abspath(os.path.join(sge_root, os.environ.get("SGE_CELL")
-                                            or DEFAULT_CELL))
-    return os.path.abspath(os.path.expanduser("~/.gridd"))
+    return _found_root()[0]
 
 
 def root_origin() -> str:
-    """Which of root_dir's rules found the root, for messages about it."""
-    if os.environ.get("GRIDD_ROOT"):
-        return "GRIDD_ROOT"
-    if os.environ.get("SGE_ROOT"):
-        return "$SGE_ROOT/$SGE_CELL"
-    return "the default ~/.gridd"
+    """Which rule found the root, for messages about it."""
+    return _found_root()[1]
+
+
+def _found_root() -> tuple[str, str]:
+    explicit = os.environ.get("GRIDD_ROOT")
+    if explicit:
+        return os.path.abspath(explicit), "GRIDD_ROOT"
+    sge_root = os.environ.get("SGE_ROOT")
+    if sge_root:
+        cell = os.environ.get("SGE_CELL") or DEFAULT_CELL
+        return os.path.abspath(os.path.join(sge_root, cell)), "$SGE_ROOT/$SGE_CELL"
+    return os.path.abspath(os.path.expanduser("~/.gridd")), "the default ~/.gridd"
 
 
 def cell_variables(base: str) -> dict[str, str]:

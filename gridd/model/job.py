@@ -146,7 +146,7 @@ _NAME_CHARACTERS = (("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"),
 def name_refusal(name: str) -> str | None:
     """Why a job may not be called ``name``, in 8.1.9's words, or None. A name with
     blanks is refused too (8.1.9 then fails to say why: "Error reading answer list"):
-    qstat's columns and the accounting's fields could not be read back."""
+    qstat's columns could not be read back."""
     if not name:
         return "job rejected cause there is no job_name in the request"
     if name[0].isdigit():
