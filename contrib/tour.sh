@@ -100,6 +100,15 @@ step "Accounting" "A finished (or deleted) job has a record in the accounting fi
 wait_for "job $sleeper's accounting record" "qacct -j $sleeper"
 run "qacct -j $sleeper"
 
+step "Commands as jobs" \
+    "-b y runs a command instead of a script. Its words are shell text on the execution" \
+    "host, as in Grid Engine: '\$SGE_TASK_ID' expands in each task. With -shell n the" \
+    "command gets them as they are."
+submit words "qsub -cwd -b y -t 1-3 echo '\$SGE_TASK_ID'"
+submit asis "qsub -cwd -b y -shell n printf '%s\\n' 'a  b'"
+wait_for "jobs $words and $asis to end" "gone $words && gone $asis"
+run "cat echo.o$words.* printf.o$asis"
+
 # --- users ---------------------------------------------------------------------------------
 step "Managers, access lists and user objects" \
     "alice becomes a manager and a member of arusers (who may make advance reservations);" \
