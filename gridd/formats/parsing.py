@@ -60,13 +60,15 @@ def _alternatives(items: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def load_parser(name: str, make_transformer: Callable[[], Any] | None = None) -> Lark:
+def load_parser(name: str, make_transformer: Callable[[], Any] | None = None,
+                start: tuple[str, ...] = ("start",)) -> Lark:
     """The LALR parser of `grammar/<name>.lark`, built on first use.
 
     LALR with the contextual lexer: Earley is tens of times slower, and the contextual
     lexer lets one column accept a keyword where another accepts any word. The transformer
     runs while parsing, which saves building a tree that is thrown away; it is given as a
-    factory because its class derives from lark's, which is not imported until now.
+    factory because its class derives from lark's, which is not imported until now. A
+    grammar with several start symbols names them in `start`, and each parse names one.
     """
     from lark import Lark
 
@@ -80,6 +82,7 @@ def load_parser(name: str, make_transformer: Callable[[], Any] | None = None) ->
         lexer="contextual",
         transformer=transformer,
         maybe_placeholders=False,
+        start=list(start),
     )
 
 

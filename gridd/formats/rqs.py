@@ -4,9 +4,11 @@ The syntax is grammar/rqs.lark. Reading checks a set the way Grid Engine 8.1.9's
 does, in its words where it has any (`unknown attribute name "slots"`, `resource quota
 set has no rules`, ...): given the complex table, every limit names an attribute (by
 name or shortcut; the full name is kept), its value suits the attribute's type, and a
-dynamic limit (`slots=$num_proc*2`) references INT or DOUBLE attributes and sits in a
-rule whose hosts are expanded. Without a table only the syntax and the names are
-checked, which is what a client needs to find the sets an edited file holds.
+dynamic limit (`slots=$num_proc*2-1`) references INT or DOUBLE attributes and sits in a
+rule whose hosts are expanded. A dynamic limit is parsed then, once (the grammar's
+`formula`), and kept as written and as its terms, which the scheduler works out per
+host. Without a table only the syntax and the names are checked, which is what a client
+needs to find the sets an edited file holds.
 
 Printing is canonical: a rule's parts in the order `name`, users, projects, pes, queues,
 hosts, `to`; a filter's items before its exclusions; every line wrapped at 80 columns as
@@ -17,11 +19,13 @@ true/false/t/f/yes/no/y/n in any case and 1/0. A description is the rest of its 
 with blanks collapsed (quotes are kept, and are part of it). TIME limits are kept in
 seconds (`h_rt=1:0:0` shows as `h_rt=3600`); other values as written. A filter's
 repeated items count once. Where 8.1.9 takes something it cannot mean (a limit with no
-value, `slots=1.5`, `users a,,b`, a formula ending in `*`), we refuse it.
+value, `slots=1.5`, `users a,,b`, a formula ending in `*`, a sign after `*` or after
+another sign), we refuse it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,7 +48,7 @@ from gridd.model.complexes import (
     ComplexTable,
     parse_value,
 )
-from gridd.model.rqs import FILTERS, Filter, Limit, Rule, RuleSet
+from gridd.model.rqs import FILTERS, Filter, Limit, Rule, RuleSet, Term
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -206,55 +210,52 @@ _TYPE_WORDS = {"INT": "integer", "DOUBLE": "double", "MEMORY": "memory", "TIME":
                "BOOL": "boolean"}
 _FORMULA_TYPES = frozenset({"INT", "DOUBLE"})
 _TEXT_TYPES = STRING_TYPES | {"HOST"}
-_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_WEIGHT = re.compile(rf"[+-]?{_NUMBER}")
-_REFERENCE = re.compile(r"\$([^*+\-$]*)")
+# A formula's number: unsigned, an exponent's sign being an operator of the formula.
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][0-9]+)?")
 
 
 def is_dynamic(value: str) -> bool:
     return "$" in value
 
 
-def _formula(table: ComplexTable, attr: str, text: str) -> str:
-    """A dynamic limit `{w|$complex[*w]}{+|-}...`, its references by full name."""
-    invalid = f'attribute "{attr}" has an invalid dynamical limit "{text}"'
-    out = ""
-    pos = 0
-    while True:
-        reference = _REFERENCE.match(text, pos)
-        if reference is not None:
-            out += f"${_formula_reference(table, reference.group(1))}"
-            pos = reference.end()
-            if text.startswith("*", pos):
-                weight = _WEIGHT.match(text, pos + 1)
-                if weight is None:
-                    _weight_problem(text, pos + 1, invalid)
-                    raise RqsError(invalid)
-                out += "*" + weight.group()
-                pos = weight.end()
-        else:
-            weight = _WEIGHT.match(text, pos) if text[pos:pos + 1] not in "+-" else None
-            if weight is None:
-                raise RqsError(invalid)
-            out += weight.group()
-            pos = weight.end()
-            if text.startswith("*", pos):
-                _weight_problem(text, pos + 1, invalid)
-        if pos == len(text):
-            return out
-        if text[pos] not in "+-" or pos + 1 == len(text):
-            raise RqsError(invalid)
-        out += text[pos]
-        pos += 1
+def _formula(table: ComplexTable, attr: str, text: str) -> list[Term]:
+    """A dynamic limit's terms, their references by full name; RqsError if it is not
+    one (see the grammar's `formula`), with Grid Engine's words for a term's mistakes."""
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        terms = _parser().parse(text, start="formula")
+    except UnexpectedInput:
+        raise RqsError(f'attribute "{attr}" has an invalid dynamical limit "{text}"') from None
+    return [_term(table, sign, words) for sign, words in terms]
 
 
-def _weight_problem(text: str, pos: int, invalid: str) -> None:
-    """Raises Grid Engine's complaint when a weight is a reference (`2*$num_proc`)."""
-    reference = _REFERENCE.match(text, pos)
-    if reference is not None:
-        raise RqsError(f'"dynamical_limit" uses "{reference.group()}" as weighting factor '
+def _term(table: ComplexTable, sign: str, words: list[str]) -> Term:
+    """`$complex`, a number, either of them `*weight`; checked in 8.1.9's order."""
+    if len(words) > 2:
+        raise RqsError('"dynamical_limit" may not use multiple weighting factors')
+    weight = _number(words[1]) if len(words) == 2 else 1.0
+    if weight is None:
+        raise RqsError(f'"dynamical_limit" uses "{words[1]}" as weighting factor '
                        "(only numbers are allowed)")
-    raise RqsError(invalid)
+    base = words[0]
+    if base.startswith("$"):
+        factor, name = weight, _formula_reference(table, base[1:])
+    else:
+        number = _number(base)
+        if number is None:  # 8.1.9 takes it for a name, from a `$` in it if there is one
+            raise RqsError('"dynamical_limit" references not existing complex attribute '
+                           f'"{base[base.find("$"):] if "$" in base else base}"')
+        factor, name = number * weight, ""
+    return Term(-factor if sign == "-" else factor, name)
+
+
+def _number(word: str) -> float | None:
+    """A formula's number, if the word is one (and finite: `1e999` is not)."""
+    if _NUMBER.fullmatch(word) is None:
+        return None
+    number = float(word)
+    return number if math.isfinite(number) else None
 
 
 def _formula_reference(table: ComplexTable, name: str) -> str:
@@ -293,7 +294,8 @@ def _static_value(attr: ComplexAttr, text: str) -> str:
 
 def check_limit(table: ComplexTable, limit: Limit, *, per_host: bool) -> Limit:
     """The limit as kept: the attribute's full name, the value checked for its type (a
-    TIME in seconds). Raises RqsError with Grid Engine's words.
+    TIME in seconds), a dynamic one as written and parsed. Raises RqsError with Grid
+    Engine's words.
     """
     attr = table.resolve(limit.name)
     if attr is None:
@@ -305,7 +307,7 @@ def check_limit(table: ComplexTable, limit: Limit, *, per_host: bool) -> Limit:
         raise RqsError("dynamic limits are only supported for per host rules")
     if attr.type not in CONSUMABLE_TYPES:
         raise RqsError(f'attribute "{attr.name}" can not have a dynamical limit')
-    return Limit(attr.name, _formula(table, attr.name, limit.value))
+    return Limit(attr.name, limit.value, _formula(table, attr.name, limit.value))
 
 
 def is_per_host(rule: Rule) -> bool:
@@ -422,7 +424,25 @@ def _transformer() -> Any:
         def limits(self, children: list[Token]) -> _Part:
             return _Part("to", children[0], children)
 
+        def formula(self, children: list[Any]) -> list[tuple[str, list[str]]]:
+            """(sign, words) per term: `-$p*2+1` is [("-", ["$p", "2"]), ("+", ["1"])]."""
+            terms = []
+            sign = "+"
+            for child in children:
+                if isinstance(child, Token):
+                    sign = str(child)
+                else:
+                    terms.append((sign, child))
+            return terms
+
+        def term(self, children: list[Token]) -> list[str]:
+            return [str(child) for child in children]
+
     return _Raw()
+
+
+def _parser() -> Lark:
+    return load_parser("rqs", _transformer, ("start", "formula"))
 
 
 def parse_rule_sets(
@@ -434,9 +454,9 @@ def parse_rule_sets(
     """
     from lark.exceptions import UnexpectedInput
 
-    parser = load_parser("rqs", _transformer)
+    parser = _parser()
     try:
-        raw = parser.parse(text)
+        raw = parser.parse(text, start="start")
     except UnexpectedInput as error:
         raise _syntax_error(parser, error, text, source) from None
     table = ComplexTable(complexes) if complexes is not None else None

@@ -8,6 +8,9 @@ dynamic formula such as `$num_proc*5` (host-expanded rules only), or for a fixed
 attribute a value jobs must match.
 """
 
+import math
+from collections.abc import Callable, Iterable
+
 import msgspec
 
 
@@ -19,12 +22,40 @@ class Filter(msgspec.Struct, array_like=True):
     xscope: list[str] = msgspec.field(default_factory=list)  # excluded ("!" dropped); "*" too
 
 
-class Limit(msgspec.Struct, array_like=True):
+class Term(msgspec.Struct, array_like=True):
+    """One summand of a dynamic limit: `factor` times a host's value of the complex
+    `name` (its full name), or `factor` alone when there is no name. `-$p*2` is
+    Term(-2.0, "num_proc"), `3*0.5` is Term(1.5)."""
+
+    factor: float
+    name: str = ""
+
+
+class Limit(msgspec.Struct, array_like=True, omit_defaults=True):
     """`slots=20`, `slots=$num_proc*5`, `arch=lx-amd64`: the attribute's full name and
-    the value as written."""
+    the value as written (as `qconf -srqs` shows it). A dynamic limit is also kept parsed,
+    as the sum of its terms, so that the scheduler works it out per host without reading
+    the text again; None for any other limit."""
 
     name: str
     value: str
+    formula: list[Term] | None = None
+
+
+def formula_value(formula: Iterable[Term], value_of: Callable[[str], float | None]
+                  ) -> float | None:
+    """A dynamic limit's value given the complexes' values where it applies; None when
+    one of them is unknown there, or when the sum is no finite number."""
+    total = 0.0
+    for term in formula:
+        if term.name:
+            value = value_of(term.name)
+            if value is None:
+                return None
+            total += term.factor * value
+        else:
+            total += term.factor
+    return total if math.isfinite(total) else None
 
 
 class Rule(msgspec.Struct, kw_only=True):

@@ -8,7 +8,9 @@ Where 8.1.9 takes something it cannot mean, the test says what gridd says instea
 
 from __future__ import annotations
 
+import re
 import string
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -24,7 +26,7 @@ from gridd.formats.rqs import (
     template,
 )
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
-from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term, formula_value
 from tests.rqs_reference import RQS_ALL
 
 # the reference cell's consumables, and the spec's
@@ -67,7 +69,7 @@ def test_the_reference_sets_read_and_print_back_as_qconf_shows_them():
 def test_the_reference_odd_sets_that_8_1_9_takes():
     dyn = parse("{\n   name         dyn10\n   enabled      TRUE\n"
                 "   limit        hosts {*} to slots=$num_proc*2\n}\n")[0]
-    assert dyn.rules[0].limits == [Limit("slots", "$num_proc*2")]
+    assert dyn.rules[0].limits == [Limit("slots", "$num_proc*2", [Term(2.0, "num_proc")])]
     group = parse("{\n   name         bad12\n   enabled      TRUE\n"
                   "   limit        users * hosts @nosuchgroup to slots=5\n}\n")[0]
     assert group.rules[0].hosts == Filter(False, ["@nosuchgroup"])  # unknown groups are fine
@@ -175,6 +177,26 @@ OTHERS = [
      '"dynamical_limit" uses "$num_proc" as weighting factor (only numbers are allowed)', 3, 20),
     ("name zzp\nlimit hosts {*} to slots=$num_proc*$num_proc",
      '"dynamical_limit" uses "$num_proc" as weighting factor (only numbers are allowed)', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*(2)",
+     '"dynamical_limit" uses "(2)" as weighting factor (only numbers are allowed)', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$nosuch*x",
+     '"dynamical_limit" uses "x" as weighting factor (only numbers are allowed)', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*1e-1",
+     '"dynamical_limit" uses "1e" as weighting factor (only numbers are allowed)', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*2*3",
+     '"dynamical_limit" may not use multiple weighting factors', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$nosuch*x*3",
+     '"dynamical_limit" may not use multiple weighting factors', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=x+$num_proc",
+     '"dynamical_limit" references not existing complex attribute "x"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc+1x",
+     '"dynamical_limit" references not existing complex attribute "1x"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=3$num_proc",
+     '"dynamical_limit" references not existing complex attribute "$num_proc"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=($num_proc)",
+     '"dynamical_limit" references not existing complex attribute "$num_proc)"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$NUM_PROC",
+     '"dynamical_limit" references not existing complex attribute "NUM_PROC"', 3, 20),
     ("name zzp\nlimit hosts * to slots=$num_proc",
      "dynamic limits are only supported for per host rules", 3, 18),
     ("name zzp\nlimit queues {*} to slots=$num_proc",
@@ -212,6 +234,21 @@ OTHERS = [
      'attribute "slots" has an invalid dynamical limit "$num_proc*"', 3, 20),
     ("name zzp\nlimit hosts {*} to slots=$num_proc+",
      'attribute "slots" has an invalid dynamical limit "$num_proc+"', 3, 20),
+    # 8.1.9 works these out as $num_proc-1 and $num_proc+1, or fails (9999) on them
+    ("name zzp\nlimit hosts {*} to slots=$num_proc--1",
+     'attribute "slots" has an invalid dynamical limit "$num_proc--1"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc+-1",
+     'attribute "slots" has an invalid dynamical limit "$num_proc+-1"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*-1",
+     'attribute "slots" has an invalid dynamical limit "$num_proc*-1"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*+2",
+     'attribute "slots" has an invalid dynamical limit "$num_proc*+2"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=*2+$num_proc",
+     'attribute "slots" has an invalid dynamical limit "*2+$num_proc"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc**2",
+     'attribute "slots" has an invalid dynamical limit "$num_proc**2"', 3, 20),
+    ("name zzp\nlimit hosts {*} to slots=$num_proc*1e999",
+     '"dynamical_limit" uses "1e999" as weighting factor (only numbers are allowed)', 3, 20),
     ("name zzp\nlimit hosts {*} to slots=$num_proc/2",
      '"dynamical_limit" references not existing complex attribute "num_proc/2"', 3, 20),
     ("name zzp\nlimit hosts {*} to arch=$num_proc",
@@ -289,14 +326,33 @@ def test_limits_by_shortcut_keep_the_full_name_and_times_are_seconds():
 
 
 def test_dynamic_limits():
+    # kept as written (8.1.9 shows `$p` as `$p`) and as terms, references by full name
     rule = parse("{\nname x\nlimit users {*} hosts {@linux_hosts,!vm} to "
-                 "slots=$num_proc*5,cl=$p*2+1-$cpu*0.5,license=1+$num_proc*-1\n}\n")[0].rules[0]
-    assert rule.limits == [Limit("slots", "$num_proc*5"),
-                           Limit("compiler_lic", "$num_proc*2+1-$cpu*0.5"),
-                           Limit("license", "1+$num_proc*-1")]
+                 "slots=$num_proc*5,cl=$p*2+1-$cpu*0.5,license=-$num_proc+2*3\n}\n"
+                 )[0].rules[0]
+    assert rule.limits == [
+        Limit("slots", "$num_proc*5", [Term(5.0, "num_proc")]),
+        Limit("compiler_lic", "$p*2+1-$cpu*0.5",
+              [Term(2.0, "num_proc"), Term(1.0), Term(-0.5, "cpu")]),
+        Limit("license", "-$num_proc+2*3", [Term(-1.0, "num_proc"), Term(6.0)])]
+    assert rule_text(rule).endswith("to slots=$num_proc*5,compiler_lic=$p*2+1-$cpu*0.5,"
+                                    "license=-$num_proc+2*3")
     # a formula without a reference is no formula
     assert error("{\nname x\nlimit hosts {*} to slots=3+4\n}\n").ge_message == \
         'attribute "slots" is not a integer value'
+
+
+@pytest.mark.parametrize(("value", "terms"), [
+    ("$num_proc-1", [Term(1.0, "num_proc"), Term(-1.0)]),
+    ("$num_proc*2-3", [Term(2.0, "num_proc"), Term(-3.0)]),
+    ("1+$num_proc", [Term(1.0), Term(1.0, "num_proc")]),
+    ("+$p+1", [Term(1.0, "num_proc"), Term(1.0)]),
+    ("$num_proc*.5+5.-1e1", [Term(0.5, "num_proc"), Term(5.0), Term(-10.0)]),
+    ("$m_core*3-$p", [Term(3.0, "m_core"), Term(-1.0, "num_proc")]),
+])
+def test_dynamic_limits_are_sums_of_weighted_terms(value: str, terms: list[Term]):
+    rule = parse(f"{{\nname x\nlimit hosts {{*}} to slots={value}\n}}\n")[0].rules[0]
+    assert rule.limits == [Limit("slots", value, terms)]
 
 
 @pytest.mark.parametrize(("word", "enabled"), [
@@ -465,8 +521,67 @@ _STATIC = {
     "arch": _NAME,
     "display_win_gui": st.sampled_from(["TRUE", "false", "1", "0"]),
 }
-_DYNAMIC = st.sampled_from(["$num_proc", "$num_proc*5", "$num_proc*2+1", "1+$cpu*0.5",
-                            "$num_proc*2-$cpu", "3-$num_proc*-1"])
+# references as an administrator may write them, and the INT or DOUBLE complexes they name
+_REFERENCES = {"num_proc": "num_proc", "p": "num_proc", "cpu": "cpu", "la": "load_avg",
+               "core": "m_core"}
+_NUMBERS = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.tuples(st.integers(0, 999), st.integers(0, 999)).map(lambda t: f"{t[0]}.{t[1]}"),
+    st.sampled_from(["5.", ".25", "1e3", "2E1", "0"]))
+
+
+class _Formula(NamedTuple):
+    text: str
+    terms: list[Term]
+
+
+@st.composite
+def _formulas(draw: st.DrawFn) -> _Formula:
+    """A dynamic limit built term by term: its text, and the terms it means."""
+    count = draw(st.integers(1, 4))
+    referenced = draw(st.integers(0, count - 1))  # a formula references a complex
+    text, terms = "", []
+    for index in range(count):
+        sign = draw(st.sampled_from(["", "+", "-"] if index == 0 else ["+", "-"]))
+        if index == referenced or draw(st.booleans()):
+            written = draw(st.sampled_from(sorted(_REFERENCES)))
+            base, factor, name = f"${written}", 1.0, _REFERENCES[written]
+        else:
+            base = draw(_NUMBERS)
+            factor, name = float(base), ""
+        weight = draw(st.one_of(st.none(), _NUMBERS))
+        if weight is not None:
+            base, factor = f"{base}*{weight}", factor * float(weight)
+        text += sign + base
+        terms.append(Term(-factor if sign == "-" else factor, name))
+    return _Formula(text, terms)
+
+
+def _dynamic_rule(value: str) -> str:
+    return f"{{\nname x\nlimit hosts {{*}} to slots={value}\n}}\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_formulas())
+def test_a_dynamic_limit_reads_as_its_terms_and_prints_as_written(formula: _Formula):
+    rule_sets = parse(_dynamic_rule(formula.text))
+    assert rule_sets[0].rules[0].limits == [Limit("slots", formula.text, formula.terms)]
+    shown = print_rule_sets(rule_sets)
+    assert f"slots={formula.text}\n" in shown
+    assert parse(shown) == rule_sets
+
+
+@settings(max_examples=300, deadline=None)
+@given(_formulas(), st.fixed_dictionaries({
+    name: st.one_of(st.integers(0, 64).map(float), st.floats(-1e6, 1e6))
+    for name in set(_REFERENCES.values())}))
+def test_a_dynamic_limit_works_out_as_python_arithmetic(formula: _Formula,
+                                                        values: dict[str, float]):
+    terms = parse(_dynamic_rule(formula.text))[0].rules[0].limits[0].formula
+    assert terms is not None
+    python = re.sub(r"\$(\w+)", lambda ref: f"({values[_REFERENCES[ref.group(1)]]!r})",
+                    formula.text)
+    assert formula_value(terms, values.get) == eval(python)
 
 
 @st.composite
@@ -478,7 +593,11 @@ def _rules(draw: st.DrawFn) -> Rule:
                            unique=True))
     for name in chosen:
         dynamic = per_host and name in ("slots", "license") and draw(st.booleans())
-        rule.limits.append(Limit(name, draw(_DYNAMIC if dynamic else _STATIC[name])))
+        if dynamic:
+            formula = draw(_formulas())
+            rule.limits.append(Limit(name, formula.text, formula.terms))
+        else:
+            rule.limits.append(Limit(name, draw(_STATIC[name])))
     return rule
 
 

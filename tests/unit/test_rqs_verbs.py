@@ -11,7 +11,7 @@ import pytest
 from gridd.master.admin import Caller, run_qconf
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.config import Configuration
-from gridd.model.rqs import Filter, Limit
+from gridd.model.rqs import Filter, Limit, Term
 from tests.rqs_reference import RQS_ALL
 
 WHO = "root@vm"
@@ -172,6 +172,13 @@ def test_the_reference_session():
     ("{\n   name         bad11\n   enabled      TRUE\n"
      "   limit        users * to slots=$num_proc*2\n}\n",
      "dynamic limits are only supported for per host rules"),
+    # not in the transcript: 8.1.9's words for the same files
+    ("{\n   name         dyn\n   enabled      TRUE\n"
+     "   limit        hosts {*} to slots=$num_proc*2*3\n}\n",
+     '"dynamical_limit" may not use multiple weighting factors'),
+    ("{\n   name         dyn\n   enabled      TRUE\n"
+     "   limit        hosts {*} to slots=$nosuch-1\n}\n",
+     '"dynamical_limit" references not existing complex attribute "nosuch"'),
 ])
 def test_malformed_files_are_refused_with_8_1_9s_words(text: str, message: str):
     cfg = with_sets()
@@ -334,8 +341,13 @@ def test_limits_are_checked_like_a_file():
             assert refused(cfg, verb, "resource_quota", "limit", value, "zzb/1") == (
                 [], [message]), (verb, value)
     per_host = with_sets("{\n name d\n limit hosts {@linux} to slots=1\n}\n")
-    assert run(per_host, "-mattr", "resource_quota", "limit", "slots=$p*2", "d/1")[2] == 0
-    assert per_host.rqs["d"].rules[0].limits == [Limit("slots", "$num_proc*2")]
+    assert refused(per_host, "-mattr", "resource_quota", "limit", "slots=$num_proc*-1",
+                   "d/1") == ([], ['attribute "slots" has an invalid dynamical limit '
+                                   '"$num_proc*-1"'])
+    assert run(per_host, "-mattr", "resource_quota", "limit", "slots=$p*2-1", "d/1")[2] == 0
+    assert per_host.rqs["d"].rules[0].limits == [
+        Limit("slots", "$p*2-1", [Term(2.0, "num_proc"), Term(-1.0)])]
+    assert "   limit        hosts {@linux} to slots=$p*2-1" in shown(per_host, "d")
 
 
 def test_set_attributes():
