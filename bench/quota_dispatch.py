@@ -20,7 +20,9 @@ import time
 import dispatch
 
 from gridd.collector import held_off
+from gridd.formats.rqs import check_limits
 from gridd.model.cluster import Running
+from gridd.model.complexes import ComplexTable
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Plan, Planner
@@ -48,6 +50,7 @@ def rule_sets() -> list[RuleSet]:
     def limit(text: str) -> list[Limit]:
         return [Limit(*pair.split("=", 1)) for pair in text.split(",")]
 
+    table = ComplexTable(dispatch.COMPLEXES)
     sets = []
     for s in range(SETS):
         own = [f"u{(s * 4 + k) % USERS:03d}" for k in range(4)]
@@ -69,6 +72,8 @@ def rule_sets() -> list[RuleSet]:
             Rule(users=names("*", expand=True), limits=limit(f"slots={30 + s}")),
         ]
         assert len(rules) == RULES
+        for rule in rules:  # read as the master reads them: the dynamic limit parsed
+            rule.limits = check_limits(table, rule, rule.limits)
         sets.append(RuleSet(name=f"set{s:02d}", rules=rules))
     return sets
 
@@ -113,8 +118,7 @@ def overbooked(view: SchedView, plan: Plan) -> int:
     quotas.book_running(running, {qi.name: qi for qi in view.conf.instances}, levels.matcher)
     over = 0
     for line in quotas.usage_lines():
-        limit = quotas.limit_value(line.limit, "INT", line.key[6])
-        over += line.used > limit + 1e-9
+        over += line.used > line.cap + 1e-9
     return over
 
 

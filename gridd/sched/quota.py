@@ -24,12 +24,14 @@ from typing import NamedTuple
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
-from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, rule_id
+from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, Term, formula_value, rule_id
 from gridd.sched.match import JobRequest, Matcher, Need
 
 _EPSILON = 1e-9
 _WILD = re.compile(r"[*?\[]")
-_TERM = re.compile(r"([+-]?)(?:\$([A-Za-z_][\w.-]*)(?:\*([0-9.]+))?|([0-9.]+))")
+# A dynamic limit not known on a host (a value it references is not known there) allows
+# nothing there until it is.
+_UNKNOWN = 0.0
 # Compiled rules are kept across cycles, and their tables grow with the askers and
 # requests a long-lived scheduler sees: past this many entries they are compiled afresh.
 _MAX_ENTRIES = 200_000
@@ -85,6 +87,14 @@ def _filter(flt: Filter | None) -> _Filter | None:
     return _Filter(_names(flt.scope), _names(flt.xscope), not flt.scope)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Formula:
+    """A dynamic limit's terms; compared by identity, for it keys a per-host memo."""
+
+    terms: tuple[Term, ...]
+    whole: bool  # of an INT resource: worked out as a whole number, as 8.1.9 shows it
+
+
 @dataclass(frozen=True, slots=True)
 class _Limit:
     name: str  # the attribute's full name
@@ -92,6 +102,7 @@ class _Limit:
     consumable: str
     text: str  # as written
     fixed: float | None  # the value when it is a number, None for a formula or a requirement
+    formula: _Formula | None  # a dynamic limit's
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +128,8 @@ class _Check:
     resource: str
     per_slot: float  # amount per slot (consumable YES)
     per_job: float  # amount once per job, on the master instance (consumable JOB)
-    limit: float | None  # None: a dynamic limit, worked out per cycle from `text`
-    text: str
-    type: str  # of the resource, for a dynamic limit's value
+    limit: float | None  # None: a dynamic limit, worked out per cycle and host
+    formula: _Formula | None
     rule: _Rule
     mark: int  # where its usage is booked: (key, resource) interned, QuotaRules.marks
     why: str  # the refusal it gives
@@ -201,6 +211,8 @@ class Usage:
     resource: str
     used: float
     limit: str  # as the rule says, or the computed value of a dynamic limit
+    cap: float  # the limit in force: infinite for a value that is no number, 0 for a
+    # dynamic one its host does not know
 
 
 class QuotaRules:
@@ -261,8 +273,8 @@ class QuotaRules:
         mark = self.mark(key, limit.name)
         found = self._checks.get((mark, per_slot, per_job))
         if found is None:
-            check = _Check(key, limit.name, per_slot, per_job, value, limit.text, limit.type,
-                           rule, mark, _refusal(rule, key))
+            check = _Check(key, limit.name, per_slot, per_job, value, limit.formula, rule,
+                           mark, _refusal(rule, key))
             found = self._checks[(mark, per_slot, per_job)] = (check, _entries(check))
         return found
 
@@ -356,7 +368,7 @@ class Quotas:
         self.table = rules.table
         self.loads = loads
         self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
-        self._dynamic: dict[tuple[str, str, str], float] = {}  # (formula, type, host)
+        self._dynamic: dict[tuple[_Formula, str], float] = {}  # by formula and host
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
@@ -400,10 +412,12 @@ class Quotas:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
-            memo = (check.text, check.type, check.key[6])
+            assert check.formula is not None
+            memo = (check.formula, check.key[6])
             limit = self._dynamic.get(memo)
             if limit is None:
-                limit = self._dynamic[memo] = self.limit_value(check.text, memo[1], memo[2])
+                value = self._formula_value(check.formula, memo[1])
+                limit = self._dynamic[memo] = _UNKNOWN if value is None else value
         return limit
 
     def room_of(self, checks: _Checks) -> tuple[float, str | None]:
@@ -437,31 +451,27 @@ class Quotas:
             for index, (name, slots) in enumerate(task.granted):
                 asker.book(instances.get(name) or _gone(name), slots, master=index == 0)
 
-    def limit_value(self, text: str, type_: str, host: str) -> float:
-        """A limit as a number: fixed, or a dynamic formula of the host's values."""
-        if "$" not in text:
-            try:
-                return float(parse_value(type_, text))
-            except ValueError:
-                return math.inf
-        total = 0.0
-        for sign, name, weight, number in _TERM.findall(text):
-            value = float(number) if number else self._host_number(host, name) * float(
-                weight or 1)
-            total += -value if sign == "-" else value
-        return total
+    def _formula_value(self, formula: _Formula, host: str) -> float | None:
+        """A dynamic limit on a host, None while a value it references is not known there."""
+        value = formula_value(formula.terms, lambda name: self._host_number(host, name))
+        if value is None or not formula.whole:
+            return value
+        return float(math.trunc(value))
 
-    def _host_number(self, host: str, name: str) -> float:
+    def _host_number(self, host: str, name: str) -> float | None:
+        """The host's value of a complex: its complex_values' or else its load's."""
         attr = self.table.resolve(name)
         if attr is None:
-            return 0.0
+            return None
         text = self.rules.conf.host_values.get(host, {}).get(attr.name)
         if text is None:
             text = self.loads.get(host, {}).get(attr.name)
+        if text is None:
+            return None
         try:
-            return float(parse_value(attr.type, text)) if text is not None else 0.0
+            return float(parse_value(attr.type, text))
         except ValueError:
-            return 0.0
+            return None
 
     def usage_lines(self) -> list[Usage]:
         """Every rule scope with something booked, in set and rule order (qquota)."""
@@ -475,16 +485,18 @@ class Quotas:
         for key in sorted(by_key, key=lambda k: (k[0], k[1], k[2:])):
             used = by_key[key]
             rs = self.sets[key[0]]
-            rule = rs.rules[key[1]]
-            for limit in rule.limits:
-                attr = self.table.resolve(limit.name)
-                amount = used.get(attr.name if attr else limit.name, 0.0)
-                if amount:
-                    value = limit.value
-                    if "$" in value and attr is not None:
-                        value = _number_text(self.limit_value(value, attr.type, key[6]))
-                    lines.append(Usage(rs.name, rule_id(rs, key[1]), key, limit.name,
-                                       amount, value))
+            for limit in self.rules.rules[key[0]][key[1]].limits:
+                amount = used.get(limit.name, 0.0)
+                if not amount:
+                    continue
+                shown, cap = limit.text, limit.fixed
+                if limit.formula is not None:
+                    value = self._formula_value(limit.formula, key[6])
+                    if value is not None:  # else shown as written
+                        shown = _number_text(value)
+                    cap = _UNKNOWN if value is None else value
+                lines.append(Usage(rs.name, rule_id(rs, key[1]), key, limit.name, amount,
+                                   shown, math.inf if cap is None else cap))
         return lines
 
     def rows(self, users: list[str], hosts: list[str], queues: list[str], pes: list[str],
@@ -732,13 +744,16 @@ def _compile(set_index: int, rule_set: RuleSet, index: int, table: ComplexTable)
         attr = table.resolve(limit.name)
         if attr is None:
             continue
-        fixed = None
-        if attr.consumable != "NO" and "$" not in limit.value:
+        fixed = formula = None
+        if limit.formula is not None:
+            formula = _Formula(tuple(limit.formula), attr.type == "INT")
+        elif attr.consumable != "NO":
             try:
                 fixed = float(parse_value(attr.type, limit.value))
             except ValueError:
                 fixed = math.inf
-        limits.append(_Limit(attr.name, attr.type, attr.consumable, limit.value, fixed))
+        limits.append(_Limit(attr.name, attr.type, attr.consumable, limit.value, fixed,
+                             formula))
     return _Rule(set_index, index, rule_id(rule_set, index),
                  tuple(_filter(flt) for flt in filters), expand, expand[3] or expand[4],
                  tuple(limits))

@@ -4,16 +4,20 @@ planned by one cycle, usage read back as qquota shows it."""
 
 from __future__ import annotations
 
+import pytest
+
 from gridd import protocol as p
+from gridd.formats.rqs import check_limits, parse_limit_list
 from gridd.model.cluster import Instance, PlanConf, Running
-from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
+from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable
 from gridd.model.pe import FILL_UP, ParallelEnv
-from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.model.rqs import Filter, Rule, RuleSet
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Cycle, verify
 from gridd.sched.quota import Quotas, key_text
 
 EXTRA = (ComplexAttr("compiler_lic", "cl", "INT", "<=", "YES", "YES", "0", "0"),)
+TABLE = ComplexTable([*DEFAULT_COMPLEXES, *EXTRA])
 
 
 def flt(*items: str, expand: bool = False) -> Filter:
@@ -22,7 +26,10 @@ def flt(*items: str, expand: bool = False) -> Filter:
 
 
 def rule(limits: str, **filters: Filter) -> Rule:
-    return Rule(limits=[Limit(*pair.split("=", 1)) for pair in limits.split(",")], **filters)
+    """A rule whose limits are read as the master reads them (dynamic ones parsed)."""
+    rule = Rule(**filters)
+    rule.limits = check_limits(TABLE, rule, parse_limit_list(limits))
+    return rule
 
 
 def cell(rqs: list[RuleSet], hosts: dict[str, int] | None = None, slots: int = 10,
@@ -171,6 +178,37 @@ def test_dynamic_limits_follow_each_hosts_processor_count():
     hosts = [h for _, h in placed(result)]
     assert hosts.count("one") == 5 and hosts.count("two") == 10
     assert qquota(cycle) == ["per_cpu/1 slots=5/5 ////one/", "per_cpu/1 slots=10/10 ////two/"]
+
+
+@pytest.mark.parametrize(("formula", "limits"), [
+    ("$num_proc-1", (1, 2)), ("$num_proc*2-3", (1, 3)), ("1+$num_proc", (3, 4)),
+    ("-$p+4", (2, 1)), ("$num_proc*0.75", (1, 2)),  # an INT limit is whole, as 8.1.9 shows
+])
+def test_dynamic_limits_are_worked_out_per_host(formula: str, limits: tuple[int, int]):
+    rs = RuleSet(name="dyn", rules=[rule(f"slots={formula}", hosts=flt("*", expand=True))])
+    conf, loads = cell([rs], hosts={"two": 2, "three": 3}, slots=100)
+    result, cycle = plan(conf, loads, [job(1, "u", tasks=30)])
+    hosts = [h for _, h in placed(result)]
+    assert (hosts.count("two"), hosts.count("three")) == limits
+    two, three = limits
+    assert qquota(cycle) == [f"dyn/1 slots={three}/{three} ////three/",
+                             f"dyn/1 slots={two}/{two} ////two/"]  # in the order of hosts
+
+
+def test_a_dynamic_limit_allows_nothing_where_a_value_it_references_is_unknown():
+    rs = RuleSet(name="dyn", rules=[rule("slots=1+$num_proc", hosts=flt("*", expand=True))])
+    conf, loads = cell([rs], hosts={"known": 1, "silent": 1}, slots=100)
+    del loads["silent"]["num_proc"]  # not reported (yet)
+    result, cycle = plan(conf, loads, [job(1, "u", tasks=4)])
+    assert [h for _, h in placed(result)] == ["known", "known"]
+    assert 'cannot run because it exceeds limit "////silent/" in rule "dyn/1"' in result.info[1]
+    # a task that runs there all the same is counted against the formula as written
+    _, cycle = plan(conf, loads, [], running=[running(7, "u", "silent")])
+    assert qquota(cycle) == ["dyn/1 slots=1/1+$num_proc ////silent/"]
+    # a value from the host's complex_values counts as a reported one does
+    conf.host_values = {"silent": {"num_proc": "3"}}
+    result, _ = plan(conf, loads, [job(1, "u", tasks=9)])
+    assert sorted(h for _, h in placed(result)) == ["known"] * 2 + ["silent"] * 4
 
 
 def test_projects_and_pes_with_star_and_not_star():

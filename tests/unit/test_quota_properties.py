@@ -16,7 +16,7 @@ from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
-from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Cycle
 from gridd.sched.quota import Quotas, Who
@@ -39,7 +39,8 @@ def rule(draw: st.DrawFn) -> Rule:
     limits = []
     if draw(st.booleans()) or True:
         dynamic = hosts is not None and hosts.expand and draw(st.booleans())
-        limits.append(Limit("slots", "$num_proc*1" if dynamic else str(draw(st.integers(0, 4)))))
+        limits.append(Limit("slots", "$num_proc*1", [Term(1.0, "num_proc")]) if dynamic
+                      else Limit("slots", str(draw(st.integers(0, 4)))))
     if draw(st.booleans()):
         limits.append(Limit("lic", str(draw(st.integers(0, 3)))))
     return Rule(users=draw(filters((*USERS[:2], "@staff"))),
@@ -108,7 +109,7 @@ def booked(conf: PlanConf, loads: dict, running: list[Running]) -> Quotas:
 
 def over(quotas: Quotas) -> set[tuple]:
     return {(line.key, line.resource) for line in quotas.usage_lines()
-            if line.used > quotas.limit_value(line.limit, "INT", line.key[6]) + 1e-9}
+            if line.used > line.cap + 1e-9}
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
