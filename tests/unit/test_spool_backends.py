@@ -34,7 +34,7 @@ from gridd.model.config import Userset
 from gridd.model.job import JobSpec, Task, Usage, new_job
 from gridd.model.objects import HostGroup, Project, User
 from gridd.model.report import ConfigRecord, HostRecord, JobRecord, QueueRecord
-from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
 from gridd.spool import classic_spool
 from gridd.spool.base import Spool, SpoolError
 from gridd.spool.classic_spool import ClassicSpool, escape, job_dir, unescape
@@ -87,6 +87,8 @@ def _state() -> MasterState:
         Rule(users=Filter(True, ["*"]), limits=[Limit("slots", "10")]),
         Rule(name="big", hosts=Filter(False, ["@linux"], ["node2"]),
              limits=[Limit("h_vmem", "4G")]),
+        Rule(hosts=Filter(True, ["*"]),  # a dynamic limit: as written, and parsed
+             limits=[Limit("slots", "$p*2-1", [Term(2.0, "num_proc"), Term(-1.0)])]),
     ])
     cfg.host_confs["node1"] = {"xterm": "/usr/bin/xterm", "mailer": "/bin/mail"}
     cfg.host_confs["node2"] = {"mailer": " leading blank"}  # qconf strips it
