@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
 from gridd.client import current_user as current_user  # the q* commands take it from here
+from gridd.manual.help_text import help_text
 
 
 def current_group() -> str:
@@ -34,13 +35,13 @@ class UsageError(Exception):
     """A command line refused with the command's usage; no message: -help asked for it."""
 
 
-def usage_exit(usage: str, exc: UsageError) -> int:
+def usage_exit(command: str, exc: UsageError) -> int:
     """-help prints the usage on stdout and succeeds; anything else prints it on stderr
     with the complaint, and fails."""
     if not str(exc):
-        print(usage, end="")
+        sys.stdout.write(help_text(command))
         return 0
-    print(f"{usage}{exc}", file=sys.stderr)
+    print(f"{help_text(command)}{exc}", file=sys.stderr)
     return 1
 
 
@@ -80,10 +81,10 @@ def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False)
     return run_command(body)
 
 
-def usage_error(usage: str, message: str) -> int:
+def usage_error(command: str, message: str) -> int:
     """The usage text, then what was wrong, on standard error, as 8.1.9's qr* commands
     print a command line they cannot take; exit code 1."""
-    sys.stderr.write(usage)
+    sys.stderr.write(help_text(command))
     print(f"ERROR! {message}", file=sys.stderr)
     return 1
 
@@ -107,24 +108,28 @@ class DeleteArgs:
     help: bool = False
 
 
+# The options qdel and qrdel take (gridd.manual.qdel and .qrdel describe them).
+DELETE_OPTIONS = frozenset({"-f", "-help", "-u"})
+
+
 def delete_args(argv: list[str]) -> DeleteArgs:
     """Read `[-f] [-u user,...] [target,... ...]`, the command line qdel and qrdel share."""
     args, out = deque(argv), DeleteArgs()
     while args:
         arg = args.popleft()
-        if arg == "-f":
+        if not arg.startswith("-"):
+            out.targets += [t for t in arg.split(",") if t]
+        elif arg not in DELETE_OPTIONS:
+            raise DeleteArgsError("invalid option", arg)
+        elif arg == "-f":
             out.force = True
         elif arg == "-u":
             if not args:
                 raise DeleteArgsError("-u without users")
             out.users += [u for u in args.popleft().split(",") if u]
-        elif arg in ("-help", "--help"):
+        else:  # -help
             out.help = True
             return out
-        elif arg.startswith("-"):
-            raise DeleteArgsError("invalid option", arg)
-        else:
-            out.targets += [t for t in arg.split(",") if t]
     if not out.targets and not out.users:
         raise DeleteArgsError("nothing to delete")
     return out

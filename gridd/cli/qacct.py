@@ -33,38 +33,14 @@ from gridd.accounting.qacct_query import (
     summary_query,
 )
 from gridd.formats.values import is_unsigned
-
-USAGE = """\
-SGE 8.1.9
-usage: qacct [options]
- [-ar [ar_id]]                     list [matching] advance reservations
- [-A [account_string]]             list [matching] account
- [-b begin_time]                   jobs started after
- [-d days]                         jobs started during the last d days
- [-D [department]]                 list [matching] department
- [-e end_time]                     jobs started before
- [-E]                              select job end time, not start
- [[-f] acctfile]                   use alternate accounting file
- [-g [groupid|groupname]]          list [matching] group
- [-h [host]]                       list [matching] host
- [-help]                           display this message
- [-j [job_id|job_name|pattern]]    list all [matching] jobs
- [-l attr=val,...]                 request given complex attributes
- [-m]                              list only master tasks
- [-o [owner]]                      list [matching] owner
- [-u [owner]]                      list [matching] owner
- [-pe [pe_name]]                   list [matching] parallel environment
- [-P [project]]                    list [matching] project
- [-q [queue]]                      list [matching] queue
- [-slots [slots]]                  list [matching] job slots
- [-t taskid[-taskid[:step]]]       list all [matching] tasks (requires -j option)
-
- begin_time, end_time              [[CC]YYMMDDhhmm[.SS]
- queue                             [cluster_queue|queue_instance|queue_domain|pattern]
-"""
+from gridd.manual.help_text import help_text
 
 # Options naming a grouping column, each with an optional value that selects one value.
 _GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}
+_FLAGS = ("-help", "-E", "-m")
+_VALUED = ("-b", "-e", "-d", "-f", "-l")  # these always take the next word
+# The options qacct takes (gridd.manual.qacct describes them).
+OPTIONS = frozenset({*_GROUPING_OPTIONS, *_FLAGS, *_VALUED, "-j", "-t"})
 _DAY = 86400
 # Records fetched at a time when listing jobs: `qacct -j` of a whole history stays small.
 PAGE = 20_000
@@ -180,7 +156,7 @@ def parse_args(argv: Sequence[str], now: float) -> CommandLine:
         option = argv[i]
         value = _optional_value(argv, i)
         consumed = value is not None
-        if option in ("-help", "-E", "-m"):
+        if option in _FLAGS:
             consumed = False
             line.help |= option == "-help"
             req.by_end |= option == "-E"
@@ -193,8 +169,8 @@ def parse_args(argv: Sequence[str], now: float) -> CommandLine:
             if value is None:
                 raise UsageError("-t option must have a list of task id ranges")
             req.tasks = _task_ranges(value)
-        elif option in ("-b", "-e", "-d", "-f", "-l"):
-            if i + 1 >= len(argv):  # these always take the next word
+        elif option in _VALUED:
+            if i + 1 >= len(argv):
                 raise UsageError("")
             value, consumed = argv[i + 1], True
             if option == "-b":
@@ -336,10 +312,10 @@ def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:
         line = parse_args(sys.argv[1:] if argv is None else argv, now)
     except UsageError as exc:
         sys.stderr.write(f"{exc}\n" if str(exc) else "")
-        sys.stderr.write(USAGE)
+        sys.stderr.write(help_text("qacct"))
         return 1
     if line.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text("qacct"))
         return 0
     try:
         with _open(line) as source:

@@ -1,4 +1,4 @@
-"""qalter: change attributes of submitted jobs (most of what qsub sets: see USAGE) and
+"""qalter: change attributes of submitted jobs (most of what qsub sets: see OPTIONS) and
 their holds (-h u, o or s sets one, U, O or S releases it, n releases all, as qhold and
 qrls do)."""
 
@@ -25,16 +25,12 @@ from gridd.cli.qsub_args import (
 )
 from gridd.client import Client
 from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
+from gridd.manual.help_text import help_text
 
-USAGE = ("usage: qalter [-N name] [-p priority] [-R y|n] [-ar ar_id] [-A account] "
-         "[-a date_time] [-dl date_time] [-r y|n] [-js job_share] [-ac|-sc|-dc context] "
-         "[-binding [env|pe|set] strategy] [-hold_jid job_list] [-pe pe_name slot_range] "
-         "[[-hard|-soft] -l resource=value,...] [[-hard|-soft] -q queue_list] "
-         "[-masterq queue_list] [-tc max_running_tasks] [-o|-e|-i path_list] [-j y|n] "
-         "[-S path_list] [-v variable_list] [-V] [-M mail_list] [-m mail_options] "
-         "[-cwd] [-wd dir] [-notify] [-P project] [-ckpt name] [-hold_jid_ad job_list] "
-         "[-w e|w|n|v|p] [-h {u|o|s|n|U|O|S}...] "
-         "job_task_list")
+# The options qalter takes (gridd.manual.qalter describes them), and all it reads: qsub's
+# others too, to refuse them (NOT_ALTERED).
+OPTIONS = ALTERABLE | {"-c", "-h", "-hard", "-help", "-soft"}
+_READ = OPTIONS | NOT_ALTERED
 FIELDS = {"hard_resources": "hard"}  # settings named otherwise in p.Alter
 
 
@@ -50,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     while args:
         arg = args.popleft()
         options = options or arg.startswith("-")
-        if arg in ("-help", "--help"):
-            print(USAGE)
+        if arg.startswith("-") and arg not in _READ:
+            print(f'qalter: invalid option argument "{arg}"', file=sys.stderr)
+            return 2
+        if arg == "-help":
+            sys.stdout.write(help_text("qalter"))
             return 0
         if arg == "-h":
             if not args:
@@ -65,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             hold_kinds = "uos" if "n" in kinds else kinds.lower()
         elif arg in ("-hard", "-soft"):
             soft = arg == "-soft"
-        elif arg in ALTERABLE or arg in NOT_ALTERED or arg == "-c":
+        elif arg.startswith("-"):  # qsub's options, -c among them
             count = arity(arg, [args[0]] if args else [])
             if len(args) < count:
                 print(f"qalter: {missing_argument(arg, len(args))}", file=sys.stderr)
@@ -93,9 +92,6 @@ def main(argv: list[str] | None = None) -> int:
                 if key == "context_changes":
                     value = [*changes.get(key, []), *value]  # type: ignore[misc]
                 changes[FIELDS.get(key, key)] = value
-        elif arg.startswith("-"):
-            print(f'qalter: invalid option argument "{arg}"', file=sys.stderr)
-            return 2
         else:
             targets += [t for t in arg.split(",") if t]
     if refused:  # said once the whole line is read, as 8.1.9 says it
@@ -103,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNKNOWN
     if not targets and options:  # 8.1.9 is silent where options name no job
         return 0
-    if not targets:
-        print(USAGE, file=sys.stderr)
+    if not targets:  # the usage, then 8.1.9's complaint
+        sys.stderr.write(help_text("qalter"))
+        print("ERROR! no option argument", file=sys.stderr)
         return 1
     why = first_invalid_job_task(targets)
     if why:

@@ -23,50 +23,7 @@ from dataclasses import dataclass
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
-
-USAGE = """usage: qconf [options]
-   [-am user_list]            add users to the manager list
-   [-ao user_list]            add users to the operator list
-   [-ah hostname_list]        add administrative hosts
-   [-as hostname_list]        add submit hosts
-   [-au user_list list_list]  add users to access lists (created when missing)
-   [-dm|-do user_list]        delete managers or operators
-   [-dh|-ds hostname_list]    delete administrative or submit hosts
-   [-du user_list list_list]  delete users from access lists
-   [-dul list_list]           delete access lists
-   [-sm|-so|-sh|-ss|-sul]     show managers, operators, admin hosts, submit hosts, lists
-   [-su list_list]            show access lists
-   [-Au file | -Mu file | -mu list_list]   add or modify an access list
-   [-sc | -mc | -Mc file]     show, edit, or replace from a file the complex attributes
-   [-shgrpl | -shgrp group | -shgrp_resolved group | -shgrp_tree group]
-   [-ahgrp group | -Ahgrp file | -mhgrp group | -Mhgrp file | -dhgrp group]  host groups
-   [-sprjl | -sprj p | -aprj | -Aprj file | -mprj p | -Mprj file | -dprj p]  projects
-   [-suserl | -suser u | -auser | -Auser file | -muser u | -Muser file | -duser u]
-                              user objects (made at a user's first job: enforce_user auto)
-   [-ssconf | -msconf | -Msconf file]   the scheduler configuration
-   [-sconf [host_list|global] | -sconfl | -mconf [host_list|global]]
-   [-aconf host_list | -Aconf file_list | -Mconf file_list | -dconf host_list]
-                              global and host configurations (a file is named after
-                              its host: -Mconf /tmp/node1 changes node1's)
-   [-sql | -sq [queue_list] | -aq [q] | -Aq file | -mq q | -Mq file | -dq q]  queues
-   [-spl | -sp pe | -ap pe | -Ap file | -mp pe | -Mp file | -dp pe]  parallel environments
-   [-sel | -se host | -ae [host] | -Ae file | -me host | -Me file | -de host]  exec hosts
-   [-srqsl | -srqs [rqs_list] | -arqs [rqs_list] | -Arqs file | -mrqs [rqs_list] |
-    -Mrqs file [rqs_list] | -drqs rqs_list]           resource quota sets
-   [-aattr | -mattr | -dattr | -rattr obj attr value obj_list]  change one attribute
-       of queue, exechost, hostgroup or pe objects (values may be [host=value]
-       overrides), or of resource_quota sets (obj_list: set, set/N or set/rule_name)
-   [-Aattr | -Mattr | -Dattr | -Rattr obj file obj_list]  the same with the file's
-       "attr value" lines
-   [-purge queue attr queue@host]       drop a host's override
-   [-sss]                     show the host the scheduler runs on (the master's)
-   [-km]                      shut the master (and its scheduler) down
-   [-ke | -kej host_list|all] shut execds down; their jobs go on for the next execd
-                              to take over (-ke) or are killed (-kej)
-   [-sstree | -scall | -sckptl]   share tree, calendars, checkpointing interfaces:
-                              gridd has none
-   [-help]                    print this help
-"""
+from gridd.manual.help_text import help_text
 
 # Grid Engine's last line when an option's file can't be read ({} is the file), and
 # its exit code then (0 for -Ahgrp, as Grid Engine does).
@@ -147,6 +104,14 @@ EDITOR_FORMS: dict[str, EditorForm] = {
 }
 
 
+def options() -> frozenset[str]:
+    """Every option qconf takes (gridd.manual.qconf describes them): those the master
+    carries out, the editor forms carried out here, and -help."""
+    from gridd.master.admin import VERBS
+
+    return frozenset(VERBS) | frozenset(EDITOR_FORMS) | {"-help"}
+
+
 class QconfError(Exception):
     def __init__(self, text: str, code: int = 1) -> None:
         super().__init__(text)
@@ -158,9 +123,13 @@ Request = Callable[[list[str], dict[str, str]], p.QconfReply]
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args == ["-help"]:
-        print(USAGE, end="", file=sys.stdout if args else sys.stderr)
-        return 0 if args else 1
+    if args == ["-help"]:
+        sys.stdout.write(help_text("qconf"))
+        return 0
+    if not args:  # the usage, then 8.1.9's complaint
+        sys.stderr.write(help_text("qconf"))
+        print("ERROR! no option argument", file=sys.stderr)
+        return 1
     who = {"user": current_user(), "host": os.uname().nodename}
     try:
         files = _read_files(args)

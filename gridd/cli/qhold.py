@@ -10,6 +10,7 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.formats.requests import first_invalid_job_task
+from gridd.manual.help_text import help_text
 
 
 def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
@@ -23,30 +24,33 @@ def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
     return 0
 
 
+# The options qhold and qrls take (gridd.manual.qhold describes them).
+OPTIONS = frozenset({"-h", "-help"})
+
+
 def main(argv: list[str] | None = None, release: bool = False) -> int:
     command = "qrls" if release else "qhold"
-    usage = (f"usage: {command} [-h {{u|o|s}}...] job_task_list  "
-             "(job_task_list: job[.tasks][,...])")
     args = deque(sys.argv[1:] if argv is None else argv)
     targets: list[str] = []
     kinds = "u"
     while args:
         arg = args.popleft()
-        if arg in ("-help", "--help"):
-            print(usage)
-            return 0
-        if arg == "-h":
+        if not arg.startswith("-"):
+            targets += [t for t in arg.split(",") if t]
+        elif arg not in OPTIONS:
+            print(f'{command}: invalid option argument "{arg}"', file=sys.stderr)
+            return 2
+        elif arg == "-h":
             kinds = args.popleft() if args else ""
             code = hold_list_error(command, kinds)
             if code:
                 return code
-        elif arg.startswith("-"):
-            print(f'{command}: invalid option argument "{arg}"', file=sys.stderr)
-            return 2
-        else:
-            targets += [t for t in arg.split(",") if t]
-    if not targets:
-        print(usage, file=sys.stderr)
+        else:  # -help
+            sys.stdout.write(help_text(command))
+            return 0
+    if not targets:  # the usage, then 8.1.9's complaint
+        sys.stderr.write(help_text(command))
+        print("ERROR! no option argument", file=sys.stderr)
         return 1
     why = first_invalid_job_task(targets)
     if why:

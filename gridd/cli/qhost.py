@@ -8,18 +8,10 @@ from collections import deque
 from gridd.cli.common import run_command
 from gridd.client import Client
 from gridd.formats import requests
+from gridd.manual.help_text import help_text
 
-USAGE = """usage: qhost [options]
-  [-F [resource_attribute]]  show the resources of each host (or only these)
-  [-h hostlist]              show only these hosts
-  [-help]                    print this help
-  [-j]                       show the jobs running on each host
-  [-l attr=val,...]          show only hosts offering these resources
-  [-ncb]                     accepted for compatibility
-  [-q]                       show the queue instances on each host
-  [-u user[,user,...]]       show only jobs of these users (with -j)
-  [-xml]                     print the information as XML
-"""
+# The options qhost takes (gridd.manual.qhost describes them).
+OPTIONS = frozenset({"-F", "-h", "-help", "-j", "-l", "-ncb", "-q", "-u", "-xml"})
 
 
 class _Usage(Exception):
@@ -35,6 +27,8 @@ def _parse(args: deque[str]) -> dict:
                   "users": None}
     while args:
         arg = args.popleft()
+        if arg not in OPTIONS:
+            raise _Usage(f'error: invalid option argument "{arg}"')
         if arg in ("-q", "-j", "-xml"):
             opts["flags"].add(arg)
         elif arg == "-ncb":
@@ -56,8 +50,6 @@ def _parse(args: deque[str]) -> dict:
                     opts["request"] = requests.parse_resource_list(value)
                 except ValueError as exc:
                     raise _Usage(f"error: {exc}", usage=False) from None
-        else:
-            raise _Usage(f'error: invalid option argument "{arg}"')
     return opts
 
 
@@ -66,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
-        print(USAGE, end="")
+        sys.stdout.write(help_text("qhost"))
         return 0
     try:
         opts = _parse(deque(args))
     except _Usage as exc:
-        print(f"{USAGE if exc.usage else ''}{exc}", file=sys.stderr)
+        print(f"{help_text('qhost') if exc.usage else ''}{exc}", file=sys.stderr)
         return 1
     flags = opts["flags"]
 

@@ -10,32 +10,12 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
-
-USAGE = """usage: qmod [options]
-   [-c job_wc_queue_list]  clear the error state of jobs or queue instances
-   [-cj job_list]          clear the error state of jobs
-   [-cq wc_queue_list]     clear the error state of queue instances
-   [-d wc_queue_list]      disable queue instances: they take no new jobs
-   [-e wc_queue_list]      enable queue instances
-   [-f]                    force: reschedule jobs that are not rerunnable too
-   [-help]                 print this help
-   [-r job_wc_queue_list]  reschedule jobs, or the jobs running in queue instances
-   [-rj job_list]          reschedule jobs: kill them and run them again
-   [-rq wc_queue_list]     reschedule the jobs running in queue instances
-   [-s job_wc_queue_list]  suspend jobs or queue instances (and their jobs)
-   [-sj job_list]          suspend jobs
-   [-sq wc_queue_list]     suspend queue instances
-   [-us job_wc_queue_list] unsuspend jobs or queue instances
-   [-usj job_list]         unsuspend jobs
-   [-usq wc_queue_list]    unsuspend queue instances
-
-job_list           job ids (id or id.task_range) or job names, separated by ',' or ' '
-wc_queue_list      cluster queues, queue instances (queue@host) or queue@@hostgroup,
-                   with shell wildcards, separated by ','
-"""
+from gridd.manual.help_text import help_text
 
 ACTIONS = frozenset({"c", "cj", "cq", "d", "e", "r", "rj", "rq", "s", "sj", "sq", "us", "usj",
                      "usq"})
+# The options qmod takes (gridd.manual.qmod describes them); -help is seen first.
+OPTIONS = frozenset(f"-{action}" for action in ACTIONS) | {"-f", "-help"}
 
 
 class _UsageError(Exception):
@@ -51,10 +31,10 @@ def parse(argv: list[str]) -> list[tuple[str, list[str]]]:
         raise _UsageError("ERROR! no option argument")
     while args:
         arg = args.popleft()
+        if arg not in OPTIONS:
+            raise _UsageError(f'invalid option argument "{arg}"')
         if arg == "-f":
             continue
-        if not arg.startswith("-") or arg[1:] not in ACTIONS:
-            raise _UsageError(f'invalid option argument "{arg}"')
         targets = []
         while args and not args[0].startswith("-"):
             targets += [t for t in args.popleft().split(",") if t]
@@ -66,13 +46,13 @@ def parse(argv: list[str]) -> list[tuple[str, list[str]]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args == ["-help"]:
-        print(USAGE, end="")
+    if "-help" in args:
+        sys.stdout.write(help_text("qmod"))
         return 0
     try:
         actions = parse(args)
     except _UsageError as exc:
-        usage = "" if str(exc).endswith("must have argument") else USAGE
+        usage = "" if str(exc).endswith("must have argument") else help_text("qmod")
         print(f"{usage}{exc}", file=sys.stderr)
         return 1
 

@@ -15,21 +15,13 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
+from gridd.manual.help_text import help_text
 from gridd.model.rqs import QuotaRow
-
-USAGE = """usage: qquota [options]
-   [-h host_list]           show only limits on these hosts
-   [-help]                  print this help
-   [-l resource_attributes] show only limits of these resources
-   [-u user_list]           show limits of these users ('*' for all; default: you)
-   [-pe pe_list]            show only limits of these parallel environments
-   [-P project_list]        show only limits of these projects
-   [-q wc_queue_list]       show only limits of these queues
-   [-xml]                   print the information as XML
-"""
 
 _LISTS = {"-h": "hosts", "-l": "resources", "-u": "users", "-pe": "pes", "-P": "projects",
           "-q": "queues"}
+# The options qquota takes (gridd.manual.qquota describes them); -help is seen first.
+OPTIONS = frozenset(_LISTS) | {"-help", "-xml"}
 _XML_HEAD = ("<?xml version='1.0'?>\n<qquota_result xmlns=\"http://arc.liv.ac.uk/repos/darcs/"
              "sge/source/source/dist/util/resources/schemas/qquota/qquota.xsd\">\n")
 
@@ -43,6 +35,8 @@ def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, bool]:
     args, req, xml = deque(argv), p.QueryQuota(users=[user]), False
     while args:
         arg = args.popleft()
+        if arg not in OPTIONS:
+            raise UsageError(f'error: invalid option argument "{arg}"')
         if arg == "-xml":
             xml = True
         elif arg in _LISTS:
@@ -52,8 +46,6 @@ def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, bool]:
             if arg == "-l":  # `-l slots` or `-l slots=1`: the resource names count
                 items = [i.partition("=")[0] for i in items]
             setattr(req, _LISTS[arg], items)
-        else:
-            raise UsageError(f'error: invalid option argument "{arg}"')
     return req, xml
 
 
@@ -123,13 +115,13 @@ def render_xml(rows: list[QuotaRow]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
-        print(USAGE, end="")
+        sys.stdout.write(help_text("qquota"))
         return 0
     home = os.path.expanduser("~")
     try:
         req, xml = parse(default_args(paths.root_dir(), home) + args, current_user())
     except UsageError as exc:
-        print(f"{USAGE}{exc}", file=sys.stderr)
+        print(f"{help_text('qquota')}{exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # an unbalanced quote in an sge_qquota file
         print(f"error: cannot read sge_qquota: {exc}", file=sys.stderr)

@@ -14,27 +14,19 @@ from gridd.cli.common import (
     delete_args,
     print_answer,
 )
-
-USAGE = """usage: qrdel [options] ar_list
-   [-f]                                     also delete the jobs of the ARs, forcibly
-   [-help]                                  show this text
-   [-u user_list]                           delete the ARs of these users
-
-ar_list                 ar_id|ar_name[,ar_id|ar_name,...] (names may be patterns)
-user_list               user[,user,...]
-"""
+from gridd.manual.help_text import help_text
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = delete_args(sys.argv[1:] if argv is None else argv)
     except DeleteArgsError as exc:  # after the usage, in 8.1.9's words
-        sys.stderr.write(USAGE)
+        sys.stderr.write(help_text("qrdel"))
         print(f'error: invalid option argument "{exc.option}"' if exc.kind == "invalid option"
               else "ERROR! no option argument", file=sys.stderr)  # no users, no AR named
         return 1
     if args.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text("qrdel"))
         return 0
     return print_answer(lambda client: client.ar_delete(args.targets, current_user(),
                                                         args.users, args.force),

@@ -10,12 +10,10 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.cli.qhold import hold_list_error
+from gridd.manual.help_text import help_text
 
-USAGE = """usage: qresub [options] job_id_list
-   [-h hold_list]     holds of the new jobs (u, o, s; n for none)
-   [-help]            print this help
-   job_id_list        job_id[,job_id,...]
-"""
+# The options qresub takes (gridd.manual.qresub describes them).
+OPTIONS = frozenset({"-h", "-help"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,21 +22,22 @@ def main(argv: list[str] | None = None) -> int:
     holds = ""
     while args:
         arg = args.popleft()
-        if arg == "-help":
-            print(USAGE, end="")
-            return 0
-        if arg == "-h":
+        if not arg.startswith("-"):
+            targets += [t for t in arg.split(",") if t]
+        elif arg not in OPTIONS:  # a line of its own, as 8.1.9 says it
+            print(f'qresub: invalid option argument "{arg}"', file=sys.stderr)
+            return 2
+        elif arg == "-h":
             holds = args.popleft() if args else ""
             code = hold_list_error("qresub", holds, alter=True)
             if code:
                 return code
-        elif arg.startswith("-"):
-            print(f'{USAGE}invalid option argument "{arg}"', file=sys.stderr)
-            return 1
-        else:
-            targets += [t for t in arg.split(",") if t]
+        else:  # -help
+            sys.stdout.write(help_text("qresub"))
+            return 0
     if not targets:
-        print(f"{USAGE}ERROR! no option argument", file=sys.stderr)
+        sys.stderr.write(help_text("qresub"))
+        print("ERROR! no option argument", file=sys.stderr)
         return 1
     request = p.Resubmit(targets=targets, user=current_user(), host=socket.gethostname(),
                          holds=holds)

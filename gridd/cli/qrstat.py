@@ -12,17 +12,10 @@ from collections import deque
 from gridd.cli.common import current_user, run_command
 from gridd.cli.qsub_args import missing_argument
 from gridd.client import Client
+from gridd.manual.help_text import help_text
 
-USAGE = """usage: qrstat [options]
-   [-ar ar_list]                            show the details of these ARs
-   [-explain]                               show why an AR is in an error state
-   [-help]                                  show this text
-   [-u user_list]                           show the ARs of these users ('*': all)
-   [-xml]                                   print the information as XML
-
-ar_list                 ar_id|ar_name[,ar_id|ar_name,...] (names may be patterns)
-user_list               user[,user,...] ($user: yourself)
-"""
+# The options qrstat takes (gridd.manual.qrstat describes them).
+OPTIONS = frozenset({"-ar", "-explain", "-help", "-u", "-xml"})
 
 
 class _Usage(Exception):
@@ -46,6 +39,8 @@ def _parse(args: deque[str]) -> _Options:
     opts = _Options()
     while args:
         arg = args.popleft()
+        if arg.startswith("-") and arg not in OPTIONS:
+            raise _Usage(f'invalid option argument "{arg}"')
         if arg == "-ar":
             opts.ids = (opts.ids or []) + [i for i in _value(args, arg).split(",") if i]
         elif arg == "-u":
@@ -54,10 +49,8 @@ def _parse(args: deque[str]) -> _Options:
             opts.explain = True
         elif arg == "-xml":
             opts.xml = True
-        elif arg in ("-help", "--help"):
+        elif arg == "-help":
             opts.help = True
-        elif arg.startswith("-"):
-            raise _Usage(f'invalid option argument "{arg}"')
         else:
             raise _TooMany
     return opts
@@ -81,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     except _Usage as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except _TooMany:
-        sys.stderr.write(USAGE)
+    except _TooMany:  # 8.1.9 prints its usage on standard output here
+        sys.stdout.write(help_text("qrstat"))
         print("error: too many options", file=sys.stderr)
         return 1
     if opts.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text("qrstat"))
         return 0
 
     def body() -> int:

@@ -13,7 +13,8 @@ import time
 
 from gridd import paths
 from gridd.cli.common import current_group, current_user, print_answer, read_text, usage_error
-from gridd.cli.qrsub_args import USAGE, QrsubError, QrsubRequest, parse_qrsub
+from gridd.cli.qrsub_args import QrsubError, QrsubRequest, parse_qrsub
+from gridd.manual.help_text import help_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,11 +23,11 @@ def main(argv: list[str] | None = None) -> int:
         req = _parse(args)
     except QrsubError as exc:
         if exc.usage:
-            return usage_error(USAGE, exc.message)
+            return usage_error("qrsub", exc.message)
         print(f"{exc.preamble}qrsub: {exc.message}", file=sys.stderr)
         return exc.exit_code
     if req.help:
-        sys.stdout.write(USAGE)
+        sys.stdout.write(help_text("qrsub"))
         return 0
     return print_answer(lambda client: client.ar_submit(req.spec, os.uname().nodename),
                         refusal_to_stdout=True)

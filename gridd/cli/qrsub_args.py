@@ -30,47 +30,13 @@ from gridd.model.ar import ArSpec
 
 EXIT_ERROR = 1
 
-_OPTIONS = (
-    ("-a date_time", "start of the reservation"),
-    ("-A account_string", "account name written to accounting"),
-    ("-ckpt ckpt_name", "reserve only queues offering this checkpointing"),
-    ("-d time", "length of the reservation"),
-    ("-e date_time", "end of the reservation"),
-    ("-he y[es]|n[o]", "hard error handling: no jobs run while in error"),
-    ("-help", "show this text"),
-    ("-l resource_list", "reserve these resources"),
-    ("-M mail_list", "mail addresses for notifications"),
-    ("-m mail_options", "when to send mail (b, e, a or n)"),
-    ("-masterq wc_queue_list", "queues the master task may be reserved in"),
-    ("-N name", "name of the reservation"),
-    ("-now y[es]|n[o]", "reserve in interactive queues only"),
-    ("-pe pe_name slot_range", "parallel environment and slot range"),
-    ("-q wc_queue_list", "queues to reserve in"),
-    ("-u wc_user_list", "users and @usersets who may submit into it"),
-    ("-w e|v", "e: refuse what cannot be granted, v: only check"),
-)
-_TERMS = (
-    ("date_time", "[[CC]YY]MMDDhhmm[.SS]"),
-    ("time", "hours:minutes:seconds | seconds"),
-    ("mail_options", "any of b, e, a (begin, end, error), or n (none)"),
-    ("mail_list", "user[@host][,user[@host],...]"),
-    ("resource_list", "resource[=value][,resource[=value],...]"),
-    ("slot_range", "n | n-m | -m | n-  (n, m > 0)"),
-    ("wc_queue_list", "queue[,queue,...], each cqueue, cqueue@host or cqueue@@hostgroup"),
-    ("wc_user_list", "user|@userset[,user|@userset,...]"),
-)
-USAGE = (
-    "usage: qrsub [options]\n"
-    + "".join(f"   {'[' + option + ']':<40} {text}\n" for option, text in _OPTIONS)
-    + "\n"
-    + "".join(f"{term:<23} {text}\n" for term, text in _TERMS)
-)
-
 _ARITY = {
     "-a": 1, "-A": 1, "-ckpt": 1, "-d": 1, "-e": 1, "-he": 1, "-help": 0, "-l": 1,
     "-M": 1, "-m": 1, "-masterq": 1, "-N": 1, "-now": 1, "-pe": 2, "-q": 1, "-u": 1,
     "-w": 1,
 }
+# The options qrsub takes (gridd.manual.qrsub describes them).
+OPTIONS = frozenset(_ARITY)
 _AR_MAIL_LETTERS = frozenset("bean")
 
 # Added up over every source instead of being replaced by a later one; added up within

@@ -7,18 +7,12 @@ import sys
 from collections import deque
 
 from gridd.cli.common import UsageError, run_command, usage_exit
-from gridd.cli.queue_select import OPTIONS, BadSelection, Selection
+from gridd.cli.queue_select import OPTIONS as SELECTION
+from gridd.cli.queue_select import BadSelection, Selection
 from gridd.client import Client
 
-USAGE = """usage: qselect [options]
-        [-help]                      print this help
-        [-l resource_list]           instances offering these resources (what they
-                                     hold in all, and the hosts' fixed load values)
-        [-pe pe_list]                instances listing one of these parallel environments
-        [-q wc_queue_list]           instances these queue references name
-        [-qs {a|c|d|o|s|u|A|C|D|E|S}] instances in one of these states
-        [-U user_list]               instances every one of these users may use
-"""
+# The options qselect takes (gridd.manual.qselect describes them).
+OPTIONS = SELECTION | {"-help"}
 
 
 def _parse(args: deque[str]) -> Selection:
@@ -39,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         selection = _parse(deque(sys.argv[1:] if argv is None else argv))
     except UsageError as exc:
-        return usage_exit(USAGE, exc)
+        return usage_exit("qselect", exc)
     except BadSelection as exc:
         print(exc, file=sys.stderr)
         return 1

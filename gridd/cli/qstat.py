@@ -4,36 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections import deque
+from collections.abc import Callable
 
 from gridd.cli.common import UsageError, current_user, run_command, usage_exit
-from gridd.cli.queue_select import OPTIONS, BadSelection, Selection, state_letters
+from gridd.cli.queue_select import OPTIONS as SELECTION
+from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
-
-USAGE = """usage: qstat [options]
-        [-f]                     full output: every queue instance with its jobs
-        [-F [resource,...]]      full output with the resources each instance offers
-        [-ext]                   with tickets, project, department and usage
-        [-explain a|A|c|E]       full output, saying why queue instances are in load
-                                 alarm (a) or suspend alarm (A)
-        [-g {c|d|t}]             c: a summary per cluster queue; d: a line per waiting
-                                 array task; t: a line per slot, MASTER or SLAVE
-        [-help]                  print this help
-        [-j job_identifier_list] show the details of jobs
-        [-ne]                    with -f, only the queue instances where jobs run
-        [-l resource_list]       only queue instances offering these resources (what
-                                 they hold in all), and jobs that might run there
-        [-pe pe_list]            only queue instances listing one of these PEs
-        [-pri]                   with the parts of each job's priority
-        [-q wc_queue_list]       only these queue instances
-        [-qs {a|c|d|o|s|u|A|C|D|E|S}] only queue instances in one of these states
-        [-r]                     with each job's requests
-        [-s {p|r|s|z|hu|ho|hs|hd|hj|ha|h|a}] show only jobs in these states
-        [-u user_list]           show jobs of these users ('*' for everybody)
-        [-U user_list]           only queue instances these users may all use
-        [-urg]                   with each job's urgency and what makes it up
-        [-xml]                   print the information as XML
-"""
-
+from gridd.manual.help_text import help_text
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
 _ACCEPTED_FLAGS = frozenset({"-ncb", "-t"})
@@ -47,50 +24,89 @@ class _Wrong(Exception):
     """An option's argument 8.1.9 refuses with a line of its own, without the usage."""
 
 
+Handler = Callable[[dict, deque[str], str], None]
+
+
+def _full(opts: dict, args: deque[str], option: str) -> None:
+    opts["full"] = True
+
+
+def _resources(opts: dict, args: deque[str], option: str) -> None:
+    opts["full"] = True
+    opts["resources"] = []
+    if args and not args[0].startswith("-"):
+        opts["resources"] = [r for r in args.popleft().split(",") if r]
+
+
+def _select(opts: dict, args: deque[str], option: str) -> None:
+    opts["selection"].take(option, _value(args, option))
+
+
+def _xml(opts: dict, args: deque[str], option: str) -> None:
+    opts["xml"] = True
+
+
+def _extra(opts: dict, args: deque[str], option: str) -> None:
+    opts["extra"].add(_EXTRA_FLAGS[option])
+
+
+def _accepted(opts: dict, args: deque[str], option: str) -> None:
+    pass
+
+
+def _group(opts: dict, args: deque[str], option: str) -> None:
+    for letter in _value(args, option):
+        if letter not in _GROUPS:
+            raise _Wrong(f"wrong character '{letter}' for -g option")
+        if letter == "c":
+            opts["summary"] = True
+        else:
+            opts["extra"].add(_GROUPS[letter])
+
+
+def _explain(opts: dict, args: deque[str], option: str) -> None:
+    opts["full"] = True
+    opts["explain"] = state_letters(_value(args, option), "acAE")
+
+
+def _jobs(opts: dict, args: deque[str], option: str) -> None:
+    opts["jobs"] = []
+    if args and not args[0].startswith("-"):
+        opts["jobs"] = [j for j in args.popleft().split(",") if j]
+
+
+def _users(opts: dict, args: deque[str], option: str) -> None:
+    opts["users"] = [u for u in _value(args, option).split(",") if u]
+
+
+def _states(opts: dict, args: deque[str], option: str) -> None:
+    opts["states"] = _value(args, option)
+
+
+def _help(opts: dict, args: deque[str], option: str) -> None:
+    raise UsageError("")
+
+
+# What each option qstat takes does (gridd.manual.qstat describes them).
+_HANDLERS: dict[str, Handler] = {
+    "-f": _full, "-F": _resources, "-xml": _xml, "-g": _group, "-explain": _explain,
+    "-j": _jobs, "-u": _users, "-s": _states, "-help": _help,
+    **dict.fromkeys(SELECTION, _select), **dict.fromkeys(_EXTRA_FLAGS, _extra),
+    **dict.fromkeys(_ACCEPTED_FLAGS, _accepted),
+}
+OPTIONS = frozenset(_HANDLERS)
+
+
 def _parse(args: deque[str]) -> dict:
     opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
                   "resources": None, "extra": set(), "summary": False, "explain": "",
                   "selection": Selection()}
     while args:
         arg = args.popleft()
-        if arg == "-f":
-            opts["full"] = True
-        elif arg == "-F":
-            opts["full"] = True
-            opts["resources"] = []
-            if args and not args[0].startswith("-"):
-                opts["resources"] = [r for r in args.popleft().split(",") if r]
-        elif arg in OPTIONS:
-            opts["selection"].take(arg, _value(args, arg))
-        elif arg == "-xml":
-            opts["xml"] = True
-        elif arg in _EXTRA_FLAGS:
-            opts["extra"].add(_EXTRA_FLAGS[arg])
-        elif arg in _ACCEPTED_FLAGS:
-            pass
-        elif arg == "-g":
-            for letter in _value(args, arg):
-                if letter not in _GROUPS:
-                    raise _Wrong(f"wrong character '{letter}' for -g option")
-                if letter == "c":
-                    opts["summary"] = True
-                else:
-                    opts["extra"].add(_GROUPS[letter])
-        elif arg == "-explain":
-            opts["full"] = True
-            opts["explain"] = state_letters(_value(args, arg), "acAE")
-        elif arg == "-j":
-            opts["jobs"] = []
-            if args and not args[0].startswith("-"):
-                opts["jobs"] = [j for j in args.popleft().split(",") if j]
-        elif arg == "-u":
-            opts["users"] = [u for u in _value(args, arg).split(",") if u]
-        elif arg == "-s":
-            opts["states"] = _value(args, arg)
-        elif arg == "-help":
-            raise UsageError("")
-        else:
+        handler = _HANDLERS.get(arg)
+        if handler is None:
             raise UsageError(f'invalid option argument "{arg}"')
+        handler(opts, args, arg)
     return opts
 
 
@@ -107,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         opts = _parse(deque(sys.argv[1:] if argv is None else argv))
         render.state_filter(opts["states"])
     except UsageError as exc:
-        return usage_exit(USAGE, exc)
+        return usage_exit("qstat", exc)
     except ValueError:
-        print(f"{USAGE}ERROR! wrong argument to -s option", file=sys.stderr)
+        print(f"{help_text('qstat')}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1
     except (_Wrong, BadSelection) as exc:
         print(exc, file=sys.stderr)

@@ -52,6 +52,9 @@ _ONE_ARG = frozenset(
      "-c", "-masterq", "-tc", *_REFUSED}
 )
 _TWO_ARGS = frozenset({"-pe"})
+# The options qsub takes (gridd.manual.qsub describes them): all it reads but those it
+# reads only to refuse.
+OPTIONS = (_FLAGS | _ONE_ARG | _TWO_ARGS) - frozenset(_REFUSED)
 _VERIFY_MODES = frozenset("ewnvp")
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"n", "no"})
@@ -63,60 +66,6 @@ _MERGING = (frozenset({"hard_resources", "soft_resources", "env", "hold_jid", "h
                        "mail_list", "context_changes"}),
             frozenset({"hard_queues", "soft_queues"}))
 _BINDING_STRATEGIES = ("linear", "striding", "explicit")
-
-USAGE = """usage: qsub [options] [script [script_args] | -- [script_args]]
-   [-@ file]                                read more options from file
-   [-a date_time]                           start no sooner than [[CC]YY]MMDDhhmm[.SS]
-   [-A account_string]                      account name written to accounting
-   [-ac context_list]                       add context variables (name[=value],...)
-   [-ar ar_id]                              run inside advance reservation ar_id
-   [-b y[es]|n[o]]                          the command is a binary, not a script
-   [-binding [env|pe|set] strategy]         core binding asked for (linear:n, ...)
-   [-C directive_prefix]                    prefix of option lines in the script
-   [-c n|s|m|x|r|interval]                  when to checkpoint the job
-   [-ckpt ckpt_name]                        checkpointing environment
-   [-clear]                                 forget every option read before it
-   [-cwd]                                   run in the submission directory
-   [-dc name_list]                          delete context variables
-   [-dl date_time]                          deadline (for deadlineusers)
-   [-e path_list]                           where standard error goes
-   [-h]                                     submit with a user hold
-   [-hard]                                  following -l/-q requests are required
-   [-help]                                  show this text
-   [-hold_jid job_identifier_list]          start after these jobs have finished
-   [-hold_jid_ad job_identifier_list]       each task after the same task of these arrays
-   [-i file]                                standard input of the job
-   [-j y[es]|n[o]]                          write standard error into standard output
-   [-js job_share]                          job share (unsigned)
-   [-l resource_list]                       request resources
-   [-M mail_list]                           mail addresses for notifications
-   [-m mail_options]                        when to send mail (a, b, e, s or n)
-   [-masterq queue_list]                    queues the master task of a PE job may take
-   [-N name]                                job name
-   [-notify]                                warn the job before suspending or killing it
-   [-now y[es]|n[o]]                        start at once or not at all
-   [-o path_list]                           where standard output goes
-   [-P project_name]                        project of the job
-   [-p priority]                            priority from -1023 to 1024
-   [-pe pe_name slot_range]                 parallel environment and slot range
-   [-q queue_list]                          queues the job may run in
-   [-r y[es]|n[o]]                          whether the job may be run again
-   [-R y[es]|n[o]]                          reserve resources for this job
-   [-S path_list]                           shell that runs the script
-   [-sc context_list]                       set the context variables (replaces them)
-   [-shell y[es]|n[o]]                      run a binary job's command through a shell
-   [-soft]                                  following -l/-q requests are preferences
-   [-sync y[es]|n[o]]                       wait for the job and exit with its status
-   [-t task_id_range]                       array job with tasks n[-m[:s]]
-   [-tc max_running_tasks]                  an array's tasks running at once at most
-   [-terse]                                 print only the job id
-   [-V]                                     pass the whole environment to the job
-   [-v variable_list]                       pass these variables to the job
-   [-verify]                                show the job without submitting it
-   [-w e|w|n|v|p]                           how strictly to validate the job
-   [-wd working_directory]                  run in working_directory
-"""
-
 
 class QsubError(Exception):
     """A submission refused before reaching the master: print `message`, exit `exit_code`."""

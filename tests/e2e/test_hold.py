@@ -48,7 +48,7 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
         (("qrls", "1.x"), 2, 'ERROR! "1.x" is an invalid job-task identifier'),
         (("qhold", "-h", "x", "1"), 7, 'qhold: Unknown hold list "x" specified to -h option'),
         (("qhold", "-u", "root"), 2, 'qhold: invalid option argument "-u"'),
-        (("qhold",), 1, "usage: qhold"),
+        (("qhold",), 1, "SGE 8.1.9\nusage: qhold [options] job_task_list\n"),
     ]:
         res = cell.run(*args)
         assert (res.returncode, res.stdout) == (code, ""), args

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gridd.cli import qacct
+from gridd.manual.help_text import help_text
 
 pytestmark = pytest.mark.usefixtures("utc")
 
@@ -68,7 +69,7 @@ def test_d_counts_back_from_now_or_e_and_forward_from_b(capsys) -> None:
 def test_a_bare_file_name_is_the_accounting_file(capsys) -> None:
     assert run(capsys, str(ACCOUNTING), "-o") == run(capsys, "-f", str(ACCOUNTING), "-o")
     out, err, code = run(capsys, str(ACCOUNTING), str(ACCOUNTING))
-    assert (out, code) == ("", 1) and err == qacct.USAGE
+    assert (out, code) == ("", 1) and err == help_text("qacct")
 
 
 def test_values_gridd_refuses_where_8_1_9_guesses(capsys) -> None:
