@@ -1,21 +1,34 @@
-"""A non-editable install carries the data files and the console scripts."""
+"""A non-editable install carries the data files, the console scripts and the man pages;
+an editable install (the Makefile's) the man pages too."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+from gridd.manual.build import COMMANDS
+
 REPO = Path(__file__).resolve().parents[2]
+PIP = [sys.executable, "-m", "pip"]
 
 
-def test_wheel_ships_reports_and_commands(tmp_path):
+def _wheel(tmp_path: Path) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(tmp_path / "dist"), str(REPO)],
         check=True, capture_output=True, cwd=tmp_path)
     (wheel,) = (tmp_path / "dist").glob("gridd-*.whl")
+    return wheel
+
+
+def test_wheel_ships_reports_and_commands(tmp_path):
+    wheel = _wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     schema = sorted(p.name for p in (REPO / "reports" / "schema").glob("*.sql"))
     assert schema and {f"gridd/reports/schema/{name}" for name in schema} <= set(names)
@@ -24,8 +37,10 @@ def test_wheel_ships_reports_and_commands(tmp_path):
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     for command in ("gridd", "qsub", "qstat", "qdel", "qhost", "qacct"):
         assert f"{command} = " in scripts
+    pages = {n.split("/data/", 1)[1] for n in names if ".data/data/share/man/" in n}
+    assert {f"share/man/man1/{command}.1" for command in COMMANDS} <= pages
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+    subprocess.run([*PIP, "install", "--no-deps", "-q", "--target",
                     str(target), str(wheel)], check=True, capture_output=True)
     found = subprocess.run(
         [sys.executable, "-c",
@@ -34,3 +49,44 @@ def test_wheel_ships_reports_and_commands(tmp_path):
         check=True, capture_output=True, text=True, cwd=tmp_path,
         env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}).stdout.strip()
     assert found.startswith(str(target)) and Path(found).is_file()
+
+
+def _man(prefix: Path, *args: str) -> subprocess.CompletedProcess:
+    """man as a user with the prefix's bin first on PATH runs it (man-db finds the pages
+    in <prefix>/share/man from that)."""
+    env = {"PATH": f"{prefix / 'bin'}:/usr/bin:/bin", "MANWIDTH": "80", "LANG": "C.UTF-8",
+           "HOME": str(prefix)}
+    return subprocess.run(["man", *args], capture_output=True, text=True, env=env)
+
+
+def _check_pages(prefix: Path) -> None:
+    """Every command's page where man looks, in full; man finds and renders them where it
+    is installed (CI's Debian may have no man-db)."""
+    man1 = prefix / "share" / "man" / "man1"
+    for command in COMMANDS:
+        text = (man1 / f"{command}.1").read_text()
+        assert text.startswith('.\\" Made by gridd.manual') and f"\n.SH NAME\n{command} \\-" in text
+    if shutil.which("man") is None:
+        pytest.skip("no man here to find and render the pages")
+    assert _man(prefix, "-w", "qsub").stdout.strip() == str(man1 / "qsub.1")
+    shown = _man(prefix, "qsub")
+    assert shown.returncode == 0 and "qsub - submit a batch job" in shown.stdout
+    assert "-hold_jid job_identifier_list" in shown.stdout
+
+
+def test_a_wheel_installs_the_man_pages_where_man_finds_them(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run([*PIP, "install", "--no-deps", "-q", "--prefix", str(prefix),
+                    str(_wheel(tmp_path))], check=True, capture_output=True)
+    assert (prefix / "bin" / "qsub").exists()
+    _check_pages(prefix)
+
+
+def test_an_editable_install_installs_the_man_pages(tmp_path):
+    """As the Makefile installs gridd (setuptools' editable wheels leave data files out
+    unless told: setup.py tells them)."""
+    prefix = tmp_path / "prefix"
+    subprocess.run([*PIP, "install", "--no-deps", "--no-build-isolation", "-q", "--prefix",
+                    str(prefix), "-e", str(REPO), "--config-settings", "editable_mode=compat"],
+                   check=True, capture_output=True, env={**os.environ, "PIP_NO_INPUT": "1"})
+    _check_pages(prefix)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -25,8 +27,11 @@ from gridd.cli import (
     qstat,
     qsub_args,
 )
+from gridd.manual import build, roff
 from gridd.manual.help_text import VERSION_LINE, help_text, render, source
-from gridd.manual.page import Command, Layout, Option
+from gridd.manual.page import Command, Layout, Option, Section
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def accepted() -> dict[str, frozenset[str]]:
@@ -43,6 +48,27 @@ def accepted() -> dict[str, frozenset[str]]:
 
 COMMANDS = sorted(accepted())
 
+
+def test_every_q_command_has_a_page() -> None:
+    assert tuple(COMMANDS) == build.COMMANDS
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) - {"gridd"} == set(COMMANDS)
+
+
+def test_the_pages_are_built_without_gridds_dependencies(tmp_path: Path) -> None:
+    """setup.py writes them before anything is installed: no site-packages here."""
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
+            "from pathlib import Path\n"
+            "from gridd.manual.build import write_pages\n"
+            f"print(sorted(write_pages(Path({str(tmp_path)!r}), '9.9')))")
+    result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["['man1']"]
+    assert sorted(p.name for p in (tmp_path / "man1").iterdir()) == [
+        f"{command}.1" for command in COMMANDS]
+    assert '"gridd 9.9"' in (tmp_path / "man1" / "qsub.1").read_text()
+
 # Where 8.1.9's -help puts the options and their summaries (indent, column).
 GE_LAYOUT = {
     "qacct": (1, 35), "qhost": (2, 29), "qmod": (3, 27), "qquota": (2, 39),
@@ -58,6 +84,14 @@ def help_options(text: str) -> list[str]:
     return [m[1] for line in block if (m := re.match(r" +\[\[?(-[^\s\]]+)", line))]
 
 
+def man_options(page: str) -> list[str]:
+    """The options a man page's OPTIONS section describes, in its order."""
+    section = page.split(".SH OPTIONS\n")[1].split("\n.SH ")[0].splitlines()
+    tags = [section[i + 1] for i, line in enumerate(section) if line == ".TP"]
+    return [tag.split("\\fR")[0].removeprefix("\\fB").replace("\\-", "-")
+            for tag in tags if tag.startswith("\\fB\\-")]
+
+
 def run_main(command: str, argv: list[str], capsys) -> tuple[str, str, int]:
     module = __import__(f"gridd.cli.{command}", fromlist=["main"])
     code = module.main(argv)
@@ -66,7 +100,7 @@ def run_main(command: str, argv: list[str], capsys) -> tuple[str, str, int]:
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_the_source_and_help_cover_exactly_what_the_parser_takes(
+def test_the_source_help_and_man_page_cover_exactly_what_the_parser_takes(
         command: str, capsys) -> None:
     cmd = source(command)
     names = [option.name for option in cmd.options]
@@ -75,6 +109,7 @@ def test_the_source_and_help_cover_exactly_what_the_parser_takes(
     out, err, code = run_main(command, ["-help"], capsys)
     assert (out, err, code) == (help_text(command), "", 0)
     assert help_options(out) == names
+    assert man_options(roff.command_page(cmd, "0")) == names
     assert all(option.summary and option.text for option in cmd.options), command
 
 
@@ -175,7 +210,7 @@ def test_the_help_source_is_loaded_only_for_help() -> None:
     assert "gridd.manual.qstat" in asked and "gridd.manual.roff" not in asked
 
 
-# ---- the renderer -------------------------------------------------------------------
+# ---- the renderers -------------------------------------------------------------------
 
 def test_help_render_aligns_and_continues_summaries() -> None:
     command = Command(
@@ -187,3 +222,24 @@ def test_help_render_aligns_and_continues_summaries() -> None:
         "  [-a date]     first\n"
         "                second\n"
         "  [-b]          flag\n")
+
+
+def test_roff_escapes_what_roff_would_read_otherwise() -> None:
+    assert roff.escape("a-b \\n") == "a\\-b \\en"
+    assert roff.escape(".x\n'y") == "\\&.x\n\\&'y"
+    assert roff.paragraphs("one\n\n  literal -x\n  two\n\nthree") == [
+        "one", ".PP", ".RS", ".nf", "literal \\-x", "two", ".fi", ".RE", ".PP", "three"]
+
+
+def test_a_command_page_has_its_sections() -> None:
+    page = roff.command_page(source("qdel"), "1.2")
+    assert '.TH QDEL 1 "" "gridd 1.2" "gridd manual"' in page
+    assert ".SH NAME\nqdel \\- delete jobs\n" in page
+    assert ".SH SYNOPSIS\n.B qdel\n[options] job_task_list\n" in page
+    assert '.SH "EXIT STATUS"' in page and '.SH "SEE ALSO"' in page
+    assert "\\fIjob_task_list\\fR" in page
+
+
+def test_sections_render_their_items() -> None:
+    lines = roff._section(Section("FILES", "Some.", (("a-b", "what"),)))
+    assert lines == ['.SH "FILES"', "Some.", ".TP", "\\fBa\\-b\\fR", "what"]
