@@ -4,20 +4,31 @@ them (<prefix>/share/man); `python -m gridd.manual.build DIR` writes them anywhe
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
 from gridd.manual.help_text import source
-from gridd.manual.roff import command_page
+from gridd.manual.page import FilePage
+from gridd.manual.roff import command_page, file_page
 
 # The q* commands, each with its source gridd/manual/<command>.py.
 COMMANDS = ("qacct", "qalter", "qconf", "qdel", "qhold", "qhost", "qmod", "qquota", "qrdel",
             "qresub", "qrls", "qrstat", "qrsub", "qselect", "qstat", "qsub")
+# The files gridd writes and reads, each with its source gridd/manual/files/<name>.py.
+FILES = ("accounting", "reporting", "sge_schedule", "queue_conf", "host_conf", "sge_pe",
+         "sge_resource_quota")
+
+
+def file_source(name: str) -> FilePage:
+    return importlib.import_module(f"gridd.manual.files.{name}").PAGE
 
 
 def pages(version: str) -> dict[str, str]:
     """Each page's text by its path under a man directory (man1/qsub.1)."""
-    return {f"man1/{name}.1": command_page(source(name), version) for name in COMMANDS}
+    out = {f"man1/{name}.1": command_page(source(name), version) for name in COMMANDS}
+    out |= {f"man5/{name}.5": file_page(file_source(name), version) for name in FILES}
+    return out
 
 
 def write_pages(directory: Path, version: str) -> dict[str, list[Path]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gridd.manual.build import COMMANDS
+from gridd.manual.build import COMMANDS, FILES
 
 REPO = Path(__file__).resolve().parents[2]
 PIP = [sys.executable, "-m", "pip"]
@@ -39,6 +39,7 @@ def test_wheel_ships_reports_and_commands(tmp_path):
         assert f"{command} = " in scripts
     pages = {n.split("/data/", 1)[1] for n in names if ".data/data/share/man/" in n}
     assert {f"share/man/man1/{command}.1" for command in COMMANDS} <= pages
+    assert {f"share/man/man5/{name}.5" for name in FILES} <= pages
     target = tmp_path / "site"
     subprocess.run([*PIP, "install", "--no-deps", "-q", "--target",
                     str(target), str(wheel)], check=True, capture_output=True)
@@ -60,18 +61,20 @@ def _man(prefix: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _check_pages(prefix: Path) -> None:
-    """Every command's page where man looks, in full; man finds and renders them where it
-    is installed (CI's Debian may have no man-db)."""
-    man1 = prefix / "share" / "man" / "man1"
-    for command in COMMANDS:
-        text = (man1 / f"{command}.1").read_text()
-        assert text.startswith('.\\" Made by gridd.manual') and f"\n.SH NAME\n{command} \\-" in text
+    """Every command's and file's page where man looks, in full; man finds and renders
+    them where it is installed (CI's Debian may have no man-db)."""
+    man1, man5 = prefix / "share" / "man" / "man1", prefix / "share" / "man" / "man5"
+    for path in [*(man1 / f"{c}.1" for c in COMMANDS), *(man5 / f"{f}.5" for f in FILES)]:
+        text = path.read_text()
+        assert text.startswith('.\\" Made by gridd.manual')
+        assert f"\n.SH NAME\n{path.stem} \\-" in text
     if shutil.which("man") is None:
         pytest.skip("no man here to find and render the pages")
     assert _man(prefix, "-w", "qsub").stdout.strip() == str(man1 / "qsub.1")
     shown = _man(prefix, "qsub")
     assert shown.returncode == 0 and "qsub - submit a batch job" in shown.stdout
     assert "-hold_jid job_identifier_list" in shown.stdout
+    assert _man(prefix, "-w", "5", "accounting").stdout.strip() == str(man5 / "accounting.5")
 
 
 def test_a_wheel_installs_the_man_pages_where_man_finds_them(tmp_path):

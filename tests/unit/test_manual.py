@@ -60,13 +60,15 @@ def test_the_pages_are_built_without_gridds_dependencies(tmp_path: Path) -> None
     code = (f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
             "from pathlib import Path\n"
             "from gridd.manual.build import write_pages\n"
-            f"print(sorted(write_pages(Path({str(tmp_path)!r}), '9.9')))")
+            f"print(*sorted(write_pages(Path({str(tmp_path)!r}), '9.9')))")
     result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["['man1']"]
+    assert result.stdout.split() == ["man1", "man5"]
     assert sorted(p.name for p in (tmp_path / "man1").iterdir()) == [
         f"{command}.1" for command in COMMANDS]
+    assert sorted(p.name for p in (tmp_path / "man5").iterdir()) == sorted(
+        f"{name}.5" for name in build.FILES)
     assert '"gridd 9.9"' in (tmp_path / "man1" / "qsub.1").read_text()
 
 # Where 8.1.9's -help puts the options and their summaries (indent, column).
