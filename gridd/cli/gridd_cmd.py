@@ -41,7 +41,7 @@ START_TIMEOUT = 30.0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Every subcommand and flag, each with a help that says what it does and its default."""
+    """gridd's command line; its man pages are made from it too (gridd.manual.gridd_pages)."""
     parser = argparse.ArgumentParser(prog="gridd", description="a Grid Engine-style batch system")
     sub = parser.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser(

@@ -1,6 +1,7 @@
 """gridd's manual: one source per command (its options, their argument forms, a line for
 -help and a paragraph for the man page) and per file format (files/), from which the q*
-commands' -help texts and the man pages are made.
+commands' -help texts and the man pages are made; gridd's own pages come from its
+argparse parsers (gridd_pages).
 
 A q* command loads its source only when it prints its usage (help_text.help_text); the
 man pages are written at build time (setup.py runs build.write_pages), so no command

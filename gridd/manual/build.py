@@ -8,6 +8,7 @@ import importlib
 import sys
 from pathlib import Path
 
+from gridd.manual import gridd_pages
 from gridd.manual.help_text import source
 from gridd.manual.page import FilePage
 from gridd.manual.roff import command_page, file_page
@@ -27,6 +28,8 @@ def file_source(name: str) -> FilePage:
 def pages(version: str) -> dict[str, str]:
     """Each page's text by its path under a man directory (man1/qsub.1)."""
     out = {f"man1/{name}.1": command_page(source(name), version) for name in COMMANDS}
+    out |= {f"man1/{page.name}.1": command_page(page, version, gridd_pages.SOURCE)
+            for page in gridd_pages.pages()}
     out |= {f"man5/{name}.5": file_page(file_source(name), version) for name in FILES}
     return out
 

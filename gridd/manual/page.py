@@ -80,6 +80,7 @@ class Command:
     layout: Layout = Layout()
     sections: tuple[Section, ...] = ()  # after OPTIONS: EXIT STATUS, FILES, ...
     see_also: tuple[str, ...] = ()
+    called: str = ""  # how it is typed, when not by its name (gridd-up: gridd up)
 
     @property
     def options(self) -> tuple[Option, ...]:

@@ -3,16 +3,20 @@ a file format's in section 5. Only the build (gridd.manual.build) renders them."
 
 from __future__ import annotations
 
+import re
+
 from gridd.manual.page import Command, FilePage, Option, Section
 
+_HYPHENATED = re.compile(r"[^\s-]*-\S*")
 _GENERATED = ('.\\" Made by gridd.manual from its source {source}: change that, not this '
               "file.")
 
 
 def escape(text: str) -> str:
     """Text as roff prints it: backslashes and hyphens escaped (a hyphen is a minus sign,
-    so that options can be copied), no line taken for a request."""
-    text = text.replace("\\", "\\e").replace("-", "\\-")
+    so that options can be copied, and a word holding one is never broken at it), no line
+    taken for a request."""
+    text = _HYPHENATED.sub(r"\\%\g<0>", text.replace("\\", "\\e")).replace("-", "\\-")
     return "\n".join("\\&" + line if line.startswith((".", "'")) else line
                      for line in text.split("\n"))
 
@@ -57,15 +61,18 @@ def _header(name: str, number: int, purpose: str, version: str, source: str) -> 
 def _see_also(pages: tuple[str, ...]) -> list[str]:
     if not pages:
         return []
-    return [".SH \"SEE ALSO\"", ",\n".join(f".BR {p.replace('(', ' (')}" for p in pages)]
+    return [".SH \"SEE ALSO\"", ",\n".join(f".BR {escape(p).replace('(', ' (')}"
+                                             for p in pages)]
 
 
-def command_page(command: Command, version: str) -> str:
+def command_page(command: Command, version: str, source: str = "") -> str:
     """A command's section 1 page: synopsis, description, every option and operand with
-    its paragraph, the argument forms, then the further sections."""
-    lines = _header(command.name, 1, command.purpose, version,
-                    f"gridd/manual/{command.name}.py")
-    lines += [".SH SYNOPSIS", f".B {command.name}", escape(command.usage),
+    its paragraph, the argument forms, then the further sections. `source` is where it
+    comes from (default: gridd/manual/NAME.py)."""
+    source = source or f"gridd/manual/{command.name}.py"
+    lines = _header(command.name, 1, command.purpose, version, source)
+    lines += [".SH SYNOPSIS", f".B {escape(command.called or command.name)}",
+              escape(command.usage),
               ".SH DESCRIPTION", *paragraphs(command.description), ".SH OPTIONS"]
     for entry in command.entries:
         if isinstance(entry, Option):

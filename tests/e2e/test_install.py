@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gridd.manual import roff
 from gridd.manual.build import COMMANDS, FILES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,10 +65,11 @@ def _check_pages(prefix: Path) -> None:
     """Every command's and file's page where man looks, in full; man finds and renders
     them where it is installed (CI's Debian may have no man-db)."""
     man1, man5 = prefix / "share" / "man" / "man1", prefix / "share" / "man" / "man5"
-    for path in [*(man1 / f"{c}.1" for c in COMMANDS), *(man5 / f"{f}.5" for f in FILES)]:
+    for path in [*(man1 / f"{c}.1" for c in (*COMMANDS, "gridd", "gridd-up")),
+                 *(man5 / f"{f}.5" for f in FILES)]:
         text = path.read_text()
         assert text.startswith('.\\" Made by gridd.manual')
-        assert f"\n.SH NAME\n{path.stem} \\-" in text
+        assert f"\n.SH NAME\n{roff.escape(path.stem)} \\-" in text
     if shutil.which("man") is None:
         pytest.skip("no man here to find and render the pages")
     assert _man(prefix, "-w", "qsub").stdout.strip() == str(man1 / "qsub.1")
