@@ -3,7 +3,6 @@ an editable install (the Makefile's) the man pages too."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -53,6 +52,11 @@ def test_wheel_ships_reports_and_commands(tmp_path):
     assert found.startswith(str(target)) and Path(found).is_file()
 
 
+# Into a prefix of its own, leaving the gridd this venv has where it is (without
+# --ignore-installed, pip uninstalls it from here first).
+_ELSEWHERE = ("--no-deps", "--ignore-installed", "-q", "--prefix")
+
+
 def _man(prefix: Path, *args: str) -> subprocess.CompletedProcess:
     """man as a user with the prefix's bin first on PATH runs it (man-db finds the pages
     in <prefix>/share/man from that)."""
@@ -79,19 +83,33 @@ def _check_pages(prefix: Path) -> None:
     assert _man(prefix, "-w", "5", "accounting").stdout.strip() == str(man5 / "accounting.5")
 
 
+def _installed_here() -> bool:
+    return subprocess.run([*PIP, "show", "-q", "gridd"], capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def venv_kept():
+    """The gridd installed where the tests run is there after installing elsewhere."""
+    before = _installed_here()
+    yield
+    assert _installed_here() == before
+
+
+@pytest.mark.usefixtures("venv_kept")
 def test_a_wheel_installs_the_man_pages_where_man_finds_them(tmp_path):
     prefix = tmp_path / "prefix"
-    subprocess.run([*PIP, "install", "--no-deps", "-q", "--prefix", str(prefix),
-                    str(_wheel(tmp_path))], check=True, capture_output=True)
+    subprocess.run([*PIP, "install", *_ELSEWHERE, str(prefix), str(_wheel(tmp_path))],
+                   check=True, capture_output=True)
     assert (prefix / "bin" / "qsub").exists()
     _check_pages(prefix)
 
 
+@pytest.mark.usefixtures("venv_kept")
 def test_an_editable_install_installs_the_man_pages(tmp_path):
     """As the Makefile installs gridd (setuptools' editable wheels leave data files out
     unless told: setup.py tells them)."""
     prefix = tmp_path / "prefix"
-    subprocess.run([*PIP, "install", "--no-deps", "--no-build-isolation", "-q", "--prefix",
-                    str(prefix), "-e", str(REPO), "--config-settings", "editable_mode=compat"],
-                   check=True, capture_output=True, env={**os.environ, "PIP_NO_INPUT": "1"})
+    subprocess.run([*PIP, "install", "--no-build-isolation", *_ELSEWHERE, str(prefix), "-e",
+                    str(REPO), "--config-settings", "editable_mode=compat"],
+                   check=True, capture_output=True)
     _check_pages(prefix)
