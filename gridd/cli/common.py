@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
 from gridd.client import current_user as current_user  # the q* commands take it from here
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 
 def current_group() -> str:
@@ -39,9 +39,9 @@ def usage_exit(command: str, exc: UsageError) -> int:
     """-help prints the usage on stdout and succeeds; anything else prints it on stderr
     with the complaint, and fails."""
     if not str(exc):
-        sys.stdout.write(help_text(command))
+        sys.stdout.write(usage(command))
         return 0
-    print(f"{help_text(command)}{exc}", file=sys.stderr)
+    print(f"{usage(command)}{exc}", file=sys.stderr)
     return 1
 
 
@@ -84,7 +84,7 @@ def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False)
 def usage_error(command: str, message: str) -> int:
     """The usage text, then what was wrong, on standard error, as 8.1.9's qr* commands
     print a command line they cannot take; exit code 1."""
-    sys.stderr.write(help_text(command))
+    sys.stderr.write(usage(command))
     print(f"ERROR! {message}", file=sys.stderr)
     return 1
 

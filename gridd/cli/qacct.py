@@ -33,7 +33,7 @@ from gridd.accounting.qacct_query import (
     summary_query,
 )
 from gridd.formats.values import is_unsigned
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # Options naming a grouping column, each with an optional value that selects one value.
 _GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}
@@ -312,10 +312,10 @@ def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:
         line = parse_args(sys.argv[1:] if argv is None else argv, now)
     except UsageError as exc:
         sys.stderr.write(f"{exc}\n" if str(exc) else "")
-        sys.stderr.write(help_text("qacct"))
+        sys.stderr.write(usage("qacct"))
         return 1
     if line.help:
-        sys.stdout.write(help_text("qacct"))
+        sys.stdout.write(usage("qacct"))
         return 0
     try:
         with _open(line) as source:

@@ -25,7 +25,7 @@ from gridd.cli.qsub_args import (
 )
 from gridd.client import Client
 from gridd.formats.requests import ONLY_JOBS, first_invalid_job_task, split_job_task
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # The options qalter takes (gridd.manual.qalter describes them), and all it reads: qsub's
 # others too, to refuse them (NOT_ALTERED).
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f'qalter: invalid option argument "{arg}"', file=sys.stderr)
             return 2
         if arg == "-help":
-            sys.stdout.write(help_text("qalter"))
+            sys.stdout.write(usage("qalter"))
             return 0
         if arg == "-h":
             if not args:
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     if not targets and options:  # 8.1.9 is silent where options name no job
         return 0
     if not targets:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(help_text("qalter"))
+        sys.stderr.write(usage("qalter"))
         print("ERROR! no option argument", file=sys.stderr)
         return 1
     why = first_invalid_job_task(targets)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # Grid Engine's last line when an option's file can't be read ({} is the file), and
 # its exit code then (0 for -Ahgrp, as Grid Engine does).
@@ -124,10 +124,10 @@ Request = Callable[[list[str], dict[str, str]], p.QconfReply]
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["-help"]:
-        sys.stdout.write(help_text("qconf"))
+        sys.stdout.write(usage("qconf"))
         return 0
     if not args:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(help_text("qconf"))
+        sys.stderr.write(usage("qconf"))
         print("ERROR! no option argument", file=sys.stderr)
         return 1
     who = {"user": current_user(), "host": os.uname().nodename}

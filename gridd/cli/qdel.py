@@ -6,21 +6,21 @@ import sys
 
 from gridd.cli.common import DeleteArgsError, current_user, delete_args, print_answer
 from gridd.formats.requests import first_invalid_job_task
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = delete_args(sys.argv[1:] if argv is None else argv)
     except DeleteArgsError as exc:  # the usage first, as 8.1.9 prints it
-        sys.stderr.write(help_text("qdel"))
+        sys.stderr.write(usage("qdel"))
         if exc.kind == "invalid option":
             print(f'error: invalid option argument "{exc.option}"', file=sys.stderr)
         else:  # -u without users, or nothing named: 8.1.9 says so on standard output
             print("ERROR! no option argument")
         return 1
     if args.help:
-        sys.stdout.write(help_text("qdel"))
+        sys.stdout.write(usage("qdel"))
         return 0
     why = first_invalid_job_task(args.targets)
     if why:

@@ -10,7 +10,7 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.formats.requests import first_invalid_job_task
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 
 def hold_list_error(command: str, kinds: str, alter: bool = False) -> int:
@@ -46,10 +46,10 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
             if code:
                 return code
         else:  # -help
-            sys.stdout.write(help_text(command))
+            sys.stdout.write(usage(command))
             return 0
     if not targets:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(help_text(command))
+        sys.stderr.write(usage(command))
         print("ERROR! no option argument", file=sys.stderr)
         return 1
     why = first_invalid_job_task(targets)

@@ -8,7 +8,7 @@ from collections import deque
 from gridd.cli.common import run_command
 from gridd.client import Client
 from gridd.formats import requests
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # The options qhost takes (gridd.manual.qhost describes them).
 OPTIONS = frozenset({"-F", "-h", "-help", "-j", "-l", "-ncb", "-q", "-u", "-xml"})
@@ -58,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
-        sys.stdout.write(help_text("qhost"))
+        sys.stdout.write(usage("qhost"))
         return 0
     try:
         opts = _parse(deque(args))
     except _Usage as exc:
-        print(f"{help_text('qhost') if exc.usage else ''}{exc}", file=sys.stderr)
+        print(f"{usage('qhost') if exc.usage else ''}{exc}", file=sys.stderr)
         return 1
     flags = opts["flags"]
 

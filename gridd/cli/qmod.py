@@ -10,7 +10,7 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 ACTIONS = frozenset({"c", "cj", "cq", "d", "e", "r", "rj", "rq", "s", "sj", "sq", "us", "usj",
                      "usq"})
@@ -47,13 +47,13 @@ def parse(argv: list[str]) -> list[tuple[str, list[str]]]:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
-        sys.stdout.write(help_text("qmod"))
+        sys.stdout.write(usage("qmod"))
         return 0
     try:
         actions = parse(args)
     except _UsageError as exc:
-        usage = "" if str(exc).endswith("must have argument") else help_text("qmod")
-        print(f"{usage}{exc}", file=sys.stderr)
+        shown = "" if str(exc).endswith("must have argument") else usage("qmod")
+        print(f"{shown}{exc}", file=sys.stderr)
         return 1
 
     def body() -> int:

@@ -15,7 +15,7 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
 from gridd.client import Client
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 from gridd.model.rqs import QuotaRow
 
 _LISTS = {"-h": "hosts", "-l": "resources", "-u": "users", "-pe": "pes", "-P": "projects",
@@ -115,13 +115,13 @@ def render_xml(rows: list[QuotaRow]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
-        sys.stdout.write(help_text("qquota"))
+        sys.stdout.write(usage("qquota"))
         return 0
     home = os.path.expanduser("~")
     try:
         req, xml = parse(default_args(paths.root_dir(), home) + args, current_user())
     except UsageError as exc:
-        print(f"{help_text('qquota')}{exc}", file=sys.stderr)
+        print(f"{usage('qquota')}{exc}", file=sys.stderr)
         return 1
     except ValueError as exc:  # an unbalanced quote in an sge_qquota file
         print(f"error: cannot read sge_qquota: {exc}", file=sys.stderr)

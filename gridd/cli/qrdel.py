@@ -14,19 +14,19 @@ from gridd.cli.common import (
     delete_args,
     print_answer,
 )
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = delete_args(sys.argv[1:] if argv is None else argv)
     except DeleteArgsError as exc:  # after the usage, in 8.1.9's words
-        sys.stderr.write(help_text("qrdel"))
+        sys.stderr.write(usage("qrdel"))
         print(f'error: invalid option argument "{exc.option}"' if exc.kind == "invalid option"
               else "ERROR! no option argument", file=sys.stderr)  # no users, no AR named
         return 1
     if args.help:
-        sys.stdout.write(help_text("qrdel"))
+        sys.stdout.write(usage("qrdel"))
         return 0
     return print_answer(lambda client: client.ar_delete(args.targets, current_user(),
                                                         args.users, args.force),

@@ -10,7 +10,7 @@ from collections import deque
 from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer
 from gridd.cli.qhold import hold_list_error
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # The options qresub takes (gridd.manual.qresub describes them).
 OPTIONS = frozenset({"-h", "-help"})
@@ -33,10 +33,10 @@ def main(argv: list[str] | None = None) -> int:
             if code:
                 return code
         else:  # -help
-            sys.stdout.write(help_text("qresub"))
+            sys.stdout.write(usage("qresub"))
             return 0
     if not targets:
-        sys.stderr.write(help_text("qresub"))
+        sys.stderr.write(usage("qresub"))
         print("ERROR! no option argument", file=sys.stderr)
         return 1
     request = p.Resubmit(targets=targets, user=current_user(), host=socket.gethostname(),

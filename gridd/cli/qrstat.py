@@ -12,7 +12,7 @@ from collections import deque
 from gridd.cli.common import current_user, run_command
 from gridd.cli.qsub_args import missing_argument
 from gridd.client import Client
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # The options qrstat takes (gridd.manual.qrstat describes them).
 OPTIONS = frozenset({"-ar", "-explain", "-help", "-u", "-xml"})
@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except _TooMany:  # 8.1.9 prints its usage on standard output here
-        sys.stdout.write(help_text("qrstat"))
+        sys.stdout.write(usage("qrstat"))
         print("error: too many options", file=sys.stderr)
         return 1
     if opts.help:
-        sys.stdout.write(help_text("qrstat"))
+        sys.stdout.write(usage("qrstat"))
         return 0
 
     def body() -> int:

@@ -14,7 +14,7 @@ import time
 from gridd import paths
 from gridd.cli.common import current_group, current_user, print_answer, read_text, usage_error
 from gridd.cli.qrsub_args import QrsubError, QrsubRequest, parse_qrsub
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{exc.preamble}qrsub: {exc.message}", file=sys.stderr)
         return exc.exit_code
     if req.help:
-        sys.stdout.write(help_text("qrsub"))
+        sys.stdout.write(usage("qrsub"))
         return 0
     return print_answer(lambda client: client.ar_submit(req.spec, os.uname().nodename),
                         refusal_to_stdout=True)

@@ -10,7 +10,7 @@ from gridd.cli.common import UsageError, current_user, run_command, usage_exit
 from gridd.cli.queue_select import OPTIONS as SELECTION
 from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
 _ACCEPTED_FLAGS = frozenset({"-ncb", "-t"})
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         return usage_exit("qstat", exc)
     except ValueError:
-        print(f"{help_text('qstat')}ERROR! wrong argument to -s option", file=sys.stderr)
+        print(f"{usage('qstat')}ERROR! wrong argument to -s option", file=sys.stderr)
         return 1
     except (_Wrong, BadSelection) as exc:
         print(exc, file=sys.stderr)

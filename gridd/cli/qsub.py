@@ -14,7 +14,7 @@ from gridd.cli.common import current_group, current_user, read_text
 from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range, submitted_line
-from gridd.manual.help_text import help_text
+from gridd.manual import usage
 from gridd.model.job import Job
 
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         print(exc.message, file=sys.stderr)
         return exc.exit_code
     if req.help:
-        sys.stdout.write(help_text("qsub"))
+        sys.stdout.write(usage("qsub"))
         return 0
     if req.verify_only:  # shown, not submitted: the master is not asked
         from gridd.cli.render_qstat import unsubmitted_detail

@@ -7,3 +7,12 @@ A q* command loads its source only when it prints its usage (help_text.help_text
 man pages are written at build time (setup.py runs build.write_pages), so no command
 loads roff.
 """
+
+
+def usage(command: str) -> str:
+    """What `command -help` prints, which some refusals print too. The renderer and the
+    command's source are loaded only now: making their dataclasses costs a q* command's
+    start-up some milliseconds."""
+    from gridd.manual.help_text import help_text
+
+    return help_text(command)
