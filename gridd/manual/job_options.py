@@ -105,8 +105,8 @@ OPTIONS: dict[str, Option] = {option.name: option for option in (
                 "scheduler's max_reservation allows): the earliest time what it needs is "
                 "free is kept clear of jobs that would end later."),
     Option("-r", _YES_NO, "whether the job may be run again",
-           text="Whether the job may be rescheduled (qmod -r) and run again after its "
-                "host is lost (default: the queue's rerun)."),
+           text="Whether the job may be rescheduled (qmod -r) and run again (default: "
+                "the rerun of its queue)."),
     Option("-sc", "context_list", "set the context variables (replaces them)",
            text="Replace the job's context with these variables."),
     Option("-soft", summary="the following -l and -q are preferences",

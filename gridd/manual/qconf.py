@@ -152,7 +152,7 @@ COMMAND = Command(
                text=_EDIT.format(what="the table of complex attributes", file="-Mc")),
         Option("-Mc", "fname", "replace the complex attributes from a file",
                text="Replace the table of complex attributes with the file's, in the "
-                    "format of -sc; attributes still in use may not be taken out."),
+                    "format of -sc; a table with a wrong row is refused whole."),
         Option("-mconf", "[host_list|global]", "change configurations",
                text=_EDIT.format(what="the global configuration, or each host's",
                                  file="-Mconf")),
@@ -273,9 +273,9 @@ COMMAND = Command(
     layout=WIDE,
     sections=(
         Section("EXIT STATUS",
-                "0 when every option was carried out; 1 when one was refused (it and "
-                "those after it are not carried out), for a wrong command line, or when "
-                "the master cannot be reached."),
+                "0 when every option was carried out; 1 when one failed, or when the master "
+                "cannot be reached. An unknown option, one short of arguments or one the "
+                "caller may not use stops the options after it."),
         Section("ENVIRONMENT", items=(
             *ENVIRONMENT.items,
             ("EDITOR", "The editor of the interactive forms (default: vi)."),

@@ -24,11 +24,11 @@ ATTRIBUTES = (
     ("priority", _KEPT),
     ("min_cpu_interval", _KEPT),
     ("processors", _KEPT),
-    ("qtype", "BATCH, INTERACTIVE, both, or NONE: what jobs the instance takes (qsub -now y "
-              "and qrsub -now y ask for INTERACTIVE)."),
+    ("qtype", "BATCH, INTERACTIVE, both, or NONE: jobs run only in BATCH instances; "
+              "qrsub -now y reserves only in INTERACTIVE ones."),
     ("ckpt_list", "The checkpointing environments it offers (gridd offers none)."),
     ("pe_list", "The parallel environments whose jobs it takes."),
-    ("rerun", "TRUE: its jobs may run again after their host is lost or qmod -r, unless "
+    ("rerun", "TRUE: its jobs may be rescheduled (qmod -r) and run again, unless "
               "submitted with -r n."),
     ("slots", "How many slots (tasks, or slots of parallel jobs) each instance offers."),
     ("tmpdir", "Where each job gets a directory of its own, made anew ($TMPDIR)."),
