@@ -3,7 +3,7 @@
 commands' -help texts and the man pages are made; gridd's own pages come from its
 argparse parsers (gridd_pages).
 
-A q* command loads its source only when it prints its usage (help_text.help_text); the
+A q* command loads its source only when it prints its usage (usage, below); the
 man pages are written at build time (setup.py runs build.write_pages), so no command
 loads roff.
 """

@@ -22,7 +22,9 @@ DESCRIPTION = (
 
 
 def _formatter(parser: argparse.ArgumentParser) -> argparse.HelpFormatter:
-    """argparse's own formatting of usages and flags, unwrapped."""
+    """argparse's own formatting of usages and flags, unwrapped. Its helpers for a flag's
+    argument and help (and the parsers' lists of actions) are not public, but they are
+    what `gridd CMD --help` prints with: the pages say the same."""
     return argparse.HelpFormatter(parser.prog, width=10_000)
 
 

@@ -102,6 +102,3 @@ class FilePage:
     description: str
     sections: tuple[Section, ...] = ()
     see_also: tuple[str, ...] = ()
-
-    def section(self, title: str) -> Section:
-        return next(section for section in self.sections if section.title == title)
