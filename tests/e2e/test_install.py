@@ -113,3 +113,10 @@ def test_an_editable_install_installs_the_man_pages(tmp_path):
                     str(REPO), "--config-settings", "editable_mode=compat"],
                    check=True, capture_output=True)
     _check_pages(prefix)
+
+
+def test_the_venv_the_suite_runs_from_has_the_pages():
+    """`make` installs gridd editable in .venv: `PATH=.venv/bin:$PATH man qsub` works."""
+    if not _installed_here():
+        pytest.skip("gridd is not installed where the suite runs")
+    _check_pages(Path(sys.prefix))
