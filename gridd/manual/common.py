@@ -39,8 +39,13 @@ PATTERNS = ("Names of jobs, queues, hosts and users may be patterns: * matches a
             "characters, ? one, and [...] one of those listed, as in the shell.")
 
 ENVIRONMENT = Section("ENVIRONMENT", items=(
-    ("GRIDD_ROOT", "The cell's root directory (default: ~/.gridd); the command finds the "
-                   "master's endpoint in common/master_endpoint below it."),
+    ("GRIDD_ROOT", "The cell's root directory; the command finds the master's endpoint "
+                   "in common/master_endpoint below it. When it is unset, "
+                   "$SGE_ROOT/$SGE_CELL is the cell (SGE_CELL defaulting to default), "
+                   "else ~/.gridd."),
+    ("SGE_ROOT, SGE_CELL", "Where the cell is when GRIDD_ROOT is unset, as Grid Engine's "
+                           "commands find theirs; a job's environment sets both (and "
+                           "GRIDD_ROOT) to its own cell."),
     ("GRIDD_KEY", "The CURVE secret key file to connect with (default: "
                   "common/keys/users/$USER.key_secret below the cell's root); it must be "
                   "readable by its owner alone."),

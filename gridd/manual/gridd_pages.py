@@ -15,7 +15,8 @@ DESCRIPTION = (
     "Grid Engine tradition whose q* commands (qsub(1), qstat(1), qconf(1), ...) "
     "administrators and users run; it runs the cell's daemons, replays workload traces "
     "and reports on the reporting database.\n\n"
-    "A cell lives under $GRIDD_ROOT (default: ~/.gridd): common/ holds its configuration "
+    "A cell lives under $GRIDD_ROOT (when unset, $SGE_ROOT/$SGE_CELL, else ~/.gridd): "
+    "common/ holds its configuration "
     "files, keys, the accounting and reporting files and the reporting database; "
     "spool/qmaster/ the master's spool; spool/HOST/ each execution daemon's. Each command "
     "has a page of its own, gridd-COMMAND(1).")
@@ -103,7 +104,8 @@ def pages() -> list[Command]:
                  f"gridd-{name}(1).")
                 for name, sub, text in commands)),
             Section("ENVIRONMENT", items=(
-                ("GRIDD_ROOT", "The cell's root directory (default: ~/.gridd)."),)),
+                ("GRIDD_ROOT", "The cell's root directory; when unset, $SGE_ROOT/$SGE_CELL "
+                 "(SGE_CELL defaulting to default), else ~/.gridd."),)),
         ),
         see_also=tuple(f"gridd-{name}(1)" for name, _, _ in commands)
         + ("qsub(1)", "qstat(1)", "qconf(1)", "accounting(5)"))
