@@ -23,8 +23,13 @@ COMMAND = Command(
     entries=(
         *job.chosen("-a", "-ac", "-A", "-ar"),
         Option("-b", _YES_NO, "the command is a binary, not a script",
-               text="With y, the words after the options are a command and its arguments, "
-                    "run as they are; the job has no script, and no #$ lines are read."),
+               text="With y, the words after the options are a command and its arguments; "
+                    "the job has no script, and no #$ lines are read. They are joined with "
+                    "blanks and run by the job's shell (-S) on the execution host, as Grid "
+                    "Engine runs them: '$SGE_TASK_ID' expands there, blanks between words "
+                    "collapse and ; separates commands. -shell n runs them as given. The "
+                    "job is named after the command (-N names it otherwise); a name with "
+                    "blanks is refused."),
         *job.chosen("-binding", "-c", "-ckpt"),
         Option("-clear", summary="forget every option read before it",
                text="Forget the options read before it: those of the request files, and "
@@ -46,7 +51,7 @@ COMMAND = Command(
         *job.chosen("-o", "-P", "-p", "-pe", "-q", "-R", "-r", "-sc"),
         Option("-shell", _YES_NO, "run a binary job's command through a shell",
                text="With n, a binary job's command is run directly, found on PATH, "
-                    "instead of through its shell."),
+                    "with its arguments exactly as given, instead of through its shell."),
         job.OPTIONS["-soft"],
         Option("-sync", _YES_NO, "wait for the job and exit with its status",
                text="With y, qsub waits until the job has ended and exits with its exit "
