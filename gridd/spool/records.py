@@ -18,9 +18,11 @@ from typing import Any
 import msgspec
 
 from gridd.collector import held_off
+from gridd.formats.rqs import with_formulas
 from gridd.master.core import MasterState
 from gridd.model.ar import AdvanceReservation
 from gridd.model.cluster import ExecHost
+from gridd.model.complexes import ComplexTable
 from gridd.model.config import Configuration
 from gridd.model.job import Job, Task
 from gridd.model.report import Report
@@ -149,6 +151,10 @@ def restore(objects: Iterable[tuple[str, str, object]]) -> MasterState:
         ordered.update((name, obj) for name, obj in sorted(members.items())
                        if name not in ordered)
         setattr(config, CONFIG_DICT[kind], ordered)
+    if config.rqs:
+        table = ComplexTable(config.complexes)
+        for rule_set in config.rqs.values():
+            with_formulas(table, rule_set)
     state.config = config
     return state
 

@@ -180,6 +180,17 @@ def test_every_kind_comes_back_exactly(spool: Spool, spool_dir: Path) -> None:
     assert list(restored.config.host_confs["node1"]) == ["xterm", "mailer"]
 
 
+def test_a_dynamic_limit_spooled_as_text_alone_comes_back_parsed(spool: Spool) -> None:
+    """Spools written before dynamic limits were kept parsed hold their text alone, which
+    the scheduler would take for no limit at all."""
+    state = _state()
+    state.config.rqs["max_slots"].rules[2].limits = [Limit("slots", "$p*2-1")]
+    _write(spool, list(records(state)))
+    restored = restore(spool.read_all())
+    assert restored.config.rqs["max_slots"].rules[2].limits == [
+        Limit("slots", "$p*2-1", [Term(2.0, "num_proc"), Term(-1.0)])]
+
+
 def test_deleted_objects_are_gone(spool: Spool, spool_dir: Path) -> None:
     state = _state()
     _write(spool, list(records(state)))
