@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     soft = False  # -l and -q after -soft
     refused = ""  # the first option qsub takes and qalter does not, with its arguments
     options = False  # whether any option was given
+    environ = dict(os.environ)  # what -V and -v take, read once for every option
     while args:
         arg = args.popleft()
         options = options or arg.startswith("-")
@@ -84,14 +85,15 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 settings = alter_settings(arg, [args.popleft() for _ in range(count)],
                                           soft=soft, now=time.time(),
-                                          environ=dict(os.environ), cwd=os.getcwd())
+                                          environ=environ, cwd=os.getcwd())
             except QsubError as exc:
                 print(f"{exc.preamble}qalter: {exc.message}", file=sys.stderr)
                 return exc.exit_code
             for key, value in settings.items():
-                if key == "context_changes":
-                    value = [*changes.get(key, []), *value]  # type: ignore[misc]
-                changes[FIELDS.get(key, key)] = value
+                if key == "context_changes":  # in order, each -ac, -sc or -dc after the last
+                    changes.setdefault(key, []).extend(value)  # type: ignore[attr-defined]
+                else:
+                    changes[FIELDS.get(key, key)] = value
         else:
             targets += [t for t in arg.split(",") if t]
     if refused:  # said once the whole line is read, as 8.1.9 says it

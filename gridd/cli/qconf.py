@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -153,9 +154,9 @@ def run(args: list[str], files: dict[str, str], request: Request) -> int:
     """
     code = 0
     pending: list[str] = []
-    rest = list(args)
+    rest = deque(args)
     while rest:
-        word = rest.pop(0)
+        word = rest.popleft()
         if word not in EDITOR_FORMS:
             pending.append(word)
             continue
@@ -164,14 +165,13 @@ def run(args: list[str], files: dict[str, str], request: Request) -> int:
             pending = []
         form = EDITOR_FORMS[word]
         if form.operands == OPTIONAL:
-            operands = rest[:1] if rest and not rest[0].startswith("-") else []
+            operands = [rest.popleft()] if rest and not rest[0].startswith("-") else []
+        elif len(rest) < form.operands:
+            print(f'error: no option argument provided to "{word}"\nUsage: qconf -help',
+                  file=sys.stderr)
+            return max(code, 1)
         else:
-            operands = rest[:form.operands]
-            if len(operands) < form.operands:
-                print(f'error: no option argument provided to "{word}"\nUsage: qconf -help',
-                      file=sys.stderr)
-                return max(code, 1)
-        del rest[:len(operands)]
+            operands = [rest.popleft() for _ in range(form.operands)]
         code = max(code, _edit_form(word, form, operands, request))
     if pending:
         code = max(code, _show(request(pending, files)))

@@ -56,13 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shown}{exc}", file=sys.stderr)
         return 1
 
+    force = "-f" in args  # looked for once, not at each action
+
     def body() -> int:
         code = 0
         user, host = current_user(), os.uname().nodename
         with Client() as client:
             for action, targets in actions:
                 reply = client.request(p.Qmod(action=action, targets=targets, user=user,
-                                              host=host, force="-f" in args))
+                                              host=host, force=force))
                 for line in reply.lines:
                     print(line)
                 code = code or reply.code

@@ -42,9 +42,13 @@ def _parse(args: deque[str]) -> _Options:
         if arg.startswith("-") and arg not in OPTIONS:
             raise _Usage(f'invalid option argument "{arg}"')
         if arg == "-ar":
-            opts.ids = (opts.ids or []) + [i for i in _value(args, arg).split(",") if i]
+            if opts.ids is None:
+                opts.ids = []
+            opts.ids += [i for i in _value(args, arg).split(",") if i]
         elif arg == "-u":
-            opts.users = (opts.users or []) + [u for u in _value(args, arg).split(",") if u]
+            if opts.users is None:
+                opts.users = []
+            opts.users += [u for u in _value(args, arg).split(",") if u]
         elif arg == "-explain":
             opts.explain = True
         elif arg == "-xml":

@@ -353,15 +353,19 @@ def check_refused(option: str, args: list[str], now: float) -> None:
 def add_setting(settings: dict[str, Any], key: str, value: Any, *, same_source: bool,
                 merging: tuple[frozenset[str], frozenset[str]]) -> None:
     """Store a setting, accumulating where Grid Engine accumulates: the first set of
-    `merging` over every source, the second within one source."""
+    `merging` over every source, the second within one source. A list or mapping that
+    may accumulate is stored as a copy and then added to in place, so that many options
+    cost time in proportion to their number (a new one each time made it quadratic)."""
     cumulative, per_source = merging
     old = settings.get(key)
     if old is None or not (key in cumulative or (same_source and key in per_source)):
+        if key in cumulative or key in per_source:
+            value = dict(value) if isinstance(value, dict) else list(value)
         settings[key] = value
     elif isinstance(old, dict):
-        settings[key] = requests.merge_resources(old, value)
+        requests.merge_resources(old, value)
     else:
-        settings[key] = [*old, *value]
+        old.extend(value)
 
 
 def _collect(scanned: _Scanned, ctx: _Context) -> dict[str, Any]:

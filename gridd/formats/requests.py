@@ -53,13 +53,12 @@ def parse_resource_list(text: str) -> dict[str, str]:
     return resources
 
 
-def merge_resources(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
-    """Later `-l` requests override a name and move it to the end, as `qstat -j` shows it."""
-    merged = dict(base)
+def merge_resources(base: dict[str, str], extra: Mapping[str, str]) -> None:
+    """Add later `-l` requests to `base`, in place: a name given again takes the new value
+    and moves to the end, as `qstat -j` shows it."""
     for name, value in extra.items():
-        merged.pop(name, None)
-        merged[name] = value
-    return merged
+        base.pop(name, None)
+        base[name] = value
 
 
 def _leading_int(text: str) -> tuple[int, str]:

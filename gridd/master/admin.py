@@ -206,27 +206,24 @@ def _is_option(word: str) -> bool:
     return word.startswith("-") and len(word) > 1
 
 
-def _take(option: Option, args: list[str]) -> list[str] | None:
-    """The arguments `option` takes from the front of `args`, or None if too few."""
+def _take(option: Option, args: list[str], start: int) -> list[str] | None:
+    """The arguments `option` takes from `args[start:]`, or None if too few. Only the
+    words taken are looked at: a command line is read in time linear in its length."""
     if option.count == OPTIONAL:
-        return args[:1] if args and not _is_option(args[0]) else []
+        given = start < len(args) and not _is_option(args[start])
+        return args[start:start + 1] if given else []
     if option.count == REST:
-        if not args:
+        if start >= len(args):
             return None
-        taken = args[:option.minimum]
-        for word in args[option.minimum:]:
-            if _is_option(word):
-                break
-            taken.append(word)
-        return taken
-    if len(args) < option.count:
-        return None
-    taken = args[:option.count]
-    for word in args[option.count:option.count + option.optional]:
-        if _is_option(word):
-            break
-        taken.append(word)
-    return taken
+        end, most = min(start + option.minimum, len(args)), len(args)
+    else:
+        if len(args) - start < option.count:
+            return None
+        end = start + option.count
+        most = min(end + option.optional, len(args))
+    while end < most and not _is_option(args[end]):
+        end += 1
+    return args[start:end]
 
 
 def may_change(argv: list[str]) -> bool:
@@ -251,19 +248,19 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
     the caller may not use.
     """
     total = Answer()
-    args = list(argv)
-    while args:
-        name = args.pop(0)
+    i = 0
+    while i < len(argv):
+        name = argv[i]
         option = VERBS.get(name)
         if option is None:
             total.fail(f'error: invalid option argument "{name}"\nUsage: qconf -help')
             break
-        taken = _take(option, args)
+        taken = _take(option, argv, i + 1)
         if taken is None:
             total.fail(option.missing or
                        f'error: no option argument provided to "{name}"\nUsage: qconf -help')
             break
-        del args[:len(taken)]
+        i += 1 + len(taken)
         refused = _refusal(config, option, who) if option.changes else None
         if refused:
             total.fail(refused)

@@ -201,23 +201,21 @@ def _resolved(table: ComplexTable, limit: Limit) -> str:
 def _edit_limits(mode: str, table: ComplexTable, rule: Rule, value: str,
                  notes: list[str]) -> list[Limit]:
     given = _given_limits(value)
+    limits = {old.name: old for old in rule.limits}  # (a rule limits a resource once)
     if mode == "delete":
-        keep = list(rule.limits)
         for limit in given:
             name = _resolved(table, limit)
-            if not any(old.name == name for old in keep):
+            if limits.pop(name, None) is None:
                 notes.append(f'"{name}" does not exist in {_LIMITS_OF}')
-            keep = [old for old in keep if old.name != name]
-        return keep
+        return list(limits.values())
     try:
         checked = check_limits(table, rule, given)
     except RqsError as exc:
         raise _Refused(str(exc)) from None
     if mode == "replace":
         return checked
-    limits = list(rule.limits)
     for limit in checked:
-        found = any(old.name == limit.name for old in limits)
+        found = limit.name in limits
         if found and mode == "add":
             notes.append(f'No modification because "{limit.name}" already exists in '
                          f"{_LIMITS_OF}")
@@ -225,8 +223,9 @@ def _edit_limits(mode: str, table: ComplexTable, rule: Rule, value: str,
         if not found and mode == "modify":
             notes.append(f'Unable to find "{limit.name}" in {_LIMITS_OF} - Adding new element.')
         # 8.1.9 takes the old element out and appends the new one
-        limits = [old for old in limits if old.name != limit.name] + [limit]
-    return limits
+        limits.pop(limit.name, None)
+        limits[limit.name] = limit
+    return list(limits.values())
 
 
 def _edited(table: ComplexTable, mode: str, rule_set: RuleSet, ident: str,
