@@ -14,7 +14,7 @@ Engine confirms it in other words than -Ae.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gridd.master import admin_attr as attr
 from gridd.master import admin_conf as conf
@@ -22,7 +22,7 @@ from gridd.master import admin_lists as lists
 from gridd.master import admin_objects as objects
 from gridd.master import admin_rqs as rqs
 from gridd.master import permissions
-from gridd.master.admin_base import Answer, Caller, Verb
+from gridd.master.admin_base import Answer, Caller, NameSets, Verb
 from gridd.master.admin_objects import (
     EXECHOSTS,
     HOSTGROUPS,
@@ -248,6 +248,7 @@ def run_qconf(config: Configuration, argv: list[str], who: Caller) -> Answer:
     the caller may not use.
     """
     total = Answer()
+    who = replace(who, names=NameSets())
     i = 0
     while i < len(argv):
         name = argv[i]

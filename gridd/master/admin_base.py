@@ -35,12 +35,30 @@ class Answer:
         self.code = max(self.code, code)
 
 
+class NameSets:
+    """Sets beside the configuration's name lists (managers, operators, admin and submit
+    hosts, access list entries) for one command line, so that a verb adding or removing
+    a name finds it at once however long the line has made the list. Only those verbs
+    change the lists, and they keep the sets in step; a list replaced whole (-Mu) is
+    another list, with a set of its own."""
+
+    def __init__(self) -> None:
+        self._sets: dict[int, tuple[list[str], set[str]]] = {}
+
+    def of(self, items: list[str]) -> set[str]:
+        kept = self._sets.get(id(items))
+        if kept is None or kept[0] is not items:  # (the list is kept: its id stays its own)
+            kept = self._sets[id(items)] = (items, set(items))
+        return kept[1]
+
+
 @dataclass(frozen=True)
 class Caller:
     """Who runs qconf, and the files its -A*/-M* options named (path -> text). Whether
     the host is an admin host is the master's finding (Master.qconf); qconf's verbs
     called on their own stand for a caller on one. The master's own machine may not
-    leave the admin hosts: nobody could change the configuration any more."""
+    leave the admin hosts: nobody could change the configuration any more. `names` is
+    the command line's NameSets: run_qconf gives each command line new ones."""
 
     user: str
     host: str
@@ -48,6 +66,7 @@ class Caller:
     admin_host: bool = True
     master_host: str = ""
     execds: frozenset[str] = frozenset()  # the hosts whose execd is connected
+    names: NameSets = field(default_factory=NameSets, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"

@@ -2,6 +2,9 @@
 
 Grid Engine answers "already exists" for an admin or submit host with exit code 0 but
 for a manager with 1; the verbs keep those differences, since scripts test the codes.
+Names are looked up in the command line's sets beside the lists (Caller.names), and a
+verb removes the names it was given in one pass: a look through the list for each name
+made a long command line quadratic.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ def add_person(kind: str, attr: str) -> Verb:
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         people: list[str] = getattr(cfg, attr)
+        present = who.names.of(people)
         for name in names(args[0]):
-            if name in people:
+            if name in present:
                 ans.fail(f'{kind} "{name}" already exists')
             else:
                 people.append(name)
+                present.add(name)
                 ans.err.append(f'{who} added "{name}" to {kind} list')
                 ans.changed = True
         return ans
@@ -34,15 +39,18 @@ def delete_person(kind: str, attr: str) -> Verb:
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         people: list[str] = getattr(cfg, attr)
+        present, gone = who.names.of(people), set()
         for name in names(args[0]):
             if name == "root":
                 ans.fail(f'may not remove user "root" from {kind} list')
-            elif name not in people:
+            elif name not in present:
                 ans.fail(f'denied: {kind} "{name}" does not exist')
             else:
-                people.remove(name)
+                present.remove(name)
+                gone.add(name)
                 ans.err.append(f'{who} removed "{name}" from {kind} list')
                 ans.changed = True
+        _drop(people, gone)
         return ans
     return verb
 
@@ -60,11 +68,13 @@ def add_host(kind: str, label: str, attr: str) -> Verb:
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
+        present = who.names.of(hosts)
         for name in names(args[0]):
-            if name in hosts:
+            if name in present:
                 ans.err.append(f'{kind} "{name}" already exists')  # exit 0, as GE does
             else:
                 hosts.append(name)
+                present.add(name)
                 ans.err.append(f"{name} added to {label} list")
                 ans.changed = True
         return ans
@@ -75,15 +85,18 @@ def delete_host(label: str, attr: str) -> Verb:
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
+        present, gone = who.names.of(hosts), set()
         for name in names(args[0]):
-            if name not in hosts:
+            if name not in present:
                 ans.fail(f'denied: "{name}" is not in the {label} list')
             elif attr == "admin_hosts" and name == who.master_host:
                 ans.fail(f'denied: can\'t delete master host "{name}" from admin host list')
             else:
-                hosts.remove(name)
+                present.remove(name)
+                gone.add(name)
                 ans.err.append(f'{who} removed "{name}" from {label} list')
                 ans.changed = True
+        _drop(hosts, gone)
         return ans
     return verb
 
@@ -97,11 +110,13 @@ def add_to_userset(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         userset = cfg.usersets.get(list_name)
         if userset is None:  # qconf -au creates a missing list
             userset = cfg.usersets[list_name] = Userset(list_name)
+        present = who.names.of(userset.entries)
         for user in names(args[0]):
-            if user in userset.entries:
+            if user in present:
                 ans.fail(f'"{user}" is already in access list "{list_name}"')
             else:
                 userset.entries.append(user)
+                present.add(user)
                 ans.err.append(f'added "{user}" to access list "{list_name}"')
                 ans.changed = True
     return ans
@@ -114,14 +129,25 @@ def delete_from_userset(cfg: Configuration, args: list[str], who: Caller) -> Ans
         if userset is None:
             ans.fail(f'access list "{list_name}" doesn\'t exist')
             continue
+        present, gone = who.names.of(userset.entries), set()
         for user in names(args[0]):
-            if user not in userset.entries:
+            if user not in present:
                 ans.fail(f'user "{user}" is not in access list "{list_name}"')
             else:
-                userset.entries.remove(user)
+                present.remove(user)
+                gone.add(user)
                 ans.err.append(f'deleted user "{user}" from access list "{list_name}"')
                 ans.changed = True
+        _drop(userset.entries, gone)
     return ans
+
+
+def _drop(items: list[str], gone: set[str]) -> None:
+    """Remove the names in `gone` from the list, in place: in one pass for several."""
+    if len(gone) == 1:
+        items.remove(next(iter(gone)))
+    elif gone:
+        items[:] = [item for item in items if item not in gone]
 
 
 def show_usersets(cfg: Configuration, args: list[str], who: Caller) -> Answer:

@@ -110,12 +110,12 @@ def show_queues(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     if not args:
         ans.out += template("queue").splitlines()
         return ans
-    chosen: list[str] = []
+    chosen: dict[str, None] = {}  # in the order first named, each once
     for pattern in names(args[0]):
         matched = sorted(q for q in cfg.queues if fnmatch.fnmatchcase(q, pattern))
         if not matched:
             ans.fail(QUEUES.unknown.format(pattern))
-        chosen += [q for q in matched if q not in chosen]
+        chosen.update(dict.fromkeys(matched))
     for name in chosen:
         ans.out += show("queue", cfg.queues[name]).splitlines()
     return ans

@@ -132,8 +132,9 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
     for target in req.targets:
         chosen += _named(m, target) or [target]
     if req.users:
+        owners = set(req.users)
         chosen += [ar for ar in sorted(m.s.ars.values(), key=lambda a: a.ar_id)
-                   if "*" in req.users or ar.spec.owner in req.users]
+                   if "*" in owners or ar.spec.owner in owners]
     seen: set[int] = set()
     for ar in chosen:
         if isinstance(ar, str):
@@ -172,9 +173,10 @@ def _named(m: Master, target: str) -> list[AdvanceReservation]:
 def query(m: Master, req: p.QueryArs, now: float) -> p.ArsReply:
     """qrstat: the ARs named (all when none), of the owners asked for ("*": anyone), and
     the names that named none of those."""
+    owners = set(req.users)
 
     def shown(ar: AdvanceReservation) -> bool:
-        return not req.users or "*" in req.users or ar.spec.owner in req.users
+        return not owners or "*" in owners or ar.spec.owner in owners
 
     missing: list[str] = []
     if req.ids:

@@ -12,14 +12,21 @@ are kept out of the code that reads command lines.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from gridd import protocol as p
 from gridd.cli import qmod
 from gridd.cli.qrsub_args import _MERGING as AR_MERGING
 from gridd.cli.qsub_args import _MERGING, add_setting
-from tests.fuzz.argv import empty_cell, run_main
+from gridd.master import ars
+from gridd.master.admin import Caller, run_qconf
+from gridd.model.ar import AdvanceReservation, ArSpec
+from gridd.model.config import Configuration
+from tests.fuzz.argv import _fresh_config, empty_cell, run_main
 from tests.fuzz.canned import canned_master
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +60,52 @@ def test_qmod_looks_for_force_once_not_at_each_action(counted: type[str]) -> Non
         code, out, _ = run_main(qmod.main, argv)
     assert (code, out.count("done")) == (0, 200)
     assert counted.looked_at <= 4 * len(argv)  # 80,200 before
+
+
+@pytest.mark.parametrize("apart", [False, True], ids=["a,b,...", "-x a -x b ..."])
+@pytest.mark.parametrize(("add", "delete", "where"), [
+    ("-am", "-dm", lambda cfg: cfg.managers),
+    ("-ao", "-do", lambda cfg: cfg.operators),
+    ("-ah", "-dh", lambda cfg: cfg.admin_hosts),
+    ("-as", "-ds", lambda cfg: cfg.submit_hosts),
+    ("-au", "-du", lambda cfg: cfg.usersets["arusers"].entries),
+])
+def test_names_added_are_looked_up_in_a_set(
+        counted: type[str], add: str, delete: str,
+        where: Callable[[Configuration], list[str]], apart: bool) -> None:
+    """`qconf -am a,b,...` or `-am a -am b ...` and the like: each name was looked for
+    in the list as it grew, and each removal looked through it again. A set beside the
+    list is made once for the command line (a set for each option would hash the list
+    each time). Removing one name an option still looks through the list."""
+    cfg = _fresh_config()
+    kept = where(cfg)
+    kept += [counted(f"old{i}") for i in range(400)]
+    before = list(kept)
+    names = [f"new{i}" for i in range(400)]
+    lists = ["arusers"] if add == "-au" else []
+    line = [word for name in names for word in (add, name, *lists)] if apart else [
+        add, ",".join(names), *lists]
+    answer = run_qconf(cfg, line, Caller("root", "vm"))
+    assert answer.code == 0 and kept == [*before, *names]
+    answer = run_qconf(cfg, [delete, ",".join([*names, "new0"]), *lists], Caller("root", "vm"))
+    assert answer.code == 1 and len(answer.err) == 401  # new0 is gone when named again
+    assert kept == before
+    assert counted.looked_at <= 4 * 800  # 480,400 before
+
+
+def test_qrstat_owners_are_looked_up_in_a_set(counted: type[str]) -> None:
+    """`qrstat -u a -u b ...`: each AR's owner was looked for in the list of users."""
+    reservations = {i: AdvanceReservation(ar_id=i, spec=ArSpec(owner=f"u{i}"),
+                                          submission_time=0, start=0, end=60)
+                    for i in range(1, 301)}
+    master = SimpleNamespace(s=SimpleNamespace(ars=reservations))
+    users = [counted(f"x{i}") for i in range(300)] + ["u7"]
+    reply = ars.query(master, p.QueryArs(users=users), now=0.0)  # type: ignore[arg-type]
+    assert [ar.ar_id for ar in reply.ars] == [7]
+    reply = ars.query(master, p.QueryArs(ids=["7", "8"], users=users),  # type: ignore[arg-type]
+                      now=0.0)
+    assert [ar.ar_id for ar in reply.ars] == [7]
+    assert counted.looked_at <= 600  # 181,200 before
 
 
 # ---- copies: accumulated in place ---------------------------------------------------------
