@@ -123,14 +123,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _ask(client: Client, held: p.Hold | None, altered: p.Alter | None) -> p.Ok:
     """The hold changed first, then the attributes, as 8.1.9 reports them; the exit code
-    the first failure's, qalter's 1 where qhold's is another (3 no such job, 18 not the
-    owner)."""
+    the first failure's, qalter's 1 where qhold's is another (3 no such job, 4 tasks of a
+    job that is no array, 18 not the owner)."""
     lines: list[str] = []
     code = 0
     if held is not None:
         reply = client.hold(held)
         lines += reply.lines
-        code = 1 if reply.code in (3, 18) else reply.code
+        code = 1 if reply.code in (3, 4, 18) else reply.code
     if altered is not None:
         reply = client.alter(altered)
         lines += reply.lines

@@ -743,25 +743,29 @@ class Master:
         if "o" in req.kinds and not permissions.is_operator(config, req.user):
             return p.Ok(lines=[permissions.must_be_operator(req.user)], code=18)
         lines: list[str] = []
-        code = 0
+        code = 0  # the first failure's, as 8.1.9's
         for target in req.targets:
             named = self.named_jobs(target)
             why = named.invalid or named.missing
             if why:
                 lines.append(why)
-                code = 2 if named.invalid else 3
+                code = code or (2 if named.invalid else 3)
                 continue
             wanted = task_selection(named.task_part)
             for job in named.jobs:
                 if not permissions.may_handle(config, req.user, job.spec.owner):
                     lines.append(f'denied: "{req.user}" must be at least owner of job '
                                  f"{job.job_id} to change job attributes")
-                    code = 18
+                    code = code or 18
+                    continue
+                tasks = _tasks_named(job, wanted)
+                if tasks is None:
+                    lines.append(f"{job.job_id} is not a job array")
+                    code = code or 4
                     continue
                 changed = False
-                for task in job.tasks.values():
-                    if (wanted is not None and task.task_id not in wanted) or \
-                            task.state not in (PENDING, HELD, *ACTIVE):
+                for task in tasks:
+                    if task.state not in (PENDING, HELD, *ACTIVE):
                         continue
                     old = task.hold_letters()
                     kept = set(old) | set(req.kinds) if req.hold else set(old) - set(req.kinds)
@@ -1592,6 +1596,19 @@ def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
 
 def _fields(msg: p.JobExited) -> dict:
     return {f: getattr(msg, f) for f in ("job_id", "exit_status", "signal", "failed", "deleted")}
+
+
+def _tasks_named(job: Job, wanted: range | None) -> list[Task] | None:
+    """The tasks of the job a task range names (None: every task). A job that is not an
+    array has one task, task 1 to Grid Engine: a range of one id names it or nothing,
+    and a range of several is refused (None), as 8.1.9's qhold and qrls refuse it."""
+    if wanted is None:
+        return list(job.tasks.values())
+    if not job.is_array:
+        if len(wanted) > 1:
+            return None
+        return list(job.tasks.values()) if wanted[0] == 1 else []
+    return [task for task in job.tasks.values() if task.task_id in wanted]
 
 
 def _nothing(job: Job) -> p.SchedJob:

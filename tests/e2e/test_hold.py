@@ -59,6 +59,14 @@ def test_qhold_and_qrls_refusals(cell: Cell) -> None:
     cell.ok("qmod", "-d", "all.q")
     dotted = submit(cell, "-N", "my.job", "-b", "y", "true")
     assert cell.ok("qdel", "my.job") == f"root has deleted job {dotted}\n"
+    single = submit(cell, "-h", "-b", "y", "true")  # as 8.1.9 (run here) on a job no array
+    for args, code in ((("qrls", f"{single}.1-3"), 4), (("qalter", "-h", "u", f"{single}.1-3"), 1)):
+        res = cell.run(*args)
+        assert (res.returncode, res.stdout, res.stderr) == (
+            code, f"{single} is not a job array\n", ""), args
+    assert cell.ok("qrls", f"{single}.2") == ""  # a task it has not
+    assert cell.ok("qrls", f"{single}.1") == f"modified hold of job {single}\n"
+    cell.ok("qdel", str(single))
     job = submit(cell, "-b", "y", "sleep", "60")
     cell.ok("qmod", "-e", "all.q")
     wait_for(lambda: states(cell).get(str(job)) == "r", what="job running")

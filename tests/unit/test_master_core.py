@@ -540,6 +540,33 @@ def test_hold_is_for_the_owner_operators_and_managers():
         ['denied: "alice" must be manager for this operation'], 18)
 
 
+
+def test_a_task_range_on_a_job_that_is_not_an_array():
+    """8.1.9 (run here): qhold or qrls of several task ids of a job that is no array
+    refuses it ("N is not a job array", exit 4) and goes on with the rest of the line;
+    one task id names the job's only task if it is 1 (1-2:5 too), nothing otherwise.
+    The exit code is the first failure's."""
+    master = make_master()
+    master.submit(spec(hold=True), 1.0, Effects())
+
+    def release(*targets: str) -> tuple[list[str], int]:
+        fx = Effects()
+        done = master.hold(p.Hold(targets=list(targets), user="root", hold=False), fx)
+        assert bool(fx.dirty_tasks) == ("modified hold of job 1" in done.lines)
+        return done.lines, done.code
+
+    assert release("1.1-3") == (["1 is not a job array"], 4)
+    assert release("1.2", "1.3-3:1") == ([], 0)
+    assert release("1.2-1", "9", "1.1-2:5") == (
+        ["1 is not a job array", 'denied: job "9" does not exist', "modified hold of job 1"], 4)
+    assert master.s.jobs[1].tasks[0].holds == ""
+    held = master.hold(p.Hold(targets=["9", "1.1-3", "1.1"], user="root"), Effects())
+    assert (held.lines, held.code) == (['denied: job "9" does not exist', "1 is not a job array",
+                                        "modified hold of job 1"], 3)
+    other = master.hold(p.Hold(targets=["1.1-3"], user="bob"), Effects())
+    assert (other.lines, other.code) == (
+        ['denied: "bob" must be at least owner of job 1 to change job attributes'], 18)
+
 def test_qalter_takes_the_rest_of_qsubs_options_in_8_1_9s_words():
     """Output paths, shell, environment, mail, working directory, notify, project and
     -hold_jid_ad change with 8.1.9's lines; -w checks the job as it is and changes
