@@ -39,6 +39,7 @@ class NamedKind:
     delete_problem: Callable[[Configuration, str], str | None] = lambda cfg, name: None
     unknown_code: int = 1  # the exit code of -s<kind> for a name there is none of
     confirm_out: bool = False  # -A/-M<kind> confirm on stdout (else stderr)
+    show_list: bool = False  # -s<kind> takes a list of names (else one name, commas and all)
 
     def removed_from(self) -> str:
         return self.deleted_from or self.label
@@ -56,7 +57,7 @@ PROJECTS = NamedKind(
 USERS = NamedKind(
     "user", "users", "name", "user", "no user list defined",
     "{} is not known as a user", add_trailer="error reading in file",
-    modify_trailer="error reading in file", unknown_code=0, confirm_out=True)
+    modify_trailer="error reading in file", unknown_code=0, confirm_out=True, show_list=True)
 QUEUES = NamedKind(
     "queue", "queues", "qname", "cluster queue", "no cqueue list defined",
     'No cluster queue or queue instance matches the phrase "{}"',
@@ -88,15 +89,21 @@ def list_named(nk: NamedKind) -> Verb:
 
 
 def show_named(nk: NamedKind) -> Verb:
-    """-shgrp, -sprj, -sp, -se: one object, its name taken whole (`a,b` is one name)."""
+    """-shgrp, -sprj, -sp, -se: one object, its name taken whole (`a,b` is one name);
+    -suser: each user of a list once, in the order named, a blank line between two (8.1.9
+    prints it after a name there is none of too)."""
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
-        obj = getattr(cfg, nk.store).get(args[0])
-        if obj is None:
-            ans.fail(nk.unknown.format(args[0]), nk.unknown_code)
-        else:
-            ans.out += show(nk.kind, obj).splitlines()
+        wanted = dict.fromkeys(names(args[0])) if nk.show_list else [args[0]]
+        for i, name in enumerate(wanted):
+            if i:
+                ans.out.append("")
+            obj = getattr(cfg, nk.store).get(name)
+            if obj is None:
+                ans.fail(nk.unknown.format(name), nk.unknown_code)
+            else:
+                ans.out += show(nk.kind, obj).splitlines()
         return ans
     return verb
 

@@ -188,6 +188,22 @@ def test_exec_host_file_keeps_reported_values():
     assert run(cfg, "-de", "node3")[1] == ['root@vm removed "node3" from execution host list']
 
 
+def test_suser_shows_each_user_of_a_list():
+    """8.1.9 (run here): -suser takes a list; each user once, in the order named, a blank
+    line between two, a user there is none of said on stderr; the exit code is 0."""
+    cfg = cell()
+    run(cfg, "-Auser", "/u", files={"/u": "name root\noticket 0\nfshare 0\ndelete_time 0\n"
+                                           "default_project NONE\n"})
+    root = run(cfg, "-suser", "root")[0]
+    assert root[0] == "name root"
+    assert run(cfg, "-suser", "alice,root,root") == (
+        ["", *root], ["alice is not known as a user"], 0)
+    assert run(cfg, "-suser", "root,alice") == ([*root, ""], ["alice is not known as a user"], 0)
+    assert run(cfg, "-suser", "alice bob") == (
+        [""], ["alice is not known as a user", "bob is not known as a user"], 0)
+    assert run(cfg, "-suser", ",") == ([], [], 0)
+
+
 def test_host_group_cycles_and_deletion():
     cfg = cell()
     run(cfg, "-Ahgrp", "g", files={"g": "group_name @pa\nhostlist node1\n"})
