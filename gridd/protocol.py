@@ -314,12 +314,15 @@ class SpoolRequest(Msg, tag="spool"):
 
 
 class Qconf(Msg, tag="qconf"):
-    """A qconf command line; files named by -A*/-M* options travel with it."""
+    """A qconf command line; files named by -A*/-M* options travel with it, and which of
+    the host names it gives that the master has no exec host by resolve where qconf runs
+    (Grid Engine's words for such a name depend on it)."""
 
     argv: list[str]
     user: str
     host: str
     files: dict[str, str] = {}
+    resolved: list[str] = []
 
 
 class QconfReply(Msg, tag="qconf_reply"):

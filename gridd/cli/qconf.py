@@ -3,7 +3,8 @@
 The options go to the master as command lines, applied there in order; the command
 prints the two streams it gets back, since Grid Engine puts most confirmations on
 stderr. Files named by -A*/-M* options are read here and travel with the request (the
-master may run elsewhere).
+master may run elsewhere), and so does which of the host names it gives that the master
+has no exec host by resolve here.
 
 The interactive forms (-a*/-m*) are this command's own business, as in Grid Engine: it
 fetches the object (or makes the template of a new one), opens $EDITOR on a temporary
@@ -15,6 +16,8 @@ so saving an unchanged file counts as unchanged here.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import sys
 from collections import deque
@@ -77,6 +80,7 @@ class EditorForm:
     kind: str = ""  # gridd.formats.qconf_objects kind of the template or object
     unchanged: Unchanged | None = FILE_UNCHANGED
     each: bool = False  # the operand is a list, edited one item at a time
+    missing: str = ""  # said of a host name `show` finds nothing by that resolves ({})
 
 
 EDITOR_FORMS: dict[str, EditorForm] = {
@@ -91,7 +95,8 @@ EDITOR_FORMS: dict[str, EditorForm] = {
     "-mu": EditorForm("-Mu", 1, show="-su", each=True,
                       unchanged=Unchanged("file unchanged", stdout=True, code=0)),
     "-aq": EditorForm("-Aq", OPTIONAL, kind="queue", unchanged=None),
-    "-ae": EditorForm("-ae", OPTIONAL, show="-se", kind="exechost"),
+    "-ae": EditorForm("-ae", OPTIONAL, show="-se", kind="exechost",
+                      missing="{} is not an exec host"),
     "-ap": EditorForm("-Ap", 1, kind="pe"),
     "-ahgrp": EditorForm("-Ahgrp", 1, kind="hostgroup", unchanged=None),
     "-aprj": EditorForm("-Aprj", 0, kind="project"),
@@ -140,12 +145,62 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         with Client() as client:
-            def request(argv: list[str], files: dict[str, str]) -> p.QconfReply:
-                return client.request(p.Qconf(argv=argv, files=files, **who))
+            resolved: list[str] = []  # found before the command line is sent
 
+            def request(argv: list[str], files: dict[str, str]) -> p.QconfReply:
+                return client.request(p.Qconf(argv=argv, files=files, resolved=resolved,
+                                              **who))
+
+            resolved += _resolvable(args, files, request)
             return run(args, files, request)
 
     return run_command(body)
+
+
+def _named_hosts(args: list[str], files: dict[str, str]) -> list[str]:
+    """The host names the options give: -se, -me and -ae one, -de a list, and a -Me file
+    the one on its hostname line."""
+    hosts: list[str] = []
+    for option, operand in itertools.pairwise(args):
+        if option in ("-se", "-me", "-ae") and not operand.startswith("-"):
+            hosts.append(operand)
+        elif option == "-de":
+            hosts += [h for h in operand.replace(" ", ",").split(",") if h]
+        elif option == "-Me" and operand in files:
+            hosts += _file_host(files[operand])
+    return hosts
+
+
+def _file_host(text: str) -> list[str]:
+    """The host an exec host file names on its hostname line, if it has one."""
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) > 1 and words[0] == "hostname":
+            return [words[1]]
+    return []
+
+
+def _resolvable(args: list[str], files: dict[str, str], request: Request) -> list[str]:
+    """The host names of the command line the master has no exec host by that resolve
+    here: Grid Engine says such a name is no execution host, and one that does not
+    resolve, that it can't resolve it. gridd's hosts need not resolve, so the names the
+    master knows are not looked up."""
+    named = _named_hosts(args, files)
+    if not named:
+        return []
+    known = {*request(["-sel"], {}).out, "global"}
+    return [name for name in dict.fromkeys(named) if name not in known and _resolves(name)]
+
+
+@functools.cache
+def _resolves(name: str) -> bool:
+    import socket  # only where a host name is looked up: kept out of qconf's start-up
+
+    try:
+        socket.getaddrinfo(name, None)
+    except (OSError, UnicodeError, ValueError):  # (a name with a NUL, or too long)
+        return False
+    return True
 
 
 def run(args: list[str], files: dict[str, str], request: Request) -> int:
@@ -251,6 +306,9 @@ def _offered(option: str, form: EditorForm, name: str,
         return "".join(line + "\n" for line in body), send
     if form.show and (name or not form.kind):
         current = request([form.show, *([name] if name else [])], {})
+        if current.code and form.missing and _resolves(name):
+            print(form.missing.format(name), file=sys.stderr)
+            return 1
         if current.code:
             return _show(current)
         text = "".join(line + "\n" for line in current.out)

@@ -57,8 +57,10 @@ class Caller:
     """Who runs qconf, and the files its -A*/-M* options named (path -> text). Whether
     the host is an admin host is the master's finding (Master.qconf); qconf's verbs
     called on their own stand for a caller on one. The master's own machine may not
-    leave the admin hosts: nobody could change the configuration any more. `names` is
-    the command line's NameSets: run_qconf gives each command line new ones."""
+    leave the admin hosts: nobody could change the configuration any more. `resolved`:
+    the host names of the command line that the master has no exec host by and that
+    resolve where qconf runs. `names` is the command line's NameSets: run_qconf gives
+    each command line new ones."""
 
     user: str
     host: str
@@ -66,6 +68,7 @@ class Caller:
     admin_host: bool = True
     master_host: str = ""
     execds: frozenset[str] = frozenset()  # the hosts whose execd is connected
+    resolved: frozenset[str] = frozenset()
     names: NameSets = field(default_factory=NameSets, compare=False, repr=False)
 
     def __str__(self) -> str:

@@ -40,6 +40,8 @@ class NamedKind:
     unknown_code: int = 1  # the exit code of -s<kind> for a name there is none of
     confirm_out: bool = False  # -A/-M<kind> confirm on stdout (else stderr)
     show_list: bool = False  # -s<kind> takes a list of names (else one name, commas and all)
+    unresolved: str = ""  # what a verb says of a host name there is none of that does not
+    # resolve, when it is a host (then `unknown` is for one that resolves)
 
     def removed_from(self) -> str:
         return self.deleted_from or self.label
@@ -69,9 +71,9 @@ PES = NamedKind(
     modify_trailer="error reading in file", delete_problem=refs.pe_delete_problem)
 EXECHOSTS = NamedKind(
     "exechost", "exechosts", "hostname", "exechost", "no execution host defined",
-    'can\'t resolve hostname "{}"', deleted_from="execution host",
+    "{} is not an execution host", deleted_from="execution host",
     add_trailer="invalid format", modify_trailer="invalid format",
-    delete_problem=refs.exechost_delete_problem)
+    delete_problem=refs.exechost_delete_problem, unresolved='can\'t resolve hostname "{}"')
 
 
 def list_named(nk: NamedKind) -> Verb:
@@ -101,11 +103,19 @@ def show_named(nk: NamedKind) -> Verb:
                 ans.out.append("")
             obj = getattr(cfg, nk.store).get(name)
             if obj is None:
-                ans.fail(nk.unknown.format(name), nk.unknown_code)
+                ans.fail(_unresolved(nk, name, who) or nk.unknown.format(name), nk.unknown_code)
             else:
                 ans.out += show(nk.kind, obj).splitlines()
         return ans
     return verb
+
+
+def _unresolved(nk: NamedKind, name: str, who: Caller) -> str | None:
+    """Grid Engine's words for a host name there is none of that does not resolve; None
+    for one that does, and for the other kinds (the verb's own words then)."""
+    if nk.unresolved and name not in who.resolved:
+        return nk.unresolved.format(name)
+    return None
 
 
 def show_queues(cfg: Configuration, args: list[str], who: Caller) -> Answer:
@@ -161,7 +171,7 @@ def put_named(nk: NamedKind, adding: bool, added: str = "") -> Verb:
             ans.fail(f'{nk.label} "{name}" already exists')
             return ans
         if not adding and name not in store:
-            ans.fail(f'denied: {nk.label} "{name}" does not exist')
+            ans.fail(_unresolved(nk, name, who) or f'denied: {nk.label} "{name}" does not exist')
             return ans
         obj = _keep_reported(nk, obj, store.get(name))
         problem = refs.object_problem(cfg, obj)
@@ -187,7 +197,8 @@ def delete_named(nk: NamedKind) -> Verb:
         for name in names(args[0]):
             problem = nk.delete_problem(cfg, name) if name in store else None
             if name not in store:
-                ans.fail(f'denied: {nk.removed_from()} "{name}" does not exist')
+                ans.fail(_unresolved(nk, name, who)
+                         or f'denied: {nk.removed_from()} "{name}" does not exist')
             elif problem:
                 ans.fail(problem)
             else:

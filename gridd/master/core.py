@@ -1175,7 +1175,7 @@ class Master:
         # A change that would break a granted AR is refused (spec 5.2.2.2.1): the
         # configuration as it was comes back.
         before = _copy(self.s.config) if self.s.ars and admin.may_change(req.argv) else None
-        who = admin.Caller(req.user, req.host, req.files,
+        who = admin.Caller(req.user, req.host, req.files, resolved=frozenset(req.resolved),
                            admin_host=permissions.admin_host(self.s.config, req.host),
                            master_host=self.master_host, execds=frozenset(self.host_up))
         ans = admin.run_qconf(self.s.config, req.argv, who)

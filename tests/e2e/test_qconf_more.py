@@ -61,6 +61,17 @@ def test_editor_forms_add_objects(cell: Cell, tmp_path: Path):
     assert (res.returncode, res.stderr) == (1, "file unchanged\n")
     res = cell.run("qconf", "-me", "node3", env=editor(cell, tmp_path, "s/^hostname .*/&/"))
     assert (res.returncode, res.stderr) == (1, "file unchanged\n")
+    # a host name there is no exec host by, in 8.1.9's words (run here): localhost resolves
+    for args, err in [
+        (("-se", "localhost"), "localhost is not an execution host\n"),
+        (("-me", "localhost"), "localhost is not an execution host\n"),
+        (("-ae", "localhost"), "localhost is not an exec host\n"),
+        (("-de", "localhost"), 'denied: execution host "localhost" does not exist\n'),
+        (("-se", "nosuch.invalid"), 'can\'t resolve hostname "nosuch.invalid"\n'),
+        (("-ae", "nosuch.invalid"), 'can\'t resolve hostname "nosuch.invalid"\n'),
+    ]:
+        res = cell.run("qconf", *args, env=editor(cell, tmp_path))
+        assert (res.returncode, res.stdout, res.stderr) == (1, "", err), args
 
     res = cell.run("qconf", "-ap", "other", env=editor(cell, tmp_path, "s/x/y/", status=3))
     assert (res.returncode, res.stderr) == (1, "error: editor exited with error 3\nedit failed\n")

@@ -131,8 +131,8 @@ def _writes_only_in_temp(path: Any, mode: str = "r", *args: Any, **kwargs: Any) 
 @contextmanager
 def canned_master(*modules: ModuleType) -> Iterator[None]:
     """`Client` in these modules (and in gridd.cli.common) is the canned one; qconf's
-    editor is a stub that leaves the file as it is, and qconf writes nothing outside
-    the temporary directory."""
+    editor is a stub that leaves the file as it is, qconf looks no host name up, and it
+    writes nothing outside the temporary directory."""
     from gridd.cli import common, qconf
 
     with ExitStack() as stack:
@@ -140,5 +140,6 @@ def canned_master(*modules: ModuleType) -> Iterator[None]:
             if hasattr(module, "Client"):  # others reach the master through common
                 stack.enter_context(mock.patch.object(module, "Client", CannedClient))
         stack.enter_context(mock.patch.object(qconf, "_run_editor", lambda path: 0))
+        stack.enter_context(mock.patch.object(qconf, "_resolves", lambda name: False))
         stack.enter_context(mock.patch.object(qconf, "open", _writes_only_in_temp, create=True))
         yield

@@ -117,3 +117,31 @@ def test_missing_operand_and_failing_fetch(master, editor, capsys):
     assert qconf.run(["-mp", "nosuch"], {}, request) == 1
     assert capsys.readouterr().err == "nosuch is not a parallel environment\n"
     assert sent == [["-sp", "nosuch"]]
+
+
+def test_ae_of_a_name_that_resolves_says_it_is_no_exec_host(master, editor, capsys,
+                                                              monkeypatch):
+    """8.1.9 (run here): -ae localhost says it is no exec host, -ae of a name that does not
+    resolve that it can't resolve it (the master's -se words); nothing is edited."""
+    cfg, request, sent = master
+    monkeypatch.setattr(qconf, "_resolves", lambda name: name == "localhost")
+    offered = editor()
+    assert qconf.run(["-ae", "localhost"], {}, request) == 1
+    assert capsys.readouterr().err == "localhost is not an exec host\n"
+    assert qconf.run(["-ae", "nosuch.invalid"], {}, request) == 1
+    assert capsys.readouterr().err == 'can\'t resolve hostname "nosuch.invalid"\n'
+    assert not offered.exists() and sent == [["-se", "localhost"], ["-se", "nosuch.invalid"]]
+
+
+def test_only_host_names_the_master_does_not_know_are_looked_up(master, monkeypatch):
+    """The names of -se, -me, -ae, each of -de's and a -Me file's hostname; gridd's hosts
+    need not resolve, so those the master knows (-sel, and global) are not looked up."""
+    cfg, request, sent = master
+    looked_up: list[str] = []
+    monkeypatch.setattr(qconf, "_resolves", lambda name: looked_up.append(name) or name != "b")
+    args = ["-se", "node1", "-de", "a,b global", "-Me", "/e", "-ae", "-sql", "-me", "a"]
+    assert qconf._resolvable(args, {"/e": "hostname  c\nload_scaling NONE\n"}, request) == [
+        "a", "c"]
+    assert looked_up == ["a", "b", "c"] and sent == [["-sel"]]
+    assert qconf._resolvable(["-sql", "-sq", "all.q"], {}, request) == []
+    assert sent == [["-sel"]]  # no host named: nothing asked

@@ -188,6 +188,31 @@ def test_exec_host_file_keeps_reported_values():
     assert run(cfg, "-de", "node3")[1] == ['root@vm removed "node3" from execution host list']
 
 
+def test_an_exec_host_there_is_none_of_in_8_1_9s_words():
+    """8.1.9 (run here): a name that resolves is no execution host (-se, -me) or does not
+    exist (-de, -Me); one that does not resolve, it can't resolve. qconf says which
+    names resolve (Caller.resolved); gridd's own hosts need not."""
+    cfg = cell()
+    here = Caller("root", "vm", {"/l": template("exechost", "localhost"),
+                                 "/n": template("exechost", "nosuch.invalid")},
+                  resolved=frozenset({"localhost"}))
+    before = snapshot(cfg)
+
+    def said(*argv: str) -> tuple[list[str], int]:
+        ans = run_qconf(cfg, list(argv), here)
+        assert ans.out == [] and snapshot(cfg) == before
+        return ans.err, ans.code
+
+    assert said("-se", "localhost") == (["localhost is not an execution host"], 1)
+    assert said("-se", "nosuch.invalid") == (['can\'t resolve hostname "nosuch.invalid"'], 1)
+    assert said("-de", "localhost,nosuch.invalid") == (
+        ['denied: execution host "localhost" does not exist',
+         'can\'t resolve hostname "nosuch.invalid"'], 1)
+    assert said("-Me", "/l") == (['denied: exechost "localhost" does not exist'], 1)
+    assert said("-Me", "/n") == (['can\'t resolve hostname "nosuch.invalid"'], 1)
+    assert run_qconf(cfg, ["-se", "node1"], here).out[0] == "hostname              node1"
+
+
 def test_suser_shows_each_user_of_a_list():
     """8.1.9 (run here): -suser takes a list; each user once, in the order named, a blank
     line between two, a user there is none of said on stderr; the exit code is 0."""
