@@ -49,6 +49,7 @@ from gridd.client import Client
 from gridd.master.admin import Caller, run_qconf
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import MasterState
+from gridd.model.config import Configuration
 
 SIZES = [2**k for k in range(12, 18)]
 LIMIT = 5.0  # seconds: a case whose run took longer is not tried at the next size
@@ -80,7 +81,7 @@ class _StandIn(Client):
         return self._answer
 
 
-def _answer(msg: p.Msg, config: object) -> p.Msg:
+def _answer(msg: p.Msg, config: Configuration) -> p.Msg:
     if isinstance(msg, p.QueryJobs):
         return p.JobsReply(jobs=[], queues=[], hosts=[], now=NOW)
     if isinstance(msg, p.QueryArs):
@@ -90,7 +91,7 @@ def _answer(msg: p.Msg, config: object) -> p.Msg:
     if isinstance(msg, p.SelectQueues):
         return p.QueuesSelected(names=["all.q@node1"])
     if isinstance(msg, p.Qconf):
-        ans = run_qconf(config, msg.argv, Caller("root", "vm", msg.files))  # type: ignore[arg-type]
+        ans = run_qconf(config, msg.argv, Caller("root", "vm", msg.files))
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
     return p.Ok()
 
