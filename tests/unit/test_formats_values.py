@@ -137,7 +137,8 @@ def test_resource_list_missing_value() -> None:
 
 
 def test_merge_resources_moves_overridden_name_last() -> None:
-    merged = requests.merge_resources({"a": "1", "b": "2"}, {"a": "3"})
+    merged = {"a": "1", "b": "2"}
+    requests.merge_resources(merged, {"a": "3"})  # in place, as qsub adds -l after -l
     assert list(merged.items()) == [("b", "2"), ("a", "3")]
 
 
