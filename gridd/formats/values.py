@@ -20,6 +20,8 @@ _MEMORY_FACTORS = {
     "M": 1024.0**2,
     "g": 1000.0**3,
     "G": 1024.0**3,
+    "t": 1000.0**4,
+    "T": 1024.0**4,
 }
 
 
@@ -84,7 +86,7 @@ def format_time(seconds: float) -> str:
 
 
 def parse_memory(text: str) -> float:
-    """Bytes in a MEMORY value: a number with an optional `kKmMgG` suffix, or `INFINITY`."""
+    """Bytes in a MEMORY value: a number with an optional `kKmMgGtT` suffix, or `INFINITY`."""
     if _is_infinity(text):
         return math.inf
     stripped = text.strip()

@@ -91,6 +91,8 @@ def test_time_components_normalise(hours: int, minutes: int, seconds: int) -> No
         ("1g", 10**9),
         ("1G", 1024**3),
         ("1.5G", 1.5 * 1024**3),
+        ("2t", 2 * 10**12),  # sge_types(5): t and T too
+        ("1000T", 1000 * 1024**4),
         ("0", 0),
     ],
 )
