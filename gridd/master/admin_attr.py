@@ -197,7 +197,7 @@ def attr_verb(mode: str) -> Verb:
         nk = _check_object(obj_name, [attr], ans)
         if nk is None:
             return ans
-        if attr not in KINDS[nk.kind].checks:
+        if attr not in KINDS[nk.kind].types:
             ans.fail(f'The attribute name ("{attr}") and/or value ("{value}") is invalid')
             return ans
         _apply(cfg, who, obj_name, nk, mode, [(attr, value)], targets, ans)
@@ -219,7 +219,7 @@ def attr_file_verb(mode: str) -> Verb:
             return ans
         obj_name, targets = args[0], args[2:]
         nk = ATTR_OBJECTS.get(obj_name)
-        pairs = read_attr_file(who, args[1], None if nk is None else KINDS[nk.kind].checks)
+        pairs = read_attr_file(who, args[1], None if nk is None else KINDS[nk.kind].types)
         if isinstance(pairs, str):
             ans.fail(pairs)
             return ans

@@ -112,6 +112,14 @@ def read_attr_file(who: Caller, path: str,
     return pairs or refused
 
 
+def refused_file(exc: FormatError, *trailer: str) -> str:
+    """What qconf prints for a file refused with `exc`: Grid Engine's words, then the
+    option's own `trailer` lines, unless the master refused what qconf read (it names
+    no file)."""
+    by_master = getattr(exc, "by_master", False)
+    return "\n".join([exc.ge_message, *(() if by_master else trailer)])
+
+
 def load_object(kind: str, who: Caller, path: str) -> Any:
     """The object a -A*/-M* file describes; FormatError with Grid Engine's words if bad."""
     return from_pairs(kind, who.pairs(path), source=path)

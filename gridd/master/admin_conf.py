@@ -14,9 +14,19 @@ import msgspec
 from gridd.formats.objects import parse_object, print_configuration
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import from_pairs, host_conf_from_pairs, show, to_pairs
-from gridd.master.admin_base import Answer, Caller, Verb, basename, load_object, names
+from gridd.master import admin_refs as refs
+from gridd.master.admin_base import (
+    Answer,
+    Caller,
+    Verb,
+    basename,
+    load_object,
+    names,
+    refused_file,
+)
 from gridd.model.complexes import ComplexAttr, validate_table
 from gridd.model.config import Configuration
+from gridd.model.objects import GlobalConf
 
 # ---- complex attributes ------------------------------------------------------------------
 
@@ -82,6 +92,10 @@ def replace_sched(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     except FormatError as exc:
         ans.fail(f"{exc.ge_message}\nerror reading in file")
         return ans
+    problem = refs.object_problem(cfg, new)
+    if problem:
+        ans.fail(problem)
+        return ans
     cfg.sched = new
     ans.err.append("changed scheduler configuration")
     ans.changed = True
@@ -124,7 +138,7 @@ def list_host_confs(cfg: Configuration, args: list[str], who: Caller) -> Answer:
     return ans
 
 
-def _read_conf(who: Caller, path: str, host: str) -> object:
+def _read_conf(who: Caller, path: str, host: str) -> GlobalConf | dict[str, str]:
     """The configuration a file holds: a GlobalConf for `global`, else a host's own
     parameters. Raises FormatError with Grid Engine's words.
     """
@@ -137,7 +151,8 @@ def _read_conf(who: Caller, path: str, host: str) -> object:
     if not pairs:  # every parameter back to its default is never what was meant
         raise FormatError("the file sets no parameter", path, 0, 0,
                           ge_message=f'error: error reading file: "{path}"')
-    return from_pairs("conf", pairs, source=path)
+    conf: GlobalConf = from_pairs("conf", pairs, source=path)
+    return conf
 
 
 def put_conf(adding: bool) -> Verb:
@@ -157,12 +172,17 @@ def put_conf(adding: bool) -> Verb:
             try:
                 conf = _read_conf(who, path, host)
             except FormatError as exc:
-                ans.fail(f"{exc.ge_message}\nerror reading configuration from file {path}")
+                ans.fail(refused_file(exc, f"error reading configuration from file {path}"))
                 continue
-            if host == GLOBAL:
-                cfg.conf = conf  # type: ignore[assignment]
+            params = dict(to_pairs(conf)) if isinstance(conf, GlobalConf) else conf
+            problem = refs.conf_problem(cfg, host, params)
+            if problem:
+                ans.fail(problem)
+                continue
+            if isinstance(conf, GlobalConf):
+                cfg.conf = conf
             else:
-                cfg.host_confs[host] = conf  # type: ignore[assignment]
+                cfg.host_confs[host] = conf
             ans.err.append(f'{who} {"added" if adding else "modified"} "{host}" '
                            f'{"to" if adding else "in"} configuration list')
             ans.changed = True

@@ -19,7 +19,7 @@ import msgspec
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import REPORTED, show, template
 from gridd.master import admin_refs as refs
-from gridd.master.admin_base import Answer, Caller, Verb, load_object, names
+from gridd.master.admin_base import Answer, Caller, Verb, load_object, names, refused_file
 from gridd.model.config import Configuration
 
 
@@ -159,8 +159,7 @@ def put_named(nk: NamedKind, adding: bool, added: str = "") -> Verb:
         try:
             obj = load_object(nk.kind, who, args[0])
         except FormatError as exc:
-            lines = [exc.ge_message, *([trailer.format(args[0])] if trailer else [])]
-            ans.fail("\n".join(lines))
+            ans.fail(refused_file(exc, *([trailer.format(args[0])] if trailer else [])))
             return ans
         name = getattr(obj, nk.key)
         store = getattr(cfg, nk.store)

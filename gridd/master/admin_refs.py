@@ -2,17 +2,21 @@
 
 A queue names host groups, PEs, access lists, projects, complex attributes and other
 queues; an exec host names complex attributes, access lists and projects; a host group
-names other host groups. Grid Engine refuses an object that names something missing,
-and the deletion of something still named, so that the scheduler never meets a dangling
-name. The words are Grid Engine 8.1.9's (checked against its qconf); each check returns
-the first complaint, or None, and changes nothing.
+names other host groups; the scheduler configuration names complex attributes, and the
+global and host configurations access lists and projects. Grid Engine refuses an object
+that names something missing, and the deletion of something still named, so that the
+scheduler never meets a dangling name; a value given for a complex attribute (offered,
+or a threshold) must be of its type. The words are Grid Engine 8.1.9's (checked against
+its qconf); each check returns the first complaint, or None, and changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from gridd.model.complexes import STRING_TYPES, ComplexTable, parse_value, value_problem
 from gridd.model.config import Configuration
 from gridd.model.objects import (
     NONE,
@@ -21,9 +25,11 @@ from gridd.model.objects import (
     HostGroup,
     ParallelEnvConf,
     Project,
+    SchedConf,
     overridable,
     words,
 )
+from gridd.sched.levels import parse_formula
 
 _NOT_OVERRIDABLE = ("qname", "hostlist")
 
@@ -47,6 +53,14 @@ def assigned(obj: Any, attr: str) -> list[str]:
     return list(dict.fromkeys(item.partition("=")[0] for item in items(obj, attr)))
 
 
+def _assignments(obj: Any, attr: str) -> Iterator[tuple[str, str]]:
+    """The (name, value) items of a `name=value,...` attribute, over all its values."""
+    for text in texts(obj, attr):
+        for item in words(text):
+            name, _, value = item.partition("=")
+            yield name, value
+
+
 def override_keys(queue: ClusterQueue) -> set[str]:
     """The hosts and @groups a queue has [host=value] overrides for."""
     keys: set[str] = set()
@@ -58,6 +72,26 @@ def override_keys(queue: ClusterQueue) -> set[str]:
 
 def _complex_names(cfg: Configuration) -> set[str]:
     return {a.name for a in cfg.complexes} | {a.shortcut for a in cfg.complexes}
+
+
+def _typed(table: ComplexTable, obj: Any, attr: str, unknown: str, *,
+           capacity: bool) -> Iterator[str]:
+    """Each `name=value` of a complex_values or a threshold list: the name a complex
+    attribute's (`unknown` says so otherwise, {} the name), the value of its type, and
+    what a host or queue offers of a consumable (a `capacity`) not below zero."""
+    for name, value in _assignments(obj, attr):
+        complex_attr = table.resolve(name)
+        if complex_attr is None:
+            yield unknown.format(name)
+            continue
+        problem = value_problem(complex_attr, value)
+        if problem:
+            yield problem
+            continue
+        amount = parse_value(complex_attr.type, value)
+        if capacity and complex_attr.consumable != "NO" and isinstance(amount, float) \
+                and amount < 0:
+            yield f'attribute "{complex_attr.name}" is consumable but has a negative value'
 
 
 def _first(problems: Iterable[str | None]) -> str | None:
@@ -77,7 +111,7 @@ def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
     for group in groups:
         if group not in cfg.hostgroups:
             yield f'denied: host group "{group}" does not exist'
-    known = _complex_names(cfg)
+    table = ComplexTable(cfg.complexes)
     for attr in queue.__struct_fields__:
         if attr in ("pe_list",):
             for pe in items(queue, attr):
@@ -95,10 +129,9 @@ def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
             for project in items(queue, attr):
                 if project not in cfg.projects:
                     yield f'Project "{project}" does not exist'
-        elif attr == "complex_values":
-            for name in assigned(queue, attr):
-                if name not in known:
-                    yield f'Complex attribute "{name}" does not exist'
+        elif attr in ("complex_values", "load_thresholds", "suspend_thresholds"):
+            yield from _typed(table, queue, attr, 'Complex attribute "{}" does not exist',
+                              capacity=attr == "complex_values")
         elif attr == "subordinate_list":
             for name in assigned(queue, attr):
                 if name not in cfg.queues and name != queue.qname:
@@ -107,19 +140,72 @@ def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
 
 
 def _exechost_problems(cfg: Configuration, host: ExecHostConf) -> Iterator[str]:
-    known = _complex_names(cfg)
-    for name in assigned(host, "complex_values"):
-        if name not in known:
-            yield f'denied: attribute "{name}" is not a complex attribute'
+    yield from _typed(ComplexTable(cfg.complexes), host, "complex_values",
+                      'denied: attribute "{}" is not a complex attribute', capacity=True)
     yield from _usersets(cfg, host, ("user_lists", "xuser_lists"))
     for attr in ("projects", "xprojects"):
         for project in items(host, attr):
             if project not in cfg.projects:
                 yield (f'denied: project "{project}" referenced in {attr} of exechost '
                        f'"{host.hostname}" does not exist')
+    known = _complex_names(cfg)
     for name in items(host, "report_variables"):
         if name not in known:
             yield f'unknown resource "{name}"'
+
+
+def _sched_problems(cfg: Configuration, sched: SchedConf) -> Iterator[str]:
+    """The load adjustments and the load formula name numeric complex attributes."""
+    table = ComplexTable(cfg.complexes)
+    yield from _typed(table, sched, "job_load_adjustments",
+                      '"job_load_adjustments" references not existing complex attribute "{}"',
+                      capacity=False)
+    terms = parse_formula(sched.load_formula)
+    if terms is None:
+        yield _unreadable_formula(sched.load_formula)
+        return
+    for _, term in terms:
+        if _NUMBER.fullmatch(term):
+            continue
+        complex_attr = table.resolve(term)
+        if complex_attr is None:
+            yield f'"load_formula" references not existing complex attribute "{term}"'
+        elif complex_attr.type in (*STRING_TYPES, "HOST"):
+            yield ('String, CString, ReString or Host attributes are not allowed in '
+                   f'"load_formula": "{term}"')
+
+
+_NUMBER = re.compile(r"[0-9.]+")
+_FORMULA_NAME = re.compile(r"[A-Za-z_][\w.]*|[0-9.]+")
+
+
+def _unreadable_formula(formula: str) -> str:
+    """Grid Engine's words for a load_formula that is no weighted sum (`a*2-b`): the
+    first term whose weight is no number, or which is no name or number."""
+    for index, term in enumerate(re.split(r"[+-]", formula)):
+        name, star, weight = (part.strip() for part in term.partition("*"))
+        if index == 0 and not term.strip():
+            continue  # a leading sign
+        if star and not _NUMBER.fullmatch(weight):
+            return f'"load_formula" uses "{weight}" as weighting factor (only numbers are allowed)'
+        if not _FORMULA_NAME.fullmatch(name):
+            return f'"load_formula" references not existing complex attribute "{name}"'
+    return f'"load_formula" references not existing complex attribute "{formula}"'
+
+
+def conf_problem(cfg: Configuration, name: str, params: Mapping[str, str]) -> str | None:
+    """What keeps a global or host configuration (`name`, its parameters) out: the
+    access lists and projects it names must exist."""
+    for attr in ("user_lists", "xuser_lists"):
+        for userset in words(params.get(attr, NONE)):
+            if userset not in cfg.usersets:
+                return f'Userset "{userset}" does not exist'
+    for attr in ("projects", "xprojects"):
+        for project in words(params.get(attr, NONE)):
+            if project not in cfg.projects:
+                return (f'denied: project "{project}" referenced in {attr} of configuration '
+                        f'"{name}" does not exist')
+    return None
 
 
 def _hostgroup_problems(cfg: Configuration, group: HostGroup) -> Iterator[str]:
@@ -165,6 +251,8 @@ def object_problem(cfg: Configuration, obj: Any) -> str | None:
         return _first(_usersets(cfg, obj, ("user_lists", "xuser_lists")))
     if isinstance(obj, Project):
         return _first(_usersets(cfg, obj, ("acl", "xacl")))
+    if isinstance(obj, SchedConf):
+        return _first(_sched_problems(cfg, obj))
     return None
 
 

@@ -27,7 +27,7 @@ from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
-from gridd.model.complexes import ComplexTable, holds
+from gridd.model.complexes import ComplexTable, holds, value_problem
 from gridd.model.config import Configuration
 from gridd.model.job import (
     ACTIVE,
@@ -581,8 +581,9 @@ class Master:
                 return f'unknown resource "{name}"'
             if attr.requestable == "NO":
                 return f'resource "{attr.name}" configured as non requestable'
-            if attr.type in _VALUE_KINDS and not holds(attr.type, value):
-                return f'attribute "{attr.name}" is not a {_VALUE_KINDS[attr.type]} value'
+            problem = value_problem(attr, value)
+            if problem:
+                return problem
             asks_slots = asks_slots or attr.name == "slots"
         if asks_slots:  # said only once every request is of its type
             return (f'"{what}" denied: use parallel environments instead of requesting slots '
@@ -1647,10 +1648,6 @@ def _min_limit(a: float, b: float) -> float:
     if a and b:
         return min(a, b)
     return a or b
-
-# How 8.1.9 names each type when a requested value is not of it ("a integer" as it says).
-_VALUE_KINDS = {"TIME": "time", "MEMORY": "memory", "INT": "integer", "DOUBLE": "double",
-                "BOOL": "boolean"}
 
 
 def _seconds(text: str) -> float | None:

@@ -86,6 +86,19 @@ def holds(type_: str, text: str) -> bool:
     return True
 
 
+# How Grid Engine names each type when a value is not of it ("a integer", as it says).
+TYPE_WORDS = {"TIME": "time", "MEMORY": "memory", "INT": "integer", "DOUBLE": "double",
+              "BOOL": "boolean"}
+
+
+def value_problem(attr: ComplexAttr, text: str) -> str | None:
+    """Grid Engine's words for a value (requested, offered or a threshold) the attribute's
+    type cannot hold; None when it can. String types hold anything."""
+    if attr.type in TYPE_WORDS and not holds(attr.type, text):
+        return f'attribute "{attr.name}" is not a {TYPE_WORDS[attr.type]} value'
+    return None
+
+
 def _number(type_: str, text: str) -> float:
     """Plain numbers take the fast path; suffixed ones (`2k`, `1G`) the memory parser."""
     try:

@@ -187,18 +187,23 @@ _DEFAULT_FORMULA = ((1.0, "np_load_avg"),)
 def formula_terms(formula: str) -> tuple[tuple[float, str], ...]:
     """The load_formula as (weight, attribute or number) terms: a weighted sum such as
     `np_load_avg` or `load_avg*2-mem_free*0.1`; anything else counts as np_load_avg."""
+    return parse_formula(formula) or _DEFAULT_FORMULA
+
+
+def parse_formula(formula: str) -> tuple[tuple[float, str], ...] | None:
+    """The load_formula's terms, None if it is no weighted sum (qconf refuses it then)."""
     terms, pos = [], 0
     while pos < len(formula):
         match = _TERM.match(formula, pos)
         if match is None or match.end() == pos:
-            return _DEFAULT_FORMULA
+            return None
         sign, term, weight = match.groups()
         try:
             terms.append(((-1.0 if sign == "-" else 1.0) * float(weight or 1), term))
         except ValueError:
-            return _DEFAULT_FORMULA
+            return None
         pos = match.end()
-    return tuple(terms) or _DEFAULT_FORMULA
+    return tuple(terms) or None
 
 
 def formula_value(

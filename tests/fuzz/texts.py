@@ -87,7 +87,7 @@ OBJECT_TOKENS = (
     "\\\n", " \\\n   ", "\\", "#", "NONE", "TRUE", "FALSE", "INFINITY", "UNDEFINED", "[", "]",
     "=", ",", "@", "$pe_slots", "$fill_up", "$round_robin", "min", "BATCH", "INTERACTIVE",
     "ACL", "DEPT", "0:0:0", "1G", "np_load_avg=1.75", "[node1=", "global",
-    *sorted({name for kind in KINDS.values() for name in kind.checks}),
+    *sorted({name for kind in KINDS.values() for name in kind.types}),
     "name", "type", "entries", "group_name",
 )
 

@@ -557,9 +557,7 @@ def test_bad_allocation_rule_gives_grid_engine_message() -> None:
         ("queue", [("qname", "q"), ("slots", "1,[vm=2")], "bad host override"),
         ("queue", [("qname", "q"), ("qtype", "BATCH PARALLEL")], "queue type"),
         ("queue", [("qname", "q"), ("rerun", "YES")], "boolean"),
-        ("queue", [("qname", "q"), ("priority", "21")], "-20 to 20"),
         ("queue", [("qname", "q"), ("complex_values", "a=1,b")], "name=value"),
-        ("queue", [("qname", "q"), ("initial_state", "up")], "none of"),
         ("queue", [("qname", "1q")], "not a valid object name"),
         ("pe", [("pe_name", "p"), ("allocation_rule", "0")], "no $variable"),
         ("pe", [("pe_name", "p"), ("urgency_slots", "most")], "unsigned"),
@@ -573,6 +571,49 @@ def test_invalid_objects_are_refused(kind: str, pairs: list[tuple[str, str]], wo
     error = _error(kind, pairs)
     assert words in str(error)
     assert error.ge_message.startswith("error: ")
+
+
+# What Grid Engine 8.1.9's master says of values it checks after qconf read the file
+# (`qconf -Aq` and `-mattr queue ... all.q` alike): the lines alone, no file named.
+@pytest.mark.parametrize(("attr", "value", "lines"), [
+    ("priority", "21", ["Priority not in range -20 to +20"]),
+    ("priority", "abc", ["Invalid character"]),
+    ("initial_state", "up", ['Invalid value "up" as initial state']),
+    ("shell_start_mode", "x", ['Invalid value "x" as shell start mode']),
+    ("shell", "relative", ['Invalid value "relative" for shell ']),
+    ("processors", "x", ["Numerical value invalid!",
+                         'The initial portion of string "x" contains no decimal number']),
+])
+def test_queue_values_the_master_refuses(attr: str, value: str, lines: list[str]) -> None:
+    error = _error("queue", [("qname", "q"), (attr, value)])
+    assert error.ge_message == "\n".join(lines)
+    assert error.by_master
+
+
+# What 8.1.9 says reading a cluster queue file with a value not of its type.
+@pytest.mark.parametrize(("attr", "value", "first"), [
+    ("slots", "-1", '"-1" is not an u_long32 value'),
+    ("nsuspend", "1.5", '"1.5" is not an u_long32 value'),
+    ("rerun", "maybe", 'error parsing value "maybe"'),
+    ("h_rt", "1:x", 'error parsing value "1:x"'),
+    ("h_vmem", "4X", 'error parsing value "4X"'),
+    ("notify", "x", 'error parsing value "x"'),
+    ("seq_no", "1,[vm=x]", 'error parsing unsigned long value from string "x"'),
+])
+def test_queue_values_qconf_cannot_read(attr: str, value: str, first: str) -> None:
+    bad = value.rpartition("=")[2].rstrip("]")
+    error = _error("queue", [("qname", "q"), (attr, value)], "q_bad")
+    assert error.ge_message == (f"error: {first}\n"
+                                f'error: Error during parsing of attribute value "{bad}"\n'
+                                'error: error reading file: "q_bad"')
+
+
+def test_a_queue_type_qconf_cannot_read() -> None:
+    error = _error("queue", [("qname", "q"), ("qtype", "X")], "q_bad")
+    assert error.ge_message == ('error: reading conf file: unknown specifier "X" for \n'
+                                'error: error parsing queue type from string "X"\n'
+                                'error: Error during parsing of attribute value "X"\n'
+                                'error: error reading file: "q_bad"')
 
 
 def test_valid_allocation_rules() -> None:
