@@ -9,7 +9,7 @@ code 0; an Answer keeps both streams and the code apart so the command can do th
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +70,9 @@ class Caller:
     execds: frozenset[str] = frozenset()  # the hosts whose execd is connected
     resolved: frozenset[str] = frozenset()
     names: NameSets = field(default_factory=NameSets, compare=False, repr=False)
+    # (where, names) of what each job and advance reservation asks for, as
+    # admin_refs.complex_references takes them: asked for only when needed (-Mc)
+    requested: Callable[[], Iterable[tuple[str, Iterable[str]]]] = lambda: ()
 
     def __str__(self) -> str:
         return f"{self.user}@{self.host}"

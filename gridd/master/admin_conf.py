@@ -51,7 +51,8 @@ def replace_complexes(cfg: Configuration, args: list[str], who: Caller) -> Answe
         ans.fail(exc.ge_message)
         return ans
     new = [ComplexAttr(*row) for row in rows]
-    errors = validate_table(new, cfg.complexes)
+    errors = validate_table(new, cfg.complexes,
+                            refs.complex_references(cfg, who.requested()))
     if errors:
         for error in errors:
             ans.fail(error)

@@ -325,5 +325,44 @@ def exechost_delete_problem(cfg: Configuration, name: str) -> str | None:
     return None
 
 
+_DYNAMIC = re.compile(r"\$([A-Za-z_][\w.-]*)")  # a dynamic RQS limit's references
+
+
+def complex_references(cfg: Configuration, requested: Iterable[tuple[str, Iterable[str]]] = ()
+                       ) -> dict[str, str]:
+    """Where each complex attribute named somewhere is first named, by full name, in
+    Grid Engine's words (`host "global"`): the global host, the exec hosts, the queues,
+    the resource quota sets, the scheduler configuration, then `requested`, the (where,
+    names) of what jobs and advance reservations ask for. qconf -Mc keeps these."""
+    table = ComplexTable(cfg.complexes)
+    found: dict[str, str] = {}
+
+    def note(names: Iterable[str], where: str) -> None:
+        for name in names:
+            complex_attr = table.resolve(name)
+            if complex_attr is not None:
+                found.setdefault(complex_attr.name, where)
+
+    for host in sorted(cfg.exechosts, key=lambda name: (name != "global", name)):
+        conf = cfg.exechosts[host]
+        for attr in ("complex_values", "load_scaling"):
+            note(assigned(conf, attr), f'host "{host}"')
+        note(items(conf, "report_variables"), f'host "{host}"')
+    for name, queue in sorted(cfg.queues.items()):
+        for attr in ("complex_values", "load_thresholds", "suspend_thresholds"):
+            note(assigned(queue, attr), f'queue "{name}"')
+    for name, rule_set in cfg.rqs.items():
+        for rule in rule_set.rules:
+            for limit in rule.limits:
+                note([limit.name, *_DYNAMIC.findall(limit.value)],
+                     f'resource quota set "{name}"')
+    terms = parse_formula(cfg.sched.load_formula) or ()
+    note([*assigned(cfg.sched, "job_load_adjustments"), *(term for _, term in terms)],
+         "scheduler configuration")
+    for where, names in requested:
+        note(names, where)
+    return found
+
+
 def is_none(text: str) -> bool:
     return text.strip().upper() == NONE

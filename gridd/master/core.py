@@ -9,6 +9,7 @@ a crash could take back.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
@@ -1178,7 +1179,8 @@ class Master:
         before = _copy(self.s.config) if self.s.ars and admin.may_change(req.argv) else None
         who = admin.Caller(req.user, req.host, req.files, resolved=frozenset(req.resolved),
                            admin_host=permissions.admin_host(self.s.config, req.host),
-                           master_host=self.master_host, execds=frozenset(self.host_up))
+                           master_host=self.master_host, execds=frozenset(self.host_up),
+                           requested=self._requested)
         ans = admin.run_qconf(self.s.config, req.argv, who)
         fx.to_execd += [(host, p.StopExecd(kill_jobs=kill)) for host, kill in ans.stop_execds]
         fx.stop_master = fx.stop_master or ans.stop_master
@@ -1192,6 +1194,14 @@ class Master:
             fx.config_changed = True
             self.refresh_views()
         return p.QconfReply(out=ans.out, err=ans.err, code=ans.code)
+
+    def _requested(self) -> Iterator[tuple[str, list[str]]]:
+        """What each job (pending or running) and advance reservation asks for: qconf -Mc
+        keeps a complex attribute they name."""
+        for job_id, job in sorted(self.s.jobs.items()):
+            yield f'job "{job_id}"', [*job.spec.hard_resources, *job.spec.soft_resources]
+        for ar_id, ar in sorted(self.s.ars.items()):
+            yield f'advance reservation "{ar_id}"', list(ar.spec.resources)
 
     def qmod(self, req: p.Qmod, now: float, fx: Effects) -> p.Msg:
         if req.action not in qmod.ACTIONS:

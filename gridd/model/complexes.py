@@ -2,7 +2,8 @@
 
 The table is edited as a whole (`qconf -Mc`/`-mc`), so validation takes the complete new
 table together with the old one: uniqueness, protection of the built-in attributes and
-attributes still referenced by hosts or queues are properties of the change, not of a row.
+attributes still referenced (by hosts, queues, quotas, jobs...) are properties of the
+change, not of a row.
 Messages are Grid Engine 8.1.9's where it prints one; where it silently accepts something
 that breaks scheduling later (an INT default of "abc"), the row is refused with our own text.
 
@@ -334,13 +335,13 @@ def _value_errors(attr: ComplexAttr) -> list[str]:
 def validate_table(
     new_rows: Sequence[ComplexAttr],
     old_table: Iterable[ComplexAttr] = DEFAULT_COMPLEXES,
-    referenced: Mapping[str, tuple[str, str]] | None = None,
+    referenced: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Why the complex table `new_rows` cannot replace `old_table`; empty when it can.
 
-    `referenced` maps an attribute name to one object still using it, as (kind, name), e.g.
-    {"license": ("host", "global")} for `complex_values license=5` of the global host; the
-    caller collects it from hosts and queues (complex_values, load thresholds, ...).
+    `referenced` maps an attribute's name to the first object still naming it, in Grid
+    Engine's words, e.g. {"license": 'host "global"'} for `complex_values license=5` of
+    the global host; the caller collects it (gridd.master.admin_refs.complex_references).
     """
     errors: list[str] = []
     for attr in new_rows:
@@ -389,15 +390,9 @@ def _same_kind(builtin_type: str, new_type: str) -> bool:
 def _reference_errors(
     rows: Sequence[ComplexAttr],
     old_table: Iterable[ComplexAttr],
-    referenced: Mapping[str, tuple[str, str]],
+    referenced: Mapping[str, str],
 ) -> list[str]:
     kept = {attr.name for attr in rows}
-    errors = []
-    for attr in old_table:
-        if attr.name in kept or attr.name not in referenced:
-            continue
-        kind, obj = referenced[attr.name]
-        errors.append(
-            f'denied: Complex attribute "{attr.name}" is still referenced in {kind} "{obj}".'
-        )
-    return errors
+    return [f'denied: Complex attribute "{attr.name}" is still referenced in '
+            f"{referenced[attr.name]}."
+            for attr in old_table if attr.name not in kept and attr.name in referenced]

@@ -28,7 +28,7 @@ def test_default_table_matches_reference_and_mc_validates(cell: Cell, tmp_path):
     assert res.returncode == 0
     assert re.fullmatch(r'\S+@\S+ added "license" to complex entry list\n', res.stderr)
     assert "license" in cell.ok("qconf", "-sc")
-    job = cell.run("qsub", "-l", "lic=1", "-b", "y", "true")  # the shortcut is requestable now
+    job = cell.run("qsub", "-terse", "-l", "lic=1", "-b", "y", "true")  # by its shortcut too
     assert job.returncode == 0, job.stderr
     bad = {
         "bad_str             bs         STRING      ==    YES         YES        0        0":
@@ -49,6 +49,7 @@ def test_default_table_matches_reference_and_mc_validates(cell: Cell, tmp_path):
     assert res.stderr == "Complex attribute configuration has not been changed\n"
     res = cell.run("qconf", "-Mc", str(tmp_path / "missing"))
     assert res.returncode == 1 and "error opening file" in res.stderr
+    cell.ok("qdel", job.stdout.strip())  # a complex a job asks for stays (test_qconf_validation)
     editor = tmp_path / "drop_license.sh"
     editor.write_text("#!/bin/sh\nsed -i '/^license /d' \"$1\"\n")
     editor.chmod(0o755)

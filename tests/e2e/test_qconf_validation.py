@@ -1,5 +1,5 @@
 """Bad configuration values are refused through the real qconf, in 8.1.9's words, and
-leave the cell as it was, spool included (issue 29, items 3 and 4)."""
+leave the cell as it was, spool included (issue 29, items 3 to 5)."""
 
 from __future__ import annotations
 
@@ -55,19 +55,35 @@ def test_scheduler_and_global_values_not_of_their_type(quiet_cell: Cell, tmp_pat
     assert _views(cell) == before
 
 
-def test_complex_values_are_checked_against_the_complexes(cell: Cell, tmp_path: Path):
+def test_complex_values_and_removals_are_checked_against_the_complexes(cell: Cell,
+                                                                      tmp_path: Path):
     table = tmp_path / "sc"
-    table.write_text(cell.ok("qconf", "-sc") + "license lic INT <= YES YES 0 0\n")
+    default = cell.ok("qconf", "-sc")
+    table.write_text(default + "license lic INT <= YES YES 0 0\n")
     cell.ok("qconf", "-Mc", str(table))
-    before = _views(cell)
     # complexes.txt: an INT complex refuses text
     res = cell.run("qconf", "-mattr", "queue", "complex_values", "license=abc", "all.q")
     assert (res.returncode, res.stdout, res.stderr) == (
         1, "", 'attribute "license" is not a integer value\n')
+    cell.ok("qconf", "-mattr", "exechost", "complex_values", "license=5", "global")
+    job = cell.ok("qsub", "-terse", "-h", "-l", "lic=1", "-b", "y", "true").strip()
+    before = _views(cell)
+    # complexes.txt: a complex still named is not removed
+    table.write_text(default)
+    res = cell.run("qconf", "-Mc", str(table))
+    assert (res.returncode, res.stderr) == (
+        1, 'denied: Complex attribute "license" is still referenced in host "global".\n')
     # nothing went to the spool: a master started afresh shows the same
     os.kill(cell.master_pid(), signal.SIGKILL)
     wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
     cell.start_master()
     wait_for(lambda: cell.run("qconf", "-sc").returncode == 0, what="master back")
     assert _views(cell) == before
-    cell.ok("qconf", "-mattr", "queue", "complex_values", "license=2", "all.q")
+    cell.ok("qconf", "-dattr", "exechost", "complex_values", "license", "global")
+    res = cell.run("qconf", "-Mc", str(table))
+    assert (res.returncode, res.stderr) == (
+        1, f'denied: Complex attribute "license" is still referenced in job "{job}".\n')
+    cell.ok("qdel", job)
+    res = cell.run("qconf", "-Mc", str(table))
+    assert res.returncode == 0 and 'removed "license" from complex list' in res.stderr
+    cell.ok("qconf", "-mattr", "queue", "slots", "3", "all.q")  # the cell goes on

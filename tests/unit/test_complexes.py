@@ -182,11 +182,14 @@ def test_syntax_level_cases_are_caught_on_rows_too() -> None:
 
 def test_removing_a_referenced_attribute() -> None:
     without_license = tuple(a for a in VALID if a.name != "license")
-    referenced = {"license": ("host", "global")}
+    referenced = {"license": 'host "global"'}
     assert validate_table(without_license, VALID, referenced) == [
         'denied: Complex attribute "license" is still referenced in host "global".'
     ]
-    assert validate_table(without_license, VALID, {"t02": ("queue", "all.q")}) == []
+    assert validate_table(without_license, VALID, {"t02": 'queue "all.q"'}) == []
+    assert validate_table(without_license, VALID, {"license": "scheduler configuration"}) == [
+        'denied: Complex attribute "license" is still referenced in scheduler configuration.'
+    ]
 
 
 @pytest.mark.parametrize(
