@@ -67,7 +67,7 @@ def is_host(text: str) -> bool:
     return bool(_HOST.fullmatch(text))
 
 
-def queue_reading(value: str) -> str:
+def _queue_reading(value: str) -> str:
     """The line Grid Engine adds to every value it cannot read in a cluster queue."""
     return f'Error during parsing of attribute value "{value}"'
 
@@ -170,7 +170,7 @@ def in_queue(field: FieldType) -> FieldType:
         except InvalidValue as error:
             if error.found != READING:
                 raise
-            raise InvalidValue(str(error), (*error.ge_lines, queue_reading(value))) from None
+            raise InvalidValue(str(error), (*error.ge_lines, _queue_reading(value))) from None
 
     return FieldType(field.label, check)
 
