@@ -325,9 +325,6 @@ def exechost_delete_problem(cfg: Configuration, name: str) -> str | None:
     return None
 
 
-_DYNAMIC = re.compile(r"\$([A-Za-z_][\w.-]*)")  # a dynamic RQS limit's references
-
-
 def complex_references(cfg: Configuration, requested: Iterable[tuple[str, Iterable[str]]] = ()
                        ) -> dict[str, str]:
     """Where each complex attribute named somewhere is first named, by full name, in
@@ -354,7 +351,8 @@ def complex_references(cfg: Configuration, requested: Iterable[tuple[str, Iterab
     for name, rule_set in cfg.rqs.items():
         for rule in rule_set.rules:
             for limit in rule.limits:
-                note([limit.name, *_DYNAMIC.findall(limit.value)],
+                formula = limit.formula or ()
+                note([limit.name, *(term.name for term in formula if term.name)],
                      f'resource quota set "{name}"')
     terms = parse_formula(cfg.sched.load_formula) or ()
     note([*assigned(cfg.sched, "job_load_adjustments"), *(term for _, term in terms)],

@@ -23,7 +23,6 @@ from gridd.model.ar import ArSpec
 from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration
 from gridd.model.objects import ClusterQueue, ExecHostConf
-from gridd.model.rqs import Limit, Rule, RuleSet
 from tests.unit.test_master_core import make_master, spec
 
 LICENSE = ComplexAttr("license", "lic", "INT", "<=", "YES", "YES", "0", "0")
@@ -90,15 +89,14 @@ def test_an_attribute_a_host_or_queue_names_stays(argv: tuple[str, ...], where: 
     _removed(master, "token")  # what nothing names goes
 
 
-@pytest.mark.parametrize(("limit", "value"), [("license", "3"), ("slots", "$license*2")])
-def test_an_attribute_a_quota_set_names_stays(limit: str, value: str) -> None:
+@pytest.mark.parametrize("limits", ["slots=4,license=3", "slots=$license*2"])
+def test_an_attribute_a_quota_set_names_stays(limits: str) -> None:
     master = _master()
-    cfg = master.s.config
-    cfg.rqs["lic"] = RuleSet(name="lic", enabled=False, rules=[
-        Rule(limits=[Limit("slots", "4"), Limit(limit, value)])])
+    rqs = f"{{\n   name lic\n   enabled FALSE\n   limit hosts {{*}} to {limits}\n}}\n"
+    assert _qconf(master, "-Arqs", "lic", files={"lic": rqs}).code == 0
     assert _refused_removal(master, "license") == [
         'denied: Complex attribute "license" is still referenced in resource quota set "lic".']
-    del cfg.rqs["lic"]
+    assert _qconf(master, "-drqs", "lic").code == 0
     _removed(master, "license")
 
 
