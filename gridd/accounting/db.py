@@ -4,8 +4,10 @@ Two ways in. The accounting actor hands over batches of reporting(5) lines, each
 the sequence number of the master's outbox entry (`ingest_stream`; configuration changes
 come this way too, as lines of a type no file holds: config_history.py); `gridd dbwriter`
 reads accounting(5) and reporting(5) files (`ingest_file`). Either way a step is one
-transaction that also records how far it got (the sequence numbers, or the file's byte
-offset), so a crash at any point leaves each record in the database once or not yet.
+transaction that also records how far it got (the records' sequence numbers, each with
+its line's digest, or the file's byte offset), so a crash at any point leaves each record
+in the database once or not yet. A sequence number alone names no record: after `gridd
+spool restore` the master gives the backup's numbers out again, to new records.
 
 Records are split and cast by DuckDB (record_sql) and mapped onto ARCo's tables set-wise
 (arco_sql): per-row Python work is what
@@ -19,6 +21,7 @@ view reads the inbox too; ARCo's other views show a record once it is folded.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections import defaultdict
@@ -96,26 +99,26 @@ def confine(con: duckdb.DuckDBPyConnection, staging: Path) -> None:
 def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) -> Ingested:
     """Take reporting(5) lines (without newline) keyed by outbox sequence number.
 
-    Sequence numbers already ingested (a batch re-sent after a crash), or repeated within
-    the batch, are skipped; the rest is stored in the inbox in one transaction. When the
-    inbox is due, it is folded too, and the result counts what that moved into the
-    tables (`accounting`, `rejected`: records of earlier calls among them).
+    Records already ingested (a batch re-sent after a crash: the same seqs with the same
+    lines), or whose seq is repeated within the batch, are skipped; the rest is stored in
+    the inbox in one transaction. When the inbox is due, it is folded too, and the result
+    counts what that moved into the tables (`accounting`, `rejected`: records of earlier
+    calls among them).
     """
     unique: dict[int, str] = {}
-    for seq, line in items:
+    for seq, line in items:  # the master gives a seq out once in the actor's life
         unique.setdefault(seq, line)
     if not unique:
         return Ingested()
     first, last = min(unique), max(unique)
     with _transaction(con):
         known, overlapping, waiting, oldest = con.execute(
-            f"SELECT (SELECT list(seq) FROM gridd_ingested_seq "
+            f"SELECT (SELECT list((seq, digest)) FROM gridd_ingested_seq "
             f"        WHERE seq BETWEEN {first} AND {last}), "
             f"       count(*) FILTER (first_seq <= {last} AND last_seq >= {first}), "
             f"       coalesce(sum(records), 0), min(received) FROM gridd_inbox").fetchone()
         if not overlapping:
-            done = set(known or ())
-            fresh = {seq: line for seq, line in unique.items() if seq not in done}
+            fresh = _unknown(unique, known or ())
             if fresh:
                 _to_inbox(con, fresh)
     if overlapping:  # a resent batch meets its first copy: fold, and the ledger tells
@@ -128,6 +131,28 @@ def ingest_stream(con: duckdb.DuckDBPyConnection, items: list[tuple[int, str]]) 
     due = waiting + len(fresh) >= FOLD_ROWS or (
         oldest is not None and now - oldest >= FOLD_SECONDS)
     return _combine(taken, settle(con)) if due else taken
+
+
+def _unknown(batch: dict[int, str], known: list[tuple[int, str | None]]) -> dict[int, str]:
+    """The records of `batch` the ledger lacks, given its (seq, digest) rows in the
+    batch's range. A seq names a record with its line's digest: a restored spool gives
+    the seqs out again, to other records. A row without a digest (ingested before the
+    ledger kept them) stands for any record of its seq."""
+    if not known:
+        return batch
+    digests: dict[int, set[str | None]] = defaultdict(set)
+    for seq, digest in known:
+        digests[seq].add(digest)
+    return {seq: line for seq, line in batch.items()
+            if not (seq in digests and (None in digests[seq] or _digest(line) in digests[seq]))}
+
+
+def _digest(line: str) -> str:
+    """A line's digest as the ledger keeps it: _DIGEST_SQL in Python."""
+    return hashlib.md5(line.encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+_DIGEST_SQL = "left(md5(line), 16)"
 
 
 def _combine(taken: Ingested, folded: Ingested) -> Ingested:
@@ -145,8 +170,9 @@ def settle(con: duckdb.DuckDBPyConnection) -> Ingested:
             return Ingested()
         lines = ("SELECT unnest(string_split(seqs, chr(10)))::BIGINT AS ord, "
                  "unnest(string_split(lines, chr(10))) AS line FROM gridd_inbox")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {_split_kind(lines)}")
-        con.execute("INSERT INTO gridd_ingested_seq SELECT ord FROM gridd_stage")
+        staged = _split_kind(lines, f"{_DIGEST_SQL} AS digest")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {staged}")
+        con.execute("INSERT INTO gridd_ingested_seq SELECT ord, digest FROM gridd_stage")
         done = _load_stage(con)
         con.execute("DELETE FROM gridd_inbox")
         return done
@@ -183,10 +209,12 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
 
 # --- staging -----------------------------------------------------------------------------
 
-def _split_kind(source: str) -> str:
-    """Stage reporting lines "time:type:fields" as kind and body (the fields)."""
+def _split_kind(source: str, *more: str) -> str:
+    """Stage reporting lines "time:type:fields" as kind and body (the fields), and `more`
+    columns computed from the line."""
     kind = record_sql.kind_of("type")
-    return (f"SELECT ord, {kind} AS kind, line[strpos(line, ':') + strlen(type) + 2:] AS body "
+    return (f"SELECT ord, {kind} AS kind, line[strpos(line, ':') + strlen(type) + 2:] AS body"
+            f"{''.join(', ' + column for column in more)} "
             f"FROM (SELECT ord, line, split_part(line, ':', 2) AS type FROM ({source}))")
 
 

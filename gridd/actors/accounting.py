@@ -11,15 +11,15 @@ A configuration change (ConfigRecord, the configuration's history) is a record o
 database alone: Grid Engine's reporting file has no such line, and the history is kept
 whatever reporting_params say, so it skips the files and is confirmed with its batch.
 
-Exactly once across crashes: the database ingests a seq only once (its ledger commits
-with the rows); the files have no such column, so the keys of accounting lines already
-written (found in the file's tail at start, then remembered) are checked before a line
-is appended, and a reporting line, fully determined by its record, is its own key
-against the last lines written. A record is confirmed only after it is on disk, so one
-the master resends after a crash is always among the last lines written. (The price:
-two records whose lines are identical to the second, which 8.1.9's readers could not
-tell apart either, are written once.) A sink that fails (a full disk, a database
-another process has locked) is retried, and nothing is lost.
+Exactly once across crashes: the database ingests a record (its seq with its line)
+only once (its ledger commits with the rows); the files have no such column, so the keys
+of accounting lines already written (found in the file's tail at start, then remembered)
+are checked before a line is appended, and a reporting line, fully determined by its
+record, is its own key against the last lines written. A record is confirmed only after
+it is on disk, so one the master resends after a crash is always among the last lines
+written. (The price: two records whose lines are identical to the second, which 8.1.9's
+readers could not tell apart either, are written once.) A sink that fails (a full disk,
+a database another process has locked) is retried, and nothing is lost.
 
 DuckDB lets one process open the database, so queries of qacct and `gridd report` come
 here through the master (DbQuery, DbExport) and run, read-only, on a cursor of their own

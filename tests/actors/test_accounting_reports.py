@@ -134,12 +134,12 @@ async def test_a_record_that_cannot_be_formatted_is_not_confirmed(tmp_path):
     assert body(base) == [line(NEW)]
 
 
-def finished(job_id: int) -> p.AccountTask:
-    job = new_job(job_id, JobSpec(name="j", owner="u", group="g"), now=100.0)
+def finished(job_id: int, submitted: float = 100.0, seq: int | None = None) -> p.AccountTask:
+    job = new_job(job_id, JobSpec(name="j", owner="u", group="g"), now=submitted)
     task = job.tasks[0]
     task.state, task.queue, task.host = "done", "all.q@vm", "vm"
-    task.start_time, task.end_time = 110.0, 120.0 + job_id
-    return p.AccountTask(seq=job_id, job=job, task=task)
+    task.start_time, task.end_time = submitted + 10, submitted + 20 + job_id
+    return p.AccountTask(seq=job_id if seq is None else seq, job=job, task=task)
 
 
 async def account(master: Master, *tasks: p.AccountTask) -> set[int]:
@@ -173,3 +173,20 @@ async def test_reporting_params_choose_the_files_and_the_database_follows_them(t
             .fetchall()]
     con.close()
     assert jobs == [1, 3]
+
+
+async def test_after_a_spool_restore_reused_seqs_and_job_ids_lose_no_record(tmp_path):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        assert await account(master, finished(1), finished(2)) == {1, 2}
+    # the spool restored from a backup taken while seq 1 waited in the outbox, before job
+    # 2 was submitted: the master resends seq 1, and gives seq and job id 2 out again
+    async with cell(base) as master:
+        assert await account(master, finished(1), finished(2, submitted=500.0)) == {1, 2}
+    lines = paths.accounting_file(base).read_text().splitlines()[len(FILE_HEADER):]
+    assert [ln.split(":")[5] for ln in lines] == ["1", "2", "2"]
+    con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
+    rows = con.execute("SELECT job_number, epoch(submission_time)::BIGINT FROM accounting "
+                       "ORDER BY 1, 2").fetchall()
+    con.close()
+    assert rows == [(1, 100), (2, 100), (2, 500)]

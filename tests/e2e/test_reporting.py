@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from collections import Counter
 from pathlib import Path
@@ -93,3 +94,26 @@ def test_queries_while_the_cell_runs_go_through_the_master(cell: Cell):
     (count,) = duckdb.connect().execute(
         f"SELECT count(*) FROM '{exported / 'accounting.parquet'}'").fetchone()
     assert count == 1
+
+
+def test_qacct_shows_every_record_of_a_job_id_a_restored_spool_gave_out_again(
+        cell: Cell, tmp_path: Path):
+    def run(name: str) -> int:
+        out = cell.ok("qsub", "-sync", "y", "-N", name, "-b", "y", "true")
+        return int(re.search(r"Your job (\d+)", out).group(1))
+
+    assert run("before") == 1
+    wait_for(lambda: len(cell.accounting_lines()) == 1, what="job 1 accounted")
+    cell.ok("gridd", "spool", "backup", str(tmp_path / "backup"))
+    assert run("lost") == 2
+    wait_for(lambda: len(cell.accounting_lines()) == 2, what="job 2 accounted")
+    cell.ok("gridd", "down")
+    cell.ok("gridd", "spool", "restore", str(tmp_path / "backup"))
+    cell.ok("gridd", "up")
+    assert run("again") == 2  # the backup's next id, as Grid Engine gives it out again
+    wait_for(lambda: len(cell.accounting_lines()) == 3, what="job 2 accounted again")
+    names = re.findall(r"^jobname\s+(\S+)", cell.ok("qacct", "-j", "2"), re.M)
+    assert names == ["lost", "again"]
+    cell.ok("gridd", "down")  # and in the database itself, read without the master
+    names = re.findall(r"^jobname\s+(\S+)", cell.ok("qacct", "-j", "2"), re.M)
+    assert names == ["lost", "again"]

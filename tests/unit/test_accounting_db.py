@@ -81,7 +81,7 @@ def count(con, relation: str) -> int:
 def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     versions = con.execute("SELECT v_id, v_version FROM sge_version ORDER BY v_id").fetchall()
-    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9"), (4, "8.1.9")]
+    assert versions == [(1, "6.0"), (2, "6.2"), (3, "8.1.9"), (4, "8.1.9"), (5, "8.1.9")]
     kinds = dict(con.execute(
         "SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert {t: kinds.get(t) for t in TABLES} == dict.fromkeys(TABLES, "BASE TABLE")
@@ -90,7 +90,7 @@ def test_new_database_has_every_version_table_and_view(tmp_path) -> None:
     assert described == ACCOUNTING_COLUMNS
     con.close()
     con = db.open_db(tmp_path / "r.duckdb")  # reopening applies nothing twice
-    assert count(con, "sge_version") == 4
+    assert count(con, "sge_version") == 5
 
 
 def test_an_older_database_is_migrated(tmp_path) -> None:
@@ -101,7 +101,7 @@ def test_an_older_database_is_migrated(tmp_path) -> None:
     con.execute("INSERT INTO sge_user (u_user) VALUES ('alice')")
     con.close()
     con = db.open_db(path)
-    assert schema.version(con) == 4
+    assert schema.version(con) == 5
     assert con.execute("SELECT u_user FROM sge_user").fetchall() == [("alice",)]
     db.ingest_stream(con, [(1, acct(REC))])
     db.settle(con)
@@ -136,14 +136,14 @@ def test_the_flat_table_of_old_is_adopted_with_its_sequence_numbers(tmp_path) ->
 
 def test_a_resent_seq_inserts_nothing_twice(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
-    first = db.ingest_stream(con, [(1, acct(REC)), (2, acct(replace(REC, job_number=48))),
-                                   (2, acct(REC))])
+    job_48, job_49 = (acct(replace(REC, job_number=48)),
+                      acct(replace(REC, job_number=49, start_time=0)))
+    first = db.ingest_stream(con, [(1, acct(REC)), (2, job_48), (2, job_48)])
     assert (first.records, first.duplicates) == (2, 1)
     assert db.settle(con).accounting == 2
-    again = db.ingest_stream(con, [(2, acct(REC)),
-                                   (3, acct(replace(REC, job_number=49, start_time=0)))])
+    again = db.ingest_stream(con, [(2, job_48), (3, job_49)])
     assert (again.records, again.duplicates) == (1, 1)
-    assert db.ingest_stream(con, [(3, acct(REC))]).duplicates == 1  # in the inbox: known too
+    assert db.ingest_stream(con, [(3, job_49)]).duplicates == 1  # in the inbox: known too
     assert db.ingest_stream(con, []) == db.Ingested()
     rows = con.execute(
         "SELECT job_number, start_time FROM accounting ORDER BY job_number").fetchall()
@@ -167,12 +167,55 @@ def test_values_survive_and_reopen_keeps_rows(tmp_path) -> None:
 def test_batch_of_thousand(tmp_path) -> None:
     con = db.open_db(tmp_path / "r.duckdb")
     db.ingest_stream(con, [(seq, acct(replace(REC, job_number=seq))) for seq in range(1, 1001)])
-    again = db.ingest_stream(
-        con, [(seq, acct(replace(REC, job_number=10 * seq))) for seq in range(500, 1501)])
+    again = db.ingest_stream(  # seqs 500 to 1000 resent, with their records
+        con, [(seq, acct(replace(REC, job_number=seq))) for seq in range(500, 1501)])
     assert (again.duplicates, again.records) == (501, 500)
     assert again.accounting == 1000  # the inbox held seqs of its range: folded first
     assert con.execute("SELECT count(*), sum(job_number) FROM accounting").fetchone() == (
-        1500, sum(range(1, 1001)) + 10 * sum(range(1001, 1501)))
+        1500, sum(range(1, 1501)))
+
+
+def test_a_restored_spool_gives_seqs_and_job_ids_out_again_and_every_record_stays(
+        tmp_path) -> None:
+    """After `gridd spool restore` the master numbers records and jobs from the backup's
+    counters again: a seq names a record only with the record (and job 48 ran twice)."""
+    con = db.open_db(tmp_path / "r.duckdb")
+    before = [acct(replace(REC, job_number=n)) for n in (47, 48)]
+    db.ingest_stream(con, stream(before))
+    db.settle(con)
+    rerun = replace(REC, job_number=48, submission_time=REC.submission_time + 600,
+                    start_time=REC.start_time + 600, end_time=REC.end_time + 600)
+    waiting = acct(replace(rerun, job_number=49))
+    again = db.ingest_stream(con, [(1, before[0]), (2, acct(rerun)), (3, waiting)])
+    assert (again.records, again.duplicates) == (2, 1)  # seq 1 resent: the backup's outbox
+    db.ingest_stream(con, [(3, acct(replace(rerun, job_number=50)))])  # restored again
+    db.settle(con)
+    assert con.execute("SELECT job_number, epoch(submission_time)::BIGINT FROM accounting "
+                       "ORDER BY 1, 2").fetchall() == [
+        (47, REC.submission_time), (48, REC.submission_time), (48, rerun.submission_time),
+        (49, rerun.submission_time), (50, rerun.submission_time)]
+    assert db.ingest_stream(con, stream([before[0], acct(rerun)])).duplicates == 2
+
+
+def test_the_ledger_knows_a_resent_line_whatever_its_characters(tmp_path) -> None:
+    con = db.open_db(tmp_path / "r.duckdb")
+    line = acct(replace(REC, job_name="Überprüfung-日本\u00a0€"))
+    db.ingest_stream(con, [(1, line)])
+    db.settle(con)  # the digest is taken by DuckDB; a resend's, by Python
+    assert db.ingest_stream(con, [(1, line)]).duplicates == 1
+
+
+def test_a_seq_ingested_before_records_had_an_identity_stands_for_any_record(
+        tmp_path) -> None:
+    path = tmp_path / "r.duckdb"
+    con = duckdb.connect(str(path))
+    for _, step in schema.migrations()[:4]:
+        con.execute(step.read_text())
+    con.execute("INSERT INTO gridd_ingested_seq VALUES (7)")
+    con.close()
+    con = db.open_db(path)
+    assert db.ingest_stream(con, [(7, acct(REC))]).duplicates == 1  # resent, or not: unknown
+    assert db.ingest_stream(con, [(8, acct(REC))]).records == 1
 
 
 def test_the_same_run_under_another_seq_counts_once(tmp_path) -> None:
@@ -446,6 +489,26 @@ def test_a_crash_in_the_middle_of_a_file_neither_loses_nor_doubles(tmp_path,
     assert db.ingest_file(con, path).accounting == 30 - lines
     assert con.execute("SELECT count(DISTINCT job_number), count(*) FROM accounting"
                        ).fetchone() == (30, 30)
+
+
+def test_a_files_records_of_one_job_id_given_out_twice_all_go_in(tmp_path) -> None:
+    """A restored spool gives job ids out again; resuming, a file's new records of such
+    a job go in beside the old (the run's own identity: the job's submission time)."""
+    con = db.open_db(tmp_path / "r.duckdb")
+    path = tmp_path / "accounting"
+    path.write_text(to_line(REC) + "\n")
+    db.ingest_file(con, path)
+    again = replace(REC, submission_time=REC.submission_time + 600,
+                    start_time=REC.start_time + 600, end_time=REC.end_time + 600)
+    with path.open("a") as f:
+        f.write(to_line(again) + "\n")
+    assert db.ingest_file(con, path).accounting == 1
+    reporting = tmp_path / "reporting"  # the same records again, through the reporting file
+    reporting.write_text("".join(f"{rec.end_time}:acct:{to_line(rec)}\n" for rec in (REC, again)))
+    assert db.ingest_file(con, reporting).accounting == 0
+    assert con.execute("SELECT job_number, epoch(submission_time)::BIGINT FROM accounting "
+                       "ORDER BY 2").fetchall() == [(47, REC.submission_time),
+                                                    (47, again.submission_time)]
 
 
 def test_a_replaced_file_is_read_from_its_start(tmp_path) -> None:
