@@ -10,12 +10,17 @@ qacct answers while the cell runs: the command loads no duckdb), on the database
 master (opened read-only), and on the accounting file (-f). Targets: -o and the summary
 under 0.5 s, and every form no slower than real qacct (which reads the file).
 
-    python bench/qacct.py [--jobs N] [--repeat R] [--file ACCOUNTING]
+With --listing, `qacct -j` listing every record (some 45 lines each) is timed too, once
+each way, its output written to a file and compared by digest: a long run (a minute or
+more per million records and way), so not a default.
+
+    python bench/qacct.py [--jobs N] [--repeat R] [--file ACCOUNTING] [--listing]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import statistics
@@ -76,6 +81,19 @@ def timed(commands: list[Command], repeat: int) -> list[tuple[float, bytes]]:
     return [(statistics.median(t), out) for t, out in zip(times, outputs, strict=True)]
 
 
+def listed(argv: list[str], env: dict[str, str], scratch: Path) -> tuple[float, bytes]:
+    """Seconds of one run whose output goes to a file, as a user's redirection would,
+    and the output's digest."""
+    with (scratch / "listing").open("w+b") as out:
+        t0 = time.perf_counter()
+        done = subprocess.run(argv, env=env, stdout=out, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - t0
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: rc={done.returncode}: {done.stderr!r}")
+        out.seek(0)
+        return elapsed, hashlib.file_digest(out, "sha256").digest()
+
+
 def _differing(ours: bytes, theirs: bytes) -> int:
     a, b = ours.splitlines(), theirs.splitlines()
     return sum(x != y for x, y in zip(a, b, strict=False)) + abs(len(a) - len(b))
@@ -84,8 +102,10 @@ def _differing(ours: bytes, theirs: bytes) -> int:
 Results = dict[str, list[tuple[str, float, bytes]]]  # form -> (who, seconds, stdout)
 
 
-def measure(acct: Path, root: Path, ge: dict[str, str] | None, repeat: int) -> Results:
-    """Every form, gridd's three ways and real qacct's; `root`'s database is loaded."""
+def measure(acct: Path, root: Path, ge: dict[str, str] | None, repeat: int,
+            listing: bool = False) -> Results:
+    """Every form, gridd's three ways and real qacct's; `root`'s database is loaded. The
+    listing's outputs are digests."""
     forms = {"-o": ["-o"], "summary": [], "-j N": ["-j", str(middle_job(acct))]}
     qacct = str(BIN / "qacct")
     standalone = dict(os.environ, GRIDD_ROOT=str(root), TZ="UTC")
@@ -102,6 +122,13 @@ def measure(acct: Path, root: Path, ge: dict[str, str] | None, repeat: int) -> R
     results["-help"] = [("gridd, start-up", help_s, b""), ("python -c pass", python_s, b"")]
     ((seconds, _),) = timed([(MONTHLY, standalone)], repeat)
     results["report"] = [("gridd, database, no master", seconds, b"")]
+    scratch = root.parent
+    if listing:
+        commands = [([qacct, "-j"], standalone), ([qacct, "-f", str(acct), "-j"], standalone)]
+        if ge is not None:
+            commands.append(([str(GE_QACCT), "-f", str(acct), "-j"], ge))
+        results["-j"] = [(name, *listed(argv, env, scratch))
+                         for name, (argv, env) in zip(names, commands, strict=False)]
     with cell(hosts=1, slots=1, root=root) as c:  # its master holds the database now
         env = dict(c.env, TZ="UTC")
         for form, args in forms.items():
@@ -109,7 +136,26 @@ def measure(acct: Path, root: Path, ge: dict[str, str] | None, repeat: int) -> R
             results[form].insert(0, ("gridd, through the master", seconds, out))
         ((seconds, _),) = timed([(MONTHLY, env)], repeat)
         results["report"].insert(0, ("gridd, through the master", seconds, b""))
+        if listing:
+            results["-j"].insert(0, ("gridd, through the master",
+                                     *listed([qacct, "-j"], env, scratch)))
     return results
+
+
+def report_listing(runs: list[tuple[str, float, bytes]]) -> dict[str, float]:
+    """Print the listing's times: the database's two ways list in one order, the file's
+    two in another (the file's), and each pair must agree."""
+    print("  qacct -j listing every record, one run each:")
+    digests = {who: digest for who, _, digest in runs}
+    pairs = {"gridd, database, no master": "gridd, through the master",
+             "real qacct -f file": "gridd -f file"}
+    for who, seconds, digest in runs:
+        other = pairs.get(who)
+        same = "" if other is None else (
+            f"  same output as {other}" if digests[other] == digest else f"  DIFFERS from {other}")
+        print(f"  {'-j':<8} {who:<28} {seconds:7.3f} s{same}")
+    return {f"listing_{key}_s": seconds for key, (_, seconds, _) in
+            zip(("master", "standalone", "file", "ge"), runs, strict=False)}
 
 
 def report(results: Results, records: int, repeat: int) -> dict[str, float]:
@@ -149,10 +195,13 @@ def report(results: Results, records: int, repeat: int) -> dict[str, float]:
         print(f"  target {form:<8} {'; '.join(verdicts)} (through the master)")
     print(f"  target report   under {TARGET_S} s: "
           f"{'yes' if figures['report_month_s'] < TARGET_S else 'NO'} (through the master)")
+    if "-j" in results:
+        figures.update(report_listing(results["-j"]))
     return figures
 
 
-def main(jobs: int = 1_000_000, repeat: int = 5, acct: Path | None = None) -> dict[str, float]:
+def main(jobs: int = 1_000_000, repeat: int = 5, acct: Path | None = None,
+         listing: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="gridd-qacct-") as tmp:
         if acct is None:
             t0 = time.perf_counter()
@@ -164,7 +213,7 @@ def main(jobs: int = 1_000_000, repeat: int = 5, acct: Path | None = None) -> di
         records = build_database(root / "common" / "reporting.duckdb", acct)
         print(f"{records:,} records loaded into the database in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
-        results = measure(acct, root, ge_env(), repeat)
+        results = measure(acct, root, ge_env(), repeat, listing)
     return report(results, records, repeat)
 
 
@@ -173,5 +222,7 @@ if __name__ == "__main__":
     parser.add_argument("--jobs", type=int, default=1_000_000, help="synthetic records")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each form")
     parser.add_argument("--file", type=Path, help="an accounting file to use instead")
+    parser.add_argument("--listing", action="store_true",
+                        help="time `qacct -j` listing every record too (long)")
     args = parser.parse_args()
-    main(args.jobs, args.repeat, args.file)
+    main(args.jobs, args.repeat, args.file, args.listing)

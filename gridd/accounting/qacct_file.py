@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import codecs
 import tempfile
+from collections.abc import Iterator
 from dataclasses import fields
 from typing import IO, Any
 
-from gridd.accounting.qacct_query import QacctError, Query
+from gridd.accounting.qacct_query import QacctError, Query, Request, listing_query
 from gridd.accounting.query import first_line
 from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS, AccountingRecord
 from gridd.accounting.record_sql import acct_text
@@ -75,7 +76,6 @@ class AccountingFile:
     about as fast as a scan of the file.
     """
 
-    order = ""
     unreadable = True
 
     def __init__(self, path: str, containing: str | None = None) -> None:
@@ -117,16 +117,33 @@ class AccountingFile:
         self._con.execute(f"CREATE OR REPLACE TEMP VIEW accounting AS {_RELATION}")
 
     def rows(self, query: Query) -> list[tuple[Any, ...]]:
-        try:
+        return [row for batch in self.batches(query, 1 << 20) for row in batch]
+
+    def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]:
+        """The records `req` asks for with -j, in file order, `size` at a time: one pass
+        over the file, whatever its length."""
+        return self.batches(listing_query(req, FIELDS, unreadable=True), size)
+
+    def batches(self, query: Query, size: int) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of `query`, `size` at a time, from one cursor. A file found not to be
+        UTF-8 on the way is read again decoded, from the row after the last one given."""
+        given = 0
+        while True:
             try:
-                return self._con.execute(query.sql, query.params).fetchall()
+                cursor = self._con.execute(query.sql, query.params)
+                skip = given
+                while skip > 0 and (batch := cursor.fetchmany(min(skip, size))):
+                    skip -= len(batch)
+                while batch := cursor.fetchmany(size):
+                    given += len(batch)
+                    yield batch
+                return
             except self._duckdb.InvalidInputException as exc:
                 if "unicode" not in str(exc).lower() or self._decoded is not None:
-                    raise
-            self._decode()  # not UTF-8 throughout: read it with replacement characters
-            return self._con.execute(query.sql, query.params).fetchall()
-        except self._duckdb.Error as exc:
-            raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
+                    raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
+                self._decode()  # not UTF-8 throughout: read it with replacement characters
+            except self._duckdb.Error as exc:
+                raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
 
     def _decode(self) -> None:
         """Read a copy of the file in UTF-8, with U+FFFD for bytes that were not UTF-8."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from gridd.accounting.render import Key
@@ -198,14 +199,29 @@ def summary_query(req: Request, unreadable: bool = False) -> Query:
     return Query(sql, where.params)
 
 
+# A database keeps no order of lines: the nearest to the order records were accounted in
+# is the order jobs ended in (records of one second by job, task and host).
+DATABASE_ORDER = "ORDER BY end_time, job_number, task_number, pe_taskid, hostname"
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Records by their end time in epoch seconds: from `start` (included) to `stop`
+    (excluded; None: no bound); with `start` None, the records that have no end time."""
+
+    start: int | None
+    stop: int | None = None
+
+
 def listing_query(
-    req: Request, fields: tuple[str, ...], order: str, limit: int, offset: int,
-    unreadable: bool = False,
+    req: Request, fields: tuple[str, ...], *, order: str = "", unreadable: bool = False,
+    ended: Ended | None = None,
 ) -> Query:
     """The records asked for with -j, `fields` in the order of an AccountingRecord, times
-    as epoch seconds; `order` is the source's ORDER BY for the order records were
-    accounted in (empty when the relation is in that order already). With `unreadable`,
-    rows end with the line when it was not a record (and then only that counts)."""
+    as epoch seconds, those that `ended` says only; `order` is the source's ORDER BY for
+    the order records were accounted in (empty when the relation is in that order
+    already). With `unreadable`, rows end with the line when it was not a record (and
+    then only that counts)."""
     from gridd.accounting.record import TIME_FIELDS  # a listing loads it anyway; not -help
 
     columns = [
@@ -215,8 +231,37 @@ def listing_query(
     if unreadable:
         columns.append("unreadable")
     where = _where(req, unreadable)
+    if ended is not None:
+        within = _within(ended)
+        where = Query(f"({where.sql}) AND {within.sql}", [*where.params, *within.params])
+    return Query(f"SELECT {', '.join(columns)} FROM accounting WHERE {where.sql} {order}",
+                 where.params)
+
+
+def _within(ended: Ended) -> Query:
+    if ended.start is None:
+        return Query("end_time IS NULL", [])
+    if ended.stop is None:
+        return Query("end_time >= make_timestamp(?)", [ended.start * 1_000_000])
+    return Query("end_time >= make_timestamp(?) AND end_time < make_timestamp(?)",
+                 [ended.start * 1_000_000, ended.stop * 1_000_000])
+
+
+def cuts_query(req: Request, size: int) -> Query:
+    """End times (epoch seconds, ascending) that cut the records asked for with -j into
+    stretches of about `size` records, in the database's order; NULL last when some have
+    no end time. Each stretch is then one query that sorts only its own records, where
+    LIMIT and OFFSET would sort all of them again for every page."""
+    where = _filters(req)
     return Query(
-        f"SELECT {', '.join(columns)} FROM accounting WHERE {where.sql} {order} "
-        "LIMIT ? OFFSET ?",
-        [*where.params, limit, offset],
-    )
+        "SELECT DISTINCT epoch(end_time)::BIGINT AS cut FROM ("
+        "SELECT end_time, row_number() OVER (PARTITION BY end_time IS NULL ORDER BY end_time)"
+        f" AS n FROM accounting WHERE {where.sql}) WHERE (n - 1) % ? = 0 ORDER BY cut NULLS LAST",
+        [*where.params, size])
+
+
+def stretches(cuts: list[int | None]) -> list[Ended]:
+    """The stretches of end times that `cuts_query`'s cuts make, in order."""
+    starts = [cut for cut in cuts if cut is not None]
+    found = [Ended(start, stop) for start, stop in pairwise([*starts, None])]
+    return found + [Ended(None)] if None in cuts else found

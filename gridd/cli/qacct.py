@@ -16,19 +16,22 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from gridd import paths
 from gridd.accounting.qacct_query import (
+    DATABASE_ORDER,
     GROUPINGS,
     QacctError,
     Query,
     Request,
     TaskRange,
+    cuts_query,
     job_is_id,
     listing_query,
+    stretches,
     summary_keys,
     summary_query,
 )
@@ -42,7 +45,8 @@ _VALUED = ("-b", "-e", "-d", "-f", "-l")  # these always take the next word
 # The options qacct takes (gridd.manual.qacct describes them).
 OPTIONS = frozenset({*_GROUPING_OPTIONS, *_FLAGS, *_VALUED, "-j", "-t"})
 _DAY = 86400
-# Records fetched at a time when listing jobs: `qacct -j` of a whole history stays small.
+# Records fetched at a time when listing jobs (about as many from a database, whose
+# records of one second come together): `qacct -j` of a whole history stays small.
 PAGE = 20_000
 
 
@@ -197,20 +201,19 @@ def parse_args(argv: Sequence[str], now: float) -> CommandLine:
 
 
 class _Source(Protocol):
-    order: str  # ORDER BY for the order records were accounted in
     unreadable: bool  # whether its relation names lines that are not records
 
     def rows(self, query: Query) -> list[tuple[Any, ...]]: ...
+
+    def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]: ...
 
     def line_numbers(self, lines: set[str]) -> list[int]: ...
 
 
 class _Database:
     """The cell's reporting database, through the master while it runs. It holds
-    records only, and its `accounting` view does not keep the order they came in: the
-    nearest is the order jobs ended in (records of one second by job, task and host)."""
+    records only, in DATABASE_ORDER."""
 
-    order = "ORDER BY end_time, job_number, task_number, pe_taskid, hostname"
     unreadable = False
 
     def __enter__(self) -> _Database:
@@ -227,6 +230,15 @@ class _Database:
         except QueryError as err:
             raise QacctError(str(err)) from None
 
+    def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]:
+        """The records `req` asks for with -j, a stretch of end times of about `size`
+        records at a time (a query each: the master answers each query whole)."""
+        from gridd.accounting.record import FIELDS
+
+        cuts = [cut for (cut,) in self.rows(cuts_query(req, size))]
+        for stretch in stretches(cuts):
+            yield self.rows(listing_query(req, FIELDS, order=DATABASE_ORDER, ended=stretch))
+
     def line_numbers(self, lines: set[str]) -> list[int]:
         raise AssertionError("a database has no lines")
 
@@ -237,10 +249,8 @@ def _list_jobs(req: Request, source: _Source, out: IO[str], unreadable: set[str]
     from gridd.accounting.record import FIELDS, AccountingRecord
     from gridd.accounting.render import render_job
 
-    found, offset = False, 0
-    while True:
-        rows = source.rows(
-            listing_query(req, FIELDS, source.order, PAGE, offset, source.unreadable))
+    found = False
+    for rows in source.listing(req, PAGE):
         records = []
         for row in rows:
             if source.unreadable and row[-1] is not None:
@@ -249,9 +259,7 @@ def _list_jobs(req: Request, source: _Source, out: IO[str], unreadable: set[str]
                 records.append(render_job(AccountingRecord(*row[: len(FIELDS)])))
         out.write("".join(records))
         found = found or bool(records)
-        offset += len(rows)
-        if len(rows) < PAGE:
-            return found
+    return found
 
 
 def _summary(req: Request, source: _Source, out: IO[str], unreadable: set[str]) -> None:

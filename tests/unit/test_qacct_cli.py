@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,104 @@ def test_long_listings_come_in_pages(root: Path, capsys, monkeypatch) -> None:
     ends = {n: int(line.split(":")[10]) for n, line in zip(numbers, LINES, strict=True)}
     assert jobs(whole[0]) == sorted(numbers, key=lambda n: (ends[n], n))
     assert jobs(from_file[0]) == numbers
+
+
+def _database(root: Path, *lines: str) -> None:
+    from gridd.accounting import db
+
+    path = root / "accounting-in"
+    path.write_text("".join(f"{line}\n" for line in lines))
+    con = db.open_db(root / "common" / "reporting.duckdb")
+    try:
+        db.ingest_file(con, path)
+    finally:
+        con.close()
+
+
+class _Counting:
+    """A DuckDB connection that counts the statements it runs."""
+
+    def __init__(self, con) -> None:
+        self.con, self.statements = con, 0
+
+    def execute(self, *args):
+        self.statements += 1
+        return self.con.execute(*args)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def test_a_long_listing_reads_the_file_once_and_sorts_each_record_once(
+        root: Path, capsys, monkeypatch) -> None:
+    """Pages by LIMIT and OFFSET read the whole file, or sorted every record of the
+    database, again for every page: quadratic in the records listed."""
+    from gridd.accounting import query
+    from gridd.accounting.qacct_file import AccountingFile
+    from gridd.accounting.qacct_query import Request
+
+    monkeypatch.setattr(qacct, "PAGE", 5)
+    with AccountingFile(str(ACCOUNTING)) as source:
+        source._con = counting = _Counting(source._con)
+        qacct.answer(Request(job="", groups={"o": "root"}), source, *_sinks())
+    assert counting.statements == 2  # the listing, then the summary
+
+    _database(root, *LINES)
+    asked: list[tuple[str, list]] = []
+    real = query.run_query
+
+    def run_query(sql: str, params=None, **kw):
+        asked.append((sql, params))
+        return real(sql, params, **kw)
+
+    monkeypatch.setattr(query, "run_query", run_query)
+    listed = run(capsys, "-j")[0]
+    sorted_by_listings = 0
+    for sql, params in asked:
+        if "ORDER BY end_time, job_number" in sql:  # a listing query: how much it sorts
+            paged = sql.endswith(" LIMIT ? OFFSET ?")
+            sql, params = (sql[: -len(" LIMIT ? OFFSET ?")], params[:-2]) if paged else (
+                sql, params)
+            sorted_by_listings += real(f"SELECT count(*) FROM ({sql})", params).rows[0][0]
+    assert len(jobs(listed)) == sorted_by_listings == len(LINES)
+
+
+def _sinks():
+    import io
+
+    return io.StringIO(), io.StringIO()
+
+
+def test_a_listing_cut_by_end_times_is_the_whole_listing(root: Path, capsys,
+                                                         monkeypatch) -> None:
+    from gridd.accounting.record import parse_line, to_line
+
+    rec = parse_line(LINES[-1])
+    ends = [7, 7, 7, 8, 8, 0, 9, 0, 7]  # ties across every cut; no end time at all (0)
+    _database(root, *(to_line(replace(rec, job_number=n, end_time=end and rec.end_time + end))
+                      for n, end in enumerate(ends, 1)))
+    whole = run(capsys, "-j")
+    assert jobs(whole[0]) == [1, 2, 3, 9, 4, 5, 7, 6, 8]  # by end, then job; no end last
+    for page in (1, 2, 3, 4):
+        monkeypatch.setattr(qacct, "PAGE", page)
+        assert run(capsys, "-j") == whole
+        assert jobs(run(capsys, "-j", "5")[0]) == [5]
+        assert jobs(run(capsys, "-j", "-E", "-b", "202001010000")[0]) == [1, 2, 3, 9, 4, 5, 7]
+
+
+def test_a_long_file_found_not_utf8_on_the_way_lists_every_record_once(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    """DuckDB reads a long file in parts: the byte that is not UTF-8 may come after
+    records were listed, and the listing goes on from the next one, decoded."""
+    monkeypatch.setattr(qacct, "PAGE", 100)
+    job_47 = LINES[-1]
+    lines = [job_47.replace(":47:", f":{n}:") for n in range(1, 20_001)]
+    lines[-2] = lines[-2].replace(":acctdemo:", ":d\xe9mo:")
+    path = tmp_path / "accounting"
+    path.write_bytes("".join(f"{line}\n" for line in lines).encode("latin-1"))
+    out, err, code = run(capsys, "-f", str(path), "-j")
+    assert (jobs(out), err, code) == (list(range(1, 20_001)), "", 0)
+    assert out.count("jobname      d\ufffdmo") == 1
 
 
 def _file(tmp_path: Path, *lines: str) -> str:
