@@ -302,11 +302,17 @@ def answer(req: Request, source: _Source, out: IO[str], err: IO[str]) -> int:
 
 
 def _open(line: CommandLine) -> Any:
-    """The file asked for; else the database, or the accounting file while there is none."""
+    """The file asked for; else the database, or the accounting file while there is none
+    (a cell that accounted no job yet has neither: 8.1.9's words for a missing file then).
+    Where there is no cell at all, that is all qacct says."""
     path = line.file
     if path is None:
         if os.path.exists(paths.reporting_db()):
             return _Database()
+        common = paths.common_dir()
+        if not os.path.isdir(common):
+            raise QacctError(f"error: no gridd cell at {paths.root_dir()} (missing {common}); "
+                             "start one with 'gridd up' or set GRIDD_ROOT")
         path = str(paths.accounting_file())
     from gridd.accounting.qacct_file import AccountingFile
 

@@ -116,6 +116,22 @@ def test_without_a_database_the_accounting_file_answers(root: Path, capsys) -> N
     assert run(capsys, "-o") == run(capsys, "-f", str(ACCOUNTING), "-o")
 
 
+@pytest.mark.parametrize("where", ["empty", "missing"])
+def test_with_no_cell_qacct_says_so_alone(tmp_path: Path, capsys, monkeypatch,
+                                          where: str) -> None:
+    """8.1.9 says `error: SGE_ROOT directory "..." doesn't exist` (or the cell directory's)
+    and exits 1; gridd says there is no cell as its other commands do. Not 'no jobs
+    running since startup' and a missing accounting file's name: that is a cell's that
+    has accounted no job yet."""
+    root = tmp_path if where == "empty" else tmp_path / "nosuch"
+    monkeypatch.setenv("GRIDD_ROOT", str(root))
+    said = (f"error: no gridd cell at {root} (missing {root}/common); start one with "
+            "'gridd up' or set GRIDD_ROOT\n")
+    for argv in ([], ["-o"], ["-j"], ["-j", "5"]):
+        assert run(capsys, *argv) == ("", said, 1)
+    assert jobs(run(capsys, "-f", str(ACCOUNTING), "-j", "47")[0]) == [47]  # no cell needed
+
+
 def test_long_listings_come_in_pages(root: Path, capsys, monkeypatch) -> None:
     from gridd.accounting import db
 
