@@ -195,6 +195,9 @@ def test_a_restored_spool_gives_seqs_and_job_ids_out_again_and_every_record_stay
         (47, REC.submission_time), (48, REC.submission_time), (48, rerun.submission_time),
         (49, rerun.submission_time), (50, rerun.submission_time)]
     assert db.ingest_stream(con, stream([before[0], acct(rerun)])).duplicates == 2
+    # ARCo's views know a job by its row (j_id), not by its number: two jobs 48
+    assert con.execute("SELECT count(*), count(DISTINCT submission_time) FROM view_job_times "
+                       "WHERE job_number = 48").fetchone() == (2, 2)
 
 
 def test_the_ledger_knows_a_resent_line_whatever_its_characters(tmp_path) -> None:
