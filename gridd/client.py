@@ -242,17 +242,5 @@ def _read_endpoint(base: str | os.PathLike[str] | None) -> str:
         with open(where) as f:
             return f.read().strip()
     except OSError:
-        raise GriddError(_no_cell(base, where)) from None
+        raise GriddError(paths.no_cell(base, where)) from None
 
-
-def _no_cell(base: str | os.PathLike[str] | None, where: str) -> str:
-    """Why there is no cell to talk to, and where it was looked for: SGE_ROOT from Grid
-    Engine's settings.sh may lead to a cell of Grid Engine itself."""
-    root = base or paths.root_dir()
-    found_by = "" if base else f", found by {paths.root_origin()}"
-    foreign = paths.grid_engine_cell(root)
-    if foreign:
-        return (f"error: no gridd cell at {root}{found_by}: it holds a cell of Grid Engine "
-                f"itself ({foreign}); set GRIDD_ROOT to the directory of your gridd cell")
-    return (f"error: no gridd cell at {root} (missing {where}{found_by}); start one with "
-            "'gridd up' or set GRIDD_ROOT")

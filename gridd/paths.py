@@ -37,7 +37,7 @@ def root_origin() -> str:
 def _found_root() -> tuple[str, str]:
     explicit = os.environ.get("GRIDD_ROOT")
     if explicit:
-        return os.path.abspath(explicit), "GRIDD_ROOT"
+        return os.path.abspath(explicit), "$GRIDD_ROOT"
     sge_root = os.environ.get("SGE_ROOT")
     if sge_root:
         cell = os.environ.get("SGE_CELL") or DEFAULT_CELL
@@ -113,3 +113,16 @@ def export_staging(base: Path | None = None) -> Path:
     """The one directory the master's DuckDB may write files in (snapshots, before they
     move to where a manager asked for them)."""
     return common(base) / "reporting.export"
+
+
+def no_cell(base: str | os.PathLike[str] | None, where: str) -> str:
+    """Why there is no cell to talk to, and where it was looked for: SGE_ROOT from Grid
+    Engine's settings.sh may lead to a cell of Grid Engine itself."""
+    root = base or root_dir()
+    found_by = "" if base else f", found by {root_origin()}"
+    foreign = grid_engine_cell(root)
+    if foreign:
+        return (f"error: no gridd cell at {root}{found_by}: it holds a cell of Grid Engine "
+                f"itself ({foreign}); set GRIDD_ROOT to the directory of your gridd cell")
+    return (f"error: no gridd cell at {root} (missing {where}{found_by}); start one with "
+            "'gridd up' or set GRIDD_ROOT")

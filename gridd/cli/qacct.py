@@ -310,9 +310,8 @@ def _open(line: CommandLine) -> Any:
         if os.path.exists(paths.reporting_db()):
             return _Database()
         common = paths.common_dir()
-        if not os.path.isdir(common):
-            raise QacctError(f"error: no gridd cell at {paths.root_dir()} (missing {common}); "
-                             "start one with 'gridd up' or set GRIDD_ROOT")
+        if not os.path.isdir(common) or paths.grid_engine_cell(paths.root_dir()):
+            raise QacctError(paths.no_cell(None, common))
         path = str(paths.accounting_file())
     from gridd.accounting.qacct_file import AccountingFile
 

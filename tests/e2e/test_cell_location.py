@@ -54,7 +54,8 @@ def test_a_grid_engine_cell_is_left_alone(tmp_path: Path):
                               capture_output=True, text=True, timeout=60)
 
     try:
-        for command in (("qstat",), ("qsub", "-b", "y", "true"), ("qconf", "-sql")):
+        for command in (("qstat",), ("qsub", "-b", "y", "true"), ("qconf", "-sql"),
+                        ("qacct", "-j")):
             res = run(*command)
             assert (res.returncode, res.stdout) == (1, ""), (command, res)
             assert (f"error: no gridd cell at {ge_cell}, found by $SGE_ROOT/$SGE_CELL: it "

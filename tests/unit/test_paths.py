@@ -13,9 +13,9 @@ VARIABLES = ("GRIDD_ROOT", "SGE_ROOT", "SGE_CELL", "HOME")
 
 @pytest.mark.parametrize(("environment", "root", "origin"), [
     ({}, "/home/ann/.gridd", "the default ~/.gridd"),
-    ({"GRIDD_ROOT": "/cells/a"}, "/cells/a", "GRIDD_ROOT"),
+    ({"GRIDD_ROOT": "/cells/a"}, "/cells/a", "$GRIDD_ROOT"),
     ({"GRIDD_ROOT": "/cells/a/", "SGE_ROOT": "/sge", "SGE_CELL": "b"}, "/cells/a",
-     "GRIDD_ROOT"),
+     "$GRIDD_ROOT"),
     ({"GRIDD_ROOT": "", "SGE_ROOT": "/sge", "SGE_CELL": "b"}, "/sge/b", "$SGE_ROOT/$SGE_CELL"),
     ({"SGE_ROOT": "/sge"}, "/sge/default", "$SGE_ROOT/$SGE_CELL"),
     ({"SGE_ROOT": "/sge", "SGE_CELL": ""}, "/sge/default", "$SGE_ROOT/$SGE_CELL"),

@@ -125,8 +125,8 @@ def test_with_no_cell_qacct_says_so_alone(tmp_path: Path, capsys, monkeypatch,
     has accounted no job yet."""
     root = tmp_path if where == "empty" else tmp_path / "nosuch"
     monkeypatch.setenv("GRIDD_ROOT", str(root))
-    said = (f"error: no gridd cell at {root} (missing {root}/common); start one with "
-            "'gridd up' or set GRIDD_ROOT\n")
+    said = (f"error: no gridd cell at {root} (missing {root}/common, found by $GRIDD_ROOT); "
+            "start one with 'gridd up' or set GRIDD_ROOT\n")
     for argv in ([], ["-o"], ["-j"], ["-j", "5"]):
         assert run(capsys, *argv) == ("", said, 1)
     assert jobs(run(capsys, "-f", str(ACCOUNTING), "-j", "47")[0]) == [47]  # no cell needed
