@@ -37,7 +37,6 @@ class NamedKind:
     add_trailer: str = ""  # Grid Engine's last line when an -A* file is bad ({} is the file)
     modify_trailer: str = ""  # the same for -M*
     delete_problem: Callable[[Configuration, str], str | None] = lambda cfg, name: None
-    unknown_code: int = 1  # the exit code of -s<kind> for a name there is none of
     confirm_out: bool = False  # -A/-M<kind> confirm on stdout (else stderr)
     show_list: bool = False  # -s<kind> takes a list of names (else one name, commas and all)
     unresolved: str = ""  # what a verb says of a host name there is none of that does not
@@ -59,7 +58,7 @@ PROJECTS = NamedKind(
 USERS = NamedKind(
     "user", "users", "name", "user", "no user list defined",
     "{} is not known as a user", add_trailer="error reading in file",
-    modify_trailer="error reading in file", unknown_code=0, confirm_out=True, show_list=True)
+    modify_trailer="error reading in file", confirm_out=True, show_list=True)
 QUEUES = NamedKind(
     "queue", "queues", "qname", "cluster queue", "no cqueue list defined",
     'No cluster queue or queue instance matches the phrase "{}"',
@@ -93,7 +92,8 @@ def list_named(nk: NamedKind) -> Verb:
 def show_named(nk: NamedKind) -> Verb:
     """-shgrp, -sprj, -sp, -se: one object, its name taken whole (`a,b` is one name);
     -suser: each user of a list once, in the order named, a blank line between two (8.1.9
-    prints it after a name there is none of too)."""
+    prints it after a name there is none of too). A name there is none of fails the
+    command (exit 1), as for every other kind; 8.1.9's -suser alone says so and exits 0."""
 
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
@@ -103,7 +103,7 @@ def show_named(nk: NamedKind) -> Verb:
                 ans.out.append("")
             obj = getattr(cfg, nk.store).get(name)
             if obj is None:
-                ans.fail(_unresolved(nk, name, who) or nk.unknown.format(name), nk.unknown_code)
+                ans.fail(_unresolved(nk, name, who) or nk.unknown.format(name))
             else:
                 ans.out += show(nk.kind, obj).splitlines()
         return ans

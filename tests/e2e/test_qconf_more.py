@@ -192,9 +192,9 @@ def test_user_objects_are_made_at_a_first_job_and_kept_by_qconf(cell: Cell, tmp_
     assert (added.returncode, added.stdout) == (0, f'{me}@{host} added "alice" to user list\n')
     assert cell.ok("qconf", "-suserl") == f"alice\n{me}\n"
     unknown = cell.run("qconf", "-suser", "nosuch")
-    assert (unknown.returncode, unknown.stderr) == (0, "nosuch is not known as a user\n")
-    both = cell.run("qconf", "-suser", "nosuch,alice")  # as 8.1.9 (run here)
-    assert (both.returncode, both.stderr) == (0, "nosuch is not known as a user\n")
+    assert (unknown.returncode, unknown.stderr) == (1, "nosuch is not known as a user\n")
+    both = cell.run("qconf", "-suser", "nosuch,alice")  # as 8.1.9 (run here), but exit 1
+    assert (both.returncode, both.stderr) == (1, "nosuch is not known as a user\n")
     assert both.stdout == "\n" + cell.ok("qconf", "-suser", "alice")
     gone = cell.run("qconf", "-duser", "alice")
     assert (gone.returncode, gone.stderr) == (0, f'{me}@{host} removed "alice" from user list\n')

@@ -215,17 +215,19 @@ def test_an_exec_host_there_is_none_of_in_8_1_9s_words():
 
 def test_suser_shows_each_user_of_a_list():
     """8.1.9 (run here): -suser takes a list; each user once, in the order named, a blank
-    line between two, a user there is none of said on stderr; the exit code is 0."""
+    line between two, a user there is none of said on stderr. 8.1.9 then exits 0, as if
+    nothing were wrong; gridd exits 1, as for any other object there is none of."""
     cfg = cell()
     run(cfg, "-Auser", "/u", files={"/u": "name root\noticket 0\nfshare 0\ndelete_time 0\n"
                                            "default_project NONE\n"})
     root = run(cfg, "-suser", "root")[0]
     assert root[0] == "name root"
     assert run(cfg, "-suser", "alice,root,root") == (
-        ["", *root], ["alice is not known as a user"], 0)
-    assert run(cfg, "-suser", "root,alice") == ([*root, ""], ["alice is not known as a user"], 0)
+        ["", *root], ["alice is not known as a user"], 1)
+    assert run(cfg, "-suser", "root,alice") == ([*root, ""], ["alice is not known as a user"], 1)
     assert run(cfg, "-suser", "alice bob") == (
-        [""], ["alice is not known as a user", "bob is not known as a user"], 0)
+        [""], ["alice is not known as a user", "bob is not known as a user"], 1)
+    assert run(cfg, "-suser", "root")[2] == 0
     assert run(cfg, "-suser", ",") == ([], [], 0)
 
 
