@@ -29,7 +29,7 @@ def one_host(tmp_path: Path) -> Iterator[Cell]:
 
 def waiting_job(cell: Cell, go: Path, status: int) -> int:
     """A job that runs until `go` exists, then exits with `status`."""
-    return submit(cell, "-b", "y", "-o", "/dev/null", "-j", "y", "sh", "-c",
+    return submit(cell, "-b", "y", "-shell", "n", "-o", "/dev/null", "-j", "y", "sh", "-c",
                   f"until [ -e {go} ]; do sleep 0.1; done; exit {status}")
 
 
