@@ -16,7 +16,10 @@ from gridd.sched.plan import Cycle, Planner
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
 
 SLOTS = 64
-WORKLOADS = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "swf"
+# The shared workloads beside the clone (../shared), or beside the folder of worktrees.
+WORKLOADS = next((folder / "shared" / "workloads" / "swf"
+                  for folder in Path(__file__).resolve().parents[3:5]
+                  if (folder / "shared" / "workloads" / "swf").is_dir()), Path("/nowhere"))
 
 # A waiting job, and the running jobs as (expected end, slots).
 Decide = Callable[[float, list[TraceJob], list[tuple[float, int]]], list[TraceJob]]
