@@ -8,7 +8,7 @@
     gridd master                       the master process in the foreground
     gridd execd --name NAME --master ENDPOINT
     gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] [--workers W]
-              --out JOBS.csv
+              [--size allocated|requested] --out JOBS.csv
                                        replay an SWF trace in virtual time
     gridd report [NAME | --sql SQL | --export DIR | --html FILE] ...
                                        named SQL reports over the reporting database
@@ -112,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds added to every expected run time (DURATION_OFFSET; "
                      "default: %(default)g)")
     sim.add_argument("--out", required=True, help="the per-job CSV to write")
+    sim.add_argument("--size", choices=("allocated", "requested"), default="allocated",
+                     help="a job's processors: those allocated (field 5; the requested "
+                     "where missing), as the Parallel Workloads Archive's tools count them, "
+                     "or those requested (field 8; the allocated where missing)")
     sim.add_argument("--workers", type=int,
                      help="processes replaying busy periods side by side (default: one per "
                      "core, for traces of 10,000 jobs or more)")

@@ -24,7 +24,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     try:
         opener = gzip.open if args.trace.endswith(".gz") else open
         with opener(args.trace, "rt") as lines:
-            trace = read_swf(lines)
+            trace = read_swf(lines, requested_first=args.size == "requested")
     except (OSError, ValueError, EOFError) as exc:
         print(f"gridd sim: {args.trace}: {exc}", file=sys.stderr)
         return 1

@@ -25,10 +25,12 @@ class Trace:
     max_procs: int | None  # from the header, when it says
 
 
-def read_swf(lines: Iterable[str]) -> Trace:
-    """Jobs in trace order. Requested processors (field 8) count, else allocated ones
-    (5); requested time (9), else the run time (4). Records without a run time or a
-    processor count (jobs cancelled before they started) are skipped and counted."""
+def read_swf(lines: Iterable[str], requested_first: bool = False) -> Trace:
+    """Jobs in trace order. Allocated processors (field 5) count, else requested ones (8),
+    as the archive's own tools and simulators such as pyss read a trace (or the other way
+    round: `requested_first`); requested time (9), else the run time (4). Records without
+    a run time or a processor count (jobs cancelled before they started) are skipped and
+    counted."""
     jobs: list[TraceJob] = []
     skipped = 0
     max_procs = None
@@ -49,7 +51,8 @@ def read_swf(lines: Iterable[str]) -> Trace:
             requested, limit = int(fields[7]), float(fields[8])
         except (IndexError, ValueError):
             raise ValueError(f"line {number}: not an SWF job record: {text[:60]!r}") from None
-        slots = requested if requested > 0 else allocated
+        first, other = (requested, allocated) if requested_first else (allocated, requested)
+        slots = first if first > 0 else other
         if run < 0 or slots <= 0:
             skipped += 1
             continue

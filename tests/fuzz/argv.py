@@ -374,7 +374,8 @@ _GRIDD_WORDS = (
     "--slots", "--load-report-time", "--spooling-method", "sqlite", "classic", "--endpoint",
     "--schedule-interval", "--name", "--master", "--max-reservation", "--duration-offset",
     "--out", "--param", "--format", "--sql", "--export", "--html", "--db", "--to", "check",
-    "backup", "restore", "convert", "-h", "nan", "inf", "1e9", "trace.swf", "k=v",
+    "backup", "restore", "convert", "-h", "nan", "inf", "1e9", "trace.swf", "k=v", "--size",
+    "allocated", "requested",
 )
 
 

@@ -200,17 +200,29 @@ def test_summary_figures() -> None:
     assert s.utilization == pytest.approx((200.0 + 20.0) / (4 * 105.0))
 
 
+SWF_RECORDS = [
+    "; MaxProcs: 100",
+    "  1   0  5  100  8 -1 -1  16  200 -1 1 1 1 -1 -1 -1 -1 -1",
+    "  2  10 -1   -1 -1 -1 -1  -1   -1 -1 5 1 1 -1 -1 -1 -1 -1",  # cancelled
+    "  3  20  0   50  4 -1 -1  -1   -1 -1 1 1 1 -1 -1 -1 -1 -1",
+    "  4  30  0   60 -1 -1 -1   6   90 -1 1 1 1 -1 -1 -1 -1 -1",
+]
+
+
 def test_swf_records_and_the_header() -> None:
-    trace = read_swf([
-        "; MaxProcs: 100",
-        "  1   0  5  100  8 -1 -1  16  200 -1 1 1 1 -1 -1 -1 -1 -1",
-        "  2  10 -1   -1 -1 -1 -1  -1   -1 -1 5 1 1 -1 -1 -1 -1 -1",  # cancelled
-        "  3  20  0   50  4 -1 -1  -1   -1 -1 1 1 1 -1 -1 -1 -1 -1",
-    ])
+    """A job is as wide as its allocated processors (field 5), its requested ones (8)
+    where those are missing, as the Parallel Workloads Archive's tools read a trace."""
+    trace = read_swf(SWF_RECORDS)
     assert trace.max_procs == 100 and trace.skipped == 1
-    assert trace.jobs == [TraceJob(1, 0.0, 100.0, 16, 200.0), TraceJob(3, 20.0, 50.0, 4, 50.0)]
+    assert trace.jobs == [TraceJob(1, 0.0, 100.0, 8, 200.0), TraceJob(3, 20.0, 50.0, 4, 50.0),
+                          TraceJob(4, 30.0, 60.0, 6, 90.0)]
     with pytest.raises(ValueError, match="line 1"):
         read_swf(["1 2 3"])
+
+
+def test_swf_sized_by_requested_processors() -> None:
+    """requested_first takes field 8 first, the allocated processors where it is missing."""
+    assert [job.slots for job in read_swf(SWF_RECORDS, requested_first=True).jobs] == [16, 4, 6]
 
 
 def test_a_real_trace_replays_with_every_job_once() -> None:
@@ -222,6 +234,18 @@ def test_a_real_trace_replays_with_every_job_once() -> None:
     outcomes = Simulation(jobs, 100, 1).run()
     assert sorted(o.job_id for o in outcomes) == sorted(j.job_id for j in jobs)
     assert all(o.start >= o.submit and o.end >= o.start for o in outcomes)
+
+
+def test_a_real_trace_is_sized_by_allocated_processors() -> None:
+    """KTH-SP2's job 17259 was allocated 15 processors and asked for 13: published results
+    (and pyss) count 15; --size requested counts 13."""
+    path = WORKLOADS / "KTH-SP2-1996-2.swf.gz"
+    if not path.exists():
+        pytest.skip("the shared workloads are not beside this clone")
+    for requested_first, slots in ((False, 15), (True, 13)):
+        with gzip.open(path, "rt") as lines:
+            jobs = {job.job_id: job for job in read_swf(lines, requested_first).jobs}
+        assert jobs[17259].slots == slots
 
 
 def test_the_command_writes_the_csv_and_the_summary(tmp_path: Path,
@@ -241,3 +265,19 @@ def test_the_command_writes_the_csv_and_the_summary(tmp_path: Path,
     assert "jobs                   2" in printed and "1 wider than 4 slots" in printed
     assert main(["sim", str(tmp_path / "missing.swf"), "--slots", "4", "--out", str(out)]) == 1
     assert "missing.swf" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("size", "rows"), [
+    ([], ["1,0,0,100,2", "2,10,10,60,2"]),  # allocated: both fit side by side
+    (["--size", "requested"], ["1,0,0,100,4", "2,10,100,150,1"]),
+])
+def test_the_command_sizes_jobs_as_told(tmp_path: Path, size: list[str],
+                                        rows: list[str]) -> None:
+    from gridd.cli.gridd_cmd import main
+
+    trace = tmp_path / "t.swf"
+    trace.write_text("1 0 0 100 2 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                     "2 10 0 50 2 -1 -1 1 50 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    out = tmp_path / "jobs.csv"
+    assert main(["sim", str(trace), "--slots", "4", "--out", str(out), *size]) == 0
+    assert out.read_text().splitlines()[1:] == rows
