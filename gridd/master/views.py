@@ -84,6 +84,8 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         hostgroups=groups,
         queue_sort_method=cfg.sched.queue_sort_method.strip().lower(),
         load_formula=cfg.sched.load_formula.strip(),
+        load_adjustments=_known(_values(cfg.sched.job_load_adjustments), table),
+        load_adjustment_decay=_seconds(cfg.sched.load_adjustment_decay_time, 450.0),
         job_info=job_info,
         rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
         usersets={name: list(us.entries) for name, us in cfg.usersets.items()},

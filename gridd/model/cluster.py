@@ -97,6 +97,11 @@ class PlanConf(msgspec.Struct, kw_only=True):
     hostgroups: dict[str, list[str]] = msgspec.field(default_factory=dict)  # resolved members
     queue_sort_method: str = "load"  # or "seqno"
     load_formula: str = "np_load_avg"
+    # job_load_adjustments (per slot of a job started, by attribute's full name, as
+    # configured) and load_adjustment_decay_time in seconds: see gridd.sched.adjust.
+    load_adjustments: dict[str, str] = msgspec.field(
+        default_factory=lambda: {"np_load_avg": "0.50"})
+    load_adjustment_decay: float = 450.0
     job_info: bool = True  # schedd_job_info: keep the reasons a job cannot run
     rqs: list[RuleSet] = msgspec.field(default_factory=list)  # enabled resource quota sets
     usersets: dict[str, list[str]] = msgspec.field(default_factory=dict)  # access list entries

@@ -122,11 +122,14 @@ def instance_states(
     hosts_up: Iterable[str],
     flags: Mapping[str, str],
     table: ComplexTable | None = None,
+    alarm_loads: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, str]:
     """Each queue instance's state letters as qstat shows them ("" when it is fine).
 
     `flags` are the letters the master keeps (d and s from qmod, E); alarm (a, A) comes
     from the thresholds against the host's load, unknown (u) from the host being silent.
+    `alarm_loads`, if given, are what load thresholds are judged against instead: the
+    scheduler's, with load adjustments (gridd.sched.adjust).
     """
     table = table or ComplexTable(conf.complexes)
     up = set(hosts_up)
@@ -138,7 +141,8 @@ def instance_states(
             letters.add(UNKNOWN)
             if qi.load_thresholds:  # no load known counts as over the thresholds
                 letters.add(ALARM)
-        elif exceeded(qi.load_thresholds, load, table):
+        elif exceeded(qi.load_thresholds, load if alarm_loads is None
+                      else alarm_loads.get(qi.host, {}), table):
             letters.add(ALARM)
         if qi.host in up and exceeded(qi.suspend_thresholds, load, table):
             letters.add(SUSPEND_ALARM)
@@ -217,7 +221,7 @@ def formula_value(
         else:
             attr = table.resolve(term)
             text = load.get(attr.name if attr else term)
-            type_ = attr.type if attr and attr.type in _NUMERIC else "DOUBLE"
+            type_ = attr.type if attr and attr.type in NUMERIC else "DOUBLE"
         if text is None:
             continue
         try:
@@ -227,4 +231,4 @@ def formula_value(
     return total
 
 
-_NUMERIC = frozenset({"INT", "DOUBLE", "MEMORY", "TIME"})
+NUMERIC = frozenset({"INT", "DOUBLE", "MEMORY", "TIME"})  # the types load values add up in

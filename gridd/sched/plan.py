@@ -44,7 +44,9 @@ from gridd.sched.access import (
     pe_refusal,
     queue_refusal,
 )
+from gridd.sched.adjust import Adjustments, overload
 from gridd.sched.levels import (
+    ALARM,
     Levels,
     build_levels,
     debit,
@@ -65,6 +67,7 @@ from gridd.sched.match import (
     MatchResult,
     reservation_refusal,
 )
+from gridd.sched.order import Key, Order
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
 from gridd.sched.reserve import (
     ADVANCE,
@@ -139,6 +142,11 @@ class Carried:
             self.where, self.statics = where, {}
         if not self.statics:
             self.lists = {}
+
+    def forget_order(self) -> None:
+        """The planning order changed within a cycle (load adjustments): what categories
+        were made for the old one goes."""
+        self.where, self.statics, self.lists = ((), (), frozenset()), {}, {}
 
     def follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
         """Forget what the configuration or the loads no longer bear out: once a cycle,
@@ -232,7 +240,7 @@ class _Resumable:
         with reasons or the schedule file to make for every job, and with diagrams made
         if it keeps them. (Called for every cycle: it costs little.)"""
         left = _still_waiting(order, plan, view.jobs)
-        if (left is None or cycle.conf.monitor or cycle.conf.job_info
+        if (left is None or cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
                 or cycle.quotas is not None or (cycle.schedule is None and cycle.keeps_starts)):
             return None
         return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
@@ -344,11 +352,13 @@ class Planner:
                                               running)
         for task in holds:
             debit(levels, task)
-        states = instance_states(view.conf, view.loads, view.hosts_up, view.flags,
-                                 levels.matcher.table)
+        table = levels.matcher.table
+        adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
+        states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
+                                 None if adjust is None else adjust.loads)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
-                      carried=self._carried, ars=view.ars, in_ars=in_ars,
+                      carried=self._carried, ars=view.ars, in_ars=in_ars, adjust=adjust,
                       count_tasks=view.conf.max_aj_instances > 0 or any(
                           map(_TASK_LIMIT, order)), reasons=view.conf.job_info)
         if cycle.quotas is not None:
@@ -575,6 +585,10 @@ class _Category:
     open: list[Instance]
     reasons: dict[str, None]  # an ordered set
     rejected: bool = False
+    # The changes of the cycle's planning order (load adjustments) its candidates followed,
+    # and the mark they followed it at.
+    changes: int = 0
+    mark: int = 0
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
     pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
     # Resource quotas depend on who asks: their refusals, and the askers they refused
@@ -694,6 +708,7 @@ class Cycle:
         granting: bool = False,
         count_tasks: bool = False,
         reasons: bool = True,
+        adjust: Adjustments | None = None,
     ) -> None:
         """`categories=False` plans every job on its own with `Matcher.fits`: no
         CategoryCache, no passing over refusing instances, no skipping of rejected
@@ -704,7 +719,8 @@ class Cycle:
         configuration is the same (and their tables within bounds). `count_tasks`: keep
         count of each job's running tasks (max_aj_instances, -tc). `reasons=False`: no
         one reads why jobs cannot run (schedd_job_info off), so the costlier ones go unsaid
-        (_clear_of_reservations)."""
+        (_clear_of_reservations). `adjust`: the load adjustments, which order the instances
+        and judge their load thresholds, and rise with every placement (_follow_load)."""
         self.conf = conf
         self.reasons = reasons
         self.levels = levels
@@ -759,8 +775,20 @@ class Cycle:
         # Whose jobs may go where: judged for jobs; an AR's access list is judged by
         # grant_ar itself (its owner need not be on it).
         self.access = None if granting else carried.access
-        self.usable, self.open = self._usable(self.carried.ordered(loads, self._ordered),
-                                              states)
+        # The instances in planning order follow the loads alone, unless adjusted: then
+        # they follow the jobs started too, and change as the cycle places more.
+        self.adjust = adjust
+        self._terms: tuple[tuple[float, str], ...] = ()  # the load formula's
+        self._host_load: dict[str, float] = {}  # and its value per host
+        self.order = None if adjust is None else self._order(adjust.loads)
+        self._on_host: dict[str, list[tuple[int, Instance]]] | None = None  # with indexes
+        self._watched: set[int] = set()  # ids of the usable instances not dropped since
+        self._listed = (0, 0)  # the changes and mark of the order usable and open followed
+        self.usable, self.open = self._usable(
+            self.carried.ordered(loads, self._ordered) if self.order is None
+            else self.order.sort(self.conf.instances), states)
+        if self.order is not None:
+            self.order.hold(self.open)
         self.carried.follow(self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
@@ -776,17 +804,26 @@ class Cycle:
         if count_tasks:
             self.job_tasks = Counter(task.job_id for task in itertools.chain(running, in_ars))
 
-    def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
-        terms = formula_terms(self.conf.load_formula)
+    def _order(self, loads: Mapping[str, Mapping[str, str]]) -> Order:
+        """The planning order for these loads."""
+        terms = self._terms = formula_terms(self.conf.load_formula)
         table = self.matcher.table
-        load = {h: formula_value(terms, loads.get(h, {}), table)
-                for h in {qi.host for qi in self.conf.instances}}
-        index = {qi.name: i for i, qi in enumerate(self.conf.instances)}
+        self._host_load = {h: formula_value(terms, loads.get(h, {}), table)
+                           for h in {qi.host for qi in self.conf.instances}}
+        return Order((qi, self._sort_key(qi, i)) for i, qi in enumerate(self.conf.instances))
+
+    def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
+        """The instances in queue_sort_method order for these loads."""
+        return self._order(loads).sort(self.conf.instances)
+
+    def _sort_key(self, qi: Instance, index: int) -> Key:
+        """Where an instance goes in the planning order: by the load formula's value on
+        its host, then its sequence number (seqno: the other way round), then as
+        configured (`index`)."""
+        load = self._host_load[qi.host]
         if self.conf.queue_sort_method == "seqno":
-            return sorted(self.conf.instances,
-                          key=lambda qi: (qi.seq_no, load[qi.host], index[qi.name]))
-        return sorted(self.conf.instances,
-                      key=lambda qi: (load[qi.host], qi.seq_no, index[qi.name]))
+            return (qi.seq_no, load, index)
+        return (load, qi.seq_no, index)
 
     def _usable(self, ordered: list[Instance], states: Mapping[str, str]
                 ) -> tuple[list[Instance], list[Instance]]:
@@ -794,7 +831,10 @@ class Cycle:
         same and the full ones."""
         usable, open_ = [], []
         for qi in ordered:
-            why = dropped_reason(states.get(qi.name, ""))
+            state = states.get(qi.name, "")
+            why = dropped_reason(state)
+            if why is not None and state[0] == ALARM:
+                why = self._overloaded(qi) or why
             if why is None:
                 open_.append(qi)
                 if self.levels.queues[qi.name].free.get("slots", 1) <= 0:
@@ -806,6 +846,52 @@ class Cycle:
         if ordered and not usable:
             self.global_info.append(ALL_DROPPED)
         return usable, open_
+
+    def _overloaded(self, qi: Instance) -> str | None:
+        """Why an instance in alarm is dropped, with the threshold its host reaches."""
+        why = overload(qi, self.loads.get(qi.host, {}), self.matcher.table, self.adjust)
+        return None if why is None else f"{dropped_reason(ALARM)}: {why}"
+
+    def _follow_load(self, granted: Granted) -> None:
+        """After a placement, its hosts' adjusted loads have risen: their instances that
+        reach a load threshold now take no more jobs this cycle (as 8.1.9 says, after the
+        instances dropped when it began), and the others move in the planning order; each
+        category follows the order before it is next placed (_follow_order)."""
+        assert self.adjust is not None and self.order is not None
+        order = self.order
+        if self._on_host is None:
+            self._on_host = {}
+            for index, qi in enumerate(self.conf.instances):
+                self._on_host.setdefault(qi.host, []).append((index, qi))
+            self._watched = set(map(id, self.usable))
+        changes = order.changes
+        for host in self.adjust.book(granted):
+            self._host_load[host] = formula_value(self._terms, self.adjust.loads.get(host, {}),
+                                                  self.matcher.table)
+            for index, qi in self._on_host.get(host, ()):
+                why = self._overloaded(qi) if qi.load_thresholds and \
+                    id(qi) in self._watched else None
+                if why is not None:
+                    self._watched.discard(id(qi))
+                    self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
+                order.move(qi, None if why else self._sort_key(qi, index))
+        if order.changes == changes:
+            return
+        self.carried.forget_order()
+        # Lists let go may leave their ids to new ones: what is kept by a list's id goes
+        # (a category lets its list go only in _follow_order, after such a change).
+        self._sigs.clear()
+        self._quota_dead.clear()
+
+    def _in_order(self) -> None:
+        """The usable and open instances in the planning order as it is now, for what asks
+        them after placements (new categories, jobs in ARs)."""
+        order = self.order
+        if order is not None and self._listed[0] != order.changes:
+            since = self._listed[1]
+            self.usable, self.open = order.follow(self.usable, since), order.follow(self.open,
+                                                                                    since)
+            self._listed = (order.changes, order.mark)
 
     # ---- the cycle ---------------------------------------------------------------------
 
@@ -862,6 +948,8 @@ class Cycle:
                         waiting = None  # for one of its own tasks to end
                         break
                     self.quota_hit = False
+                    if self.order is not None and cat.changes != self.order.changes:
+                        self._follow_order(job, cat)  # load adjustments moved instances
                     placed = self.place(job, cat, who)
                     if placed is None:
                         if self.quota_hit:  # another asker may still fit
@@ -877,6 +965,8 @@ class Cycle:
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)
                     plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
                     started = True
+                    if self.adjust is not None:
+                        self._follow_load(granted)
                 else:
                     waiting = None
             if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
@@ -884,6 +974,8 @@ class Cycle:
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
             if waiting is not None and self._may_reserve(job):
+                if self.order is not None and cat.changes != self.order.changes:
+                    self._follow_order(job, cat)
                 reserved = self._reserve(job, waiting, cat)
                 if reserved is not None:
                     plan.reserved[job.job_id] = reserved
@@ -908,15 +1000,20 @@ class Cycle:
     def category(self, job: p.SchedJob) -> _Category:
         if not self.use_categories:
             return self._new_category(job)
+        key = self._key(job)
+        cat = self.categories.get(key)
+        if cat is None:
+            cat = self.categories[key] = self._new_category(job, key)
+        return cat
+
+    def _key(self, job: p.SchedJob) -> tuple[object, ...]:
+        """What jobs of a category have alike."""
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
                tuple(job.master_queues))
         if self.access is not None:  # jobs of owners allowed alike share a category
             key += self.access.of(job.owner, job.group, job.project)
-        cat = self.categories.get(key)
-        if cat is None:
-            cat = self.categories[key] = self._new_category(job, key)
-        return cat
+        return key
 
     def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
                       ) -> _Category:
@@ -926,11 +1023,48 @@ class Cycle:
             static = self._static(job)
             if key is not None:
                 self.carried.statics[key] = static
-        return _Category(static, static.req, static.candidates, static.pes,
-                         static.soft_queues, static.duration, static.open,
-                         dict(static.excluded))
+        cat = _Category(static, static.req, static.candidates, static.pes,
+                        static.soft_queues, static.duration, static.open,
+                        dict(static.excluded))
+        if self.order is not None:
+            cat.changes, cat.mark = self.order.changes, self.order.mark
+        return cat
+
+    def _follow_order(self, job: p.SchedJob, cat: _Category) -> None:
+        """The category's candidates in the cycle's planning order as it is now. What it
+        learned holds (resources only shrink, and instances in alarm only drop out): its
+        refusals, the instances that refused it, its parallel jobs' candidates; only where
+        its scans stopped is forgotten."""
+        order = self.order
+        assert order is not None
+        old, one_list = cat.static, cat.open is cat.candidates
+        candidates = order.follow(cat.candidates, cat.mark)
+        open_ = candidates if one_list else order.follow(cat.open, cat.mark)
+        if candidates is not cat.candidates or open_ is not cat.open:
+            if self.quotas is not None:  # shared as _static shares them
+                candidates = self.carried.lists.setdefault(tuple(map(id, candidates)),
+                                                           candidates)
+                open_ = candidates if one_list else open_
+            static = _Static(old.req, candidates, old.pes, old.soft_queues, old.duration,
+                             old.excluded, old.lead, open_)
+            if self.use_categories:
+                self.carried.statics[self._key(job)] = static
+            if cat.skip is not None:  # the same refusals, where the instances are now
+                refused = set(map(id, itertools.compress(
+                    cat.candidates, map(operator.ne, cat.skip, range(len(cat.candidates))))))
+                cat.skip = list(map(operator.add, range(len(candidates)),
+                                    map(refused.__contains__, map(id, candidates))))
+                cat.skip.append(len(candidates))
+            cat.static, cat.candidates, cat.open = static, candidates, open_
+            cat.resume_who = {}
+        followed = {pe: order.follow(instances, cat.mark)
+                    for pe, instances in cat.pe_candidates.items()}
+        if any(followed[pe] is not instances for pe, instances in cat.pe_candidates.items()):
+            cat.pe_candidates, cat.pe_hosts = followed, {}
+        cat.changes, cat.mark = order.changes, order.mark
 
     def _static(self, job: p.SchedJob) -> _Static:
+        self._in_order()
         req = self.matcher.request(job.hard, job.soft)
         pes = self.carried.pes.get(job.pe)
         if pes is None:
@@ -1482,6 +1616,8 @@ class Cycle:
                 break
             granted, pe = placed
             self._spend_ar(job.ar, cat.req, granted)
+            if self.adjust is not None:  # its load is the host's, whatever the AR
+                self._follow_load(granted)
             if self.job_tasks is not None:
                 self.job_tasks[job.job_id] += 1
             plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
@@ -1519,6 +1655,7 @@ class Cycle:
         reserved = dict(ar.granted)
         empty = self._empty_levels()
         found = []
+        self._in_order()
         for qi in self.open:
             n = reserved.get(qi.name)
             if n is None:

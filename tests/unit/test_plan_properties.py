@@ -313,12 +313,18 @@ def check_slot_counts(view: SchedView, plan: Plan) -> None:
 
 def check_waiting_jobs_fit_nowhere(view: SchedView, plan: Plan) -> None:
     """(d) A sequential job with neither -q nor soft requests that is left waiting fits no
-    usable instance once the plan is booked: nothing was skipped that could have run."""
+    usable instance once the plan is booked: nothing was skipped that could have run.
+    (Load adjustments put instances in alarm that the loads reported do not, as the cycle
+    begins or once it has placed jobs on their hosts: those the plan says it dropped as
+    overloaded are not usable.)"""
     started: dict[int, int] = {}
     for order in plan.orders:
         started[order.job_id] = started.get(order.job_id, 0) + 1
     levels = fresh(view, booked(view, plan))
-    usable = [qi for qi in view.conf.instances if qi.name in usable_names(view)]
+    overloaded = {line.split('"')[1] for line in plan.global_info
+                  if "dropped because it is overloaded" in line}
+    usable = [qi for qi in view.conf.instances
+              if qi.name in usable_names(view) and qi.name not in overloaded]
     for job in view.jobs.values():
         if job.pe or job.queues or job.soft or job.soft_queues:
             continue
