@@ -87,6 +87,7 @@ _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs 
 _TASK_LIMIT = operator.attrgetter("task_concurrency")
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
 ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
+_OVERLOADED = dropped_reason(ALARM)  # why an instance in alarm takes no jobs
 _HELD = MatchResult(False, "cannot run because a reservation holds what it needs")  # unsaid
 # Entries of a memo carried from cycle to cycle (categories' statics, placements' uses):
 # as many as gridd.sched.match keeps compiled requests.
@@ -353,7 +354,9 @@ class Planner:
         for task in holds:
             debit(levels, task)
         table = levels.matcher.table
-        adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
+        # (No loads, no adjustments: gridd sim asks nothing more.)
+        adjust = None if not view.loads else Adjustments.of(
+            view.conf, view.loads, view.running.values(), now, table)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
                                  None if adjust is None else adjust.loads)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
@@ -585,10 +588,6 @@ class _Category:
     open: list[Instance]
     reasons: dict[str, None]  # an ordered set
     rejected: bool = False
-    # The changes of the cycle's planning order (load adjustments) its candidates followed,
-    # and the mark they followed it at.
-    changes: int = 0
-    mark: int = 0
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
     pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
     # Resource quotas depend on who asks: their refusals, and the askers they refused
@@ -688,6 +687,26 @@ class _Capacity:
         return self.levels.queues.get(use.name) if use.level == "Q" else None
 
 
+@dataclass(slots=True, eq=False)
+class _Following:
+    """What a cycle with load adjustments keeps to follow the loads its placements raise
+    (Cycle._follow_load): the planning order, the load formula, each host's instances with
+    their configured positions, the usable ones not dropped in alarm since, and where in
+    the order the cycle's usable and open instances and each category's candidates were
+    last put in it (the changes of the order and its mark then)."""
+
+    adjust: Adjustments
+    order: Order
+    terms: tuple[tuple[float, str], ...]
+    on_host: dict[str, list[tuple[int, Instance]]]
+    watched: set[int]
+    listed: tuple[int, int] = (0, 0)
+    # Per category (by id; each new one writes its own): its key (None without
+    # categories), and the changes and mark its candidates followed.
+    categories: dict[int, tuple[tuple[object, ...] | None, int, int]] = field(
+        default_factory=dict)
+
+
 class Cycle:
     """One dispatch decision over one set of levels."""
 
@@ -778,17 +797,19 @@ class Cycle:
         # The instances in planning order follow the loads alone, unless adjusted: then
         # they follow the jobs started too, and change as the cycle places more.
         self.adjust = adjust
-        self._terms: tuple[tuple[float, str], ...] = ()  # the load formula's
-        self._host_load: dict[str, float] = {}  # and its value per host
-        self.order = None if adjust is None else self._order(adjust.loads)
-        self._on_host: dict[str, list[tuple[int, Instance]]] | None = None  # with indexes
-        self._watched: set[int] = set()  # ids of the usable instances not dropped since
-        self._listed = (0, 0)  # the changes and mark of the order usable and open followed
-        self.usable, self.open = self._usable(
-            self.carried.ordered(loads, self._ordered) if self.order is None
-            else self.order.sort(self.conf.instances), states)
-        if self.order is not None:
-            self.order.hold(self.open)
+        self._following: _Following | None = None
+        if adjust is None:
+            self.usable, self.open = self._usable(self.carried.ordered(loads, self._ordered),
+                                                  states)
+        else:
+            order = self._order(adjust.loads)
+            self.usable, self.open = self._usable(order.sort(self.conf.instances), states)
+            order.hold(self.open)
+            on_host: dict[str, list[tuple[int, Instance]]] = {}
+            for index, qi in enumerate(self.conf.instances):
+                on_host.setdefault(qi.host, []).append((index, qi))
+            self._following = _Following(adjust, order, formula_terms(conf.load_formula),
+                                         on_host, set(map(id, self.usable)))
         self.carried.follow(self.usable, self.open, self.ar_instances)
         # An upper bound of what any job could get now: the free slots of the usable
         # instances (booked down as jobs start).
@@ -806,21 +827,21 @@ class Cycle:
 
     def _order(self, loads: Mapping[str, Mapping[str, str]]) -> Order:
         """The planning order for these loads."""
-        terms = self._terms = formula_terms(self.conf.load_formula)
+        terms = formula_terms(self.conf.load_formula)
         table = self.matcher.table
-        self._host_load = {h: formula_value(terms, loads.get(h, {}), table)
-                           for h in {qi.host for qi in self.conf.instances}}
-        return Order((qi, self._sort_key(qi, i)) for i, qi in enumerate(self.conf.instances))
+        load = {h: formula_value(terms, loads.get(h, {}), table)
+                for h in {qi.host for qi in self.conf.instances}}
+        return Order((qi, self._sort_key(qi, i, load[qi.host]))
+                     for i, qi in enumerate(self.conf.instances))
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
         """The instances in queue_sort_method order for these loads."""
         return self._order(loads).sort(self.conf.instances)
 
-    def _sort_key(self, qi: Instance, index: int) -> Key:
+    def _sort_key(self, qi: Instance, index: int, load: float) -> Key:
         """Where an instance goes in the planning order: by the load formula's value on
-        its host, then its sequence number (seqno: the other way round), then as
+        its host (`load`), then its sequence number (seqno: the other way round), then as
         configured (`index`)."""
-        load = self._host_load[qi.host]
         if self.conf.queue_sort_method == "seqno":
             return (qi.seq_no, load, index)
         return (load, qi.seq_no, index)
@@ -831,14 +852,13 @@ class Cycle:
         same and the full ones."""
         usable, open_ = [], []
         for qi in ordered:
-            state = states.get(qi.name, "")
-            why = dropped_reason(state)
-            if why is not None and state[0] == ALARM:
-                why = self._overloaded(qi) or why
+            why = dropped_reason(states.get(qi.name, ""))
             if why is None:
                 open_.append(qi)
                 if self.levels.queues[qi.name].free.get("slots", 1) <= 0:
                     why = "it is full"
+            elif why == _OVERLOADED:
+                why = self._overloaded(qi) or why
             if why is None:
                 usable.append(qi)
             else:
@@ -850,31 +870,27 @@ class Cycle:
     def _overloaded(self, qi: Instance) -> str | None:
         """Why an instance in alarm is dropped, with the threshold its host reaches."""
         why = overload(qi, self.loads.get(qi.host, {}), self.matcher.table, self.adjust)
-        return None if why is None else f"{dropped_reason(ALARM)}: {why}"
+        return None if why is None else f"{_OVERLOADED}: {why}"
 
     def _follow_load(self, granted: Granted) -> None:
         """After a placement, its hosts' adjusted loads have risen: their instances that
         reach a load threshold now take no more jobs this cycle (as 8.1.9 says, after the
         instances dropped when it began), and the others move in the planning order; each
         category follows the order before it is next placed (_follow_order)."""
-        assert self.adjust is not None and self.order is not None
-        order = self.order
-        if self._on_host is None:
-            self._on_host = {}
-            for index, qi in enumerate(self.conf.instances):
-                self._on_host.setdefault(qi.host, []).append((index, qi))
-            self._watched = set(map(id, self.usable))
+        following = self._following
+        assert following is not None
+        order, watched = following.order, following.watched
         changes = order.changes
-        for host in self.adjust.book(granted):
-            self._host_load[host] = formula_value(self._terms, self.adjust.loads.get(host, {}),
-                                                  self.matcher.table)
-            for index, qi in self._on_host.get(host, ()):
-                why = self._overloaded(qi) if qi.load_thresholds and \
-                    id(qi) in self._watched else None
+        for host in following.adjust.book(granted):
+            load = formula_value(following.terms, following.adjust.loads.get(host, {}),
+                                 self.matcher.table)
+            for index, qi in following.on_host.get(host, ()):
+                why = self._overloaded(qi) if qi.load_thresholds and id(qi) in watched \
+                    else None
                 if why is not None:
-                    self._watched.discard(id(qi))
+                    watched.discard(id(qi))
                     self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
-                order.move(qi, None if why else self._sort_key(qi, index))
+                order.move(qi, None if why else self._sort_key(qi, index, load))
         if order.changes == changes:
             return
         self.carried.forget_order()
@@ -886,12 +902,13 @@ class Cycle:
     def _in_order(self) -> None:
         """The usable and open instances in the planning order as it is now, for what asks
         them after placements (new categories, jobs in ARs)."""
-        order = self.order
-        if order is not None and self._listed[0] != order.changes:
-            since = self._listed[1]
+        following = self._following
+        assert following is not None
+        if following.listed[0] != following.order.changes:
+            order, since = following.order, following.listed[1]
             self.usable, self.open = order.follow(self.usable, since), order.follow(self.open,
                                                                                     since)
-            self._listed = (order.changes, order.mark)
+            following.listed = (order.changes, order.mark)
 
     # ---- the cycle ---------------------------------------------------------------------
 
@@ -948,8 +965,8 @@ class Cycle:
                         waiting = None  # for one of its own tasks to end
                         break
                     self.quota_hit = False
-                    if self.order is not None and cat.changes != self.order.changes:
-                        self._follow_order(job, cat)  # load adjustments moved instances
+                    if self._following is not None:  # load adjustments may move instances
+                        self._follow_order(cat)
                     placed = self.place(job, cat, who)
                     if placed is None:
                         if self.quota_hit:  # another asker may still fit
@@ -974,8 +991,8 @@ class Cycle:
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
             if waiting is not None and self._may_reserve(job):
-                if self.order is not None and cat.changes != self.order.changes:
-                    self._follow_order(job, cat)
+                if self._following is not None:
+                    self._follow_order(cat)
                 reserved = self._reserve(job, waiting, cat)
                 if reserved is not None:
                     plan.reserved[job.job_id] = reserved
@@ -1000,20 +1017,15 @@ class Cycle:
     def category(self, job: p.SchedJob) -> _Category:
         if not self.use_categories:
             return self._new_category(job)
-        key = self._key(job)
-        cat = self.categories.get(key)
-        if cat is None:
-            cat = self.categories[key] = self._new_category(job, key)
-        return cat
-
-    def _key(self, job: p.SchedJob) -> tuple[object, ...]:
-        """What jobs of a category have alike."""
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
                tuple(job.master_queues))
         if self.access is not None:  # jobs of owners allowed alike share a category
             key += self.access.of(job.owner, job.group, job.project)
-        return key
+        cat = self.categories.get(key)
+        if cat is None:
+            cat = self.categories[key] = self._new_category(job, key)
+        return cat
 
     def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
                       ) -> _Category:
@@ -1026,20 +1038,25 @@ class Cycle:
         cat = _Category(static, static.req, static.candidates, static.pes,
                         static.soft_queues, static.duration, static.open,
                         dict(static.excluded))
-        if self.order is not None:
-            cat.changes, cat.mark = self.order.changes, self.order.mark
+        if self._following is not None:
+            order = self._following.order
+            self._following.categories[id(cat)] = (key, order.changes, order.mark)
         return cat
 
-    def _follow_order(self, job: p.SchedJob, cat: _Category) -> None:
-        """The category's candidates in the cycle's planning order as it is now. What it
-        learned holds (resources only shrink, and instances in alarm only drop out): its
-        refusals, the instances that refused it, its parallel jobs' candidates; only where
-        its scans stopped is forgotten."""
-        order = self.order
-        assert order is not None
+    def _follow_order(self, cat: _Category) -> None:
+        """The category's candidates in the cycle's planning order as it is now, if that
+        changed since they were last in it. What it learned holds (resources only shrink,
+        and instances in alarm only drop out): its refusals, the instances that refused it,
+        its parallel jobs' candidates; only where its scans stopped is forgotten."""
+        following = self._following
+        assert following is not None
+        order = following.order
+        key, changes, mark = following.categories[id(cat)]
+        if changes == order.changes:
+            return
         old, one_list = cat.static, cat.open is cat.candidates
-        candidates = order.follow(cat.candidates, cat.mark)
-        open_ = candidates if one_list else order.follow(cat.open, cat.mark)
+        candidates = order.follow(cat.candidates, mark)
+        open_ = candidates if one_list else order.follow(cat.open, mark)
         if candidates is not cat.candidates or open_ is not cat.open:
             if self.quotas is not None:  # shared as _static shares them
                 candidates = self.carried.lists.setdefault(tuple(map(id, candidates)),
@@ -1047,8 +1064,8 @@ class Cycle:
                 open_ = candidates if one_list else open_
             static = _Static(old.req, candidates, old.pes, old.soft_queues, old.duration,
                              old.excluded, old.lead, open_)
-            if self.use_categories:
-                self.carried.statics[self._key(job)] = static
+            if key is not None:
+                self.carried.statics[key] = static
             if cat.skip is not None:  # the same refusals, where the instances are now
                 refused = set(map(id, itertools.compress(
                     cat.candidates, map(operator.ne, cat.skip, range(len(cat.candidates))))))
@@ -1057,14 +1074,15 @@ class Cycle:
                 cat.skip.append(len(candidates))
             cat.static, cat.candidates, cat.open = static, candidates, open_
             cat.resume_who = {}
-        followed = {pe: order.follow(instances, cat.mark)
+        followed = {pe: order.follow(instances, mark)
                     for pe, instances in cat.pe_candidates.items()}
         if any(followed[pe] is not instances for pe, instances in cat.pe_candidates.items()):
             cat.pe_candidates, cat.pe_hosts = followed, {}
-        cat.changes, cat.mark = order.changes, order.mark
+        following.categories[id(cat)] = (key, order.changes, order.mark)
 
     def _static(self, job: p.SchedJob) -> _Static:
-        self._in_order()
+        if self._following is not None:
+            self._in_order()
         req = self.matcher.request(job.hard, job.soft)
         pes = self.carried.pes.get(job.pe)
         if pes is None:
@@ -1655,7 +1673,8 @@ class Cycle:
         reserved = dict(ar.granted)
         empty = self._empty_levels()
         found = []
-        self._in_order()
+        if self._following is not None:
+            self._in_order()
         for qi in self.open:
             n = reserved.get(qi.name)
             if n is None:
