@@ -10,6 +10,7 @@ import ar_grant
 import dispatch
 import drain
 import ingest
+import load_adjust_dispatch
 import master_rss
 import qacct
 import qsub_latency
@@ -59,6 +60,7 @@ def main() -> None:
     r = run("master RSS", master_rss.main)
     rq = run("dispatch decision with resource quotas", quota_dispatch.main)
     rr = run("dispatch decision with resource reservation", reservation_dispatch.main)
+    la = run("dispatch decision with load adjustments", load_adjust_dispatch.main)
     sm = run("gridd sim throughput", sim_throughput.main)
     ag = run("advance reservation grant", ar_grant.main)
     ig = run("ingest into the reporting database", ingest.main)
@@ -92,6 +94,9 @@ def main() -> None:
             rq["ratio"] <= 2 and rq["over"] == 0 and rq["agree"] == 1 if rq else None),
         row("dispatch, max_reservation=100", rr.get("reserve_s"), "s", "< 2 s",
             rr["reserve_s"] < 2 if rr else None),
+        row("dispatch by load, adjustments", la.get("adjusted_s"), "s",
+            f"same placements ({la['ratio']:.1f}x NONE)" if la else "same placements",
+            la["agree"] == 1 if la else None),
         row("gridd sim, 100k jobs, EASY", sm.get("sim_jobs_per_s"), "jobs/s",
             ">= 10,000 jobs/s", sm["sim_jobs_per_s"] >= 10_000 if sm else None),
         row("gridd sim, as above, one process", sm.get("one_process_per_s"), "jobs/s",
