@@ -84,11 +84,6 @@ class Adjustments:
             self._adjust(host)
         return hosts
 
-    def overload(self, qi: Instance, table: ComplexTable) -> str | None:
-        """Why the instance is overloaded, in 8.1.9's words, or None when no load
-        threshold is reached."""
-        return overload(qi, self._raw.get(qi.host, {}), table, self)
-
     def how(self, host: str, name: str) -> str | None:
         """How an adjusted value came about, as 8.1.9 says it: `= 1.837158 + 0.50 *
         1.730000 with nproc=2` (None when the attribute is not adjusted on the host)."""

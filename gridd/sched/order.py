@@ -61,8 +61,10 @@ class Order:
         return len(self._moves)
 
     def move(self, qi: Instance, key: Key | None) -> None:
-        """The instance's place is now by `key` (None: it leaves the order)."""
+        """The instance's place is now by `key` (None: it leaves the order, for good)."""
         ident = id(qi)
+        if self._keys[ident] is _GONE:
+            return
         i = bisect.bisect_left(self._open, self._keys[ident], key=self.key)
         if i == len(self._open) or self._open[i] is not qi:  # not open: in no list
             if key is not None:
