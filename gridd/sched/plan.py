@@ -6,7 +6,9 @@ jobs in priority order. A sequential job goes to the first instance where its ha
 requests fit, or, when it has soft requests, to the fitting one with the fewest soft
 violations. A parallel job gets the largest slot count of its range that its PE's
 allocation rule can place on the fitting instances. Each placement is debited before the
-next job is looked at, so nothing is booked twice.
+next job is looked at, so nothing is booked twice; with load adjustments (gridd.sched.adjust)
+it also raises its hosts' loads, which moves their instances in the order
+(gridd.sched.order) and may put them in alarm.
 
 Jobs with equal requests form a category (the spec's caching section). Within a cycle a
 category keeps what it learned: the levels where it failed (CategoryCache), the instances
