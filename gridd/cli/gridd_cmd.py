@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--size", choices=("allocated", "requested"), default="allocated",
                      help="a job's processors: those allocated (field 5; the requested "
                      "where missing), as the Parallel Workloads Archive's tools count them, "
-                     "or those requested (field 8; the allocated where missing)")
+                     "or those requested (field 8; the allocated where missing) "
+                     "(default: %(default)s)")
     sim.add_argument("--workers", type=int,
                      help="processes replaying busy periods side by side (default: one per "
                      "core, for traces of 10,000 jobs or more)")
