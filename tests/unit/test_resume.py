@@ -21,13 +21,14 @@ from tests.unit.test_plan import cell, qi
 NOW = 1_795_327_298.0
 
 
-def _cell(max_reservation: int) -> SchedView:
+def _cell(max_reservation: int, adjusted: bool) -> SchedView:
     pes = (ParallelEnv("mpi", 12, FILL_UP), ParallelEnv("smp", 12, PE_SLOTS))
     view = cell(*(qi(f"all.q@h{i}", slots=4, pe_list=["mpi", "smp"], h_rt="INFINITY")
                   for i in range(3)),
                 global_values={"license": "5"}, pes=pes, job_info=False)
-    view.conf = msgspec.structs.replace(view.conf, max_reservation=max_reservation,
-                                        duration_offset=0.0)
+    view.conf = msgspec.structs.replace(
+        view.conf, max_reservation=max_reservation, duration_offset=0.0,
+        load_adjustments=view.conf.load_adjustments if adjusted else {})
     return view
 
 
@@ -81,9 +82,13 @@ def _change(view: SchedView, now: float, rng: random.Random, number: int) -> p.S
     return event
 
 
+@pytest.mark.parametrize("adjusted", [False, True])
 @pytest.mark.parametrize("max_reservation", [0, 1, 3])
 def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
-        max_reservation: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        max_reservation: int, adjusted: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With job_load_adjustments (and h1 reporting np_load_avg) a cycle is not gone on with
+    while a job started within the decay time moves the loads: few are, so there the plans
+    alone are compared; without them, many cycles are gone on with and many not."""
     went_on: Counter[bool] = Counter()
     resume = plan_module._Resumable.resume
 
@@ -94,7 +99,7 @@ def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
 
     monkeypatch.setattr(plan_module._Resumable, "resume", counted)
     rng = random.Random(max_reservation)
-    view = _cell(max_reservation)
+    view = _cell(max_reservation, adjusted)
     carried = Planner()
     now, number = NOW, 1
     for step in range(400):
@@ -113,7 +118,7 @@ def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
                 plan.info) == (again.orders, again.reserved, again.unschedulable,
                                again.global_info, again.info), step
         assert view.apply(_applied(view, plan, now, rng))
-    assert went_on[True] >= 50 and went_on[False] >= 50, went_on
+    assert adjusted or (went_on[True] >= 50 and went_on[False] >= 50), went_on
 
 
 def test_a_reservation_for_the_time_of_the_cycle_is_not_gone_on_with() -> None:
