@@ -24,11 +24,19 @@ __all__ = ["people"]  # the module fixture that makes the users
 
 
 def readable_cell(hosts: int, slots: int) -> Iterator[Cell]:
-    """A cell in a directory the test users can read."""
+    """A cell in a directory the test users can read. Its jobs' TMPDIRs are made in a
+    directory of its own: under /tmp, job 2.1 of all.q has the same one in every cell,
+    and an execd run by a user cannot make it anew where another cell's job of another
+    owner has it (Grid Engine names them so too)."""
     base = Path(tempfile.mkdtemp(prefix="gridd-ar-", dir="/tmp"))
     base.chmod(0o755)
     try:
-        yield from make_cell(base, hosts=hosts, slots=slots)
+        for cell in make_cell(base, hosts=hosts, slots=slots):
+            tmp = base / "tmp"
+            tmp.mkdir()
+            tmp.chmod(0o1777)
+            cell.ok("qconf", "-mattr", "queue", "tmpdir", str(tmp), "all.q")
+            yield cell
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
