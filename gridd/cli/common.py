@@ -82,8 +82,9 @@ def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False)
 
 
 def usage_error(command: str, message: str) -> int:
-    """The usage text, then what was wrong, on standard error, as 8.1.9's qr* commands
-    print a command line they cannot take; exit code 1."""
+    """The usage text, then what was wrong, on standard error, as 8.1.9's commands print
+    a command line they cannot take (qrsub's wrong ones; a bare qconf, qalter, qhold, qrls
+    or qresub: "no option argument"); exit code 1."""
     sys.stderr.write(usage(command))
     print(f"ERROR! {message}", file=sys.stderr)
     return 1

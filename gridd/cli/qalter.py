@@ -11,7 +11,7 @@ import time
 from collections import deque
 
 from gridd import protocol as p
-from gridd.cli.common import current_user, print_answer
+from gridd.cli.common import current_user, print_answer, usage_error
 from gridd.cli.qhold import hold_list_error
 from gridd.cli.qsub_args import (
     ALTERABLE,
@@ -102,9 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     if not targets and options:  # 8.1.9 is silent where options name no job
         return 0
     if not targets:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(usage("qalter"))
-        print("ERROR! no option argument", file=sys.stderr)
-        return 1
+        return usage_error("qalter", "no option argument")
     why = first_invalid_job_task(targets)
     if why:
         print(why, file=sys.stderr)

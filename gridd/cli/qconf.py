@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gridd import protocol as p
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import current_user, run_command, usage_error
 from gridd.client import Client
 from gridd.manual import usage
 
@@ -133,9 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(usage("qconf"))
         return 0
     if not args:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(usage("qconf"))
-        print("ERROR! no option argument", file=sys.stderr)
-        return 1
+        return usage_error("qconf", "no option argument")
     who = {"user": current_user(), "host": os.uname().nodename}
     try:
         files = _read_files(args)

@@ -8,7 +8,7 @@ import sys
 from collections import deque
 
 from gridd import protocol as p
-from gridd.cli.common import current_user, print_answer
+from gridd.cli.common import current_user, print_answer, usage_error
 from gridd.formats.requests import first_invalid_job_task
 from gridd.manual import usage
 
@@ -49,9 +49,7 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
             sys.stdout.write(usage(command))
             return 0
     if not targets:  # the usage, then 8.1.9's complaint
-        sys.stderr.write(usage(command))
-        print("ERROR! no option argument", file=sys.stderr)
-        return 1
+        return usage_error(command, "no option argument")
     why = first_invalid_job_task(targets)
     if why:
         print(why, file=sys.stderr)

@@ -8,7 +8,7 @@ import sys
 from collections import deque
 
 from gridd import protocol as p
-from gridd.cli.common import current_user, print_answer
+from gridd.cli.common import current_user, print_answer, usage_error
 from gridd.cli.qhold import hold_list_error
 from gridd.manual import usage
 
@@ -36,9 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(usage("qresub"))
             return 0
     if not targets:
-        sys.stderr.write(usage("qresub"))
-        print("ERROR! no option argument", file=sys.stderr)
-        return 1
+        return usage_error("qresub", "no option argument")
     request = p.Resubmit(targets=targets, user=current_user(), host=socket.gethostname(),
                          holds=holds)
     return print_answer(lambda client: client.resubmit(request))
