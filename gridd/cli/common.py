@@ -91,11 +91,11 @@ def usage_error(command: str, message: str) -> int:
 
 
 class DeleteArgsError(Exception):
-    """A qdel or qrdel command line that cannot be taken; each words it its own way."""
+    """A qdel or qrdel command line that cannot be taken, each words it its own way: an
+    unknown `option`, or (option empty) -u without users or nothing named at all."""
 
-    def __init__(self, kind: str, option: str = "") -> None:
-        super().__init__(kind)
-        self.kind = kind  # "-u without users", "invalid option" or "nothing to delete"
+    def __init__(self, option: str = "") -> None:
+        super().__init__(option)
         self.option = option
 
 
@@ -121,16 +121,16 @@ def delete_args(argv: list[str]) -> DeleteArgs:
         if not arg.startswith("-"):
             out.targets += [t for t in arg.split(",") if t]
         elif arg not in DELETE_OPTIONS:
-            raise DeleteArgsError("invalid option", arg)
+            raise DeleteArgsError(arg)
         elif arg == "-f":
             out.force = True
         elif arg == "-u":
             if not args:
-                raise DeleteArgsError("-u without users")
+                raise DeleteArgsError()
             out.users += [u for u in args.popleft().split(",") if u]
         else:  # -help
             out.help = True
             return out
     if not out.targets and not out.users:
-        raise DeleteArgsError("nothing to delete")
+        raise DeleteArgsError()
     return out

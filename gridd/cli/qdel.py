@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
         args = delete_args(sys.argv[1:] if argv is None else argv)
     except DeleteArgsError as exc:  # the usage first, as 8.1.9 prints it
         sys.stderr.write(usage("qdel"))
-        if exc.kind == "invalid option":
+        if exc.option:
             print(f'error: invalid option argument "{exc.option}"', file=sys.stderr)
         else:  # -u without users, or nothing named: 8.1.9 says so on standard output
             print("ERROR! no option argument")

@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         args = delete_args(sys.argv[1:] if argv is None else argv)
     except DeleteArgsError as exc:  # after the usage, in 8.1.9's words
         sys.stderr.write(usage("qrdel"))
-        print(f'error: invalid option argument "{exc.option}"' if exc.kind == "invalid option"
+        print(f'error: invalid option argument "{exc.option}"' if exc.option
               else "ERROR! no option argument", file=sys.stderr)  # no users, no AR named
         return 1
     if args.help:
