@@ -81,7 +81,8 @@ OPTIONS: dict[str, Option] = {option.name: option for option in (
            text="For a parallel job, the queue instances its master task may run in."),
     Option("-N", "name", "job name",
            text="The job's name (default: the script's or command's file name); it may "
-                "not contain /."),
+                "not contain /, and a new job's may not start with a digit nor hold "
+                "blanks, :, @, \\, * or ?."),
     Option("-notify", summary="warn the job before suspending or killing it",
            text="Recorded and shown, as Grid Engine's jobs are asked to be warned; gridd "
                 "sends no warning signal."),

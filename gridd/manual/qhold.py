@@ -42,6 +42,8 @@ COMMAND = Command(
             ("1", "no job was named, or the master cannot be reached"),
             ("2", "a wrong job_task_list or an unknown option"),
             ("3", "a job does not exist"),
+            ("4", "several tasks of a job that is not an array job (its task 1 is its "
+                  "only task)"),
             ("7", "a wrong hold_list"),
             ("18", "the caller may not change that hold of that job"),
         )),

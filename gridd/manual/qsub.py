@@ -16,7 +16,7 @@ COMMAND = Command(
         "  Your job 7 (\"job.sh\") has been submitted\n\n"
         "once it has spooled it; the scheduler then starts it where its requests are met, "
         "in the order of its priority.\n\n"
-        "Options come from four places, read in this order, later ones winning: "
+        "Options come from five places, read in this order, later ones winning: "
         "$GRIDD_ROOT/common/sge_request, ~/.sge_request, ./.sge_request, the script's "
         "lines that start with #$ (or the -C prefix), and the command line. -l, -v, "
         "-hold_jid and -M add up over them all; -clear forgets what came before it."),
