@@ -244,7 +244,7 @@ def main(commands: list[str] | None = None) -> dict[str, float | None]:
             if commands and case.command not in commands:
                 continue
             seconds = measure(case)
-            ratio = seconds[-1] / seconds[-2] if seconds[-2] > 0 else None
+            ratio = seconds[-1] / seconds[-2] if len(seconds) > 1 and seconds[-2] > 0 else None
             shown = "".join(f"{s:>9.3f}" for s in seconds).ljust(9 * len(SIZES))
             print(f"{case.command:<8} {case.what:<38}{shown}   "
                   f"{'-' if ratio is None else f'{ratio:.1f}'}", flush=True)
