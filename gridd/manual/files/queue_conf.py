@@ -82,8 +82,8 @@ PAGE = FilePage(
         "group beside its default:\n\n"
         "  slots  4,[node1=8],[@big=16]\n\n"
         "A host's own value wins over its group's, which wins over the default. "
-        "Times are hours:minutes:seconds or seconds; sizes take the suffixes K, M, G "
-        "(powers of 1024) and k, m, g (powers of 1000); lists are separated by blanks or "
+        "Times are hours:minutes:seconds or seconds; sizes take the suffixes K, M, G, "
+        "T (powers of 1024) and k, m, g, t (powers of 1000); lists are separated by blanks or "
         "commas, NONE for none."),
     sections=(Section("ATTRIBUTES", items=ATTRIBUTES),),
     see_also=("qconf(1)", "host_conf(5)", "sge_pe(5)", "qstat(1)"),
