@@ -152,7 +152,9 @@ COMMAND = Command(
                text=_EDIT.format(what="the table of complex attributes", file="-Mc")),
         Option("-Mc", "fname", "replace the complex attributes from a file",
                text="Replace the table of complex attributes with the file's, in the "
-                    "format of -sc; a table with a wrong row is refused whole."),
+                    "format of -sc; a table with a wrong row is refused whole, and so is "
+                    "one without an attribute that something still names (a host, a queue, "
+                    "a resource quota set, the scheduler configuration, a job or an AR)."),
         Option("-mconf", "[host_list|global]", "change configurations",
                text=_EDIT.format(what="the global configuration, or each host's",
                                  file="-Mconf")),
