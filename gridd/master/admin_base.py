@@ -71,7 +71,8 @@ class Caller:
     resolved: frozenset[str] = frozenset()
     names: NameSets = field(default_factory=NameSets, compare=False, repr=False)
     # (where, names) of what each job and advance reservation asks for, as
-    # admin_refs.complex_references takes them: asked for only when needed (-Mc)
+    # admin_refs.complex_references takes them: asked for only when needed (a -Mc
+    # that removes an attribute)
     requested: Callable[[], Iterable[tuple[str, Iterable[str]]]] = lambda: ()
 
     def __str__(self) -> str:

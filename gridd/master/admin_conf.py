@@ -51,14 +51,16 @@ def replace_complexes(cfg: Configuration, args: list[str], who: Caller) -> Answe
         ans.fail(exc.ge_message)
         return ans
     new = [ComplexAttr(*row) for row in rows]
-    errors = validate_table(new, cfg.complexes,
-                            refs.complex_references(cfg, who.requested()))
+    old = {a.name: a for a in cfg.complexes}
+    fresh = {a.name: a for a in new}
+    # what names an attribute (every job's requests among it) matters only to a removal
+    removing = any(name not in fresh for name in old)
+    errors = validate_table(new, cfg.complexes, refs.complex_references(
+        cfg, who.requested()) if removing else None)
     if errors:
         for error in errors:
             ans.fail(error)
         return ans
-    old = {a.name: a for a in cfg.complexes}
-    fresh = {a.name: a for a in new}
     for name in old:
         if name not in fresh:
             ans.err.append(f'{who} removed "{name}" from complex list')

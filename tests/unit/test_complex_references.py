@@ -17,6 +17,7 @@ import pytest
 from gridd import protocol as p
 from gridd.formats.complex_table import ComplexRow, print_complex_table
 from gridd.master import ars
+from gridd.master.admin import Answer, Caller, run_qconf
 from gridd.master.admin_refs import complex_references
 from gridd.master.core import Effects, Master
 from gridd.model.ar import ArSpec
@@ -148,3 +149,25 @@ def test_the_global_host_is_named_before_other_hosts_and_queues() -> None:
     assert complex_references(cfg, [('job "9"', ["license"])])["license"] == 'host "global"'
     requested = complex_references(Configuration(), [('job "9"', ["h_vmem", "nosuch"])])
     assert requested == {"h_vmem": 'job "9"', "np_load_avg": "scheduler configuration"}
+
+
+def test_what_jobs_ask_for_is_looked_through_only_when_an_attribute_goes() -> None:
+    """Every job's requests are walked (0.3 s at 50,000 jobs) for a table that removes
+    an attribute, not for one that adds or changes some."""
+    cfg = Configuration()
+    walked: list[int] = []
+
+    def requested() -> list[tuple[str, list[str]]]:
+        walked.append(1)
+        return [('job "7"', ["license"])]
+
+    def mc(rows: list[ComplexAttr]) -> Answer:
+        who = Caller("root", "vm", {"sc": _table(rows)}, requested=requested)
+        return run_qconf(cfg, ["-Mc", "sc"], who)
+
+    assert mc([*cfg.complexes, LICENSE]).code == 0
+    assert mc([*cfg.complexes, TOKEN]).code == 0
+    assert walked == []
+    assert mc([a for a in cfg.complexes if a.name != "license"]).err == [
+        'denied: Complex attribute "license" is still referenced in job "7".']
+    assert walked == [1]
