@@ -11,7 +11,7 @@ with words of our own.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +69,6 @@ class _Kind:
     name_key: str | None  # the required attribute naming the object
     types: dict[str, FieldType]  # gridd.formats.object_fields
     overridable: frozenset[str] = frozenset()
-    trailer: str = _READING  # Grid Engine's last line after a mistake it finds reading
     required: tuple[str, ...] = ()  # attributes a file must give, beside the name
 
 
@@ -109,7 +108,7 @@ def _checked(kind: _Kind, key: str, raw: str) -> str:
         field(key, value.default), {h: field(key, v) for h, v in value.overrides.items()}))
 
 
-def _fail(kind: _Kind, message: str, source: str, ge_lines: Iterable[str] = (), *,
+def _fail(message: str, source: str, ge_lines: Iterable[str] = (), *,
           found: str = READING, trailer: bool = True) -> InvalidObject:
     """The error for a bad object file. Its ge_message holds what Grid Engine prints while
     reading the file, or checking what it read; the words qconf adds per option ("error
@@ -119,8 +118,8 @@ def _fail(kind: _Kind, message: str, source: str, ge_lines: Iterable[str] = (), 
     lines = list(ge_lines) or [message]
     if found == READING:
         lines = [f"error: {line}" for line in lines]
-        if kind.trailer and trailer:
-            lines.append(kind.trailer.format(source=source))
+        if trailer:
+            lines.append(_READING.format(source=source))
     return InvalidObject(message, source, ge_message="\n".join(lines),
                          by_master=found == MASTER)
 
@@ -129,7 +128,7 @@ def _values(kind: _Kind, pairs: Iterable[tuple[str, str]], source: str) -> dict[
     """The attributes `pairs` give, each value checked against its type and shown as
     Grid Engine shows it, in the order written."""
     values: dict[str, str] = {}
-    for key, text in _stripped(kind, pairs, kind.types, source):
+    for key, text in _stripped(kind, pairs, source):
         try:
             values[key] = _checked(kind, key, text)
         except InvalidValue as error:
@@ -138,8 +137,8 @@ def _values(kind: _Kind, pairs: Iterable[tuple[str, str]], source: str) -> dict[
                 # judged after reading: Grid Engine names the PE and not the file
                 name = values.get("pe_name", "")
                 line = f'error: parameter allocation_rule of pe "{name}": {ge_lines[0]}'
-                raise _fail(kind, f"{key}: {error}", source, (line,), found=QCONF) from None
-            raise _fail(kind, f"{key}: {error}", source, ge_lines, found=error.found) from None
+                raise _fail(f"{key}: {error}", source, (line,), found=QCONF) from None
+            raise _fail(f"{key}: {error}", source, ge_lines, found=error.found) from None
     return values
 
 
@@ -153,26 +152,26 @@ def from_pairs(kind_name: str, pairs: Iterable[tuple[str, str]], *, source: str)
     kind = KINDS[kind_name]
     values = _values(kind, pairs, source)
     if kind.name_key is not None and kind.name_key not in values:
-        raise _fail(kind, f'required attribute "{kind.name_key}" is missing', source)
+        raise _fail(f'required attribute "{kind.name_key}" is missing', source)
     missing = next((key for key in kind.required if key not in values), None)
     if missing is not None:
-        raise _fail(kind, f'required attribute "{missing}" is missing', source, trailer=False)
+        raise _fail(f'required attribute "{missing}" is missing', source, trailer=False)
     return msgspec.convert(values, kind.cls)
 
 
-def _stripped(kind: _Kind, pairs: Iterable[tuple[str, str]], known: Container[str],
-              source: str) -> Iterator[tuple[str, str]]:
+def _stripped(kind: _Kind, pairs: Iterable[tuple[str, str]], source: str
+              ) -> Iterator[tuple[str, str]]:
     """The pairs with their values stripped; an unknown, repeated or empty attribute
     refuses the whole file."""
     seen: set[str] = set()
     for key, raw in pairs:
-        if key not in known:
-            raise _fail(kind, f'unknown attribute name "{key}"', source)
+        if key not in kind.types:
+            raise _fail(f'unknown attribute name "{key}"', source)
         if key in seen:
-            raise _fail(kind, f'attribute "{key}" appears more than once', source)
+            raise _fail(f'attribute "{key}" appears more than once', source)
         text = raw.strip()
         if not text:
-            raise _fail(kind, f'attribute "{key}" has no value', source)
+            raise _fail(f'attribute "{key}" has no value', source)
         seen.add(key)
         yield key, text
 
@@ -222,7 +221,7 @@ def userset_from_pairs(pairs: Iterable[tuple[str, str]], *, source: str) -> User
     """
     values: dict[str, object] = dict(_values(_USERSET_KIND, pairs, source))
     if "name" not in values:
-        raise _fail(_USERSET_KIND, 'required attribute "name" is missing', source)
+        raise _fail('required attribute "name" is missing', source)
     for key in ("fshare", "oticket"):
         if key in values:
             values[key] = int(str(values[key]))
