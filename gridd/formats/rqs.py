@@ -45,6 +45,7 @@ from gridd.formats.values import is_unsigned
 from gridd.model.complexes import (
     CONSUMABLE_TYPES,
     STRING_TYPES,
+    TYPE_WORDS,
     ComplexAttr,
     ComplexTable,
     parse_value,
@@ -207,8 +208,6 @@ def lookup_rule(rule_set: RuleSet, ident: str) -> int | None:
     return next((i for i, rule in enumerate(rule_set.rules) if rule.name == ident), None)
 
 
-_TYPE_WORDS = {"INT": "integer", "DOUBLE": "double", "MEMORY": "memory", "TIME": "time",
-               "BOOL": "boolean"}
 _FORMULA_TYPES = frozenset({"INT", "DOUBLE"})
 _TEXT_TYPES = STRING_TYPES | {"HOST"}
 # A formula's number: unsigned, an exponent's sign being an operator of the formula.
@@ -283,7 +282,7 @@ def _static_value(attr: ComplexAttr, text: str) -> str:
     try:
         number = parse_value(attr.type, text)
     except (ValueError, IndexError):
-        raise RqsError(f'attribute "{attr.name}" is not a {_TYPE_WORDS[attr.type]} value'
+        raise RqsError(f'attribute "{attr.name}" is not a {TYPE_WORDS[attr.type]} value'
                        ) from None
     assert isinstance(number, float)
     if number < 0 and attr.consumable != "NO":
