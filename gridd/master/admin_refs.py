@@ -262,6 +262,15 @@ def _queues_naming(cfg: Configuration, attr: str, name: str) -> list[str]:
     return [q for q, queue in sorted(cfg.queues.items()) if name in items(queue, attr)]
 
 
+def _configurations_naming(cfg: Configuration, attr: str, name: str) -> Iterator[str]:
+    """The configurations whose `attr` names `name`: the global one, then the hosts'."""
+    if name in words(getattr(cfg.conf, attr)):
+        yield "global"
+    for host, params in sorted(cfg.host_confs.items()):
+        if name in words(params.get(attr, NONE)):
+            yield host
+
+
 def queue_delete_problem(cfg: Configuration, name: str) -> str | None:
     for other, queue in sorted(cfg.queues.items()):
         if other != name and name in assigned(queue, "subordinate_list"):
@@ -284,6 +293,9 @@ def project_delete_problem(cfg: Configuration, name: str) -> str | None:
             if name in items(conf, attr):
                 return (f'denied: project "{name}" is still referenced in {attr} of exechost '
                         f'"{host}"')
+        for conf_name in _configurations_naming(cfg, attr, name):
+            return (f'denied: project "{name}" is still referenced in {attr} of configuration '
+                    f'"{conf_name}"')
     return None
 
 
@@ -298,6 +310,8 @@ def userset_delete_problem(cfg: Configuration, name: str) -> str | None:
         for host, conf in sorted(cfg.exechosts.items()):
             if name in items(conf, attr):
                 return f'{where} {label} of exechost "{host}"'
+        for conf_name in _configurations_naming(cfg, attr, name):
+            return f'{where} {label} of configuration "{conf_name}"'
     for attr in ("acl", "xacl"):
         for project_name, project in sorted(cfg.projects.items()):
             if name in items(project, attr):

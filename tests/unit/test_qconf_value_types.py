@@ -195,6 +195,27 @@ def test_a_host_configuration_is_checked_as_the_global_one() -> None:
     assert cfg.host_confs["node1"] == {"max_u_jobs": "5"}
 
 
+@pytest.mark.parametrize("host", ["global", "node1"])
+def test_what_a_configuration_names_stays(host: str) -> None:
+    """An access list or project a configuration names may not go, in 8.1.9's words
+    (run here on the global one): the configuration would name what there is none of,
+    and every later edit of it that kept the name would be refused."""
+    cfg = cell()
+    files = {"u": "name staff\ntype ACL\nfshare 0\noticket 0\nentries NONE\n",
+             "p": "name big\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n",
+             f"/tmp/{host}": "xuser_lists staff\nxprojects big\n"}
+    if host == "global":
+        shown = _with(run(cfg, "-sconf")[0], "xuser_lists", "staff").splitlines()
+        files[f"/tmp/{host}"] = _with(shown, "xprojects", "big")
+    assert run(cfg, "-Au", "u", "-Aprj", "p", files=files)[2] == 0
+    assert run(cfg, "-Mconf" if host == "global" else "-Aconf", f"/tmp/{host}",
+               files=files)[2] == 0
+    assert refused(cfg, "-dul", "staff") == (
+        f'denied: userset "staff" is still referenced in xuser list of configuration "{host}"')
+    assert refused(cfg, "-dprj", "big") == (
+        f'denied: project "big" is still referenced in xprojects of configuration "{host}"')
+
+
 # ---- values the complex table types (item 4) --------------------------------------------------
 
 
