@@ -787,9 +787,13 @@ class Master:
         return p.Ok(lines=lines, code=code)
 
     def _alter_refusal(self, job: Job, req: p.Alter) -> str | None:
-        """Why a new value of the job's may not be: a project it may not have, a
-        checkpointing environment (gridd has none), an array dependency it cannot have;
-        in 8.1.9's words."""
+        """Why a new value of the job's may not be: a name qsub refuses, a project it may
+        not have, a checkpointing environment (gridd has none), an array dependency it
+        cannot have; in 8.1.9's words."""
+        if req.name is not None:
+            refusal = name_refusal(req.name)
+            if refusal:
+                return refusal
         if req.project is not None:
             problem = self._rights(msgspec.structs.replace(job.spec, project=req.project))
             if problem:

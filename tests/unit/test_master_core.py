@@ -93,6 +93,27 @@ def test_job_names_8_1_9_takes():
     assert [master.s.jobs[reply.job_id].spec.name for reply in replies] == names
 
 
+def test_qalter_refuses_a_job_name_as_qsub_does():
+    """8.1.9's qalter -N (run here) refuses what its qsub -N refuses, in the same words,
+    for each job named, on standard output, exit 1: it took any name before."""
+    master = make_master()
+    jobs = [master.submit(spec(name="first", hold=True), 1.0, Effects()).job_id
+            for _ in range(2)]
+
+    def rename(name: str) -> p.Ok:
+        return master.alter(p.Alter(targets=[str(j) for j in jobs], user="root", name=name),
+                            2.0, Effects())
+
+    for name, text in [("1x", 'denied: "1x" is not a valid object name (cannot start with '
+                                "a digit)"),
+                       ("a:b", "Colon (':') not allowed in objectname"),
+                       ("a@b", "At ('@') not allowed in objectname")]:
+        assert rename(name) == p.Ok(lines=[text, text], code=1)
+    assert rename("a b").code == 1
+    assert [master.s.jobs[j].spec.name for j in jobs] == ["first", "first"]
+    assert rename("second").lines == [f"modified job name of job {j}" for j in jobs]
+
+
 def test_first_fit_never_overbooks_slots():
     master = make_master(hosts=2, slots=2)
     fx = Effects()
