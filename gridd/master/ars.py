@@ -33,7 +33,7 @@ from gridd.model.ar import (
     ArSpec,
 )
 from gridd.model.cluster import PlanConf, split_instance
-from gridd.model.job import JobSpec
+from gridd.model.job import JobSpec, object_name_refusal
 from gridd.sched.plan import admits
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
         return p.Error(text=window)
     start, end = window
     request = m.ar_request(spec)
-    problem = _naming_problem(spec) or m.validate_request(request, "advance_reservation")
+    problem = object_name_refusal(spec.name) or m.validate_request(request, "advance_reservation")
     if problem:
         return p.Error(text=problem)
     place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,
@@ -85,13 +85,6 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     if start <= now:
         _go(m, ar, RUNNING, "START TIME REACHED", "start time of AR reached", now, fx)
     return p.Ok(lines=[f"Your advance reservation {ar_id} has been granted"])
-
-
-def _naming_problem(spec: ArSpec) -> str | None:
-    """An AR's name refused, in 8.1.9's words."""
-    if spec.name[:1].isdigit():
-        return f'denied: "{spec.name}" is not a valid object name (cannot start with a digit)'
-    return None
 
 
 def _window(spec: ArSpec, now: float) -> tuple[float, float] | str:

@@ -137,10 +137,22 @@ def changed_context(context: dict[str, str], changes: list[tuple[str, dict[str, 
     return result
 
 
-# The characters 8.1.9 refuses in a job name, in the order it looks for them, with its words.
+# The characters 8.1.9 refuses in a job's or an AR's name, in the order it looks for them,
+# with its words.
 _NAME_CHARACTERS = (("\n", "Return"), ("\t", "Tab"), ("\r", "Carriage return"),
                     (":", "Colon (':')"), ("@", "At ('@')"), ("\\", "Backslash ('\\')"),
                     ("*", "Asterisk ('*')"), ("?", "Questionmark ('?')"))
+
+
+def object_name_refusal(name: str) -> str | None:
+    """Why 8.1.9 refuses ``name`` for a job or an advance reservation, in its words, or
+    None: a leading digit, then the characters above."""
+    if name[:1].isdigit():
+        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
+    for character, said in _NAME_CHARACTERS:
+        if character in name:
+            return f"{said} not allowed in objectname"
+    return None
 
 
 def name_refusal(name: str) -> str | None:
@@ -149,11 +161,9 @@ def name_refusal(name: str) -> str | None:
     qstat's columns could not be read back."""
     if not name:
         return "job rejected cause there is no job_name in the request"
-    if name[0].isdigit():
-        return f'denied: "{name}" is not a valid object name (cannot start with a digit)'
-    for character, said in _NAME_CHARACTERS:
-        if character in name:
-            return f"{said} not allowed in objectname"
+    refusal = object_name_refusal(name)
+    if refusal:
+        return refusal
     if any(c.isspace() for c in name):
         return (f'denied: job name "{name}" contains whitespace (a job is named after its '
                 "command or script unless -N names it)")

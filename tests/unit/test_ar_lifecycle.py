@@ -288,6 +288,8 @@ def test_qrsub_w_v_only_verifies() -> None:
      "start time is later than end time"),
     (dict(start=NOW - HOUR, duration=60), "start time is in the past"),
     (dict(name="1x"), 'denied: "1x" is not a valid object name (cannot start with a digit)'),
+    (dict(name="a:b"), "Colon (':') not allowed in objectname"),  # qrsub -N, as qsub -N
+    (dict(name="a@b*"), "At ('@') not allowed in objectname"),
 ])
 def test_a_window_that_is_none(window, said) -> None:  # (and a name that is none)
     m = master(hosts=2, slots=2)
