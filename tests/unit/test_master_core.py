@@ -561,7 +561,6 @@ def test_hold_is_for_the_owner_operators_and_managers():
         ['denied: "alice" must be manager for this operation'], 18)
 
 
-
 def test_a_task_range_on_a_job_that_is_not_an_array():
     """8.1.9 (run here): qhold or qrls of several task ids of a job that is no array
     refuses it ("N is not a job array", exit 4) and goes on with the rest of the line;
@@ -587,6 +586,7 @@ def test_a_task_range_on_a_job_that_is_not_an_array():
     other = master.hold(p.Hold(targets=["1.1-3"], user="bob"), Effects())
     assert (other.lines, other.code) == (
         ['denied: "bob" must be at least owner of job 1 to change job attributes'], 18)
+
 
 def test_qalter_takes_the_rest_of_qsubs_options_in_8_1_9s_words():
     """Output paths, shell, environment, mail, working directory, notify, project and
