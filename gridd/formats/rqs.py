@@ -310,16 +310,15 @@ def check_limit(table: ComplexTable, limit: Limit, *, per_host: bool) -> Limit:
     return Limit(attr.name, limit.value, _formula(table, attr.name, limit.value))
 
 
-def with_formulas(table: ComplexTable, rule_set: RuleSet) -> RuleSet:
-    """The rule set with its dynamic limits parsed where they are kept as text alone, as
-    spools written before limits were kept parsed hold them: the scheduler works out
-    only parsed ones. A limit that no longer parses (its complex gone) stays as it is."""
+def with_formulas(table: ComplexTable, rule_set: RuleSet) -> None:
+    """Parse, in place, the rule set's dynamic limits kept as text alone, as spools
+    written before limits were kept parsed hold them: the scheduler works out only
+    parsed ones. A limit that no longer parses (its complex gone) stays as it is."""
     for rule in rule_set.rules:
         for index, limit in enumerate(rule.limits):
             if limit.formula is None and is_dynamic(limit.value):
                 with contextlib.suppress(RqsError):
                     rule.limits[index] = check_limit(table, limit, per_host=True)
-    return rule_set
 
 
 def is_per_host(rule: Rule) -> bool:
