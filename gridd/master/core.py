@@ -733,8 +733,9 @@ class Master:
         """qhold/qrls: holds of the named jobs' tasks: the user hold changed by their
         owner, an operator or a manager, the operator hold by operators and managers, the
         system hold by managers. A line for each task whose holds changed (8.1.9 says
-        nothing of the others), exit codes as 8.1.9's: 3 for a job that does not exist,
-        18 for one the sender may not change. A running task keeps its hold (qstat: hr)
+        nothing of the others), exit codes as 8.1.9's, the first failure's: 3 for a job
+        that does not exist, 4 for several tasks of one that is not an array, 18 for one
+        the sender may not change. A running task keeps its hold (qstat: hr)
         for when it waits again, after qmod -r."""
         config = self.s.config
         refused = permissions.submit_host_refusal(config, req.host)
