@@ -129,7 +129,8 @@ class Carried:
     held: dict[tuple[int, int, float], tuple[tuple[Use, ...], float, JobRequest]] = field(
         default_factory=dict)
     # ids of the instances usable and open, and the instances advance reservations hold
-    where: tuple[tuple[int, ...], tuple[int, ...], frozenset[str]] = ((), (), frozenset())
+    # (None: in no order a cycle begins with, see forget_order)
+    where: tuple[tuple[int, ...], tuple[int, ...], frozenset[str]] | None = ((), (), frozenset())
     standing: Standing = field(default_factory=Standing)  # the running tasks' diagrams
     statics: dict[tuple[object, ...], _Static] = field(default_factory=dict)  # by key
     lists: dict[tuple[int, ...], list[Instance]] = field(default_factory=dict)
@@ -148,8 +149,9 @@ class Carried:
 
     def forget_order(self) -> None:
         """The planning order changed within a cycle (load adjustments): what categories
-        were made for the old one goes."""
-        self.where, self.statics, self.lists = ((), (), frozenset()), {}, {}
+        were made for the old one goes, and what is made for the new one is not kept for
+        the next cycle, whatever its instances (none at all are instances too)."""
+        self.where, self.statics, self.lists = None, {}, {}
 
     def follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
         """Forget what the configuration or the loads no longer bear out: once a cycle,

@@ -165,6 +165,22 @@ def test_reservations_follow_the_order_the_placements_left() -> None:
     assert result.reserved == {3: (NOW + 160, [("all.q@h2", 2)])}
 
 
+def test_what_a_moved_order_made_is_not_kept_for_the_next_cycle() -> None:
+    """The placement on a.q@h1 moves it behind a.q@h2, and the -q b.q category is made
+    after that, for the order of the moment; the next cycle, with every instance disabled
+    (none usable, none open, as the order the first was left in was not), may not take it
+    up: its job started in the disabled b.q@h3."""
+    load = {"np_load_avg": "0.100000", "num_proc": "1"}
+    view = adjusted(cell(qi("a.q@h1", 2), qi("a.q@h2", 2), qi("b.q@h3", 2, seq_no=1),
+                         loads={host: dict(load) for host in ("h1", "h2", "h3")}))
+    planner = Planner()
+    view.jobs = {1: job(1, queues=["a.q"]), 2: job(2, queues=["b.q"])}
+    assert hosts(planner.plan(view, NOW)) == ["h1", "h3"]
+    view.flags = {qi.name: "d" for qi in view.conf.instances}
+    view.jobs = {3: job(3, queues=["b.q"])}
+    assert planner.plan(view, NOW + 1).orders == []
+
+
 def test_plan_conf_reads_the_adjustments() -> None:
     state = MasterState()
     initial_config(state, CellConfig(hosts=["h1"], slots=1))
