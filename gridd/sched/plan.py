@@ -705,10 +705,9 @@ class _Following:
     on_host: dict[str, list[tuple[int, Instance]]]
     watched: set[int]
     listed: tuple[int, int] = (0, 0)
-    # Per category (by id; each new one writes its own): its key (None without
-    # categories), and the changes and mark its candidates followed.
-    categories: dict[int, tuple[tuple[object, ...] | None, int, int]] = field(
-        default_factory=dict)
+    # Per category (by id; each new one writes its own): the changes and mark its
+    # candidates followed.
+    categories: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 class Cycle:
@@ -1044,18 +1043,19 @@ class Cycle:
                         dict(static.excluded))
         if self._following is not None:
             order = self._following.order
-            self._following.categories[id(cat)] = (key, order.changes, order.mark)
+            self._following.categories[id(cat)] = (order.changes, order.mark)
         return cat
 
     def _follow_order(self, cat: _Category) -> None:
         """The category's candidates in the cycle's planning order as it is now, if that
         changed since they were last in it. What it learned holds (resources only shrink,
         and instances in alarm only drop out): its refusals, the instances that refused it,
-        its parallel jobs' candidates; only where its scans stopped is forgotten."""
+        its parallel jobs' candidates; only where its scans stopped is forgotten. (The
+        order changed, so Carried.forget_order keeps none of it for the next cycle.)"""
         following = self._following
         assert following is not None
         order = following.order
-        key, changes, mark = following.categories[id(cat)]
+        changes, mark = following.categories[id(cat)]
         if changes == order.changes:
             return
         old, one_list = cat.static, cat.open is cat.candidates
@@ -1068,8 +1068,6 @@ class Cycle:
                 open_ = candidates if one_list else open_
             static = _Static(old.req, candidates, old.pes, old.soft_queues, old.duration,
                              old.excluded, old.lead, open_)
-            if key is not None:
-                self.carried.statics[key] = static
             if cat.skip is not None:  # the same refusals, where the instances are now
                 refused = set(map(id, itertools.compress(
                     cat.candidates, map(operator.ne, cat.skip, range(len(cat.candidates))))))
@@ -1082,7 +1080,7 @@ class Cycle:
                     for pe, instances in cat.pe_candidates.items()}
         if any(followed[pe] is not instances for pe, instances in cat.pe_candidates.items()):
             cat.pe_candidates, cat.pe_hosts = followed, {}
-        following.categories[id(cat)] = (key, order.changes, order.mark)
+        following.categories[id(cat)] = (order.changes, order.mark)
 
     def _static(self, job: p.SchedJob) -> _Static:
         if self._following is not None:
