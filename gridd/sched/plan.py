@@ -358,9 +358,7 @@ class Planner:
         for task in holds:
             debit(levels, task)
         table = levels.matcher.table
-        # (No loads, no adjustments: gridd sim asks nothing more.)
-        adjust = None if not view.loads else Adjustments.of(
-            view.conf, view.loads, view.running.values(), now, table)
+        adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
                                  None if adjust is None else adjust.loads)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
