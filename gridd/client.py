@@ -243,4 +243,3 @@ def _read_endpoint(base: str | os.PathLike[str] | None) -> str:
             return f.read().strip()
     except OSError:
         raise GriddError(paths.no_cell(base, where)) from None
-
