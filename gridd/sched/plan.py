@@ -873,11 +873,12 @@ class Cycle:
         why = overload(qi, self.loads.get(qi.host, {}), self.matcher.table, self.adjust)
         return None if why is None else f"{_OVERLOADED}: {why}"
 
-    def _follow_load(self, granted: Granted) -> None:
+    def _follow_load(self, granted: Granted) -> bool:
         """After a placement, its hosts' adjusted loads have risen: their instances that
         reach a load threshold now take no more jobs this cycle (as 8.1.9 says, after the
         instances dropped when it began), and the others move in the planning order; each
-        category follows the order before it is next placed (_follow_order)."""
+        category follows the order before it is next placed (_follow_order). Whether the
+        order changed."""
         following = self._following
         assert following is not None
         order, watched = following.order, following.watched
@@ -893,12 +894,13 @@ class Cycle:
                     self.global_info.append(f'queue instance "{qi.name}" dropped because {why}')
                 order.move(qi, None if why else self._sort_key(qi, index, load))
         if order.changes == changes:
-            return
+            return False
         self.carried.forget_order()
         # Lists let go may leave their ids to new ones: what is kept by a list's id goes
         # (a category lets its list go only in _follow_order, after such a change).
         self._sigs.clear()
         self._quota_dead.clear()
+        return True
 
     def _in_order(self) -> None:
         """The usable and open instances in the planning order as it is now, for what asks
@@ -1634,8 +1636,10 @@ class Cycle:
                 break
             granted, pe = placed
             self._spend_ar(job.ar, cat.req, granted)
-            if self.adjust is not None:  # its load is the host's, whatever the AR
-                self._follow_load(granted)
+            # Its load is the host's, whatever the AR: the job's next task goes by the
+            # order it leaves, as a job's outside an AR does, and not where it put alarm.
+            if self.adjust is not None and self._follow_load(granted):
+                found = self._ar_instances(job, cat)
             if self.job_tasks is not None:
                 self.job_tasks[job.job_id] += 1
             plan.orders.append(p.Order(job.job_id, task_id, granted, pe))

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import MasterState
 from gridd.master.views import plan_conf
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
 from gridd.sched import order as order_module
@@ -163,6 +164,28 @@ def test_reservations_follow_the_order_the_placements_left() -> None:
     result = planned(view, pair[0], job(2, hard={"h_rt": "100"}), pair[1])
     assert hosts(result) == ["h1", "h2"]
     assert result.reserved == {3: (NOW + 160, [("all.q@h2", 2)])}
+
+
+def test_the_tasks_of_a_job_in_an_advance_reservation_follow_the_order_too() -> None:
+    """In an AR as outside one, each task placed raises its host's load: an array job's
+    tasks take turns between the AR's hosts, as four jobs do, and stop at the instance
+    that reached its threshold (they went where the job's first task found room)."""
+    booking = ArBooking(7, NOW - 10, NOW + 1000, [("all.q@h1", 2), ("all.q@h2", 2)], {},
+                        usable=True)
+    view = adjusted(two_hosts())
+    view.ars = {7: booking}
+    in_ar = [msgspec.structs.replace(job(1, tasks=4), ar=7),
+             *(msgspec.structs.replace(job(n), ar=7) for n in range(2, 6))]
+    assert hosts(planned(view, in_ar[0])) == hosts(planned(view, *in_ar[1:])) == [
+        "h1", "h2", "h1", "h2"]
+    view = adjusted(cell(qi("all.q@vm", 8, thresholds={"np_load_avg": "1.75"}),
+                         loads={"vm": {"np_load_avg": "1.000000"}}))
+    view.ars = {7: msgspec.structs.replace(booking, granted=[("all.q@vm", 4)])}
+    result = planned(view, in_ar[0])
+    assert [o.task_id for o in result.orders] == [1, 2]
+    assert result.global_info == [
+        'queue instance "all.q@vm" dropped because it is overloaded: np_load_avg=2.000000 '
+        "(= 1.000000 + 0.50 * 2.000000 with nproc=1) >= 1.75"]
 
 
 def test_what_a_moved_order_made_is_not_kept_for_the_next_cycle() -> None:
