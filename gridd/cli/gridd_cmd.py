@@ -253,7 +253,7 @@ def cmd_down(base: Path, args: argparse.Namespace) -> int:
     gridd.execd.signals), and whatever still runs afterwards is said."""
     master = read_pid(paths.master_spool(base) / "qmaster.pid")
     execds = [read_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
-    stop_execd = signals.KILL_JOBS if args.kill_jobs else signal.SIGTERM
+    stop_execd = signals.KILL_JOBS if args.kill_jobs else signals.LEAVE_JOBS[0]
     pids = []
     for pid, signum in [(master, signal.SIGTERM), *((pid, stop_execd) for pid in execds)]:
         if alive(pid):

@@ -98,7 +98,7 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
 def cell_processes(root: Path) -> list[int]:
     """Live processes of the cell under `root`: daemons and jobs (by their environment),
     shepherds (by their command line, which names the task's spool directory)."""
-    marks = [f"GRIDD_ROOT={root}\0".encode(), f"SGE_ROOT={root}\0".encode()]
+    marks = [f"GRIDD_ROOT={root}\0".encode()]  # a job's too, beside SGE_ROOT (above root)
     spool = f"{root}/".encode()
     found = []
     for entry in Path("/proc").iterdir():
