@@ -48,7 +48,7 @@ from gridd.cli.qsub_args import parse_qsub
 from gridd.client import Client
 from gridd.master.admin import Caller, run_qconf
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.config import Configuration
 
 SIZES = [2**k for k in range(12, 18)]

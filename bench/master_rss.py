@@ -14,7 +14,8 @@ import time
 import msgspec
 
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import JobSpec
 
 HOSTS = 250

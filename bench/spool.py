@@ -42,7 +42,8 @@ from master_rss import spec as realistic_spec
 
 from gridd.client import Client, GriddError
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import JobSpec
 from gridd.spool import admin
 from gridd.spool.methods import METHODS, open_spool, set_method

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.cluster import ExecHost
 from gridd.model.objects import ClusterQueue, ExecHostConf, ParallelEnvConf
 from gridd.model.pe import FILL_UP, PE_SLOTS

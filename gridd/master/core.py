@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
 import msgspec
@@ -26,10 +25,10 @@ from gridd.formats.requests import (
 )
 from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
-from gridd.model.ar import AdvanceReservation, ArSpec
-from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running, split_instance
+from gridd.master.state import Effects, MasterState
+from gridd.model.ar import ArSpec
+from gridd.model.cluster import ExecHost, PlanConf, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, holds, value_problem
-from gridd.model.config import Configuration
 from gridd.model.job import (
     ACTIVE,
     DELETING,
@@ -56,7 +55,6 @@ from gridd.model.job import (
 )
 from gridd.model.objects import NONE, User, words
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
-from gridd.model.report import Report
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
@@ -70,54 +68,6 @@ MAX_JOB_ID = 9_999_999
 LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 FAILED_RESCHEDULED = 25  # the failed code of a run qmod -r ended (8.1.9's)
-
-
-@dataclass
-class Effects:
-    """What one batch of requests changed and must cause."""
-
-    dirty_jobs: set[int] = field(default_factory=set)  # the job may have changed anywhere
-    # (job, task): only this task changed, not its job's header (spooling compares it
-    # alone: a task starting in a 10,000-task array does not look at the others)
-    dirty_tasks: set[tuple[int, int]] = field(default_factory=set)
-    gone_jobs: set[int] = field(default_factory=set)
-    dirty_hosts: set[str] = field(default_factory=set)
-    outbox: list[tuple[int, int, int]] = field(default_factory=list)  # (seq, job, task)
-    outbox_done: list[int] = field(default_factory=list)
-    to_execd: list[tuple[str, p.Msg]] = field(default_factory=list)
-    replies: list[tuple[bytes, p.Msg]] = field(default_factory=list)
-    sched: list[p.SchedJob] = field(default_factory=list)
-    sched_removed: list[tuple[int, int]] = field(default_factory=list)
-    sched_started: list[Running] = field(default_factory=list)
-    sched_ended: list[tuple[int, int]] = field(default_factory=list)
-    sched_loads: dict[str, dict[str, str]] = field(default_factory=dict)
-    hosts_changed: bool = False
-    flags_changed: bool = False
-    counters_changed: bool = False
-    config_changed: bool = False
-    sched_resync: bool = False  # the scheduler asked for the whole state
-    dirty_ars: set[int] = field(default_factory=set)  # either set: the scheduler hears of
-    gone_ars: set[int] = field(default_factory=set)  # every AR again
-    reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
-    mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
-    stop_master: bool = False  # qconf -km
-    sched_monitor: bool = False  # qconf -tsm
-
-
-@dataclass
-class MasterState:
-    queues: dict[str, Queue] = field(default_factory=dict)
-    hosts: dict[str, ExecHost] = field(default_factory=dict)
-    jobs: dict[int, Job] = field(default_factory=dict)
-    next_job_id: int = 1
-    next_seq: int = 1
-    outbox: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> (job, task)
-    finished: dict[int, p.JobExited] = field(default_factory=dict)
-    config: Configuration = field(default_factory=Configuration)
-    flags: dict[str, str] = field(default_factory=dict)  # queue instance -> qmod state letters
-    ars: dict[int, AdvanceReservation] = field(default_factory=dict)
-    next_ar_id: int = 1
-    reports: dict[int, Report] = field(default_factory=dict)  # seq -> record (outbox)
 
 
 class Master:

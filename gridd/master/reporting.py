@@ -26,7 +26,8 @@ from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
 from gridd.sched.levels import build_levels
 
 if TYPE_CHECKING:
-    from gridd.master.core import Effects, Master
+    from gridd.master.core import Master
+    from gridd.master.state import Effects
 
 PRIORITY_OFFSET = 1024  # 8.1.9 records a job's -p priority shifted into 0..2048
 _DEFAULT = p.ReportingParams()

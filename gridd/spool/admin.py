@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from gridd.collector import held_off
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.spool.base import Spool, SpoolError
 from gridd.spool.methods import METHODS, method_of, open_spool, set_method
 from gridd.spool.records import load, records, restore

@@ -19,7 +19,7 @@ import msgspec
 
 from gridd.collector import held_off
 from gridd.formats.rqs import with_formulas
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.ar import AdvanceReservation
 from gridd.model.cluster import ExecHost
 from gridd.model.complexes import ComplexTable

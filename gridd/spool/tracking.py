@@ -15,7 +15,7 @@ import hashlib
 
 import msgspec
 
-from gridd.master.core import Effects, MasterState
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import Job
 from gridd.model.report import ConfigRecord
 from gridd.spool.base import Transaction

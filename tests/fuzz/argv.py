@@ -279,7 +279,7 @@ def _check_qquota(value: CommandInput) -> None:
 
 def _fresh_config() -> Configuration:
     """What `gridd up --hosts 2` configures, built once and copied for every input."""
-    from gridd.master.core import MasterState
+    from gridd.master.state import MasterState
 
     state = MasterState()
     initial_config(state, CellConfig(hosts=["node1", "node2"], slots=2))

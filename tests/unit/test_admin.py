@@ -109,7 +109,7 @@ def test_projects_and_scheduler_configuration():
 
 def test_attribute_verbs_follow_the_reference():
     from gridd.master.bootstrap import CellConfig, initial_config
-    from gridd.master.core import MasterState
+    from gridd.master.state import MasterState
 
     state = MasterState()
     initial_config(state, CellConfig(hosts=["vm"], slots=4))

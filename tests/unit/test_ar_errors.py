@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from gridd import protocol as p
 from gridd.master import ars
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.ar import ERROR, RUNNING, WAITING, WARNING, ArSpec
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView

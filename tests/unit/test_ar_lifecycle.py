@@ -17,7 +17,8 @@ import pytest
 
 from gridd import protocol as p
 from gridd.master import ars
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.ar import DELETED, EXITED, MAX_AR_ID, RUNNING, WAITING, ArSpec
 from gridd.model.config import Userset
 from gridd.model.job import DELETING, DONE, PENDING

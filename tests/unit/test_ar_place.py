@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from gridd import protocol as p
 from gridd.master import ars
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.ar import ArSpec
 from gridd.model.config import Userset
 from tests.unit.test_master_core import make_master

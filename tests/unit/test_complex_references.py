@@ -19,7 +19,8 @@ from gridd.formats.complex_table import ComplexRow, print_complex_table
 from gridd.master import ars
 from gridd.master.admin import Answer, Caller, run_qconf
 from gridd.master.admin_refs import complex_references
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.ar import ArSpec
 from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration

@@ -11,7 +11,7 @@ import pytest
 from gridd import protocol as p
 from gridd.accounting.report_lines import line
 from gridd.master import reporting
-from gridd.master.core import Effects
+from gridd.master.state import Effects
 from gridd.model.report import HostRecord, JobRecord, QueueRecord
 from tests.unit.test_master_core import make_master, schedule, spec
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, Running

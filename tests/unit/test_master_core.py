@@ -6,7 +6,8 @@ import pytest
 
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec, Usage
 from gridd.model.objects import ParallelEnvConf
 from gridd.sched.info import Told

@@ -16,7 +16,8 @@ import pytest
 from gridd import protocol as p
 from gridd.master import ars
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
+from gridd.master.state import Effects, MasterState
 from gridd.model.ar import ArSpec
 from gridd.model.config import Userset
 from gridd.model.job import DONE, PENDING, JobSpec

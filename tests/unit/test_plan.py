@@ -16,7 +16,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr

@@ -16,7 +16,7 @@ from gridd import protocol as p
 from gridd.cli import qconf
 from gridd.master.admin import Caller, run_qconf
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 
 
 @pytest.fixture

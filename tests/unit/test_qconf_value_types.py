@@ -28,7 +28,7 @@ from gridd.formats.qconf_objects import (
 )
 from gridd.master.admin import Caller, run_qconf
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration
 

@@ -13,7 +13,7 @@ import pytest
 from gridd.formats.qconf_objects import template
 from gridd.master.admin import Caller, run_qconf
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.config import Configuration
 
 ROOT = Caller("root", "vm")

@@ -4,7 +4,8 @@ that suspension sends to execds."""
 from __future__ import annotations
 
 from gridd import protocol as p
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.job import PENDING, RUNNING
 from tests.unit.test_master_core import make_master, schedule, spec
 

@@ -12,7 +12,7 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.cluster import Running
 from gridd.model.pe import ParallelEnv

@@ -27,7 +27,7 @@ from gridd import durable
 from gridd.formats.objects import SPOOL_KEY_WIDTHS, print_object
 from gridd.formats.qconf_objects import to_pairs
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import MasterState
+from gridd.master.state import MasterState
 from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
 from gridd.model.cluster import ExecHost
 from gridd.model.config import Userset

@@ -25,7 +25,7 @@ import msgspec
 import pytest
 
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, MasterState
+from gridd.master.state import Effects, MasterState
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.job import JobSpec, Task, Usage, new_job
 from gridd.model.report import ConfigRecord, JobRecord

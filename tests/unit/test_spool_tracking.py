@@ -11,7 +11,7 @@ import pytest
 
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, MasterState
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import RUNNING, TRANSFERRING, Job, JobSpec, Task, new_job
 from gridd.model.report import ConfigRecord
 from gridd.model.rqs import RuleSet
