@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from gridd.accounting.render import Key
-from gridd.formats.values import is_unsigned
+from gridd.model.values import is_unsigned
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ from gridd.accounting.qacct_query import (
     summary_keys,
     summary_query,
 )
-from gridd.formats.values import is_unsigned
 from gridd.manual import usage
+from gridd.model.values import is_unsigned
 
 # Options naming a grouping column, each with an optional value that selects one value.
 _GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}

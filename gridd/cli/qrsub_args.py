@@ -25,8 +25,8 @@ from gridd.cli.qsub_args import (
 )
 from gridd.formats import requests
 from gridd.formats.names import date_time_complaint, parse_date_time
-from gridd.formats.values import parse_time
 from gridd.model.ar import ArSpec
+from gridd.model.values import parse_time
 
 EXIT_ERROR = 1
 

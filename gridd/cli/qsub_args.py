@@ -18,8 +18,8 @@ import msgspec
 
 from gridd.formats import requests
 from gridd.formats.names import date_time_complaint, parse_date_time
-from gridd.formats.values import is_unsigned, parse_time
 from gridd.model.job import JobSpec, changed_context
+from gridd.model.values import is_unsigned, parse_time
 
 DEFAULT_PREFIX = "#$"
 PRIORITY_RANGE = range(-1023, 1025)

@@ -37,7 +37,6 @@ from gridd.cli.render_qstat_extra import (
     xml_usage,
 )
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
-from gridd.formats.values import is_unsigned
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.job import (
@@ -53,6 +52,7 @@ from gridd.model.job import (
     Job,
     Task,
 )
+from gridd.model.values import is_unsigned
 
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply

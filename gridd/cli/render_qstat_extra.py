@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
-from gridd.formats.values import is_unsigned
 from gridd.model.job import Job, Task, Usage
+from gridd.model.values import is_unsigned
 from gridd.protocol import PriorityParts
 
 QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise

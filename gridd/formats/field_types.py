@@ -15,9 +15,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from gridd.formats.names import format_bool, parse_bool
-from gridd.formats.values import is_unsigned, parse_memory, parse_time
 from gridd.model.objects import NONE, words
+from gridd.model.values import format_bool, is_unsigned, parse_bool, parse_memory, parse_time
 
 # Who finds a bad value: the reader of the file, qconf in what it read, or the master.
 READING = "reading"

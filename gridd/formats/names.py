@@ -1,4 +1,4 @@
-"""Small value syntaxes of qconf objects and q* options: queue references, DATE_TIME, BOOL.
+"""Small value syntaxes of qconf objects and q* options: queue references and DATE_TIME.
 
 Queue references (`-q`, `-masterq`, subordinate and RQS `queues` lists) follow Grid
 Engine's rule of splitting at the first `@`: what precedes it is a cluster queue pattern
@@ -143,27 +143,3 @@ def format_date_time(epoch: float, *, from_epoch: FromEpoch = time.localtime) ->
     """The full `CCYYMMDDhhmm.SS` form, which parse_date_time reads back unchanged."""
     return time.strftime("%Y%m%d%H%M.%S", from_epoch(epoch))
 
-
-# --- BOOL ---------------------------------------------------------------------------
-
-_TRUE = frozenset({"true", "1"})
-_FALSE = frozenset({"false", "0"})
-
-
-def parse_bool(text: str) -> bool:
-    """Grid Engine's booleans: TRUE/FALSE in any case, or 1/0.
-
-    YES/NO are not booleans in Grid Engine: they are keywords of the complex table's
-    requestable and consumable columns, and a BOOL attribute refuses them.
-    """
-    word = text.strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    raise ValueError(f'invalid boolean value "{text}"')
-
-
-def format_bool(value: bool) -> str:
-    """TRUE/FALSE, as queue, PE and scheduler configurations show booleans."""
-    return "TRUE" if value else "FALSE"

@@ -44,9 +44,8 @@ from gridd.formats.field_types import (
     said,
     user_name,
 )
-from gridd.formats.names import parse_bool
-from gridd.formats.values import is_unsigned, parse_time
 from gridd.model.objects import NONE, words
+from gridd.model.values import is_unsigned, parse_bool, parse_time
 
 # ---- cluster queues ---------------------------------------------------------------------------
 

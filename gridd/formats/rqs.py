@@ -41,7 +41,6 @@ from gridd.formats.parsing import (
     load_parser,
     offending_word,
 )
-from gridd.formats.values import is_unsigned
 from gridd.model.complexes import (
     CONSUMABLE_TYPES,
     STRING_TYPES,
@@ -51,6 +50,7 @@ from gridd.model.complexes import (
     parse_value,
 )
 from gridd.model.rqs import FILTERS, Filter, Limit, Rule, RuleSet, Term
+from gridd.model.values import is_unsigned
 
 if TYPE_CHECKING:
     from lark import Lark, Token

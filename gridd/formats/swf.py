@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gridd.formats.values import is_unsigned
+from gridd.model.values import is_unsigned
 
 
 @dataclass(slots=True, frozen=True)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd import protocol as p
-from gridd.formats.values import is_unsigned
 from gridd.master import ids, permissions, reporting
 from gridd.master.views import to_int
 from gridd.model.ar import (
@@ -34,6 +33,7 @@ from gridd.model.ar import (
 )
 from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import JobSpec, object_name_refusal
+from gridd.model.values import is_unsigned
 from gridd.sched.plan import admits
 
 if TYPE_CHECKING:

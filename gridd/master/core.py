@@ -23,7 +23,6 @@ from gridd.formats.requests import (
     submitted_line,
     task_selection,
 )
-from gridd.formats.values import is_unsigned
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.master.state import Effects, MasterState
 from gridd.model.ar import ArSpec
@@ -55,6 +54,7 @@ from gridd.model.job import (
 )
 from gridd.model.objects import NONE, User, words
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
+from gridd.model.values import is_unsigned
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
@@ -1617,7 +1617,7 @@ def _min_limit(a: float, b: float) -> float:
 
 def _seconds(text: str) -> float | None:
     """Seconds of a TIME value, 0.0 for INFINITY and None when it is not a time."""
-    from gridd.formats.values import parse_time
+    from gridd.model.values import parse_time
 
     try:
         value = parse_time(text)

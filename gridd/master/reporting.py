@@ -20,9 +20,9 @@ import functools
 from typing import TYPE_CHECKING
 
 from gridd import protocol as p
-from gridd.formats.values import parse_time
 from gridd.model.job import Job
 from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
+from gridd.model.values import parse_time
 from gridd.sched.levels import build_levels
 
 if TYPE_CHECKING:

@@ -8,13 +8,13 @@ from the configuration after every change, never spooled themselves.
 import math
 
 from gridd.formats.requests import parse_resource_list
-from gridd.formats.values import parse_time
 from gridd.master.admin import resolve_hostgroup
 from gridd.model.cluster import HostAccess, Instance, PlanConf, Queue
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
 from gridd.model.objects import NONE, ClusterQueue, ParallelEnvConf, words
 from gridd.model.pe import ParallelEnv
+from gridd.model.values import parse_time
 
 # Queue attributes offered as complex attributes on the queue level (`qstat -F` shows them
 # as qf:...), besides qname, hostname, slots and complex_values.

@@ -7,7 +7,7 @@ change, not of a row.
 Messages are Grid Engine 8.1.9's where it prints one; where it silently accepts something
 that breaks scheduling later (an INT default of "abc"), the row is refused with our own text.
 
-Value parsing comes from `gridd.formats.values` (stdlib only) so that a default such as
+Value parsing comes from `gridd.model.values` so that a default such as
 "1G" is judged by the same parser the scheduler and execd use.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
-from gridd.formats.values import parse_memory, parse_time
+from gridd.model.values import parse_memory, parse_time
 
 TYPES = ("INT", "STRING", "TIME", "MEMORY", "BOOL", "DOUBLE", "HOST", "CSTRING", "RESTRING")
 STRING_TYPES = frozenset({"STRING", "CSTRING", "RESTRING"})

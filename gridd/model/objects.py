@@ -4,7 +4,7 @@ Every attribute is kept as the normalized text Grid Engine 8.1.9 shows for it (`
 `-se`, `-shgrp`, `-sp`, `-sprj`, `-ssconf`, `-sconf`): these objects travel between qconf,
 the master and the spool, and each of those needs the text exactly as Grid Engine prints
 it, whereas only a few attributes are ever needed as numbers, and those by code that
-already owns the parsers (gridd.formats.values). Validation and normalization happen once,
+already owns the parsers (gridd.model.values). Validation and normalization happen once,
 in gridd.formats.qconf_objects, so an object built from a file always holds printable text.
 
 The field order is Grid Engine's print order, and the defaults are those of the Debian

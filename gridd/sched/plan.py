@@ -33,11 +33,11 @@ from typing import NamedTuple
 import msgspec
 
 from gridd import protocol as p
-from gridd.formats.values import is_unsigned
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
+from gridd.model.values import is_unsigned
 from gridd.sched.access import (
     AccessKey,
     access_key,

@@ -57,7 +57,7 @@ from gridd.formats.qconf_objects import (
     userset_from_pairs,
     userset_pairs,
 )
-from gridd.formats.values import is_unsigned
+from gridd.model.values import is_unsigned
 from gridd.spool.base import Change, Spool, SpoolError
 from gridd.spool.records import CONFIG_KINDS, TYPES
 

@@ -27,7 +27,7 @@ from gridd.accounting.report_catalog import ReportError
 from gridd.accounting.report_catalog import parse as parse_report
 from gridd.formats import requests
 from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
-from gridd.formats.names import parse_bool, parse_date_time, parse_queue_list, parse_queue_ref
+from gridd.formats.names import parse_date_time, parse_queue_list, parse_queue_ref
 from gridd.formats.objects import parse_object, print_configuration, print_object
 from gridd.formats.overrides import parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
@@ -50,7 +50,6 @@ from gridd.formats.rqs import (
 )
 from gridd.formats.rqs import template as rqs_template
 from gridd.formats.swf import read_swf
-from gridd.formats.values import format_time, parse_memory, parse_time
 from gridd.model.complexes import (
     DEFAULT_COMPLEXES,
     TYPES,
@@ -61,6 +60,7 @@ from gridd.model.complexes import (
     validate_table,
 )
 from gridd.model.rqs import Limit
+from gridd.model.values import format_time, parse_bool, parse_memory, parse_time
 from gridd.resources import data_dir
 from tests.fuzz.targets import Target, text_target
 from tests.rqs_reference import RQS_ALL

@@ -19,9 +19,7 @@ from hypothesis import strategies as st
 from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
 from gridd.formats.names import (
     QueueRef,
-    format_bool,
     format_date_time,
-    parse_bool,
     parse_date_time,
     parse_queue_list,
     parse_queue_ref,
@@ -932,17 +930,6 @@ def test_date_time_local_time_by_default() -> None:
     epoch = parse_date_time("203001020304.05", now=_NOW)
     assert time.localtime(epoch)[:6] == (2030, 1, 2, 3, 4, 5)
     assert format_date_time(epoch) == "203001020304.05"
-
-
-def test_bool() -> None:
-    for text in ["TRUE", "true", "True", "1", " TRUE "]:
-        assert parse_bool(text) is True
-    for text in ["FALSE", "false", "0"]:
-        assert parse_bool(text) is False
-    for text in ["yes", "no", "", "2", "t"]:
-        with pytest.raises(ValueError):
-            parse_bool(text)
-    assert (format_bool(True), format_bool(False)) == ("TRUE", "FALSE")
 
 
 # --- errors and parser construction ---------------------------------------------------

@@ -1,8 +1,10 @@
-"""Grid Engine TIME and MEMORY values.
+"""Grid Engine's TIME, MEMORY and BOOL values and its unsigned numbers (sge_types(5)).
 
 Limits such as `h_rt` and `h_vmem` arrive as text from `-l`, queue configurations and
 complex defaults; the scheduler and execd compare them as numbers, so every place that
-reads one goes through these two parsers and gets the same answer and the same errors.
+reads one goes through these parsers and gets the same answer and the same errors. They
+are rules about values, not a file format: the model (a complex attribute's default), the
+planner and every text format share them, so they live here, in stdlib alone.
 """
 
 from __future__ import annotations
@@ -93,3 +95,26 @@ def parse_memory(text: str) -> float:
     factor = _MEMORY_FACTORS.get(stripped[-1:], 1.0)
     digits = stripped[:-1] if stripped[-1:] in _MEMORY_FACTORS else stripped
     return _number(digits, "memory", text) * factor
+
+
+_TRUE = frozenset({"true", "1"})
+_FALSE = frozenset({"false", "0"})
+
+
+def parse_bool(text: str) -> bool:
+    """Grid Engine's booleans: TRUE/FALSE in any case, or 1/0.
+
+    YES/NO are not booleans in Grid Engine: they are keywords of the complex table's
+    requestable and consumable columns, and a BOOL attribute refuses them.
+    """
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ValueError(f'invalid boolean value "{text}"')
+
+
+def format_bool(value: bool) -> str:
+    """TRUE/FALSE, as queue, PE and scheduler configurations show booleans."""
+    return "TRUE" if value else "FALSE"
