@@ -1,14 +1,13 @@
-"""Cluster queue attribute values with per-host and per-host-group overrides.
+"""The notation of cluster queue attribute values with per-host and per-host-group
+overrides: `1,[vm=3],[@linux=2]`.
 
-Every attribute of a cluster queue but `qname` and `hostlist` may differ between its
-queue instances: `slots 1,[vm=3],[@linux=2]` gives host vm three slots, the other hosts
-of @linux two, and every other host one. Which override wins for a given host is the
-model's business; this module only reads and writes the notation.
+Which override a queue instance gets is the model's rule (gridd.model.overrides); this
+module reads and writes the notation, and reads a queue's attribute for one instance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
 from typing import TYPE_CHECKING, Any
 
 from gridd.formats.parsing import (
@@ -19,6 +18,8 @@ from gridd.formats.parsing import (
     load_parser,
     offending_word,
 )
+from gridd.model.objects import NOT_OVERRIDABLE, ClusterQueue
+from gridd.model.overrides import Overridable
 
 if TYPE_CHECKING:
     from lark import Token
@@ -29,17 +30,6 @@ _DESCRIBED = {
     "VALUE": "a value",
     "_COMMA": '","',
 }
-
-
-@dataclass(frozen=True)
-class Overridable:
-    """A default and its overrides keyed by host name or `@hostgroup`, in written order.
-
-    The order is kept because Grid Engine prints overrides in the order they were given.
-    """
-
-    default: str
-    overrides: dict[str, str] = field(default_factory=dict)
 
 
 def _transformer() -> Any:
@@ -83,3 +73,18 @@ def parse_overridable(text: str, *, source: str = "<stdin>") -> Overridable:
 def print_overridable(value: Overridable) -> str:
     """The notation as `qconf -sq` shows it: no blanks around the commas."""
     return value.default + "".join(f",[{host}={v}]" for host, v in value.overrides.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def overridable(text: str) -> Overridable:
+    """Parsed once per distinct text (the master asks for the same attributes per host and
+    per reference check): shared, so read it and never change it."""
+    return parse_overridable(text)
+
+
+def queue_value(queue: ClusterQueue, attr: str, host: str, hostgroups_of_host: list[str]
+                ) -> str:
+    """The value queue instance `attr@host` gets (Overridable.value_for says which)."""
+    if attr in NOT_OVERRIDABLE:
+        raise ValueError(f'"{attr}" has no per-host value')
+    return overridable(getattr(queue, attr)).value_for(host, hostgroups_of_host)

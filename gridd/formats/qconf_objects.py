@@ -20,11 +20,12 @@ import msgspec
 from gridd.formats import object_fields as fields
 from gridd.formats.field_types import MASTER, QCONF, READING, FieldType, InvalidValue, is_host
 from gridd.formats.objects import KEY_WIDTHS, parse_object, print_object
-from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+from gridd.formats.overrides import parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
 from gridd.model.config import Userset
 from gridd.model.objects import (
     NONE,
+    NOT_OVERRIDABLE,
     ClusterQueue,
     ExecHostConf,
     GlobalConf,
@@ -35,6 +36,7 @@ from gridd.model.objects import (
     User,
     words,
 )
+from gridd.model.overrides import Overridable
 
 ConfObject = (
     ClusterQueue | ExecHostConf | HostGroup | ParallelEnvConf | Project | User | SchedConf
@@ -74,7 +76,7 @@ class _Kind:
 
 KINDS: dict[str, _Kind] = {
     "queue": _Kind(ClusterQueue, "queue", "qname", fields.QUEUE,
-                   frozenset(fields.QUEUE) - {"qname", "hostlist"}),
+                   frozenset(fields.QUEUE) - NOT_OVERRIDABLE),
     "exechost": _Kind(ExecHostConf, "exechost", "hostname", fields.EXECHOST),
     "hostgroup": _Kind(HostGroup, "hostgroup", "group_name", fields.HOSTGROUP),
     "pe": _Kind(ParallelEnvConf, "pe", "pe_name", fields.PE),

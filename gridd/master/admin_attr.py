@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+from gridd.formats.overrides import parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import KINDS, from_pairs, to_pairs
 from gridd.master import admin_refs as refs
@@ -30,6 +30,8 @@ from gridd.master.admin_base import (
 )
 from gridd.master.admin_objects import EXECHOSTS, HOSTGROUPS, PES, QUEUES, NamedKind
 from gridd.model.config import Configuration
+from gridd.model.objects import NOT_OVERRIDABLE
+from gridd.model.overrides import Overridable
 
 ATTR_OBJECTS = {"queue": QUEUES, "exechost": EXECHOSTS, "hostgroup": HOSTGROUPS, "pe": PES}
 ASSIGNMENT_LISTS = {"complex_values", "load_thresholds", "suspend_thresholds", "load_scaling",
@@ -101,7 +103,7 @@ def _plain_value(mode: str, attr: str, current: str, value: str, shown: str,
 def _new_value(mode: str, nk: NamedKind, attr: str, current: str, value: str, shown: str,
                notes: list[str]) -> str:
     """What ``attr`` becomes; queue attributes keep their [host=...] overrides apart."""
-    if nk is not QUEUES or attr in ("qname", "hostlist"):
+    if nk is not QUEUES or attr in NOT_OVERRIDABLE:
         return _plain_value(mode, attr, current, value, shown, notes)
     old = parse_overridable(current)
     given = parse_overridable("NONE," + value if value.startswith("[") else value)

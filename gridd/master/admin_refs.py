@@ -16,28 +16,27 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from gridd.formats.overrides import overridable
 from gridd.model.complexes import STRING_TYPES, ComplexTable, parse_value, value_problem
 from gridd.model.config import Configuration
 from gridd.model.objects import (
     NONE,
+    NOT_OVERRIDABLE,
     ClusterQueue,
     ExecHostConf,
     HostGroup,
     ParallelEnvConf,
     Project,
     SchedConf,
-    overridable,
     words,
 )
 from gridd.sched.levels import parse_formula
-
-_NOT_OVERRIDABLE = ("qname", "hostlist")
 
 
 def texts(obj: Any, attr: str) -> list[str]:
     """Every value an attribute holds: a queue's default and each host's override."""
     text = getattr(obj, attr)
-    if isinstance(obj, ClusterQueue) and attr not in _NOT_OVERRIDABLE:
+    if isinstance(obj, ClusterQueue) and attr not in NOT_OVERRIDABLE:
         value = overridable(text)
         return [value.default, *value.overrides.values()]
     return [text]
@@ -65,7 +64,7 @@ def override_keys(queue: ClusterQueue) -> set[str]:
     """The hosts and @groups a queue has [host=value] overrides for."""
     keys: set[str] = set()
     for attr in queue.__struct_fields__:
-        if attr not in _NOT_OVERRIDABLE:
+        if attr not in NOT_OVERRIDABLE:
             keys.update(overridable(getattr(queue, attr)).overrides)
     return keys
 

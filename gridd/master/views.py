@@ -7,6 +7,7 @@ from the configuration after every change, never spooled themselves.
 
 import math
 
+from gridd.formats.overrides import queue_value
 from gridd.formats.requests import parse_resource_list
 from gridd.master.admin import resolve_hostgroup
 from gridd.model.cluster import HostAccess, Instance, PlanConf, Queue
@@ -44,14 +45,14 @@ def queue_views(cfg: Configuration, instances: list[Instance]) -> dict[str, Queu
 
 
 def _queue_view(cq: ClusterQueue, instances: list[Instance]) -> Queue:
-    default = to_int(cq.value_for("slots", "", []))
+    default = to_int(queue_value(cq, "slots", "", []))
     return Queue(
         name=cq.qname, hostlist=[qi.host for qi in instances], slots=default,
         slots_per_host={qi.host: qi.slots for qi in instances if qi.slots != default},
-        qtype=cq.value_for("qtype", "", []), seq_no=to_int(cq.value_for("seq_no", "", [])),
-        tmpdir=cq.value_for("tmpdir", "", []), shell=cq.value_for("shell", "", []),
-        h_rt=cq.value_for("h_rt", "", []), s_rt=cq.value_for("s_rt", "", []),
-        pe_list=words(cq.value_for("pe_list", "", [])),
+        qtype=queue_value(cq, "qtype", "", []), seq_no=to_int(queue_value(cq, "seq_no", "", [])),
+        tmpdir=queue_value(cq, "tmpdir", "", []), shell=queue_value(cq, "shell", "", []),
+        h_rt=queue_value(cq, "h_rt", "", []), s_rt=queue_value(cq, "s_rt", "", []),
+        pe_list=words(queue_value(cq, "pe_list", "", [])),
     )
 
 
@@ -121,7 +122,7 @@ def _seconds(text: str, default: float) -> float:
 
 def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTable) -> Instance:
     def value(attr: str) -> str:
-        return cq.value_for(attr, host, groups)
+        return queue_value(cq, attr, host, groups)
 
     slots = to_int(value("slots"))
     offered = {"qname": cq.qname, "hostname": host, "slots": str(slots)}

@@ -14,20 +14,12 @@ msgspec Structs for the reasons given in gridd.model.job.
 
 from __future__ import annotations
 
-import functools
-
 import msgspec
 
-from gridd.formats.overrides import Overridable, parse_overridable
-
 NONE = "NONE"
-
-
-@functools.lru_cache(maxsize=1024)
-def overridable(text: str) -> Overridable:
-    """Parsed once per distinct text (the master asks for the same attributes per host and
-    per reference check): shared, so read it and never change it."""
-    return parse_overridable(text)
+# The cluster queue's attributes that have one value for all its instances: every other
+# may have per-host overrides (gridd.model.overrides).
+NOT_OVERRIDABLE = frozenset({"qname", "hostlist"})
 
 
 def words(text: str) -> list[str]:
@@ -38,7 +30,8 @@ def words(text: str) -> list[str]:
 
 class ClusterQueue(msgspec.Struct, kw_only=True):
     """A cluster queue. Every attribute but qname and hostlist is overridable text such
-    as `2,[vm=3],[@linux=4]`; `value_for` picks what one queue instance gets.
+    as `2,[vm=3],[@linux=4]`; gridd.formats.overrides.queue_value reads what one queue
+    instance gets.
     """
 
     qname: str
@@ -95,23 +88,6 @@ class ClusterQueue(msgspec.Struct, kw_only=True):
     def hosts(self) -> list[str]:
         """The host list's members, host names and @groups, unresolved."""
         return words(self.hostlist)
-
-    def value_for(self, attr: str, host: str, hostgroups_of_host: list[str]) -> str:
-        """The value queue instance `attr@host` gets: a `[host=...]` override, else the
-        first written `[@group=...]` override of a group the host belongs to, else the
-        default. Grid Engine flags a host whose groups disagree as configuration-ambiguous
-        rather than choosing; detecting that is left to the caller, which knows the groups.
-        """
-        if attr in ("qname", "hostlist"):
-            raise ValueError(f'"{attr}" has no per-host value')
-        value = overridable(getattr(self, attr))
-        if host in value.overrides:
-            return value.overrides[host]
-        groups = set(hostgroups_of_host)
-        for name, override in value.overrides.items():
-            if name in groups:
-                return override
-        return value.default
 
 
 class ExecHostConf(msgspec.Struct, kw_only=True):

@@ -1,5 +1,6 @@
 """qconf on managers, operators, admin/submit hosts and access lists: GE 8.1.9's words."""
 
+from gridd.formats.overrides import queue_value
 from gridd.master.admin import Caller, run_qconf
 from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration
@@ -132,7 +133,7 @@ def test_attribute_verbs_follow_the_reference():
     assert attr("-rattr", "queue", "load_thresholds", "NONE", "all.q")[2] == 0
     assert attr("-aattr", "queue", "slots", "[vm=3]", "all.q")[2] == 0
     assert cfg.queues["all.q"].slots == "4,[vm=3]"
-    assert state.config.queues["all.q"].value_for("slots", "vm", []) == "3"
+    assert queue_value(state.config.queues["all.q"], "slots", "vm", []) == "3"
     attr("-dattr", "queue", "slots", "[vm=3]", "all.q")  # really removed (GE 8.1.9 did not)
     assert cfg.queues["all.q"].slots == "4"
     attr("-aattr", "queue", "slots", "[vm=5]", "all.q")

@@ -32,8 +32,9 @@ from gridd.formats.objects import (
     print_configuration,
     print_object,
 )
-from gridd.formats.overrides import Overridable, parse_overridable, print_overridable
+from gridd.formats.overrides import parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError, load_parser
+from gridd.model.overrides import Overridable
 
 # --- reference outputs -------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gridd.formats.objects import parse_object, print_configuration
-from gridd.formats.overrides import Overridable, print_overridable
+from gridd.formats.overrides import print_overridable, queue_value
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import KINDS, from_pairs, show, to_pairs
 from gridd.model.objects import (
@@ -25,6 +25,7 @@ from gridd.model.objects import (
     Project,
     SchedConf,
 )
+from gridd.model.overrides import Overridable
 
 # `qconf -sq all.q` (final_config.txt)
 QCONF_SQ_ALL = """\
@@ -504,15 +505,15 @@ def test_values_are_normalized_as_grid_engine_shows_them() -> None:
     assert queue.h_rt == "INFINITY"
 
 
-def test_value_for_prefers_host_over_group_over_default() -> None:
+def test_queue_value_prefers_host_over_group_over_default() -> None:
     queue = ClusterQueue(qname="q", slots="1,[@linux=2],[vm=3]", h_rt="0:10:0,[@linux=1:0:0]")
-    assert queue.value_for("slots", "vm", ["@linux"]) == "3"
-    assert queue.value_for("slots", "other", ["@linux"]) == "2"
-    assert queue.value_for("slots", "other", []) == "1"
-    assert queue.value_for("h_rt", "vm", ["@linux"]) == "1:0:0"
-    assert queue.value_for("tmpdir", "vm", ["@linux"]) == "/tmp"
+    assert queue_value(queue, "slots", "vm", ["@linux"]) == "3"
+    assert queue_value(queue, "slots", "other", ["@linux"]) == "2"
+    assert queue_value(queue, "slots", "other", []) == "1"
+    assert queue_value(queue, "h_rt", "vm", ["@linux"]) == "1:0:0"
+    assert queue_value(queue, "tmpdir", "vm", ["@linux"]) == "/tmp"
     with pytest.raises(ValueError):
-        queue.value_for("hostlist", "vm", [])
+        queue_value(queue, "hostlist", "vm", [])
 
 
 # --- Grid Engine's complaints ------------------------------------------------------------
