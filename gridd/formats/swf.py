@@ -6,16 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gridd.model.trace import TraceJob
 from gridd.model.values import is_unsigned
-
-
-@dataclass(slots=True, frozen=True)
-class TraceJob:
-    job_id: int
-    submit: float
-    run: float  # how long it ran (it is killed at `limit` if that is shorter)
-    slots: int
-    limit: float  # the run time it asked for: its h_rt
 
 
 @dataclass(slots=True)

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gridd import protocol as p
-from gridd.formats.swf import TraceJob
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
+from gridd.model.trace import TraceJob
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gridd.formats.swf import TraceJob, read_swf
+from gridd.formats.swf import read_swf
+from gridd.model.trace import TraceJob
 from gridd.sched.plan import Cycle, Planner
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
 

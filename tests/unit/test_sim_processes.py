@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gridd import sim_processes
-from gridd.formats.swf import TraceJob
+from gridd.model.trace import TraceJob
 from gridd.sched.sim import START, Checkpoint, Simulation, Stretch, synthetic_trace
 
 SLOTS = 64
