@@ -36,7 +36,8 @@ from gridd.cli.render_qstat import (
 )
 from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
-from gridd.model.job import SHOWN_HOLDING, Job
+from gridd.model.job import Job
+from gridd.model.task_lifecycle import SHOWN_HOLDING
 
 HEADER = (
     "HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE"

@@ -39,36 +39,19 @@ from gridd.cli.render_qstat_extra import (
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
-from gridd.model.job import (
-    ACTIVE,
+from gridd.model.job import Job, Task
+from gridd.model.task_lifecycle import (
     ERROR,
-    HELD,
-    HELD_RUNNING,
-    PENDING,
-    RERUN,
-    RESCHEDULED,
+    SELECTED_BY,
+    SHOWN_HELD,
     SHOWN_HOLDING,
-    SHOWN_SUSPENDED,
-    Job,
-    Task,
+    WAITING,
+    ZOMBIE,
 )
 from gridd.model.values import is_unsigned
 
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply
-
-WAITING = (PENDING, HELD, ERROR, RESCHEDULED)
-
-# -s letters -> the task states they select ("a" is the union of p, r and s).
-ZOMBIE = "z"  # the state qstat -s z shows a job that ended lately in
-_STATE_CLASSES: dict[str, frozenset[str]] = {
-    "p": frozenset(WAITING),
-    "r": frozenset(ACTIVE) | {RERUN, HELD_RUNNING},
-    "s": SHOWN_SUSPENDED,
-    "h": frozenset({HELD, HELD_RUNNING}),
-    "z": frozenset({ZOMBIE}),  # finished jobs: JobsReply.finished
-}
-_STATE_CLASSES["a"] = _STATE_CLASSES["p"] | _STATE_CLASSES["r"] | _STATE_CLASSES["s"]
 
 _QUEUE_HEADER = (
     "queuename" + " " * (QUEUE_WIDTH - 9) + " qtype resv/used/tot. load_avg arch          states"
@@ -120,7 +103,7 @@ def state_filter(states: str | None) -> tuple[frozenset[str], frozenset[str]]:
     operator and system holds; hd: an array dependency; hj: a job dependency; ha: a
     start time, qsub -a); all live states when none are given."""
     if not states:
-        return _STATE_CLASSES["a"], frozenset()
+        return SELECTED_BY["a"], frozenset()
     selected: frozenset[str] = frozenset()
     kinds: set[str] = set()
     i = 0
@@ -130,9 +113,9 @@ def state_filter(states: str | None) -> tuple[frozenset[str], frozenset[str]]:
             kinds.add(states[i + 1])
             i += 2
             continue
-        if letter not in _STATE_CLASSES:
+        if letter not in SELECTED_BY:
             raise ValueError(f'unknown job state "{letter}" for -s')
-        selected |= _STATE_CLASSES[letter]
+        selected |= SELECTED_BY[letter]
         if letter == "h":  # every kind of hold, -a's too
             kinds.update(_HOLD_KINDS)
         i += 1
@@ -146,7 +129,7 @@ def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
     """Whether a task is held (or, ha, waits for its start time) in one of these ways."""
     if "a" in kinds and job.spec.start_time and task.state in WAITING:
         return True
-    if task.state not in (HELD, HELD_RUNNING):
+    if task.state not in SHOWN_HELD:
         return False
     spec = job.spec  # (the master spells out a task's holds: see Master._shown)
     return any(k in task.holds for k in kinds & set("uos")) or (

@@ -29,21 +29,7 @@ from gridd.model.ar import ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, holds, value_problem
 from gridd.model.job import (
-    ACTIVE,
-    DELETING,
-    DONE,
-    ERROR,
-    HELD,
-    HELD_RUNNING,
     HOLDS,
-    PENDING,
-    QUEUE_SUSPENDED,
-    RERUN,
-    RESCHEDULED,
-    RUNNING,
-    SUSPENDED,
-    THRESHOLD_SUSPENDED,
-    TRANSFERRING,
     Job,
     JobSpec,
     Task,
@@ -54,6 +40,31 @@ from gridd.model.job import (
 )
 from gridd.model.objects import NONE, User, words
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
+from gridd.model.task_lifecycle import (
+    ACTIVE,
+    CONTINUE,
+    DELETE,
+    DELETING,
+    DISPATCH,
+    DONE,
+    ERROR,
+    FORCE_DELETE,
+    HELD,
+    HOLD,
+    PENDING,
+    RELEASE,
+    RESCHEDULED,
+    RUNNING,
+    STARTED,
+    STOP,
+    TRANSFERRING,
+    UNSCHEDULABLE,
+    accounted_event,
+    allows,
+    finish_event,
+    shown,
+    suspension,
+)
 from gridd.model.values import is_unsigned
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
@@ -234,26 +245,19 @@ class Master:
         return Named(jobs, task_part, invalid, missing)
 
     def display_state(self, job: Job, task: Task) -> str:
-        if task.state == PENDING and (self._held_by_dependency(job)
-                                      or self._waits_for_task(job, task.task_id)):
-            return HELD
-        if task.state == RUNNING:
-            shown = self.suspension(task) or (RERUN if task.rerun else RUNNING)
-            return HELD_RUNNING if shown == RUNNING and task.holds else shown
-        if task.state == PENDING and task.rerun:
-            return RESCHEDULED
-        return task.state
+        """The letters qstat shows for the task (gridd.model.task_lifecycle.shown)."""
+        return shown(task, lambda: (self._held_by_dependency(job)
+                                    or self._waits_for_task(job, task.task_id)),
+                     lambda: self.suspension(task))
 
     def suspension(self, task: Task) -> str:
-        """How a task is suspended, as qstat shows it: S by its queue, T by a suspend
-        threshold, s by qmod -sj ("Ss" when both), or "" when it may run."""
+        """How a task is suspended, as qstat shows it (S by its queue, T by a suspend
+        threshold, s by qmod -sj), or "" when it may run."""
         flags = self.s.flags
         names = [qi for qi, _ in task.granted]
-        return "".join((
-            QUEUE_SUSPENDED if any("s" in flags.get(qi, "") for qi in names) else "",
-            THRESHOLD_SUSPENDED if any(qi in self.over_threshold for qi in names) else "",
-            SUSPENDED if task.suspended else "",
-        ))
+        return suspension(queue=any("s" in flags.get(qi, "") for qi in names),
+                          threshold=any(qi in self.over_threshold for qi in names),
+                          by_qmod=task.suspended)
 
     def sync_suspension(self, fx: Effects, *, on: set[str] | None = None,
                         tasks: list[tuple[Job, Task]] | None = None) -> None:
@@ -268,7 +272,7 @@ class Master:
             ]
         for job, task in tasks:
             stop = bool(self.suspension(task))
-            if task.state in ACTIVE and task.stopped != stop:
+            if allows(task.state, STOP if stop else CONTINUE) and task.stopped != stop:
                 task.stopped = stop
                 fx.dirty_tasks.add((job.job_id, task.task_id))
                 fx.to_execd.append((task.host, p.SuspendTask(
@@ -718,16 +722,12 @@ class Master:
                     continue
                 changed = False
                 for task in tasks:
-                    if task.state not in (PENDING, HELD, *ACTIVE):
-                        continue
                     old = task.hold_letters()
                     kept = set(old) | set(req.kinds) if req.hold else set(old) - set(req.kinds)
                     holds = "".join(k for k in HOLDS if k in kept)
-                    if holds == old:
+                    if holds == old or not task.move(HOLD if holds else RELEASE):
                         continue
                     task.holds = holds
-                    if task.state in (PENDING, HELD):
-                        task.state = HELD if holds else PENDING
                     fx.dirty_tasks.add((job.job_id, task.task_id))
                     lines.append("modified hold of " + (
                         f"job-array task {job.job_id}.{task.task_id}" if job.is_array
@@ -872,27 +872,28 @@ class Master:
                    task_part: str = "") -> str:
         wanted = task_selection(task_part)
         running = False
+        event = FORCE_DELETE if req.force else DELETE
         for task in job.tasks.values():
-            if task.state == DONE or (wanted is not None and task.task_id not in wanted):
+            if wanted is not None and task.task_id not in wanted:
                 continue
-            if task.state == RESCHEDULED:  # done once its last run is accounted
+            before = task.state
+            if not task.move(event):  # done already
+                continue
+            if before == RESCHEDULED:  # done once its last run is accounted
                 task.delete_requested = True
                 fx.dirty_tasks.add((job.job_id, task.task_id))
-            elif task.state in (PENDING, HELD, ERROR):
-                task.state = DONE
+            elif before not in ACTIVE:  # it waited: it is done
                 fx.sched_removed.append((job.job_id, task.task_id))
                 reporting.job_log(self, job, task.task_id, now, fx, "deleted", "", req.user,
                                   "", "job deleted by user")
-            elif req.force:
+            elif req.force:  # done, killed or not
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id)))
                 self._release(job, task, fx)
-                task.state = DONE
                 task.exit_status = 0
                 self._finish_bookkeeping(job, task, now, fx, account=True)
-            else:
+            else:  # deleting
                 running = True
-                task.state = DELETING
                 task.delete_requested = True
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id,
@@ -1199,7 +1200,7 @@ class Master:
         for order in orders.orders:
             job = self.s.jobs.get(order.job_id)
             task = job.tasks.get(order.task_id) if job else None
-            if job is None or task is None or task.state != PENDING:
+            if job is None or task is None or not allows(task.state, DISPATCH):
                 continue
             if not all(
                 split_instance(qi)[1] in self.host_up
@@ -1213,9 +1214,9 @@ class Master:
             self._start(job, task, order, now, fx)
         for job_id in orders.unschedulable:
             job = self.s.jobs.get(job_id)
-            if job and all(t.state == PENDING for t in job.tasks.values()):
+            if job and all(allows(t.state, UNSCHEDULABLE) for t in job.tasks.values()):
                 for task in job.tasks.values():
-                    task.state = DONE
+                    task.move(UNSCHEDULABLE)
                     fx.sched_removed.append((job_id, task.task_id))
                 fx.dirty_jobs.add(job_id)
                 self._answer_now(job_id, False, fx)
@@ -1234,7 +1235,7 @@ class Master:
 
     def _start(self, job: Job, task: Task, order: p.Order, now: float, fx: Effects) -> None:
         self.sched_reserved.pop(job.job_id, None)  # what it waited for has come
-        task.state = TRANSFERRING
+        task.move(DISPATCH)
         task.granted = order.granted
         task.pe = order.pe
         task.queue = order.granted[0][0]
@@ -1337,8 +1338,7 @@ class Master:
             if job is None or task is None or task.host != host or task.state not in ACTIVE:
                 continue
             if key in running:
-                if task.state == TRANSFERRING:
-                    task.state = RUNNING
+                if task.move(STARTED):  # from TRANSFERRING
                     fx.dirty_tasks.add(key)
                 if task.state == DELETING:
                     fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
@@ -1370,9 +1370,8 @@ class Master:
     def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
         job = self.s.jobs.get(req.job_id)
         task = job.tasks.get(req.task_id) if job else None
-        if task is None or task.state != TRANSFERRING:
+        if task is None or not task.move(STARTED):
             return
-        task.state = RUNNING
         task.start_time = req.start_time
         fx.dirty_tasks.add((req.job_id, req.task_id))
         reporting.job_log(self, job, task.task_id, now, fx, "delivered", "r", "master",
@@ -1383,10 +1382,13 @@ class Master:
         fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id)))
         job = self.s.jobs.get(report.job_id)
         task = job.tasks.get(report.task_id) if job else None
-        if job is None or task is None or task.state not in ACTIVE:
+        if job is None or task is None:
+            return
+        end = finish_event(task)
+        if not allows(task.state, end):
             return
         self._release(job, task, fx)
-        task.state = DONE if not task.rescheduling or task.delete_requested else RESCHEDULED
+        task.move(end)
         task.start_time = report.start_time or task.start_time
         task.end_time = report.end_time
         task.exit_status = report.exit_status
@@ -1506,14 +1508,13 @@ class Master:
         qdel asked meanwhile)."""
         job = self.s.jobs.get(job_id)
         task = job.tasks.get(task_id) if job is not None else None
-        if job is None or task is None or task.state != RESCHEDULED:
+        if job is None or task is None or not task.move(accounted_event(task)):
             return
         fx.dirty_tasks.add((job_id, task_id))
-        if task.delete_requested:
-            task.state = DONE
+        if task.state == DONE:  # qdel asked meanwhile
             self._maybe_forget(job, fx, deleted=True)
             return
-        fresh = Task(task_id=task_id, state=HELD if task.holds else PENDING, rerun=True,
+        fresh = Task(task_id=task_id, state=task.state, rerun=True,
                      holds=task.holds)  # in place: all_done keeps the objects
         for name in Task.__struct_fields__:
             setattr(task, name, getattr(fresh, name))

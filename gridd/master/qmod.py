@@ -20,7 +20,15 @@ from gridd import protocol as p
 from gridd.formats.requests import invalid_job_task, split_job_task, task_selection
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
-from gridd.model.job import ACTIVE, DELETING, ERROR, PENDING, Job, Task
+from gridd.model.job import Job, Task
+from gridd.model.task_lifecycle import (
+    CLEAR_ERROR,
+    RESCHEDULE,
+    SUSPEND,
+    UNSUSPEND,
+    WAITING,
+    allows,
+)
 from gridd.sched.plan import queue_matches
 
 if TYPE_CHECKING:
@@ -34,15 +42,16 @@ QUEUE_ACTIONS = {
     "usq": ("s", False, "unsuspended"),
     "cq": ("E", False, "no error"),
 }
-JOB_ACTIONS = {"sj", "usj", "cj", "rj"}
-RESCHEDULE = frozenset({"r", "rj", "rq"})
+# job action -> its event in the task lifecycle
+JOB_ACTIONS = {"sj": SUSPEND, "usj": UNSUSPEND, "cj": CLEAR_ERROR, "rj": RESCHEDULE}
+RESCHEDULING = frozenset({"r", "rj", "rq"})
 # actions taking jobs and queues alike -> (their queue form, their job form)
 MIXED = {"s": ("sq", "sj"), "us": ("usq", "usj"), "c": ("cq", "cj"), "r": ("rq", "rj")}
-ACTIONS = frozenset(QUEUE_ACTIONS) | JOB_ACTIONS | frozenset(MIXED) | RESCHEDULE
+ACTIONS = frozenset(QUEUE_ACTIONS) | frozenset(JOB_ACTIONS) | frozenset(MIXED) | RESCHEDULING
 
 
 def run_qmod(master: Master, req: p.Qmod, now: float, fx: Effects) -> p.Ok:
-    if req.action in RESCHEDULE and not permissions.is_manager(master.s.config, req.user):
+    if req.action in RESCHEDULING and not permissions.is_manager(master.s.config, req.user):
         return p.Ok(lines=[permissions.must_be_manager(req.user)], code=1)
     lines: list[str] = []
     code = 0
@@ -121,14 +130,14 @@ def _job_action(master: Master, action: str, job: Job, target: str, req: p.Qmod,
         if wanted is not None and task.task_id not in wanted:
             continue
         what = _named(job, task)
-        if action == "cj":
-            lines.append(_clear_error(master, job, task, what, req, fx))
-        elif action == "rj" and task.state in ACTIVE:
-            lines += _reschedule(master, job, task, req, fx)
-        elif task.state not in ACTIVE:
-            if task.state != "done":
+        if not allows(task.state, JOB_ACTIONS[action]):
+            if task.state in WAITING:  # (nothing is said of one done or being deleted)
                 lines.append(f"Modify operation can not be applied on job-array task "
                              f"{job.job_id}.{max(task.task_id, 1)} in pending/hold state")
+        elif action == "cj":
+            lines.append(_clear_error(master, job, task, what, req, fx))
+        elif action == "rj":
+            lines += _reschedule(master, job, task, req, fx)
         else:
             on = action == "sj"
             word = "suspended" if on else "unsuspended"
@@ -157,7 +166,7 @@ def _reschedule_queues(master: Master, names: set[str], req: p.Qmod,
 def _reschedule(master: Master, job: Job, task: Task, req: p.Qmod, fx: Effects) -> list[str]:
     """Kill a running task to run it again, if it may run again (or -f); nothing is said
     of one being rescheduled or deleted already, as 8.1.9 says nothing."""
-    if task.rescheduling or task.state == DELETING:
+    if task.rescheduling or not allows(task.state, RESCHEDULE):
         return []
     what = _named(job, task)
     if not (req.force or _rerunnable(master, job, task)):
@@ -179,11 +188,9 @@ def _rerunnable(master: Master, job: Job, task: Task) -> bool:
 
 def _clear_error(master: Master, job: Job, task: Task, what: str, req: p.Qmod,
                  fx: Effects) -> str:
-    if task.state in (PENDING, "hqw"):
-        return (f"Modify operation can not be applied on job-array task "
-                f"{job.job_id}.{max(task.task_id, 1)} in pending/hold state")
-    if task.state == ERROR:
-        task.state = PENDING
+    before = task.state
+    task.move(CLEAR_ERROR)
+    if task.state != before:  # out of its error state: it waits again
         task.failed, task.failed_reason = 0, ""
         fx.dirty_tasks.add((job.job_id, task.task_id))
         master.announce(job, fx)

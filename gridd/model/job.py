@@ -8,27 +8,19 @@ protocol encodes and validates them as they are.
 
 import msgspec
 
-# Task states as qstat prints them; "done" tasks are gone from qstat but kept until accounted.
-PENDING = "qw"
-HELD = "hqw"
-TRANSFERRING = "t"
-RUNNING = "r"
-DELETING = "dr"
-ERROR = "Eqw"
-DONE = "done"
-# A run ended by qmod -r: the task waits again once that run is accounted (until then the
-# record may still have to be made anew from it, after a restart).
-RESCHEDULED = "Rq"
-RERUN = "Rr"  # how qstat shows a running task that was rescheduled before
-HELD_RUNNING = "hr"  # how qstat shows a running task with a hold (it holds once rerun)
+# The states a task is kept in (Task.state) are gridd.model.task_lifecycle's, with the
+# rules that move it; they are named here too (as themselves), for whoever handles tasks.
+from gridd.model.task_lifecycle import DELETING as DELETING
+from gridd.model.task_lifecycle import DONE as DONE
+from gridd.model.task_lifecycle import ERROR as ERROR
+from gridd.model.task_lifecycle import HELD as HELD
+from gridd.model.task_lifecycle import NEW, SUBMIT, SUBMIT_HELD, TABLE, after
+from gridd.model.task_lifecycle import PENDING as PENDING
+from gridd.model.task_lifecycle import RESCHEDULED as RESCHEDULED
+from gridd.model.task_lifecycle import RUNNING as RUNNING
+from gridd.model.task_lifecycle import TRANSFERRING as TRANSFERRING
+
 HOLDS = "uos"  # the holds: user, operator, system (qhold -h), in qstat's order
-ACTIVE = (TRANSFERRING, RUNNING, DELETING)  # states in which a task holds its slots
-# How a running task shows while suspended: by qmod -sj, by its queue, by a suspend threshold.
-SUSPENDED, QUEUE_SUSPENDED, THRESHOLD_SUSPENDED = "s", "S", "T"
-# Every way qstat can show a running task that is suspended (the letters in this order).
-SHOWN_SUSPENDED = frozenset({"S", "T", "s", "ST", "Ss", "Ts", "STs"})
-# The shown states of tasks holding slots.
-SHOWN_HOLDING = frozenset(ACTIVE) | SHOWN_SUSPENDED | {RERUN, HELD_RUNNING}
 
 
 class JobSpec(msgspec.Struct):
@@ -196,6 +188,15 @@ class Task(msgspec.Struct):
     def hold_letters(self) -> str:
         return self.holds or ("u" if self.state == HELD else "")
 
+    def move(self, event: str) -> bool:
+        """Take the state the task lifecycle's table gives for `event` (True), or keep
+        this one when the table refuses the event (False)."""
+        state = after(self.state, event)
+        if state is None:
+            return False
+        self.state = state
+        return True
+
 
 class Job(msgspec.Struct):
     job_id: int
@@ -215,7 +216,7 @@ class Job(msgspec.Struct):
 
 
 def new_job(job_id: int, spec: JobSpec, now: float) -> Job:
-    state = HELD if spec.hold else PENDING
+    state = TABLE[NEW][SUBMIT_HELD if spec.hold else SUBMIT]
     job = Job(job_id=job_id, spec=spec, submit_time=now)
     for tid in job.task_ids():
         job.tasks[tid] = Task(task_id=tid, state=state)
