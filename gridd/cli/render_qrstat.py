@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
-from gridd.model.ar import ERROR, WARNING, AdvanceReservation
+from gridd.model.ar import AdvanceReservation
+from gridd.model.ar_lifecycle import FAILED
 
 XML_NAMESPACE = (
     "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qrstat/qrstat.xsd"
@@ -34,7 +35,7 @@ def _duration(ar: AdvanceReservation) -> str:
 def _message_shown(ar: AdvanceReservation, explain: bool, details: bool) -> bool:
     """The reason of an error state: asked for with -explain, or part of an -ar block of
     an AR in state E or W."""
-    return bool(ar.message) and (explain or (details and ar.state in (ERROR, WARNING)))
+    return bool(ar.message) and (explain or (details and ar.state in FAILED))
 
 
 def _pe(ar: AdvanceReservation) -> tuple[str, str] | None:

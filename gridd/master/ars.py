@@ -1,5 +1,6 @@
 """Advance reservations in the master: qrsub, qrdel, qrstat, jobs submitted into an AR, and
-the lifecycle an AR goes through on time (w -> r -> x) and on qrdel (d).
+what moves an AR through its lifecycle (gridd.model.ar_lifecycle): time (w -> r -> x),
+qrdel (d), its queue instances failing and mending (W, E).
 
 Pure like the rest of the master: every function takes `now` and records in Effects what
 must be spooled, told to the scheduler and written to the reporting file.
@@ -17,19 +18,26 @@ from gridd import protocol as p
 from gridd.master import ids, permissions, reporting
 from gridd.master.views import to_int
 from gridd.model.ar import (
-    DELETED,
-    ERROR,
-    EXITED,
-    LIVE,
     MAX_AR_ID,
-    RUNNING,
-    WAITING,
-    WARNING,
     AdvanceReservation,
     ArBooking,
     ArPlace,
     ArRecord,
     ArSpec,
+)
+from gridd.model.ar_lifecycle import (
+    DELETE,
+    DELETED,
+    END,
+    LIVE,
+    LOGGED,
+    OVER,
+    RUNNING,
+    START,
+    WAITING,
+    allows,
+    jobs_may_run,
+    resources_event,
 )
 from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import JobSpec, object_name_refusal
@@ -83,7 +91,7 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     report(m, ArRecord(kind="new_ar", time=now, ar=ar), fx)
     report(m, ArRecord(kind="ar_attr", time=now, ar=ar), fx)
     if start <= now:
-        _go(m, ar, RUNNING, "START TIME REACHED", "start time of AR reached", now, fx)
+        _go(m, ar, START, "start time of AR reached", now, fx)
     return p.Ok(lines=[f"Your advance reservation {ar_id} has been granted"])
 
 
@@ -144,8 +152,7 @@ def delete(m: Master, req: p.ArDelete, now: float, fx: Effects) -> p.Msg:
             continue
         for job in jobs_of(m, ar.ar_id):
             m.delete_job(job, p.Delete(targets=[], user=req.user, force=req.force), now, fx)
-        if ar.state not in (DELETED, EXITED):
-            ar.state = DELETED
+        if ar.move(DELETE):  # (not logged until it leaves)
             _changed(ar, fx)
         if _settle(m, ar, now, fx):
             lines.append(f"{req.user} has deleted advance_reservation {ar.ar_id}")
@@ -197,17 +204,14 @@ def tick(m: Master, now: float, fx: Effects) -> None:
     states = m.instance_states() if m.s.ars else {}
     for ar in list(m.s.ars.values()):
         _check_resources(m, ar, states, now, fx)
-        if ar.state in (WAITING, WARNING) and ar.start <= now:
-            if ar.state == WARNING:
-                _go(m, ar, ERROR, "START TIME REACHED", "start time of AR reached", now, fx)
-            else:
-                _go(m, ar, RUNNING, "START TIME REACHED", "start time of AR reached", now, fx)
-        if ar.state in LIVE and ar.end <= now:
-            _go(m, ar, EXITED, "TERMINATED", "end time of AR reached", now, fx)
+        if ar.start <= now and allows(ar.state, START):
+            _go(m, ar, START, "start time of AR reached", now, fx)
+        if ar.end <= now and allows(ar.state, END):
+            _go(m, ar, END, "end time of AR reached", now, fx)
             _account(m, ar, now, fx)
             for job in jobs_of(m, ar.ar_id):
                 m.delete_job(job, p.Delete(targets=[], user="root"), now, fx)
-        if ar.state in (DELETED, EXITED):
+        if ar.state in OVER:
             _settle(m, ar, now, fx)
 
 
@@ -218,15 +222,15 @@ def _check_resources(m: Master, ar: AdvanceReservation, states: dict[str, str],
         return
     failed = next((f'queue instance "{name}" {_FAILED[c]}' for name, _ in ar.granted
                    for c in states.get(name, "") if c in _FAILED), "")
-    started = ar.start <= now
-    if failed and ar.state in (WAITING, RUNNING):
-        ar.message = failed
-        _go(m, ar, ERROR if started else WARNING, "RESOURCES UNSATISFIED", failed, now, fx)
+    event = resources_event(bool(failed), started=ar.start <= now)
+    if not allows(ar.state, event):
+        return
+    ar.message = failed
+    if failed:
+        _go(m, ar, event, failed, now, fx)
         _mail(m, ar, "a", f"AR {ar.ar_id} has gone into error state: {failed}", fx)
-    elif not failed and ar.state in (WARNING, ERROR):
-        ar.message = ""
-        _go(m, ar, RUNNING if started else WAITING, "RESOURCES SATISFIED",
-            "AR resources satisfied again", now, fx)
+    else:
+        _go(m, ar, event, "AR resources satisfied again", now, fx)
         _mail(m, ar, "a", f"AR {ar.ar_id} is valid again", fx)
 
 
@@ -264,8 +268,8 @@ def _settle(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> bool:
     if jobs_of(m, ar.ar_id):
         return False
     if ar.state == DELETED:
-        report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=DELETED, event="DELETED",
-                           message="AR deleted"), fx)
+        report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=DELETED,
+                           event=LOGGED[DELETE], message="AR deleted"), fx)
         _account(m, ar, now, fx)
     del m.s.ars[ar.ar_id]
     fx.gone_ars.add(ar.ar_id)
@@ -282,15 +286,17 @@ def _account(m: Master, ar: AdvanceReservation, now: float, fx: Effects) -> None
                            slots=slots), fx)
 
 
-def _go(m: Master, ar: AdvanceReservation, state: str, event: str, message: str, now: float,
+def _go(m: Master, ar: AdvanceReservation, event: str, message: str, now: float,
         fx: Effects) -> None:
-    if state == RUNNING and event == "START TIME REACHED":
+    """Move the AR by `event`, which its state allows, and log it (mailing its start and
+    end when asked to: -m b, e)."""
+    ar.move(event)
+    if ar.state == RUNNING and event == START:
         _mail(m, ar, "b", f"AR {ar.ar_id} ({ar.spec.name or 'no name'}) has started", fx)
-    elif state == EXITED:
+    elif event == END:
         _mail(m, ar, "e", f"AR {ar.ar_id} ({ar.spec.name or 'no name'}) has ended", fx)
-    ar.state = state
     _changed(ar, fx)
-    report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=state, event=event,
+    report(m, ArRecord(kind="ar_log", time=now, ar=ar, state=ar.state, event=LOGGED[event],
                        message=message), fx)
 
 
@@ -313,9 +319,8 @@ def jobs_of(m: Master, ar_id: int) -> list:
 def booking(ar: AdvanceReservation) -> ArBooking:
     """What the scheduler needs of an AR: its jobs may run while it runs (or is in error
     with soft error handling)."""
-    usable = ar.state == RUNNING or (ar.state == ERROR and not ar.spec.hard_error)
     return ArBooking(ar.ar_id, ar.start, ar.end, ar.granted, ar.spec.resources,
-                     ar.granted_pe, usable)
+                     ar.granted_pe, jobs_may_run(ar.state, ar.spec.hard_error))
 
 
 def bookings(m: Master) -> dict[int, ArBooking]:

@@ -6,14 +6,15 @@ its end; only jobs submitted into it (qsub -ar) may use them, and no other job m
 
 import msgspec
 
-# AR states as qrstat prints them.
-WAITING = "w"  # granted, start time not reached
-RUNNING = "r"  # start time reached
-EXITED = "x"  # end time reached, being cleaned up
-DELETED = "d"  # qrdel'd, its jobs being removed
-ERROR = "E"  # a reserved resource failed while the AR runs
-WARNING = "W"  # a reserved resource failed before the AR starts
-LIVE = (WAITING, RUNNING, ERROR, WARNING)  # states in which an AR still holds its resources
+# An AR's states are gridd.model.ar_lifecycle's, with the rules that move it; they are
+# named here too (as themselves), for whoever handles ARs.
+from gridd.model.ar_lifecycle import DELETED as DELETED
+from gridd.model.ar_lifecycle import ERROR as ERROR
+from gridd.model.ar_lifecycle import EXITED as EXITED
+from gridd.model.ar_lifecycle import RUNNING as RUNNING
+from gridd.model.ar_lifecycle import WAITING as WAITING
+from gridd.model.ar_lifecycle import WARNING as WARNING
+from gridd.model.ar_lifecycle import after
 
 MAX_AR_ID = 9_999_999
 
@@ -75,6 +76,15 @@ class AdvanceReservation(msgspec.Struct, kw_only=True):
     def acl(self) -> list[str]:
         """Who may submit into it: the -u list, else its owner."""
         return self.spec.users or [self.spec.owner]
+
+    def move(self, event: str) -> bool:
+        """Take the state the AR lifecycle's table gives for `event` (True), or keep this
+        one when the table refuses the event (False)."""
+        state = after(self.state, event)
+        if state is None:
+            return False
+        self.state = state
+        return True
 
 
 class ArBooking(msgspec.Struct, array_like=True):
