@@ -357,6 +357,7 @@ def _spawn(base: Path, args: list[str], logdir: Path) -> None:
 
 def _wait_ready(base: Path, hosts: list[str]) -> None:
     from gridd.client import Client, GriddError
+    from gridd.model.host_lifecycle import shown_up
 
     deadline = time.monotonic() + START_TIMEOUT
     missing = set(hosts)
@@ -367,7 +368,7 @@ def _wait_ready(base: Path, hosts: list[str]) -> None:
         except GriddError:  # the master is not listening yet
             time.sleep(0.05)
             continue
-        missing = set(hosts) - {h.name for h in reply.hosts if h.last_report > 0}
+        missing = set(hosts) - {h.name for h in reply.hosts if shown_up(h)}
         if not missing:
             return
         time.sleep(0.05)

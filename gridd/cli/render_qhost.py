@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from gridd.cli.render_qstat import (
     Row,
     format_memory,
-    host_up,
     job_columns,
     qtype_letters,
     queue_order,
@@ -36,6 +35,7 @@ from gridd.cli.render_qstat import (
 )
 from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
+from gridd.model.host_lifecycle import shown_up
 from gridd.model.job import Job
 from gridd.model.task_lifecycle import SHOWN_HOLDING
 
@@ -94,7 +94,7 @@ def host_values(host: ExecHost | None) -> list[tuple[str, str]]:
     values = []
     for name, key, kind in _COLUMNS:
         text = host.load.get(key) if host is not None else None
-        if text is None or (key in _DYNAMIC and not host_up(host)):
+        if text is None or (key in _DYNAMIC and not shown_up(host)):
             values.append((name, "-"))
         else:
             values.append((name, _format(kind, text)))

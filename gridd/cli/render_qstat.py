@@ -39,6 +39,7 @@ from gridd.cli.render_qstat_extra import (
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
+from gridd.model.host_lifecycle import shown_up
 from gridd.model.job import Job, Task
 from gridd.model.task_lifecycle import (
     ERROR,
@@ -334,11 +335,6 @@ def qtype_letters(queue: Queue) -> str:
     return letters
 
 
-def host_up(host: ExecHost | None) -> bool:
-    """A host counts as reachable once it has reported and the master has not lost it."""
-    return host is not None and host.last_report > 0
-
-
 def used_slots(jobs: Iterable[Job]) -> dict[str, int]:
     """Slots taken on each queue instance by transferring, running or deleting tasks."""
     used: dict[str, int] = {}
@@ -352,7 +348,7 @@ def used_slots(jobs: Iterable[Job]) -> dict[str, int]:
 
 def _load_avg(host: ExecHost | None) -> float | None:
     """The host's load_avg, or None when it is unknown or the host is not reporting."""
-    if not host_up(host):
+    if not shown_up(host):
         return None
     assert host is not None
     try:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gridd.cli.render_qstat import XML_HEAD, host_up, shown_instances, used_slots
+from gridd.cli.render_qstat import XML_HEAD, shown_instances, used_slots
 from gridd.cli.render_text import xml_escape
 from gridd.model.cluster import ExecHost, split_instance
+from gridd.model.host_lifecycle import shown_up
 
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply
@@ -70,7 +71,7 @@ def summaries(reply: JobsReply) -> list[Summary]:
 
 
 def _np_load(host: ExecHost | None) -> float | None:
-    if host is None or not host_up(host):
+    if host is None or not shown_up(host):
         return None
     load = host.load
     try:

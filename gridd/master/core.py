@@ -25,6 +25,7 @@ from gridd.formats.requests import (
 )
 from gridd.master import admin, ars, ids, permissions, qmod, reporting, views
 from gridd.master.state import Effects, MasterState
+from gridd.model import host_lifecycle
 from gridd.model.ar import ArSpec
 from gridd.model.cluster import ExecHost, PlanConf, Resource, Running, split_instance
 from gridd.model.complexes import ComplexTable, holds, value_problem
@@ -1104,10 +1105,7 @@ class Master:
         return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
 
     def _host_view(self, host: ExecHost, now: float) -> ExecHost:
-        if host.name in self.host_up:
-            return host
-        return ExecHost(name=host.name, load=host.load, last_report=0.0,
-                        load_report_time=host.load_report_time)
+        return host_lifecycle.shown(host, self.host_state(host.name))
 
     def wait_job(self, ident: bytes, req: p.WaitJob) -> p.Msg | None:
         done = self.s.finished.get(req.job_id)
@@ -1282,13 +1280,13 @@ class Master:
     # ---- execd ------------------------------------------------------------------
 
     def register(self, req: p.Register, now: float, fx: Effects) -> None:
-        self._heard(req.host, req.load, now, fx, req.load_report_time)
+        self._heard(req.host, host_lifecycle.REGISTER, req.load, now, fx, req.load_report_time)
         for report in req.finished:
             self.task_finished(report, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, resend_all=True)
 
     def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
-        self._heard(req.host, req.load, now, fx, None)
+        self._heard(req.host, host_lifecycle.REPORT, req.load, now, fx, None)
         reporting.host_load(self, req.host, req.load, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
         for job_id, task_id, usage in req.usage:
@@ -1297,7 +1295,7 @@ class Master:
             if task is not None and task.host == req.host and (job_id, task_id) in self.running:
                 self.online[(job_id, task_id)] = usage
 
-    def _heard(self, name: str, load: dict[str, str], now: float, fx: Effects,
+    def _heard(self, name: str, event: str, load: dict[str, str], now: float, fx: Effects,
                report_time: float | None) -> None:
         host = self.s.hosts.get(name)
         if host is None:
@@ -1309,9 +1307,24 @@ class Master:
         host.last_report = now
         if report_time is not None:
             host.load_report_time = report_time
-        if name not in self.host_up:
+        self._move_host(name, event, fx)
+
+    def host_state(self, name: str) -> str:
+        """A host's state in its lifecycle (gridd.model.host_lifecycle): up while in
+        host_up."""
+        return host_lifecycle.UP if name in self.host_up else host_lifecycle.UNKNOWN
+
+    def _move_host(self, name: str, event: str, fx: Effects) -> None:
+        """Move a host by `event` if the table allows it; the scheduler hears of every
+        change of the hosts that are up."""
+        state = host_lifecycle.after(self.host_state(name), event)
+        if state is None or state == self.host_state(name):
+            return
+        if state == host_lifecycle.UP:
             self.host_up.add(name)
-            fx.hosts_changed = True
+        else:
+            self.host_up.discard(name)
+        fx.hosts_changed = True
 
     def _check_thresholds(self, host: str, load: dict[str, str], fx: Effects) -> None:
         """Suspend the jobs of a queue instance while its host's load reaches one of its
@@ -1361,11 +1374,10 @@ class Master:
         ars.tick(self, now, fx)
 
     def check_hosts(self, now: float, fx: Effects) -> None:
+        """Hosts silent too long are up no more."""
         for name in list(self.host_up):
-            host = self.s.hosts[name]
-            if now - host.last_report > max(self.host_timeout, 3 * host.load_report_time):
-                self.host_up.discard(name)
-                fx.hosts_changed = True
+            if host_lifecycle.timed_out(self.s.hosts[name], self.host_timeout, now):
+                self._move_host(name, host_lifecycle.TIMEOUT, fx)
 
     def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
         job = self.s.jobs.get(req.job_id)

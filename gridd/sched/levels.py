@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from gridd.model import host_lifecycle
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher
@@ -21,7 +22,8 @@ from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
 # and "dus"); the letters set by qmod are kept by the master, the others derived here.
 STATE_ORDER = "aACDcdEouSs"
-ALARM, SUSPEND_ALARM, UNKNOWN = "a", "A", "u"
+ALARM, SUSPEND_ALARM = "a", "A"
+UNKNOWN = host_lifecycle.INSTANCE_LETTERS[host_lifecycle.UNKNOWN]  # its host is not up
 
 # Why a queue instance in a state takes no jobs, as the scheduler's global messages say.
 _DROPPED = {
