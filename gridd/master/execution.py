@@ -1,0 +1,310 @@
+"""Execution: execds registering and reporting (loads, what runs where), hosts timing
+out, tasks stopped and continued (suspend thresholds, qmod), started and finished, the
+bookkeeping until a finished job is accounted and forgotten, and what time alone changes.
+"""
+
+from __future__ import annotations
+
+from gridd import protocol as p
+from gridd.master import ars, reporting, views
+from gridd.master.queries import exited_fields
+from gridd.master.sched_input import no_pending
+from gridd.master.state import Effects
+from gridd.model import host_lifecycle
+from gridd.model.cluster import ExecHost
+from gridd.model.job import Job, Task
+from gridd.model.task_lifecycle import (
+    ACTIVE,
+    CONTINUE,
+    DELETING,
+    DONE,
+    RESCHEDULED,
+    RUNNING,
+    STARTED,
+    STOP,
+    TRANSFERRING,
+    accounted_event,
+    allows,
+    finish_event,
+    suspension,
+)
+from gridd.sched.levels import exceeded
+
+FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
+FAILED_RESCHEDULED = 25  # the failed code of a run qmod -r ended (8.1.9's)
+
+
+class Execution:
+    """Master's side of the execds and of accounting; its state is declared in
+    gridd.master.core."""
+
+    def register(self, req: p.Register, now: float, fx: Effects) -> None:
+        self._heard(req.host, host_lifecycle.REGISTER, req.load, now, fx, req.load_report_time)
+        for report in req.finished:
+            self.task_finished(report, now, fx)
+        self._reconcile(req.host, set(req.running), now, fx, resend_all=True)
+
+    def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
+        self._heard(req.host, host_lifecycle.REPORT, req.load, now, fx, None)
+        reporting.host_load(self, req.host, req.load, now, fx)
+        self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
+        for job_id, task_id, usage in req.usage:
+            job = self.s.jobs.get(job_id)
+            task = job.tasks.get(task_id) if job is not None else None
+            if task is not None and task.host == req.host and (job_id, task_id) in self.running:
+                self.online[(job_id, task_id)] = usage
+
+    def _heard(self, name: str, event: str, load: dict[str, str], now: float, fx: Effects,
+               report_time: float | None) -> None:
+        host = self.s.hosts.get(name)
+        if host is None:
+            host = self.s.hosts[name] = ExecHost(name=name)
+            fx.dirty_hosts.add(name)
+        host.load = load
+        fx.sched_loads[name] = load
+        self._check_thresholds(name, load, fx)
+        host.last_report = now
+        if report_time is not None:
+            host.load_report_time = report_time
+        self._move_host(name, event, fx)
+
+    def host_state(self, name: str) -> str:
+        """A host's state in its lifecycle (gridd.model.host_lifecycle): up while in
+        host_up."""
+        return host_lifecycle.UP if name in self.host_up else host_lifecycle.UNKNOWN
+
+    def _move_host(self, name: str, event: str, fx: Effects) -> None:
+        """Move a host by `event` if the table allows it; the scheduler hears of every
+        change of the hosts that are up."""
+        state = host_lifecycle.after(self.host_state(name), event)
+        if state is None or state == self.host_state(name):
+            return
+        if state == host_lifecycle.UP:
+            self.host_up.add(name)
+        else:
+            self.host_up.discard(name)
+        fx.hosts_changed = True
+
+    def _check_thresholds(self, host: str, load: dict[str, str], fx: Effects) -> None:
+        """Suspend the jobs of a queue instance while its host's load reaches one of its
+        suspend thresholds, and continue them once it no longer does."""
+        names = self.by_host.get(host)
+        if not names:
+            return
+        instances = {qi.name: qi for qi in self.plan.instances if qi.host == host}
+        table = self.complex_table()
+        over = {n for n in names if exceeded(instances[n].suspend_thresholds, load, table)}
+        changed = (over ^ self.over_threshold) & set(names)
+        if changed:
+            self.over_threshold = (self.over_threshold - set(names)) | over
+            self.sync_suspension(fx, on=changed)
+
+    def suspension(self, task: Task) -> str:
+        """How a task is suspended, as qstat shows it (S by its queue, T by a suspend
+        threshold, s by qmod -sj), or "" when it may run."""
+        flags = self.s.flags
+        names = [qi for qi, _ in task.granted]
+        return suspension(queue=any("s" in flags.get(qi, "") for qi in names),
+                          threshold=any(qi in self.over_threshold for qi in names),
+                          by_qmod=task.suspended)
+
+    def sync_suspension(self, fx: Effects, *, on: set[str] | None = None,
+                        tasks: list[tuple[Job, Task]] | None = None) -> None:
+        """Tell execds to stop or continue the given tasks, or those holding the given
+        queue instances, wherever that changed."""
+        if tasks is None:
+            tasks = [
+                (job, task)
+                for (job_id, task_id), holding in self.running.items()
+                if on and any(qi in on for qi, _ in holding.granted)
+                and (job := self.s.jobs.get(job_id)) and (task := job.tasks.get(task_id))
+            ]
+        for job, task in tasks:
+            stop = bool(self.suspension(task))
+            if allows(task.state, STOP if stop else CONTINUE) and task.stopped != stop:
+                task.stopped = stop
+                fx.dirty_tasks.add((job.job_id, task.task_id))
+                fx.to_execd.append((task.host, p.SuspendTask(
+                    job_id=job.job_id, task_id=task.task_id, suspend=stop)))
+
+    def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
+                   resend_all: bool) -> None:
+        """Make what the master believes runs on ``host`` agree with what execd says.
+        The tasks that hold slots are those in `running` (a load report must not walk
+        every pending task of the cell)."""
+        for key in list(self.running):
+            job = self.s.jobs.get(key[0])
+            task = job.tasks.get(key[1]) if job is not None else None
+            if job is None or task is None or task.host != host or task.state not in ACTIVE:
+                continue
+            if key in running:
+                if task.move(STARTED):  # from TRANSFERRING
+                    fx.dirty_tasks.add(key)
+                if task.state == DELETING:
+                    fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
+                elif resend_all and task.stopped:
+                    fx.to_execd.append((host, p.SuspendTask(job_id=key[0], task_id=key[1],
+                                                            suspend=True)))
+            elif task.state == TRANSFERRING and (resend_all or now - task.start_time > 10):
+                fx.to_execd.append((host, self.start_message(job, task)))
+            elif task.state in (RUNNING, DELETING) and resend_all:
+                # execd neither runs it nor has a report: it was lost with the host.
+                self.task_finished(
+                    p.TaskReport(job_id=key[0], task_id=key[1], host=host,
+                                 start_time=task.start_time, end_time=now,
+                                 exit_status=137, failed=100,
+                                 failed_reason="lost by execution host"),
+                    now, fx)
+
+    def tick(self, now: float, fx: Effects) -> None:
+        """What time alone changes: advance reservations starting and ending."""
+        ars.tick(self, now, fx)
+
+    def check_hosts(self, now: float, fx: Effects) -> None:
+        """Hosts silent too long are up no more."""
+        for name in list(self.host_up):
+            if host_lifecycle.timed_out(self.s.hosts[name], self.host_timeout, now):
+                self._move_host(name, host_lifecycle.TIMEOUT, fx)
+
+    def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
+        job = self.s.jobs.get(req.job_id)
+        task = job.tasks.get(req.task_id) if job else None
+        if task is None or not task.move(STARTED):
+            return
+        task.start_time = req.start_time
+        fx.dirty_tasks.add((req.job_id, req.task_id))
+        reporting.job_log(self, job, task.task_id, now, fx, "delivered", "r", "master",
+                          task.host, "job received by execd")
+
+    def task_finished(self, report: p.TaskReport, now: float, fx: Effects) -> None:
+        """Record the end of a task once, whatever number of times execd reports it."""
+        fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id)))
+        job = self.s.jobs.get(report.job_id)
+        task = job.tasks.get(report.task_id) if job else None
+        if job is None or task is None:
+            return
+        end = finish_event(task)
+        if not allows(task.state, end):
+            return
+        self._release(job, task, fx)
+        task.move(end)
+        task.start_time = report.start_time or task.start_time
+        task.end_time = report.end_time
+        task.exit_status = report.exit_status
+        task.failed = report.failed
+        task.failed_reason = report.failed_reason
+        task.signal = report.signal
+        task.usage = report.usage
+        if task.delete_requested and report.failed == 0:
+            task.failed = 100
+            task.failed_reason = "assumedly after job"
+        self._finish_bookkeeping(job, task, now, fx, account=True)
+        fx.dirty_tasks.add((job.job_id, task.task_id))
+        if task.state == RESCHEDULED:
+            task.failed, task.failed_reason = FAILED_RESCHEDULED, "rescheduling"
+            reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
+                              "execution daemon", task.host, "job rescheduled")
+            return
+        reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
+                          "execution daemon", task.host, "job exited")
+        reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", "master",
+                          task.host, "job waits for scheduler's deletion")
+        reporting.job_log(self, job, task.task_id, now, fx, "deleted", "T", "scheduler",
+                          task.host, "job deleted by scheduler")
+        reporting.consumables(self, task.host, now, fx)
+        self._maybe_forget(job, fx, deleted=False)
+
+    def _finish_bookkeeping(self, job: Job, task: Task, now: float, fx: Effects,
+                            account: bool) -> None:
+        if not task.end_time:
+            task.end_time = now
+        if account:
+            seq = self.s.next_seq
+            self.s.next_seq += 1
+            fx.counters_changed = True
+            self.s.outbox[seq] = (job.job_id, task.task_id)
+            self.unaccounted[job.job_id] = self.unaccounted.get(job.job_id, 0) + 1
+            fx.outbox.append((seq, job.job_id, task.task_id))
+        # a finished task may release dependants
+        for other_id in sorted(self.dependants - {job.job_id}):
+            other = self.s.jobs.get(other_id)
+            sj = self.sched_job(other) if other else None
+            if sj:
+                fx.sched.append(sj)
+
+    def _maybe_forget(self, job: Job, fx: Effects, deleted: bool) -> None:
+        """Once every task is done, answer -sync waiters; the job leaves when accounted."""
+        if not self.all_done(job):
+            return
+        self._count_out(job)
+        worst = max(job.tasks.values(), key=lambda t: (t.exit_status != 0, t.exit_status))
+        exited = p.JobExited(job_id=job.job_id, exit_status=worst.exit_status,
+                             signal=worst.signal, failed=worst.failed,
+                             deleted=deleted or any(t.delete_requested
+                                                    for t in job.tasks.values()))
+        self.s.finished[job.job_id] = exited
+        while len(self.s.finished) > FINISHED_MEMORY:
+            self.s.finished.pop(next(iter(self.s.finished)))
+        keep = max(views.to_int(self.s.config.conf.finished_jobs), 0)
+        if keep:
+            self.zombies[job.job_id] = job
+        while len(self.zombies) > keep:
+            self.zombies.pop(next(iter(self.zombies)))
+        for ident, rid in self.sync_waiters.pop(job.job_id, []):
+            fx.replies.append((ident, p.JobExited(**exited_fields(exited), rid=rid)))
+        self._answer_now(job.job_id, False, fx)
+        self.dependants.discard(job.job_id)
+        self._drop_if_settled(job.job_id, fx)
+
+    def _drop_if_settled(self, job_id: int, fx: Effects) -> None:
+        """A job leaves the state once every task is done and accounted."""
+        job = self.s.jobs.get(job_id)
+        if job is None or self.unaccounted.get(job_id):
+            return
+        if self.all_done(job):
+            del self.s.jobs[job_id]
+            self.sched_info.pop(job_id, None)
+            fx.gone_jobs.add(job_id)
+
+    def accounted(self, seqs: list[int], fx: Effects) -> None:
+        for seq in seqs:
+            if self.s.reports.pop(seq, None) is not None:
+                fx.outbox_done.append(seq)
+                continue
+            entry = self.s.outbox.pop(seq, None)
+            if entry is None:
+                continue
+            fx.outbox_done.append(seq)
+            job_id = entry[0]
+            self._after_rescheduled_run(job_id, entry[1], fx)
+            self.unaccounted[job_id] -= 1
+            if not self.unaccounted[job_id]:
+                del self.unaccounted[job_id]
+                self._drop_if_settled(job_id, fx)
+
+    def _after_rescheduled_run(self, job_id: int, task_id: int, fx: Effects) -> None:
+        """A rescheduled run is accounted: its task waits to run again (or is done, when
+        qdel asked meanwhile)."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        if job is None or task is None or not task.move(accounted_event(task)):
+            return
+        fx.dirty_tasks.add((job_id, task_id))
+        if task.state == DONE:  # qdel asked meanwhile
+            self._maybe_forget(job, fx, deleted=True)
+            return
+        fresh = Task(task_id=task_id, state=task.state, rerun=True,
+                     holds=task.holds)  # in place: all_done keeps the objects
+        for name in Task.__struct_fields__:
+            setattr(task, name, getattr(fresh, name))
+        fx.sched.append(self.sched_job(job) or no_pending(job))
+
+    def pending_accounting(self) -> list[p.AccountTask | p.ReportRecord]:
+        out: list[p.AccountTask | p.ReportRecord] = [
+            p.ReportRecord(seq=seq, record=record)
+            for seq, record in sorted(self.s.reports.items())]
+        for seq, (job_id, task_id) in sorted(self.s.outbox.items()):
+            job = self.s.jobs.get(job_id)
+            if job and task_id in job.tasks:
+                out.append(p.AccountTask(seq=seq, job=job, task=job.tasks[task_id]))
+        return out
