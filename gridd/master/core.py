@@ -4,6 +4,9 @@ No I/O and no clock: every handler takes ``now`` and records what must happen in
 ``Effects`` value (objects to spool, messages to send, records to account). The actor
 spools the effects first and only then sends anything, so nothing is acknowledged that
 a crash could take back.
+
+Master's handlers are in its parts, a module each: submission, control, queries,
+dispatch and execution. This module holds its state and what more than one part asks.
 """
 
 from __future__ import annotations
