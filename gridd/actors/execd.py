@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -36,6 +35,7 @@ from zmq.utils.monitor import parse_monitor_message
 
 from gridd import keys, paths
 from gridd import protocol as p
+from gridd.actors.clock import Wall
 from gridd.execd import runner, signals
 from gridd.execd.load import read_load
 from gridd.transport import TrioSocket
@@ -54,9 +54,10 @@ _HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_
 
 class ExecdActor:
     def __init__(self, base: Path, name: str, endpoint: str, load_report_time: float,
-                 curve: Curve | None) -> None:
+                 curve: Curve | None, *, wall: Wall) -> None:
         """`curve`: the master's public key and this host's key pair; None only on a
-        cell made with `gridd up --security none`."""
+        cell made with `gridd up --security none`. `wall`: the clock of the reports'
+        times (see gridd.actors.clock)."""
         self.base = base
         self.name = name
         self.endpoint = endpoint
@@ -64,7 +65,8 @@ class ExecdActor:
         self.curve = curve
         self.spool = paths.execd_spool(name, base)
         self.spool.mkdir(parents=True, exist_ok=True)
-        self.runner = runner.TaskRunner(name, self.spool, str(base))
+        self.wall = wall
+        self.runner = runner.TaskRunner(name, self.spool, str(base), wall=wall)
         # Before anything else: what an earlier execd left behind.
         self.resumed = self.runner.recover()
         self.active: set[Key] = {(t.job_id, t.task_id) for t in self.resumed}  # not reported
@@ -214,9 +216,8 @@ class ExecdActor:
             report = await follow(started)
         except Exception as exc:  # a bug here must cost one job, not the execd
             log.exception("task %d.%d could not be run", *key)
-            now = time.time()
             report = p.TaskReport(job_id=key[0], task_id=key[1], host=self.name,
-                                  start_time=0.0, end_time=now, exit_status=0,
+                                  start_time=0.0, end_time=self.wall(), exit_status=0,
                                   failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc))
         self.unacked[key] = report
         self.active.discard(key)
@@ -232,7 +233,7 @@ def host_curve(base: Path, name: str) -> Curve | None:
     return Curve(keys.read_public(keys.key_file(base, keys.MASTER)), pair.public, pair.secret)
 
 
-def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None:
+def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: Wall) -> None:
     try:
         curve = host_curve(base, name)
     except keys.KeyFileError as exc:
@@ -242,7 +243,7 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float) -> None
     pidfile = paths.execd_spool(name, base) / "execd.pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     pidfile.write_text(f"{os.getpid()}\n")
-    actor = ExecdActor(base, name, endpoint, load_report_time, curve)
+    actor = ExecdActor(base, name, endpoint, load_report_time, curve, wall=wall)
 
     async def signalled() -> None:
         with trio.open_signal_receiver(*signals.LEAVE_JOBS, signals.KILL_JOBS) as received:

@@ -161,10 +161,11 @@ def cmd_master(base: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_execd(base: Path, args: argparse.Namespace) -> int:
+    from gridd.actors import clock
     from gridd.actors.execd import serve
 
     _log_to(paths.execd_spool(args.name, base) / "messages")
-    serve(base, args.name, args.master_endpoint, args.load_report_time)
+    serve(base, args.name, args.master_endpoint, args.load_report_time, clock.SYSTEM)
     return 0
 
 

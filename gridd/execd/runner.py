@@ -96,7 +96,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +105,7 @@ import msgspec
 import trio
 
 from gridd.accounting.render import FAILED_REASONS
+from gridd.actors.clock import SYSTEM, Wall
 from gridd.execd.load import arch_name
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.model.job import Usage
@@ -482,9 +482,10 @@ class RunningTask:
         self.io = max(self.io, now.io)
         self.mem += now.vmem / _GIB * elapsed
 
-    def usage(self) -> Usage:
-        """What the task has used so far, as the samples tell (qstat's online usage)."""
-        return Usage(wallclock=max(0.0, time.time() - self.start_time), utime=self.cpu,
+    def usage(self, now: float) -> Usage:
+        """What the task has used until `now` (the wall clock), as the samples tell
+        (qstat's online usage)."""
+        return Usage(wallclock=max(0.0, now - self.start_time), utime=self.cpu,
                      mem=self.mem, io=float(self.io), vmem=float(self.vmem),
                      maxvmem=float(self.maxvmem))
 
@@ -529,13 +530,17 @@ class TaskRunner:
         *,
         vmem_interval: float = 1.0,
         shepherd: Sequence[str] | None = None,
+        wall: Wall = SYSTEM,
     ) -> None:
+        """`wall`: the clock of the reports' times and of the limits, which count from
+        the job's start as its shepherd wrote it (see gridd.actors.clock)."""
         self.host = host
         self.spool_dir = spool_dir
         self.root = root
         self.uid = os.geteuid()  # root runs jobs as their owners; anyone else only its own
         self.user = _user_name(self.uid)
         self.vmem_interval = vmem_interval
+        self.wall = wall
         self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
         self._running: dict[tuple[int, int], RunningTask] = {}
         self._script_users: dict[int, int] = {}
@@ -547,7 +552,8 @@ class TaskRunner:
 
     def usage(self) -> list[tuple[int, int, Usage]]:
         """What each task whose job runs has used so far."""
-        return [(*key, task.usage()) for key, task in self._running.items() if task.job_pid]
+        now = self.wall()
+        return [(*key, task.usage(now)) for key, task in self._running.items() if task.job_pid]
 
     def kill(self, job_id: int, task_id: int) -> bool:
         """qdel: kill the task's process group; False when it is not running here."""
@@ -819,7 +825,7 @@ class TaskRunner:
         state = task.state
         # The wall clock read first: the trio clock read after it is as late or later, so
         # a limit converted from wall to trio time never falls due early.
-        wall = time.time()
+        wall = self.wall()
         now = trio.current_time()
 
         def due(after: float) -> float:
@@ -877,7 +883,7 @@ class TaskRunner:
         log.warning("task %d.%d: its shepherd died without recording the job's end%s",
                     task.state.job_id, task.state.task_id,
                     "; the job was killed" if killed else "")
-        now = time.time()
+        now = self.wall()
         reason = (f"{FAILED_REASONS[FAILED_NO_EXIT_STATUS]}: the shepherd ended without "
                   "recording how the job ended")
         return TaskReport(
@@ -906,7 +912,7 @@ class TaskRunner:
         log.warning("task %d.%d failed before its job started: %s", job_id, task_id, reason)
         return TaskReport(
             job_id=job_id, task_id=task_id, host=self.host, start_time=0.0,
-            end_time=time.time(), exit_status=0, failed=failed, failed_reason=reason)
+            end_time=self.wall(), exit_status=0, failed=failed, failed_reason=reason)
 
     def _finish(
         self, directory: Path, tmpdir: Path | None, script: Path | None, report: TaskReport
