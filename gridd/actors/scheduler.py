@@ -4,11 +4,15 @@ It plans as soon as something planning depends on changed (so an idle cell start
 within milliseconds) and at least every schedule interval, but never while the master
 has not yet answered its previous Dispatch: that answer carries the orders' effects, so
 the mirror never books the same resources twice.
+
+Those intervals and the answer's timeout run on trio's clock; a plan is made for the
+now of the wall clock it is given (see gridd.actors.clock).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 
@@ -18,6 +22,7 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
+from gridd.actors.clock import SYSTEM, Wall
 from gridd.collector import held_off
 from gridd.sched.info import Told
 from gridd.sched.plan import Plan, Planner
@@ -30,15 +35,18 @@ ANSWER_TIMEOUT = 30.0  # seconds; the master answers every Dispatch, this is a s
 
 
 async def run(ctx: zmq.Context, endpoint: str, interval: float,
-              base: Path | None = None) -> None:
+              base: Path | None = None, *, wall: Wall = SYSTEM) -> None:
+    """Mirror the master at `endpoint` and plan; `wall` gives the plans' now."""
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.connect(endpoint)
     view = SchedView()
     planner = Planner()
     told = Told()
     synced = False  # the view holds a state from the master
-    awaiting = 0.0  # when the last Dispatch went out, while its answer is due
-    last_cycle = 0.0
+    # On trio's clock: when the last Dispatch went out, while its answer is due; when the
+    # last cycle ran.
+    awaiting: float | None = None
+    last_cycle = -math.inf
     monitoring = False  # qconf -tsm asked for the next cycle to be recorded
     try:
         await sock.send([p.encode(p.SchedHello())])
@@ -50,19 +58,19 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 for msg in _decoded(frames):
                     if isinstance(msg, p.SchedState):
                         view.reset(msg)
-                        synced, awaiting = True, 0.0
+                        synced, awaiting = True, None
                     elif isinstance(msg, p.SchedEvent) and synced:
                         if not view.apply(msg):
                             log.warning("missed scheduler events; asking for a resync")
                             synced = False
                             break
                         if msg.answers_dispatch:
-                            awaiting = 0.0
+                            awaiting = None
                         monitoring = monitoring or msg.monitor
-            now = time.time()
-            if awaiting and now - awaiting > ANSWER_TIMEOUT:
+            now = trio.current_time()
+            if awaiting is not None and now - awaiting > ANSWER_TIMEOUT:
                 log.warning("no answer to the last dispatch; asking for a resync")
-                synced, awaiting = False, 0.0
+                synced, awaiting = False, None
             if not synced:
                 await sock.send([p.encode(p.SchedHello())])
                 await _wait_for_state(sock, view)
@@ -70,16 +78,18 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
                 continue
             due = view.changed or monitoring or now - last_cycle >= interval
             # With MONITOR each interval is recorded while something runs, as Grid Engine does.
-            if awaiting or not due or not (view.jobs or told.info or monitoring
-                                           or (view.conf.monitor and view.running)):
+            if awaiting is not None or not due or not (
+                    view.jobs or told.info or monitoring
+                    or (view.conf.monitor and view.running)):
                 continue
             view.changed, last_cycle = False, now
+            planned_for = wall()
             kept = view.conf  # a recorded cycle gathers the reasons whatever job_info says
             if monitoring:
                 view.conf = msgspec.structs.replace(kept, job_info=True)
             try:
                 with held_off():
-                    plan = planner.plan(view, now)
+                    plan = planner.plan(view, planned_for)
             except Exception:  # a planning bug must not stop scheduling for good
                 log.exception("planning failed; asking the master for a fresh state")
                 synced = False
@@ -87,7 +97,7 @@ async def run(ctx: zmq.Context, endpoint: str, interval: float,
             finally:
                 view.conf = kept
             if monitoring:
-                _runlog(paths.common(base) / "schedd_runlog", now, plan)
+                _runlog(paths.common(base) / "schedd_runlog", planned_for, plan)
                 monitoring = False
                 if not kept.job_info:
                     plan.info = {}  # gathered for the file only: the cell keeps none
