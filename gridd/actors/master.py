@@ -22,7 +22,7 @@ import pwd
 import signal
 import socket
 import subprocess
-import time
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -33,6 +33,7 @@ import zmq
 from gridd import keys, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
+from gridd.actors.clock import SYSTEM, Wall
 from gridd.master import ars, permissions, reporting
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
@@ -85,10 +86,13 @@ class Peer(NamedTuple):
 class MasterActor:
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
-                 request_burst: float = REQUEST_BURST) -> None:
+                 request_burst: float = REQUEST_BURST, wall: Wall = SYSTEM) -> None:
         """`key`: the master's CURVE key pair; None only for a cell made with
-        `gridd up --security none`, whose clients are whoever they claim to be."""
+        `gridd up --security none`, whose clients are whoever they claim to be. `wall`:
+        the clock of the now the state machine is given, also the scheduler's (see
+        gridd.actors.clock)."""
         self.base = base
+        self.wall = wall
         self.endpoint = endpoint
         self.schedule_interval = schedule_interval
         self.key = key
@@ -121,7 +125,7 @@ class MasterActor:
         fx = Effects(dirty_hosts=set(state.hosts), config_changed=True, counters_changed=True,
                      flags_changed=True)
         tx = self.spool.prepare()
-        self.tracker.fill(tx, state, fx, time.time())
+        self.tracker.fill(tx, state, fx, self.wall())
         tx.commit()
 
     async def run(self) -> None:
@@ -164,8 +168,8 @@ class MasterActor:
                 nursery.start_soon(self._apply_loop, inbox)
                 nursery.start_soon(_timer, HOST_CHECK, "timer", send.clone())
                 nursery.start_soon(_timer, AR_CHECK, "tick", send.clone())
-                nursery.start_soon(scheduler.run, self.ctx, SCHED_ENDPOINT,
-                                   self.schedule_interval, self.base)
+                nursery.start_soon(partial(scheduler.run, self.ctx, SCHED_ENDPOINT,
+                                           self.schedule_interval, self.base, wall=self.wall))
                 await self.stopping.wait()
                 nursery.cancel_scope.cancel()
         finally:
@@ -231,7 +235,7 @@ class MasterActor:
                 except trio.WouldBlock:
                     break
             fx = Effects()
-            now = time.time()
+            now = self.wall()
             answered_dispatch = False
             for source, parts, peer in batch:
                 answered_dispatch |= self._handle(source, parts, peer, now, fx)
@@ -621,7 +625,7 @@ def _master_key(base: Path) -> keys.KeyPair | None:
     return keys.read_secret(keys.secret_file(base, keys.MASTER))
 
 
-def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
+def serve(base: Path, endpoint: str, schedule_interval: float, wall: Wall) -> None:
     """Run the master until SIGTERM/SIGINT or a Shutdown request."""
     try:
         key = _master_key(base)
@@ -634,7 +638,7 @@ def serve(base: Path, endpoint: str, schedule_interval: float = 2.0) -> None:
     if running != os.getpid() and gridd_alive(running):
         raise SystemExit(f"gridd: a master already runs for this cell (pid {running})")
     pidfile.write_text(f"{os.getpid()}\n")
-    actor = MasterActor(base, endpoint, schedule_interval, key=key)
+    actor = MasterActor(base, endpoint, schedule_interval, key=key, wall=wall)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

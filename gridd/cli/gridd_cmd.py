@@ -152,11 +152,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_master(base: Path, args: argparse.Namespace) -> int:
+    from gridd.actors import clock
     from gridd.actors.master import serve
 
     _log_to(paths.master_spool(base) / "messages")
     endpoint = args.endpoint or paths.endpoint_file(base).read_text().strip()
-    serve(base, endpoint, args.schedule_interval)
+    serve(base, endpoint, args.schedule_interval, clock.SYSTEM)
     return 0
 
 
