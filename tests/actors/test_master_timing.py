@@ -1,0 +1,222 @@
+"""The master actor's timing rules, in virtual time (see virtual_time.py).
+
+The master runs in this trio process, with its scheduler and accounting actors, on an
+inproc endpoint of a cell without security; the test plays its execd and a client on
+DEALER sockets of the actor's ZeroMQ context. Inproc messages take no time and the
+spool's and accounting's threads run inline, so trio's clock jumps whenever every task
+waits, and the master's now is a wall clock that moves with it.
+
+The master looks at its hosts every HOST_CHECK seconds: one unheard for its timeout
+(host_timeout, or three of its load report intervals if longer) goes unknown, and what
+runs there stays as it is until its execd registers again. It looks at advance
+reservations every AR_CHECK seconds: one starts, and ends, at the first look at or after
+its time. A task dispatched and not yet confirmed is sent again with the host's first
+load report more than 10 s after the dispatch, and at once when its execd registers.
+A connection's request rate is counted on the wall clock.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+import zmq
+
+from gridd import paths
+from gridd import protocol as p
+from gridd.actors.master import AR_CHECK, HOST_CHECK, MasterActor
+from gridd.master.bootstrap import CellConfig
+from gridd.model.ar import ArSpec
+from gridd.model.job import JobSpec
+from gridd.transport import TrioSocket
+from tests.actors.virtual_time import threads_inline, virtual_wall
+
+HOST = "node1"
+INSTANCE = f"all.q@{HOST}"
+VIRTUAL_LIMIT = 1000.0  # seconds a test may take on trio's clock
+_endpoints = itertools.count()
+
+
+class Cell:
+    """A running master, with an execd and a client of it."""
+
+    def __init__(self, actor: MasterActor) -> None:
+        self.wall = actor.wall
+        self.client = self._connected(actor)
+        self.execd = self._connected(actor)
+
+    @staticmethod
+    def _connected(actor: MasterActor) -> TrioSocket:
+        sock = TrioSocket.create(actor.ctx, zmq.DEALER, SNDHWM=0, RCVHWM=0)
+        sock.connect(actor.endpoint)
+        return sock
+
+    def close(self) -> None:
+        self.client.close()
+        self.execd.close()
+
+    async def ask(self, msg: p.Msg) -> p.Msg:
+        await self.client.send([p.encode(msg)])
+        (frame,) = await self.client.recv()
+        return p.decode(frame)
+
+    async def report(self, msg: p.Msg) -> None:
+        """Send what execd sends."""
+        await self.execd.send([p.encode(msg)])
+
+    async def order(self) -> tuple[float, p.Msg]:
+        """The master's next message to execd, with when (trio's clock) it came."""
+        (frame,) = await self.execd.recv()
+        return trio.current_time(), p.decode(frame)
+
+    async def no_order(self, seconds: float) -> None:
+        """Nothing comes to execd for so long."""
+        with trio.move_on_after(seconds):
+            _, msg = await self.order()
+            pytest.fail(f"the master sent {msg!r}")
+
+    async def submit(self) -> int:
+        reply = await self.ask(p.Submit(spec=JobSpec(name="sleep", owner="root", binary=True,
+                                                     command=["sleep", "1000"])))
+        assert isinstance(reply, p.Submitted)
+        return reply.job_id
+
+    async def started(self) -> int:
+        """Take the next StartTask and confirm it, as execd does once the job runs."""
+        _, start = await self.order()
+        assert isinstance(start, p.StartTask)
+        await self.report(p.TaskStarted(host=HOST, job_id=start.job.job_id,
+                                        task_id=start.task_id, start_time=self.wall()))
+        return start.job.job_id
+
+    async def unknown(self) -> list[str]:
+        """The queue instances whose host is unknown ("u" in qstat -f)."""
+        reply = await self.ask(p.SelectQueues(select=p.QueueSelect(states="u")))
+        assert isinstance(reply, p.QueuesSelected)
+        return reply.names
+
+    async def task_state(self, job_id: int) -> str:
+        reply = await self.ask(p.QueryJobs(ids=[str(job_id)]))
+        assert isinstance(reply, p.JobsReply)
+        [job] = reply.jobs
+        return job.tasks[0].state
+
+    async def ar_states(self) -> list[str]:
+        reply = await self.ask(p.QueryArs(users=["*"]))
+        assert isinstance(reply, p.ArsReply)
+        return [ar.state for ar in reply.ars]
+
+
+@asynccontextmanager
+async def cell(base: Path, monkeypatch: pytest.MonkeyPatch, slots: int = 1,
+               **limits: float) -> AsyncIterator[Cell]:
+    """A cell of one host, HOST, whose master starts at trio's time 0."""
+    assert trio.current_time() == 0.0
+    threads_inline(monkeypatch)
+    paths.common(base).mkdir(parents=True)
+    (paths.common(base) / "bootstrap.json").write_bytes(msgspec.json.encode(
+        CellConfig(hosts=[HOST], slots=slots, machine="head")))
+    actor = MasterActor(base, f"inproc://master-timing-{next(_endpoints)}", 2.0, key=None,
+                        wall=virtual_wall(), **limits)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(actor.run)
+        played = Cell(actor)
+        try:
+            with trio.fail_after(VIRTUAL_LIMIT):  # no real waits here: virtual time bounds
+                yield played
+        finally:
+            played.close()  # before the actor ends its context
+            actor.stopping.set()
+
+
+async def test_a_host_unheard_for_its_timeout_goes_unknown_and_its_job_stays(
+        tmp_path, monkeypatch, autojump_clock):
+    """Reports every 10 s make a timeout of 120 s (host_timeout, the longer): the host
+    last heard at 62.5 goes unknown at the first check after 182.5, HOST_CHECK's of
+    185. Its job runs on; one submitted meanwhile is not sent there. Once execd registers
+    again with the job running, the job stays and the other starts."""
+    assert HOST_CHECK == 5.0
+    async with cell(tmp_path, monkeypatch, slots=2) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=10.0))
+        job = await c.submit()
+        assert await c.started() == job
+        for when in (12.5, 22.5, 32.5, 42.5, 52.5, 62.5):
+            await trio.sleep_until(when)
+            await c.report(p.LoadReport(host=HOST, load={}, running=[(job, 0)]))
+        await trio.sleep_until(184.5)
+        assert await c.unknown() == []
+        await trio.sleep_until(185.5)
+        assert await c.unknown() == [INSTANCE]
+        assert await c.task_state(job) == "r"
+        other = await c.submit()
+        await c.no_order(60.0)
+        assert await c.task_state(job) == "r"
+        await c.report(p.Register(host=HOST, load={}, running=[(job, 0)],
+                                  load_report_time=10.0))
+        at, start = await c.order()
+        assert isinstance(start, p.StartTask) and (at, start.job.job_id) == (245.5, other)
+        assert await c.unknown() == []
+        assert await c.task_state(job) == "r"
+
+
+async def test_a_host_reporting_seldom_is_given_three_of_its_intervals(
+        tmp_path, monkeypatch, autojump_clock):
+    """Reports every 60 s: unknown once unheard for 180 s, at the check of 185."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=60.0))
+        await trio.sleep_until(184.5)
+        assert await c.unknown() == []
+        await trio.sleep_until(185.5)
+        assert await c.unknown() == [INSTANCE]
+
+
+async def test_an_advance_reservation_starts_and_ends_at_the_first_look_after_its_times(
+        tmp_path, monkeypatch, autojump_clock):
+    """Granted at 0 from 30.5 for 60 s: w until the look of 31, r until that of 91, then
+    gone (it has no jobs to wait for)."""
+    assert AR_CHECK == 1.0
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=40.0))
+        reply = await c.ask(p.ArSubmit(spec=ArSpec(owner="root", start=c.wall() + 30.5,
+                                                   duration=60.0)))
+        assert isinstance(reply, p.Ok), reply
+        for when, states in ((30.9, ["w"]), (31.1, ["r"]), (90.9, ["r"]), (91.1, [])):
+            await trio.sleep_until(when)
+            assert (when, await c.ar_states()) == (when, states)
+
+
+async def test_a_start_unconfirmed_is_sent_again_10_s_after_the_dispatch(
+        tmp_path, monkeypatch, autojump_clock):
+    """With the first load report after 10 s, and at once when execd registers."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=4.0))
+        job = await c.submit()
+        at, start = await c.order()
+        assert isinstance(start, p.StartTask) and (at, start.job.job_id) == (0.0, job)
+        for when in (4.0, 8.0, 9.9):
+            await trio.sleep_until(when)
+            await c.report(p.LoadReport(host=HOST, load={}))
+        await c.no_order(0.15)
+        await c.report(p.LoadReport(host=HOST, load={}))  # at 10.05
+        assert await c.order() == (10.05, start)
+        await trio.sleep_until(12.0)
+        await c.report(p.Register(host=HOST, load={}, load_report_time=4.0))
+        assert await c.order() == (12.0, start)
+
+
+async def test_a_connections_request_rate_is_counted_on_the_wall_clock(
+        tmp_path, monkeypatch, autojump_clock):
+    """A burst of 10 at once, then 5 a second of the wall clock."""
+    async with cell(tmp_path, monkeypatch, request_rate=5, request_burst=10) as c:
+        for _ in range(2):
+            for rid in range(1, 31):
+                await c.client.send([p.encode(p.Ping(rid=rid))])
+            answers = [p.decode((await c.client.recv())[0]) for _ in range(30)]
+            assert [a.rid for a in answers] == list(range(1, 31))
+            assert [a.rid for a in answers if isinstance(a, p.Ok)] == list(range(1, 11))
+            await trio.sleep(2.0)  # 10 more
