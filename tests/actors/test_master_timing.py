@@ -10,7 +10,8 @@ The master looks at its hosts every HOST_CHECK seconds: one unheard for its time
 (host_timeout, or three of its load report intervals if longer) goes unknown, and what
 runs there stays as it is until its execd registers again. It looks at advance
 reservations every AR_CHECK seconds: one starts, and ends, at the first look at or after
-its time. A task dispatched and not yet confirmed is sent again with the host's first
+its time, and goes into error at the first look once its host is unknown. The scheduler
+plans for the master's now. A task dispatched and not yet confirmed is sent again with the host's first
 load report more than 10 s after the dispatch, and at once when its execd registers.
 A connection's request rate is counted on the wall clock.
 """
@@ -220,3 +221,32 @@ async def test_a_connections_request_rate_is_counted_on_the_wall_clock(
             assert [a.rid for a in answers] == list(range(1, 31))
             assert [a.rid for a in answers if isinstance(a, p.Ok)] == list(range(1, 11))
             await trio.sleep(2.0)  # 10 more
+
+
+async def test_an_advance_reservation_goes_into_error_at_the_first_tick_its_host_is_unknown(
+        tmp_path, monkeypatch, autojump_clock):
+    """The host, heard at 0 only, is unknown from the host check of 125: the AR that
+    started at 30.5 is E from the tick then (of the same time, or the next)."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=10.0))
+        reply = await c.ask(p.ArSubmit(spec=ArSpec(owner="root", start=c.wall() + 30.5,
+                                                   duration=600.0)))
+        assert isinstance(reply, p.Ok), reply
+        for when, states in ((124.5, ["r"]), (126.5, ["E"])):
+            await trio.sleep_until(when)
+            assert (when, await c.ar_states()) == (when, states)
+
+
+async def test_a_jobs_start_time_is_reached_on_the_masters_wall_clock(
+        tmp_path, monkeypatch, autojump_clock):
+    """The scheduler plans for the master's now: a job submitted at 0 for 29.5 (-a)
+    starts at the first cycle after, that of 30 (one every 2 s from 0)."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=10.0))
+        reply = await c.ask(p.Submit(spec=JobSpec(
+            name="sleep", owner="root", binary=True, command=["sleep", "1000"],
+            start_time=c.wall() + 29.5)))
+        assert isinstance(reply, p.Submitted)
+        at, start = await c.order()
+        assert isinstance(start, p.StartTask) and start.job.job_id == reply.job_id
+        assert at == 30.0
