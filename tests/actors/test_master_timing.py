@@ -11,8 +11,9 @@ The master looks at its hosts every HOST_CHECK seconds: one unheard for its time
 runs there stays as it is until its execd registers again. It looks at advance
 reservations every AR_CHECK seconds: one starts, and ends, at the first look at or after
 its time, and goes into error at the first look once its host is unknown. The scheduler
-plans for the master's now. A task dispatched and not yet confirmed is sent again with the host's first
-load report more than 10 s after the dispatch, and at once when its execd registers.
+plans for the master's now. A task dispatched and not yet confirmed is sent again with
+the host's first load report more than 10 s after the dispatch, and at once when its
+execd registers.
 A connection's request rate is counted on the wall clock.
 """
 
