@@ -10,6 +10,13 @@ name its key was authorized as. A client request is stamped with that user and t
 host it came from (gridd/master/identity.py) before the core sees it, whatever it
 claims; execds' reports are taken only from the key of the host they are about. Each
 connection may make so many requests a second (gridd/master/ratelimit.py).
+
+What to do with a message is decided in the pure core (gridd.master.handle: its admission,
+which rule of the state machine it goes to, its answer; gridd.master.events: what the
+scheduler and accounting actors are told). This actor only moves bytes: it pumps
+messages in with who sent them (resolving the peer's address to a host name), looks
+users up in the user database, runs the spool's transactions and administration, and
+sends what the core said once it is spooled.
 """
 
 from __future__ import annotations
@@ -24,7 +31,6 @@ import socket
 import subprocess
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
 
 import msgspec
 import trio
@@ -34,10 +40,11 @@ from gridd import keys, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
 from gridd.actors.clock import SYSTEM, Wall
-from gridd.master import ars, permissions, reporting
+from gridd.master import events, reporting
+from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Effects, Master, MasterState
-from gridd.master.identity import stamp
+from gridd.master.handle import ACCT, CLIENT, SCHED, TICK, TIMER, Handler, unapplied_refusal
 from gridd.master.ratelimit import Limiter, QuietLog
 from gridd.model.objects import GlobalConf
 from gridd.pidfile import gridd_alive, master_pidfile, read_pid
@@ -62,28 +69,11 @@ HANDSHAKE_MS = 10_000  # a connection still not through its handshake by then is
 RESOLVE_TIMEOUT = 2.0  # seconds to wait for the name of a peer's address
 _REMEMBERED_ADDRESSES = 4096
 
-CLIENT, SCHED, ACCT = "client", "sched", "acct"
-# Client requests that change jobs or ARs (see _one_by_one).
-_CHANGES = (p.Submit, p.Delete, p.Alter, p.Hold, p.Qmod, p.ArSubmit, p.ArDelete)
-# What only execds send: taken only from the key of the host the message is about.
-_EXECD = (p.Register, p.LoadReport, p.TaskStarted, p.TaskFinished)
-
-
-class Peer(NamedTuple):
-    """Where a client message came from: the User-Id its key was authorized as ("user:NAME"
-    or "host:NAME"; "" on a cell without security) and the name of its host."""
-
-    user_id: str
-    host: str
-
-    @property
-    def user(self) -> str | None:
-        """The user the key belongs to; None for a host's key or without security."""
-        kind, _, name = self.user_id.partition(":")
-        return name if kind == "user" else None
-
 
 class MasterActor:
+    """The master's sockets, spool and timers around the core (gridd.master.handle), and
+    the core's Outside: users' accounts and the spool's administration."""
+
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
                  request_burst: float = REQUEST_BURST, wall: Wall = SYSTEM) -> None:
@@ -96,11 +86,12 @@ class MasterActor:
         self.endpoint = endpoint
         self.schedule_interval = schedule_interval
         self.key = key
-        self.limiter = Limiter(request_rate, request_burst)
-        self.quiet = QuietLog(log, rate=1.0, burst=20.0)  # warnings a peer can cause
+        quiet = QuietLog(log, rate=1.0, burst=20.0)  # warnings a peer can cause
+        door = Door(key is not None, Limiter(request_rate, request_burst), quiet)
+        self.handler = Handler(door, self)  # the core; this actor is its Outside
         self.machine = _machine_name(base)
         self.host_names: dict[str, str] = {}  # peer address -> host name
-        self.accounts: dict[str, tuple[str, int | None, int | None]] = {}  # see _account
+        self.accounts: dict[str, Account] = {}  # see account
         self.execds: dict[str, bytes] = {}  # host -> routing id of its execd's connection
         spool_dir = paths.master_spool(base)
         self.spool = open_spool(spool_dir, choose(spool_dir))
@@ -144,7 +135,7 @@ class MasterActor:
         # Frames up to MAX_MESSAGE are decoded; larger ones, up to 4x, are answered with an
         # error; a peer sending more than that is cut off by ZeroMQ before we buffer it.
         # No ROUTER_HANDOVER: a peer that names its connection like another's must not
-        # take that one over (execds are found by what their host key sends, see _admit).
+        # take that one over (execds are found by what their host key sends: master.admission).
         front = TrioSocket.create(self.ctx, zmq.ROUTER, MAXMSGSIZE=4 * p.MAX_MESSAGE,
                                   SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS, **security)
         front.bind(self.endpoint)
@@ -166,8 +157,8 @@ class MasterActor:
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
-                nursery.start_soon(_timer, HOST_CHECK, "timer", send.clone())
-                nursery.start_soon(_timer, AR_CHECK, "tick", send.clone())
+                nursery.start_soon(_timer, HOST_CHECK, TIMER, send.clone())
+                nursery.start_soon(_timer, AR_CHECK, TICK, send.clone())
                 nursery.start_soon(partial(scheduler.run, self.ctx, SCHED_ENDPOINT,
                                            self.schedule_interval, self.base, wall=self.wall))
                 await self.stopping.wait()
@@ -277,22 +268,16 @@ class MasterActor:
                     self.front.send_nowait([ident, p.encode(
                         p.Error(text=f"error: {exc}", rid=reply.rid))])
                 if index == 0:
-                    self._sched_event(Effects(sched_resync=True), False)
+                    self._to_scheduler(Effects(sched_resync=True), False)
                 continue
             self._flush(fx, answered_dispatch)
 
     def _refused_unapplied(self, source: str, parts: list[bytes], exc: SpoolError) -> bool:
         """Refuse a client's change of jobs or ARs with the spool's error, if it is one."""
-        if source != CLIENT or len(parts) != 2:
+        refusal = unapplied_refusal(source, parts, f"error: {exc}")
+        if refusal is None:
             return False
-        try:
-            msg = p.decode(parts[-1])
-        except p.ProtocolError:
-            return False  # answered as any bad message is
-        if not isinstance(msg, _CHANGES):
-            return False
-        self.front.send_nowait([parts[0], p.encode(p.Error(text=f"error: {exc}",
-                                                           rid=msg.rid))])
+        self.front.send_nowait([parts[0], p.encode(refusal)])
         return True
 
     def _reload(self) -> None:
@@ -304,81 +289,18 @@ class MasterActor:
 
     def _handle(self, source: str, parts: list[bytes], peer: Peer | None, now: float,
                 fx: Effects) -> bool:
-        """Apply one message; True when it was the scheduler's Dispatch."""
-        if source == "timer":
-            self.master.check_hosts(now, fx)
-            self.accounts.clear()  # users' groups are looked up afresh now and then
-            return False
-        if source == "tick":
-            self.master.tick(now, fx)
-            return False
-        ident = parts[0] if source == CLIENT else b""
-        frame = parts[-1]
-        if source == CLIENT and len(parts) != 2:
-            self.quiet.warning(now, "dropped a message of %d frames from %s", len(parts),
-                               _described(peer, ident))
-            return False
-        try:
-            # Only clients are untrusted; the scheduler and accounting run in this process.
-            msg = p.decode(frame, max_size=p.MAX_MESSAGE if source == CLIENT else None)
-        except p.ProtocolError as exc:
-            if source != CLIENT:
-                log.warning("bad message from %s: %s", source, exc)
-                return False
-            self.quiet.warning(now, "bad message from %s: %s", _described(peer, ident), exc)
-            self.limiter.allow(ident, now)  # garbage counts against the rate too
-            fx.replies.append((ident, p.Error(text=f"error: {exc}")))
-            return False
-        if peer is not None:  # a client's or an execd's
-            refusal = self._admit(ident, peer, msg, now)
-            if refusal is not None:
-                refusal.rid = msg.rid
-                fx.replies.append((ident, refusal))
-                return False
-        user = peer.user if peer is not None else None
-        try:
-            self._dispatch(source, ident, msg, now, fx, user)
-        except Exception:  # a bug must not take the master down: log it and answer
-            log.exception("failed to handle %s from %s", type(msg).__name__, source)
-            if source == CLIENT:
-                fx.replies.append((ident, p.Error(text="error: internal error in master",
-                                                  rid=msg.rid)))
-        return source == SCHED and isinstance(msg, p.Dispatch)
+        """Apply one message (gridd.master.handle) and do at once what it asks of the
+        actor besides its effects; True when it was the scheduler's Dispatch."""
+        handled = self.handler.handle(self.master, source, parts, peer, now, fx)
+        if handled.execd is not None:
+            self.execds[handled.execd] = parts[0]  # where this host's orders go
+        if handled.to_accounting is not None:
+            self._send_now(self.acct, handled.to_accounting)
+        if fx.stop_master:
+            self.stopping.set()
+        return handled.answered_dispatch
 
-    def _admit(self, ident: bytes, peer: Peer, msg: p.Msg, now: float) -> p.Error | None:
-        """Whether a client or execd message may be applied, stamped with who sent it;
-        else the error to answer."""
-        kind, _, name = peer.user_id.partition(":")
-        what = type(msg).__name__
-        if kind == "host":
-            if isinstance(msg, _EXECD) and _reported_host(msg) == name:
-                self.execds[name] = ident  # where this host's orders go
-                return None
-            self.quiet.warning(now, "refused %s from %s: a host's key may only send "
-                               "reports about that host", what, _described(peer, ident))
-            return p.Error(text=f"error: the key of host {name} may only send its reports")
-        if isinstance(msg, _EXECD):
-            if kind == "user" or self.key is not None:
-                self.quiet.warning(now, "refused %s from %s: only an execution host's key "
-                                   "may send it", what, _described(peer, ident))
-                return p.Error(text=f"error: {what} is for execution daemons only")
-            self.execds[_reported_host(msg)] = ident  # no security: believed
-            return None
-        if not self.limiter.allow(ident, now):
-            self.quiet.warning(now, "refused a request from %s: more than %g a second",
-                               _described(peer, ident), self.limiter.rate)
-            return p.Error(text=f"error: too many requests on this connection (more than "
-                                f"{self.limiter.rate:g} a second): try again later")
-        if kind == "user":
-            group, uid, gid = self._account(name)
-            stamp(msg, name, group, peer.host, uid=uid, gid=gid)
-        elif self.key is not None:  # the ZAP handler names every key it lets in
-            self.quiet.warning(now, "refused %s from %s: no user", what,
-                               _described(peer, ident))
-            return p.Error(text="error: this connection is not authenticated as a user")
-        return None
-
-    def _account(self, user: str) -> tuple[str, int | None, int | None]:
+    def account(self, user: str) -> Account:
         """A user's primary group, uid and gid in the master's user database (cached
         until the next host check); no group and no ids for a user unknown here."""
         found = self.accounts.get(user)
@@ -396,110 +318,20 @@ class MasterActor:
             self.accounts[user] = found
         return found
 
-    def _groups(self, select: p.QueueSelect) -> None:
-        """Put in the primary groups of the users a selection names (-U), as access
-        lists are judged with them."""
-        select.groups = {user: self._account(user)[0] for user in select.users}
+    def forget_accounts(self) -> None:
+        """At each host check: users' groups and ids may have changed since."""
+        self.accounts.clear()
 
-    def _dispatch(self, source: str, ident: bytes, msg: p.Msg, now: float,
-                  fx: Effects, user: str | None) -> None:
-        """`user`: the client's, as its key says (None for other sources and on a cell
-        without security)."""
-        m = self.master
-        reply: p.Msg | None = None
-        match msg:
-            case p.Dispatch() if source == SCHED:
-                m.dispatch(msg, now, fx)
-            case p.SchedHello() if source == SCHED:
-                fx.sched_resync = True
-            case p.Accounted() if source == ACCT:
-                m.accounted(msg.seqs, fx)
-            case p.DbAnswer() if source == ACCT:
-                client, msg.client = msg.client, b""
-                fx.replies.append((client, msg))
-            case p.DbExport() if source == CLIENT and (refused := self._unless_manager(user)):
-                reply = refused  # the master's user writes the files, where the client says
-            case p.DbQuery() | p.DbExport() if source == CLIENT:
-                msg.client = ident  # the accounting actor answers; its answer comes back
-                self._send_now(self.acct, msg)
-            case p.Submit():
-                reply = m.submit(msg.spec, now, fx)
-            case p.Delete():
-                reply = m.delete(msg, now, fx)
-            case p.Alter():
-                reply = m.alter(msg, now, fx)
-            case p.Hold():
-                reply = m.hold(msg, fx)
-            case p.Resubmit():
-                reply = m.resubmit(msg, now, fx)
-            case p.QueryJobs():
-                if msg.select is not None:
-                    self._groups(msg.select)
-                reply = m.query_jobs(msg, now)
-            case p.SelectQueues():
-                self._groups(msg.select)
-                reply = m.select_queues(msg)
-            case p.WaitJob():
-                reply = m.wait_job(ident, msg)
-            case p.WaitScheduled():
-                reply = m.wait_scheduled(ident, msg)
-            case p.Qconf():
-                reply = m.qconf(msg, fx)
-                if fx.stop_master:
-                    self.stopping.set()
-            case p.Qmod():
-                reply = m.qmod(msg, now, fx)
-            case p.QueryQuota():
-                reply = m.quota(msg)
-            case p.ArSubmit():
-                reply = ars.submit(m, msg, now, fx)
-            case p.ArDelete():
-                reply = ars.delete(m, msg, now, fx)
-            case p.QueryArs():
-                reply = ars.query(m, msg, now)
-            case p.SpoolRequest():
-                reply = self._spool_request(msg)
-            case p.Ping():
-                reply = p.Ok()
-            case p.Shutdown() if refused := self._unless_manager(user):
-                reply = refused
-            case p.Shutdown():
-                reply = p.Ok(lines=["master shutting down"])
-                self.stopping.set()
-            case p.Register():
-                m.register(msg, now, fx)
-            case p.LoadReport():
-                m.load_report(msg, now, fx)
-            case p.TaskStarted():
-                m.task_started(msg, now, fx)
-            case p.TaskFinished():
-                m.task_finished(msg.report, now, fx)
-            case _:
-                log.warning("unexpected %s from %s", type(msg).__name__, source)
-                reply = p.Error(text=f"error: unexpected request {type(msg).__name__}")
-        if reply is not None and source == CLIENT:
-            reply.rid = msg.rid
-            fx.replies.append((ident, reply))
-
-    def _unless_manager(self, user: str | None) -> p.Error | None:
-        """The refusal of what only managers may do, None when the client may; on a cell
-        without security nobody is known, and everybody may."""
-        if user is None or permissions.is_manager(self.master.s.config, user):
-            return None
-        return p.Error(text=permissions.must_be_manager(user))
-
-    def _spool_request(self, msg: p.SpoolRequest) -> p.Msg:
-        """Check or back up the spool; here, between two transactions, it is consistent."""
-        if not permissions.is_manager(self.master.s.config, msg.user):
-            return p.Error(text=permissions.must_be_manager(msg.user))
+    def spool_action(self, req: p.SpoolRequest) -> p.Msg:
+        """Check or back up the spool, between two transactions: it is consistent."""
         try:
-            if msg.action == "check":
+            if req.action == "check":
                 return p.Ok(lines=spool_admin.check(self.spool))
-            if msg.action == "backup":
-                return p.Ok(lines=spool_admin.backup(self.spool, Path(msg.target)))
+            if req.action == "backup":
+                return p.Ok(lines=spool_admin.backup(self.spool, Path(req.target)))
         except (SpoolError, OSError) as exc:
             return p.Error(text=f"error: {exc}")
-        return p.Error(text=f"error: unknown spool action {msg.action!r}")
+        return p.Error(text=f"error: unknown spool action {req.action!r}")
 
     def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
         """Queue on an unbounded inproc socket: never blocks, keeps message order."""
@@ -507,21 +339,13 @@ class MasterActor:
 
     def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
         """Send what a spooled burst caused."""
-        s = self.master.s
         for ident, reply in fx.replies:
             self.front.send_nowait([ident, p.encode(reply)])
         for host, msg in fx.to_execd:
             self._to_execd(host, msg)
-        self._sched_event(fx, answered_dispatch)
-        if fx.config_changed:
-            self._send_now(self.acct, reporting.of(self.master))
-        for seq, job_id, task_id in fx.outbox:
-            job = s.jobs.get(job_id)
-            if job is not None:
-                self._send_now(self.acct, p.AccountTask(seq=seq, job=job,
-                                                        task=job.tasks[task_id]))
-        for seq, record in fx.reports:
-            self._send_now(self.acct, p.ReportRecord(seq=seq, record=record))
+        self._to_scheduler(fx, answered_dispatch)
+        for msg in events.for_accounting(self.master, fx):
+            self._send_now(self.acct, msg)
         for to, text in fx.mails:
             self.nursery.start_soon(self._mail, to, text)
 
@@ -548,27 +372,10 @@ class MasterActor:
         except zmq.ZMQError as exc:  # host not connected: reconciliation resends later
             log.info("cannot reach execd %s: %s", host, exc)
 
-    def _sched_event(self, fx: Effects, answered_dispatch: bool) -> None:
-        if fx.sched_resync:
-            self.master.sched_seq += 1
-            self._send_now(self.sched, self.master.sched_state())
-            return
-        if not (fx.sched or fx.sched_removed or fx.sched_started or fx.sched_ended
-                or fx.sched_loads or fx.hosts_changed or fx.flags_changed or fx.config_changed
-                or fx.dirty_ars or fx.gone_ars or answered_dispatch or fx.sched_monitor):
-            return
-        self.master.sched_seq += 1
-        self._send_now(self.sched, p.SchedEvent(
-            seq=self.master.sched_seq, jobs=fx.sched, removed=fx.sched_removed,
-            started=fx.sched_started, ended=fx.sched_ended, loads=fx.sched_loads,
-            hosts_up=sorted(self.master.host_up) if fx.hosts_changed else None,
-            flags=dict(self.master.s.flags) if fx.flags_changed else None,
-            conf=self.master.plan if fx.config_changed else None,
-            ars=(list(ars.bookings(self.master).values())
-                 if fx.dirty_ars or fx.gone_ars else None),
-            monitor=fx.sched_monitor,
-            answers_dispatch=answered_dispatch,
-        ))
+    def _to_scheduler(self, fx: Effects, answered_dispatch: bool) -> None:
+        msg = events.for_scheduler(self.master, fx, answered_dispatch)
+        if msg is not None:
+            self._send_now(self.sched, msg)
 
     async def _resend_outbox(self) -> None:
         """Tell the accounting actor where records go, then hand it what it had not
@@ -587,11 +394,6 @@ async def _timer(period: float, source: str, send: trio.MemorySendChannel) -> No
             await send.send((source, [], None))
 
 
-def _reported_host(msg: p.Msg) -> str:
-    """The host an execd's message is about."""
-    return msg.report.host if isinstance(msg, p.TaskFinished) else msg.host
-
-
 def _property(frame: zmq.Frame, name: str) -> str:
     """A connection property of a received message; "" when it has none (no User-Id
     without security)."""
@@ -599,13 +401,6 @@ def _property(frame: zmq.Frame, name: str) -> str:
         return frame.get(name)
     except zmq.ZMQError:
         return ""
-
-
-def _described(peer: Peer | None, ident: bytes) -> str:
-    """A peer for the log: its key's name and host, and its connection."""
-    if peer is None:
-        return repr(ident)
-    return f"{peer.user_id or 'anonymous'}@{peer.host} ({ident.hex()})"
 
 
 def _machine_name(base: Path) -> str:

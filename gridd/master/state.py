@@ -46,7 +46,7 @@ class Effects:
     gone_ars: set[int] = field(default_factory=set)  # every AR again
     reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
-    stop_master: bool = False  # qconf -km
+    stop_master: bool = False  # qconf -km, or a manager's Shutdown request
     sched_monitor: bool = False  # qconf -tsm
 
 

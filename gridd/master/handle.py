@@ -1,0 +1,217 @@
+"""One inbound message, applied: decoded, admitted, routed to the state machine, answered.
+
+The master actor pumps messages in from its sockets and timers and hands each to
+Handler.handle with where it came from (its source, and for a client or execd the Peer
+its connection names) and the time; what the message causes is written into the burst's
+Effects, which the actor spools and then sends. Everything here is decided without I/O:
+what needs the outside (the user database, the spool between two transactions) is asked
+of the actor through Outside, and what must be sent before the spool commit is returned
+in Handled.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
+
+from gridd import protocol as p
+from gridd.master import ars, permissions
+from gridd.master.admission import Account, Door, Peer, unless_manager
+from gridd.master.state import Effects
+
+if TYPE_CHECKING:
+    from gridd.master.core import Master
+
+log = logging.getLogger("gridd.master")
+
+# Where a message comes from: a client or execd over the front socket, the scheduler
+# and accounting actors of this process, the host check's and the AR check's timers.
+CLIENT, SCHED, ACCT, TIMER, TICK = "client", "sched", "acct", "timer", "tick"
+# Client requests that change jobs or ARs (see unapplied_refusal).
+CHANGES = (p.Submit, p.Delete, p.Alter, p.Hold, p.Qmod, p.ArSubmit, p.ArDelete)
+
+
+class Outside(Protocol):
+    """What the master actor answers for the core: questions that need I/O."""
+
+    def account(self, user: str) -> Account:
+        """A user's entry in the master's user database."""
+
+    def forget_accounts(self) -> None:
+        """Look users up afresh from now on."""
+
+    def spool_action(self, req: p.SpoolRequest) -> p.Msg:
+        """Check or back up the spool, as a manager asked: the answer to send."""
+
+
+class Handled(Struct, frozen=True):
+    """What the actor must do for one message besides its Effects, before the commit."""
+
+    answered_dispatch: bool = False  # it was the scheduler's Dispatch, now applied
+    execd: str | None = None  # its connection is this host's execd's
+    to_accounting: p.Msg | None = None  # to hand the accounting actor now; it answers
+
+
+NOTHING = Handled()  # what most messages leave the actor to do beyond their effects
+
+
+class Handler:
+    """Applies the master actor's messages: its Door, and the Outside that it asks."""
+
+    def __init__(self, door: Door, outside: Outside) -> None:
+        self.door = door
+        self.outside = outside
+        self.account = outside.account  # bound once: asked of every user's request
+
+    def handle(self, m: Master, source: str, parts: list[bytes], peer: Peer | None,
+               now: float, fx: Effects) -> Handled:
+        """Apply one message to `m`: `parts` are its frames (a client's routing id, then
+        the message), `peer` who sent a client's or an execd's (None for others)."""
+        if source == TIMER:
+            m.check_hosts(now, fx)
+            self.outside.forget_accounts()  # users' groups are looked up afresh now and then
+            return NOTHING
+        if source == TICK:
+            m.tick(now, fx)
+            return NOTHING
+        ident = parts[0] if source == CLIENT else b""
+        if source == CLIENT and len(parts) != 2:
+            self.door.dropped(ident, peer, len(parts), now)
+            return NOTHING
+        try:
+            # Only clients are untrusted; the scheduler and accounting run in this process.
+            msg = p.decode(parts[-1], max_size=p.MAX_MESSAGE if source == CLIENT else None)
+        except p.ProtocolError as exc:
+            if source != CLIENT:
+                log.warning("bad message from %s: %s", source, exc)
+                return NOTHING
+            fx.replies.append((ident, self.door.garbage(ident, peer, exc, now)))
+            return NOTHING
+        execd = None
+        if peer is not None:  # a client's or an execd's
+            refusal, execd = self.door.admit(ident, peer, msg, now, self.account)
+            if refusal is not None:
+                refusal.rid = msg.rid
+                fx.replies.append((ident, refusal))
+                return NOTHING
+        user = peer.user if peer is not None else None
+        forward = None
+        try:
+            forward = self._route(m, source, ident, msg, now, fx, user)
+        except Exception:  # a bug must not take the master down: log it and answer
+            log.exception("failed to handle %s from %s", type(msg).__name__, source)
+            if source == CLIENT:
+                fx.replies.append((ident, p.Error(text="error: internal error in master",
+                                                  rid=msg.rid)))
+        answered = source == SCHED and isinstance(msg, p.Dispatch)
+        if execd is None and forward is None and not answered:
+            return NOTHING
+        return Handled(answered, execd, forward)
+
+    def _route(self, m: Master, source: str, ident: bytes, msg: p.Msg, now: float,
+               fx: Effects, user: str | None) -> p.Msg | None:
+        """Which message goes to which of the master's rules, and which answer goes back;
+        the message to hand the accounting actor, if it is one for it. `user`: the
+        client's, as its key says (None for other sources and on a cell without
+        security)."""
+        reply: p.Msg | None = None
+        forward: p.Msg | None = None
+        match msg:
+            case p.Dispatch() if source == SCHED:
+                m.dispatch(msg, now, fx)
+            case p.SchedHello() if source == SCHED:
+                fx.sched_resync = True
+            case p.Accounted() if source == ACCT:
+                m.accounted(msg.seqs, fx)
+            case p.DbAnswer() if source == ACCT:
+                client, msg.client = msg.client, b""
+                fx.replies.append((client, msg))
+            case p.DbExport() if source == CLIENT and (
+                    refused := unless_manager(m.s.config, user)):
+                reply = refused  # the master's user writes the files, where the client says
+            case p.DbQuery() | p.DbExport() if source == CLIENT:
+                msg.client = ident  # the accounting actor answers; its answer comes back
+                forward = msg
+            case p.Submit():
+                reply = m.submit(msg.spec, now, fx)
+            case p.Delete():
+                reply = m.delete(msg, now, fx)
+            case p.Alter():
+                reply = m.alter(msg, now, fx)
+            case p.Hold():
+                reply = m.hold(msg, fx)
+            case p.Resubmit():
+                reply = m.resubmit(msg, now, fx)
+            case p.QueryJobs():
+                if msg.select is not None:
+                    self._groups(msg.select)
+                reply = m.query_jobs(msg, now)
+            case p.SelectQueues():
+                self._groups(msg.select)
+                reply = m.select_queues(msg)
+            case p.WaitJob():
+                reply = m.wait_job(ident, msg)
+            case p.WaitScheduled():
+                reply = m.wait_scheduled(ident, msg)
+            case p.Qconf():
+                reply = m.qconf(msg, fx)
+            case p.Qmod():
+                reply = m.qmod(msg, now, fx)
+            case p.QueryQuota():
+                reply = m.quota(msg)
+            case p.ArSubmit():
+                reply = ars.submit(m, msg, now, fx)
+            case p.ArDelete():
+                reply = ars.delete(m, msg, now, fx)
+            case p.QueryArs():
+                reply = ars.query(m, msg, now)
+            case p.SpoolRequest():
+                # Here, between two transactions, the spool is consistent.
+                if not permissions.is_manager(m.s.config, msg.user):
+                    reply = p.Error(text=permissions.must_be_manager(msg.user))
+                else:
+                    reply = self.outside.spool_action(msg)
+            case p.Ping():
+                reply = p.Ok()
+            case p.Shutdown() if refused := unless_manager(m.s.config, user):
+                reply = refused
+            case p.Shutdown():
+                reply = p.Ok(lines=["master shutting down"])
+                fx.stop_master = True
+            case p.Register():
+                m.register(msg, now, fx)
+            case p.LoadReport():
+                m.load_report(msg, now, fx)
+            case p.TaskStarted():
+                m.task_started(msg, now, fx)
+            case p.TaskFinished():
+                m.task_finished(msg.report, now, fx)
+            case _:
+                log.warning("unexpected %s from %s", type(msg).__name__, source)
+                reply = p.Error(text=f"error: unexpected request {type(msg).__name__}")
+        if reply is not None and source == CLIENT:
+            reply.rid = msg.rid
+            fx.replies.append((ident, reply))
+        return forward
+
+    def _groups(self, select: p.QueueSelect) -> None:
+        """Put in the primary groups of the users a selection names (-U), as access
+        lists are judged with them."""
+        select.groups = {user: self.account(user)[0] for user in select.users}
+
+
+def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | None:
+    """The refusal, with `text`, of a client's change of jobs or ARs left in a burst
+    after the spool failed (see the actor's one-by-one retry); None for anything else,
+    which is applied."""
+    if source != CLIENT or len(parts) != 2:
+        return None
+    try:
+        msg = p.decode(parts[-1])
+    except p.ProtocolError:
+        return None  # answered as any bad message is
+    if not isinstance(msg, CHANGES):
+        return None
+    return p.Error(text=text, rid=msg.rid)
