@@ -20,10 +20,10 @@ import time
 import dispatch
 from _cell import BIN, cell, median_p90
 
-from gridd import protocol as p
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
 from gridd.model.complexes import ComplexTable
+from gridd.model.planning import SchedJob
 from gridd.sched.levels import instance_states
 from gridd.sched.plan import Planner
 
@@ -66,10 +66,10 @@ def busy_cell() -> tuple[dispatch.SchedView, list[Running], dict[int, ArBooking]
     return view, running, ars
 
 
-def _request(slots: int) -> p.SchedJob:
+def _request(slots: int) -> SchedJob:
     if slots == 1:
-        return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0)
-    return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0, pe="smp",
+        return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0)
+    return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0, pe="smp",
                       pe_min=slots, pe_max=slots)
 
 

@@ -32,10 +32,10 @@ import random
 import time
 from collections.abc import Callable
 
-from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 
@@ -121,7 +121,7 @@ def build_view() -> SchedView:
     for job_id in range(1, JOBS + 1):
         hard, slots = CATEGORIES[rng.randrange(len(CATEGORIES))]
         pe_slots = slots if slots > 1 else 0
-        jobs[job_id] = p.SchedJob(job_id=job_id, pending=[1], hard=dict(hard),
+        jobs[job_id] = SchedJob(job_id=job_id, pending=[1], hard=dict(hard),
                                   priority=rng.choice((0, 0, 0, 10, -100)),
                                   submit_time=float(job_id), pe="smp" if pe_slots else "",
                                   pe_min=pe_slots, pe_max=pe_slots)

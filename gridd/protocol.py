@@ -9,13 +9,17 @@ from typing import Any
 
 import msgspec
 
-from gridd.model.ar import AdvanceReservation, ArBooking, ArSpec
-from gridd.model.cluster import ExecHost, PlanConf, Queue, Resource, Running
+from gridd.model.ar import AdvanceReservation, ArSpec
+from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job, JobSpec, Task, Usage
+from gridd.model.message import VERSION, Msg
+from gridd.model.planning import Dispatch, SchedEvent, SchedState
+from gridd.model.planning import Order as Order  # in a Dispatch: the master's too
+from gridd.model.planning import SchedJob as SchedJob  # in a SchedState: the master's too
 from gridd.model.report import Report
 from gridd.model.rqs import QuotaRow
+from gridd.model.selection import QueueSelect
 
-VERSION = 1
 MAX_MESSAGE = 16 * 1024 * 1024  # bytes; larger frames are refused before decoding
 # What a client takes from the master, whose key it knows: a qstat of a cell with
 # hundreds of thousands of pending tasks is larger than any request may be.
@@ -24,11 +28,6 @@ MAX_REPLY = 1024 * 1024 * 1024
 
 class ProtocolError(Exception):
     """A frame that is not a well-formed message of this version."""
-
-
-class Msg(msgspec.Struct, tag_field="t", kw_only=True):
-    v: int = VERSION
-    rid: int = 0  # request id: a reply carries the id of the request it answers
 
 
 # ---- generic replies -------------------------------------------------------------
@@ -156,21 +155,6 @@ class Hold(Msg, tag="hold"):
     host: str = ""
     hold: bool = True  # False: release
     kinds: str = "u"  # which holds: u (user), o (operator), s (system)
-
-
-class QueueSelect(msgspec.Struct, kw_only=True):
-    """Queue instances chosen by name (-q), by what they offer (-l), by the PEs they list
-    (-pe) and by who may use them (-U): qselect's options, which qstat shares (see
-    gridd.sched.select)."""
-
-    queues: list[str] = []
-    resources: dict[str, str] = {}
-    pes: list[str] = []
-    users: list[str] = []
-    states: str = ""  # -qs: instances showing one of these state letters (as qstat -f)
-    # The users' primary groups, as the master's user database has them: its actor puts
-    # them in (what a client sends is replaced).
-    groups: dict[str, str] = {}
 
 
 class SelectQueues(Msg, tag="select_queues"):
@@ -413,88 +397,11 @@ class SuspendTask(Msg, tag="suspend_task"):
 
 
 # ---- master <-> scheduler (inproc) -------------------------------------------------
-
-class SchedJob(msgspec.Struct, kw_only=True):
-    """What the scheduler needs to know of a pending job."""
-
-    job_id: int
-    pending: list[int]
-    priority: int
-    submit_time: float
-    hard: dict[str, str] = {}  # -l, full attribute names
-    soft: dict[str, str] = {}
-    queues: list[str] = []  # -q
-    soft_queues: list[str] = []
-    master_queues: list[str] = []  # -masterq: where a parallel job's master task may go
-    pe: str = ""  # name or wildcard
-    pe_min: int = 0
-    pe_max: int = 0
-    immediate: bool = False
-    owner: str = ""  # who asks, and for which project: resource quotas limit them
-    group: str = ""
-    project: str = ""
-    reserve: bool = False  # -R y
-    ar: int = 0  # the advance reservation it runs in (qsub -ar), 0 for none
-    start_time: float = 0.0  # qsub -a: planned from then on, not before
-    deadline: float = 0.0  # qsub -dl: its urgency grows as it nears (0: none)
-    task_concurrency: int = 0  # qsub -tc: its tasks running at once at most (0: any)
-
-
-class SchedState(Msg, tag="sched_state"):
-    """The master's whole view, sent when the scheduler starts or asks to resync, and
-    after every configuration change."""
-
-    jobs: list[SchedJob]
-    running: list[Running]
-    conf: PlanConf
-    loads: dict[str, dict[str, str]]
-    hosts_up: list[str]
-    flags: dict[str, str]  # queue instance -> state letters kept by the master (qmod)
-    seq: int
-    ars: list[ArBooking] = []
-
-
-class SchedEvent(Msg, tag="sched_event"):
-    """Changes since the last state or event; seq lets the scheduler spot a gap."""
-
-    seq: int
-    jobs: list[SchedJob] = []  # added or changed
-    removed: list[tuple[int, int]] = []  # (job, task) no longer pending
-    started: list[Running] = []
-    ended: list[tuple[int, int]] = []  # (job, task) that no longer hold resources
-    loads: dict[str, dict[str, str]] = {}  # host -> its latest load report
-    hosts_up: list[str] | None = None
-    flags: dict[str, str] | None = None
-    conf: PlanConf | None = None  # the configuration as planning sees it, when it changed
-    ars: list[ArBooking] | None = None  # every advance reservation, when one changed
-    answers_dispatch: bool = False  # the master has applied the scheduler's last Dispatch
-    monitor: bool = False  # qconf -tsm: record the next cycle in the schedd_runlog file
-
+# The master's state and events, and the scheduler's Dispatch, are the planner's input and
+# output: gridd.model.planning.
 
 class SchedHello(Msg, tag="sched_hello"):
     pass
-
-
-class Order(msgspec.Struct, array_like=True):
-    job_id: int
-    task_id: int
-    granted: list[tuple[str, int]]  # the first queue instance holds the master task
-    pe: str = ""  # the parallel environment chosen
-
-
-class Dispatch(Msg, tag="dispatch"):
-    """A cycle's decisions, and the scheduling information that changed since the last."""
-
-    orders: list[Order] = []
-    unschedulable: list[int] = []  # immediate jobs that cannot start now
-    # Why jobs cannot run: each distinct list of reasons once, by number, and per job the
-    # number of its list (0: nothing to say any more). Jobs of one category share a list.
-    reasons: dict[int, list[str]] = {}
-    info: dict[int, int] = {}
-    global_info: list[str] | None = None  # messages for every job; None: unchanged
-    # The cycle's reservations: job -> planned start and where (queue instance, slots);
-    # None: unchanged.
-    reserved: dict[int, tuple[float, list[tuple[str, int]]]] | None = None
 
 
 # ---- master <-> accounting (inproc) ------------------------------------------------

@@ -3,7 +3,7 @@ Dispatch, each distinct list of reasons once."""
 
 from __future__ import annotations
 
-from gridd import protocol as p
+from gridd.model.planning import Dispatch
 from gridd.sched.plan import Plan
 
 
@@ -16,7 +16,7 @@ class Told:
         self.global_info: list[str] = []
         self.reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
 
-    def dispatch(self, plan: Plan) -> p.Dispatch:
+    def dispatch(self, plan: Plan) -> Dispatch:
         numbers: dict[tuple[str, ...], int] = {}
         reasons: dict[int, list[str]] = {}
         info: dict[int, int] = {}
@@ -36,6 +36,6 @@ class Told:
         reserved = None
         if plan.reserved != self.reserved:
             reserved = self.reserved = plan.reserved
-        return p.Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
+        return Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
                           reasons=reasons, info=info, global_info=global_info,
                           reserved=reserved)

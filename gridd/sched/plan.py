@@ -32,10 +32,10 @@ from typing import NamedTuple
 
 import msgspec
 
-from gridd import protocol as p
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.planning import Granted, Order, SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.model.values import is_unsigned
 from gridd.sched.access import (
@@ -69,7 +69,8 @@ from gridd.sched.match import (
     MatchResult,
     reservation_refusal,
 )
-from gridd.sched.order import Key, Order
+from gridd.sched.order import Key
+from gridd.sched.order import Order as InstanceOrder
 from gridd.sched.quota import Asker, QuotaRules, Quotas, Who
 from gridd.sched.reserve import (
     ADVANCE,
@@ -83,7 +84,6 @@ from gridd.sched.reserve import (
 )
 from gridd.sched.view import SchedView
 
-Granted = list[tuple[str, int]]
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 # A job's -tc: asked of every pending job each cycle, at the speed of C.
 _TASK_LIMIT = operator.attrgetter("task_concurrency")
@@ -98,7 +98,7 @@ _MAX_KEPT = 20_000
 
 @dataclass(slots=True)
 class Plan:
-    orders: list[p.Order] = field(default_factory=list)
+    orders: list[Order] = field(default_factory=list)
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
     info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
     global_info: list[str] = field(default_factory=list)  # why instances took no job
@@ -231,15 +231,15 @@ class _Resumable:
     loads: dict[str, dict[str, str]]  # the loads its levels were made for (Carried's copy)
     hosts_up: set[str]  # the view's own: it replaces them when they change
     flags: dict[str, str]
-    left: list[p.SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
+    left: list[SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
     running: list[Running]  # what runs, as the view lists it, once the orders started
-    orders: list[p.Order]  # what the last run started
+    orders: list[Order]  # what the last run started
     reserved: dict[int, tuple[float, Granted]]
     horizon: float = math.inf  # when a diagram first changes
     looked: int = 0  # bookings of the schedule the horizon has taken in
 
     @classmethod
-    def after(cls, cycle: Cycle, view: SchedView, order: list[p.SchedJob], plan: Plan,
+    def after(cls, cycle: Cycle, view: SchedView, order: list[SchedJob], plan: Plan,
               states: Mapping[str, str]) -> _Resumable | None:
         """The cycle as one to go on with, if it may be: not under resource quotas, not
         with reasons or the schedule file to make for every job, and with diagrams made
@@ -251,7 +251,7 @@ class _Resumable:
         return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
                    left, cycle.running, plan.orders, plan.reserved)
 
-    def resume(self, view: SchedView, now: float, order: list[p.SchedJob]) -> Plan | None:
+    def resume(self, view: SchedView, now: float, order: list[SchedJob]) -> Plan | None:
         """The plan for `order`, gone on with from this cycle; None when it may not be.
         (The view's running tasks are in the order they started: none ended, so the
         first are those the cycle knew.)"""
@@ -297,8 +297,8 @@ class _Resumable:
         self.horizon, self.looked = horizon, len(schedule.bookings)
 
 
-def _still_waiting(order: list[p.SchedJob], plan: Plan, jobs: Mapping[int, p.SchedJob]
-                   ) -> list[p.SchedJob] | None:
+def _still_waiting(order: list[SchedJob], plan: Plan, jobs: Mapping[int, SchedJob]
+                   ) -> list[SchedJob] | None:
     """The jobs of a run's order still waiting after it: not those all of whose tasks
     started, nor immediate jobs that could not (they are gone). None when an immediate
     job started some of its tasks: the next cycle would give up on the others. Asked
@@ -373,7 +373,7 @@ class Planner:
             self._last = _Resumable.after(cycle, view, order, plan, states)
         return plan
 
-    def order(self, view: SchedView, now: float) -> list[p.SchedJob]:
+    def order(self, view: SchedView, now: float) -> list[SchedJob]:
         """The pending jobs in priority order (gridd.model.priority; urgency normalised
         over pending and running jobs), equals by submission time, then job number; not
         those whose -a time is still to come."""
@@ -407,7 +407,7 @@ class Planner:
         running: Iterable[Running],
         ars: Mapping[int, ArBooking],
         states: Mapping[str, str],
-        request: p.SchedJob,
+        request: SchedJob,
         place: ArPlace,
         start: float,
         end: float,
@@ -475,7 +475,7 @@ def verify(
     conf: PlanConf,
     loads: Mapping[str, Mapping[str, str]],
     running: Iterable[Running],
-    job: p.SchedJob,
+    job: SchedJob,
     ars: Mapping[int, ArBooking] | None = None,
     now: float = 0.0,
 ) -> list[str] | None:
@@ -698,7 +698,7 @@ class _Following:
     last put in it (the changes of the order and its mark then)."""
 
     adjust: Adjustments
-    order: Order
+    order: InstanceOrder
     terms: tuple[tuple[float, str], ...]
     on_host: dict[str, list[tuple[int, Instance]]]
     watched: set[int]
@@ -826,13 +826,13 @@ class Cycle:
         if count_tasks:
             self.job_tasks = Counter(task.job_id for task in itertools.chain(running, in_ars))
 
-    def _order(self, loads: Mapping[str, Mapping[str, str]]) -> Order:
+    def _order(self, loads: Mapping[str, Mapping[str, str]]) -> InstanceOrder:
         """The planning order for these loads."""
         terms = formula_terms(self.conf.load_formula)
         table = self.matcher.table
         load = {h: formula_value(terms, loads.get(h, {}), table)
                 for h in {qi.host for qi in self.conf.instances}}
-        return Order((qi, self._sort_key(qi, i, load[qi.host]))
+        return InstanceOrder((qi, self._sort_key(qi, i, load[qi.host]))
                      for i, qi in enumerate(self.conf.instances))
 
     def _ordered(self, loads: Mapping[str, Mapping[str, str]]) -> list[Instance]:
@@ -915,7 +915,7 @@ class Cycle:
 
     # ---- the cycle ---------------------------------------------------------------------
 
-    def go_on(self, now: float, jobs: Iterable[p.SchedJob], states: Mapping[str, str]
+    def go_on(self, now: float, jobs: Iterable[SchedJob], states: Mapping[str, str]
               ) -> Plan:
         """Plan jobs that come after all the cycle has planned, later (see _Resumable):
         what it started since runs, so some instances may be full now."""
@@ -926,7 +926,7 @@ class Cycle:
         self._usable(self.carried.ordered(self.loads, self._ordered), states)
         return self.run(jobs)
 
-    def run(self, jobs: Iterable[p.SchedJob]) -> Plan:
+    def run(self, jobs: Iterable[SchedJob]) -> Plan:
         plan = Plan(global_info=self.global_info)
         if self.ars:  # jobs starting now keep clear of them from the start
             self._the_schedule()
@@ -983,7 +983,7 @@ class Cycle:
                     if self.job_tasks is not None:
                         self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)
-                    plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
+                    plan.orders.append(Order(job.job_id, task_id, granted, pe))
                     started = True
                     if self.adjust is not None:
                         self._follow_load(granted)
@@ -1004,7 +1004,7 @@ class Cycle:
                              for line in booking.lines(self.matcher.exclusive)]
         return plan
 
-    def _array_full(self, job: p.SchedJob, plan: Plan) -> bool:
+    def _array_full(self, job: SchedJob, plan: Plan) -> bool:
         """Whether as many of the job's tasks run as max_aj_instances or its -tc allow
         (said as 8.1.9's scheduler says it for either)."""
         if self.job_tasks is None:
@@ -1017,7 +1017,7 @@ class Cycle:
             plan.info[job.job_id] = [ARRAY_LIMIT]
         return True
 
-    def category(self, job: p.SchedJob) -> _Category:
+    def category(self, job: SchedJob) -> _Category:
         if not self.use_categories:
             return self._new_category(job)
         key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
@@ -1030,7 +1030,7 @@ class Cycle:
             cat = self.categories[key] = self._new_category(job, key)
         return cat
 
-    def _new_category(self, job: p.SchedJob, key: tuple[object, ...] | None = None
+    def _new_category(self, job: SchedJob, key: tuple[object, ...] | None = None
                       ) -> _Category:
         """A category for the cycle, from what earlier cycles knew of it if they can."""
         static = None if key is None else self.carried.statics.get(key)
@@ -1082,7 +1082,7 @@ class Cycle:
             cat.pe_candidates, cat.pe_hosts = followed, {}
         following.categories[id(cat)] = (order.changes, order.mark)
 
-    def _static(self, job: p.SchedJob) -> _Static:
+    def _static(self, job: SchedJob) -> _Static:
         if self._following is not None:
             self._in_order()
         req = self.matcher.request(job.hard, job.soft)
@@ -1116,7 +1116,7 @@ class Cycle:
         return _Static(req, candidates, pes, job.soft_queues, self._duration(req), excluded,
                        self._lead(job, pes), open_)
 
-    def _lead(self, job: p.SchedJob, pes: list[ParallelEnv]) -> _Lead | None:
+    def _lead(self, job: SchedJob, pes: list[ParallelEnv]) -> _Lead | None:
         if not (job.master_queues and pes):
             return None
         groups = self.conf.hostgroups
@@ -1127,7 +1127,7 @@ class Cycle:
 
         return _Lead(named(job.master_queues), named(job.queues) if job.queues else None)
 
-    def _excluded(self, job: p.SchedJob, pes: list[ParallelEnv], qi: Instance,
+    def _excluded(self, job: SchedJob, pes: list[ParallelEnv], qi: Instance,
                   groups: Mapping[str, list[str]]) -> list[str]:
         """Why the job may never run in the instance, whatever it has free (none: it may).
         Its owner's access (and its project's) is judged first: the cluster queue's, then
@@ -1162,7 +1162,7 @@ class Cycle:
                     "reservation and the job has no run-time limit"]
         return []
 
-    def place(self, job: p.SchedJob, cat: _Category,
+    def place(self, job: SchedJob, cat: _Category,
               who: Who) -> tuple[Granted, str, bool] | None:
         """Where the job's next task goes and the PE it uses ("" for a sequential job).
 
@@ -1192,7 +1192,7 @@ class Cycle:
         granted = self._place_first(cat, who)
         return None if granted is None else (granted, "", True)
 
-    def _pe_held(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv) -> bool:
+    def _pe_held(self, job: SchedJob, cat: _Category, pe: ParallelEnv) -> bool:
         """Whether the cycle's reservations leave the PE too few slots for the job to
         start now, when no reason need be kept: placing it would be wasted."""
         if self.schedule is None or self.conf.job_info:
@@ -1360,7 +1360,7 @@ class Cycle:
             self.schedule = schedule
         return self.schedule
 
-    def _may_reserve(self, job: p.SchedJob) -> bool:
+    def _may_reserve(self, job: SchedJob) -> bool:
         """-R y, not -now y, and the cycle's reservations below max_reservation."""
         return job.reserve and not job.immediate and self._reserving()
 
@@ -1389,7 +1389,7 @@ class Cycle:
                                f"{int(left)} slots due to a reservation")
         return reservation_refusal(cat.req, level, use.resource, left)
 
-    def _reserve(self, job: p.SchedJob, task_id: int, cat: _Category
+    def _reserve(self, job: SchedJob, task_id: int, cat: _Category
                  ) -> tuple[float, Granted] | None:
         """Reserve for a job that cannot start now: the earliest start over the instances
         that could ever take it (the first of them among equals), booked in the diagrams
@@ -1437,7 +1437,7 @@ class Cycle:
         configuration and loads when it began)."""
         return self.carried.empty_levels(self.conf, self.loads, self.matcher)
 
-    def _reserve_parallel(self, job: p.SchedJob, task_id: int, cat: _Category
+    def _reserve_parallel(self, job: SchedJob, task_id: int, cat: _Category
                           ) -> tuple[float, Granted] | None:
         """The earliest start over the PEs the job names (the first PE among equal
         starts, the largest slot count of the range at that start), booked as for a
@@ -1481,7 +1481,7 @@ class Cycle:
             + self._quota_uses(cat.req, _who(job), granted, pe_name)))
         return start, granted
 
-    def _one_place(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv, where: _PeOpen,
+    def _one_place(self, job: SchedJob, cat: _Category, pe: ParallelEnv, where: _PeOpen,
                    first: float) -> Granted | None:
         """What `_parallel_at` gives at `first` without asking it, where that is certain:
         with one instance and $pe_slots, `_no_sooner` found the earliest start of all the
@@ -1518,7 +1518,7 @@ class Cycle:
                 found.keys.update(keys)
         return found
 
-    def _no_sooner(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+    def _no_sooner(self, job: SchedJob, cat: _Category, pe: ParallelEnv,
                    where: _PeOpen) -> float:
         """A time before which no allocation can start: when the PE has the fewest slots
         free; with $pe_slots exactly the earliest start, the earliest of any one host (its
@@ -1561,7 +1561,7 @@ class Cycle:
                     break
         return best
 
-    def _parallel_at(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+    def _parallel_at(self, job: SchedJob, cat: _Category, pe: ParallelEnv,
                      candidates: list[Instance], start: float,
                      duration: float | None = None) -> Granted | None:
         """The allocation of the job's slots the diagrams allow from `start` on for its
@@ -1620,7 +1620,7 @@ class Cycle:
 
     # ---- jobs in advance reservations ------------------------------------------------------
 
-    def _run_in_ar(self, job: p.SchedJob, plan: Plan) -> None:
+    def _run_in_ar(self, job: SchedJob, plan: Plan) -> None:
         """A job of an AR starts inside what the AR holds and its other jobs leave free;
         neither the cell's levels nor resource quotas concern it."""
         cat = self.category(job)
@@ -1642,12 +1642,12 @@ class Cycle:
                 found = self._ar_instances(job, cat)
             if self.job_tasks is not None:
                 self.job_tasks[job.job_id] += 1
-            plan.orders.append(p.Order(job.job_id, task_id, granted, pe))
+            plan.orders.append(Order(job.job_id, task_id, granted, pe))
             started = True
         if job.immediate and not started:
             plan.unschedulable.append(job.job_id)
 
-    def _in_time(self, job: p.SchedJob, cat: _Category) -> bool:
+    def _in_time(self, job: SchedJob, cat: _Category) -> bool:
         """Whether the job's run time fits its AR: no longer than the AR less
         DURATION_OFFSET, and over before the AR ends."""
         ar = self.ars.get(job.ar)
@@ -1664,7 +1664,7 @@ class Cycle:
             return False
         return True
 
-    def _ar_instances(self, job: p.SchedJob, cat: _Category
+    def _ar_instances(self, job: SchedJob, cat: _Category
                       ) -> tuple[ArBooking, list[tuple[Instance, int]]] | None:
         """The running AR of a job and the instances it holds (with their slots) where
         the job may run; why not elsewhere goes into the category's reasons. The same
@@ -1693,7 +1693,7 @@ class Cycle:
             found.append((qi, n))
         return ar, found
 
-    def _place_in_ar(self, job: p.SchedJob, cat: _Category, ar: ArBooking,
+    def _place_in_ar(self, job: SchedJob, cat: _Category, ar: ArBooking,
                      found: list[tuple[Instance, int]]) -> tuple[Granted, str] | None:
         """Where one task goes in what its AR has left."""
         most = self._ar_room(ar, cat.req)
@@ -1914,7 +1914,7 @@ class Cycle:
 
     # ---- parallel jobs -------------------------------------------------------------------
 
-    def _place_parallel(self, job: p.SchedJob, cat: _Category, pe: ParallelEnv,
+    def _place_parallel(self, job: SchedJob, cat: _Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
         quota_memo: dict[int, tuple[float, str | None]] = {}
@@ -2324,7 +2324,7 @@ def _slots_of(granted: Iterable[tuple[str, int]]) -> int:
     return total
 
 
-def _who(job: p.SchedJob) -> Who:
+def _who(job: SchedJob) -> Who:
     return Who(job.owner, job.group, job.project)
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf
 from gridd.model.complexes import holds
+from gridd.model.planning import SchedJob
+from gridd.model.selection import QueueSelect
 from gridd.sched.levels import Levels, build_levels
 from gridd.sched.plan import admits, host_admits, queue_matches
 
@@ -58,7 +59,7 @@ def static_loads(loads: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, 
             for host, values in loads.items()}
 
 
-def choose(conf: PlanConf, loads: Mapping[str, Mapping[str, str]], how: p.QueueSelect,
+def choose(conf: PlanConf, loads: Mapping[str, Mapping[str, str]], how: QueueSelect,
            states: Mapping[str, str]) -> Chosen:
     """The instances `how` chooses, `states` being their state letters; raises
     Unselectable (NoneLeft when -pe left none)."""
@@ -90,13 +91,13 @@ def choose(conf: PlanConf, loads: Mapping[str, Mapping[str, str]], how: p.QueueS
     return Chosen(instances, levels)
 
 
-def by_more_than_states(how: p.QueueSelect) -> bool:
+def by_more_than_states(how: QueueSelect) -> bool:
     """Whether the selection asks more than states: only then does qstat show just the
     waiting jobs that might run in the instances chosen (as 8.1.9 does)."""
     return bool(how.queues or how.resources or how.pes or how.users)
 
 
-def might_run(chosen: Chosen, jobs: Iterable[p.SchedJob], hostgroups: Mapping[str, list[str]]
+def might_run(chosen: Chosen, jobs: Iterable[SchedJob], hostgroups: Mapping[str, list[str]]
               ) -> list[int]:
     """The jobs (numbers) whose hard queue list admits one of the chosen instances that
     offers what they request."""

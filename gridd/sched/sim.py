@@ -33,9 +33,9 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.model.trace import TraceJob
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
@@ -75,12 +75,12 @@ def pool_conf(slots: int, max_reservation: int, duration_offset: float) -> PlanC
                     weight_urgency=0.0, weight_ticket=0.0)  # equal priorities: trace order
 
 
-def _request(job: TraceJob, number: int) -> p.SchedJob:
+def _request(job: TraceJob, number: int) -> SchedJob:
     hard = {"h_rt": _seconds(job.limit)}
     if job.slots == 1:
-        return p.SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
+        return SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
                           hard=hard, reserve=True)
-    return p.SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
+    return SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
                       hard=hard, pe=PE, pe_min=job.slots, pe_max=job.slots, reserve=True)
 
 

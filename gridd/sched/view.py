@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gridd import protocol as p
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
+from gridd.model.planning import SchedEvent, SchedJob, SchedState
 
 
 @dataclass
 class SchedView:
-    jobs: dict[int, p.SchedJob] = field(default_factory=dict)
+    jobs: dict[int, SchedJob] = field(default_factory=dict)
     running: dict[tuple[int, int], Running] = field(default_factory=dict)
     conf: PlanConf = field(default_factory=PlanConf)
     loads: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -27,7 +27,7 @@ class SchedView:
     # not count: they refine the next cycle but do not warrant one of their own).
     changed: bool = True
 
-    def reset(self, state: p.SchedState) -> None:
+    def reset(self, state: SchedState) -> None:
         self.jobs = {j.job_id: j for j in state.jobs}
         self.running = {(r.job_id, r.task_id): r for r in state.running}
         self.conf = state.conf
@@ -38,7 +38,7 @@ class SchedView:
         self.ars = {ar.ar_id: ar for ar in state.ars}
         self.changed = True
 
-    def apply(self, ev: p.SchedEvent) -> bool:
+    def apply(self, ev: SchedEvent) -> bool:
         """Apply one event; False when events were missed and a full state is needed."""
         if ev.seq != self.seq + 1:
             return False

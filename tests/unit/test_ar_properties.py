@@ -35,11 +35,11 @@ import msgspec
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from gridd import protocol as p
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
@@ -193,8 +193,8 @@ class Asked:
     pe: str
     license: int  # per slot
 
-    def request(self) -> p.SchedJob:
-        return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
+    def request(self) -> SchedJob:
+        return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
                           hard=self.hard(), pe=self.pe, pe_min=self.slots[0] if self.pe else 0,
                           pe_max=self.slots[1] if self.pe else 0, owner="root")
 
@@ -358,7 +358,7 @@ def test_an_ar_is_refused_only_when_nothing_could_hold_it(case) -> None:
 
 @dataclass
 class Pending:
-    job: p.SchedJob
+    job: SchedJob
     arrival: float
     runtime: float  # how long each task really runs
     license: int
@@ -416,7 +416,7 @@ def simulations(draw: st.DrawFn) -> Sim:
             runtime = float(draw(st.sampled_from((15, 100, 400, math.inf))))
         tasks = draw(st.integers(1, 2)) if not pe else 1
         jobs[job_id] = Pending(
-            p.SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)),
+            SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)),
                        priority=draw(st.integers(0, 2)), submit_time=float(job_id),
                        hard=hard, pe=pe, pe_min=pe_min, pe_max=pe_max, owner="alice",
                        reserve=_chance(draw, 40), ar=ar),

@@ -16,9 +16,9 @@ import msgspec
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from gridd import protocol as p
 from gridd.model.cluster import HostAccess, Instance, PlanConf
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.plan import Cycle, Planner, verify
 from gridd.sched.view import SchedView
@@ -32,8 +32,8 @@ def usersets() -> dict[str, list[str]]:
 
 
 def job(job_id: int, owner: str, group: str = "staff", project: str = "", pe: str = "",
-        slots: int = 0, tasks: int = 1, queues: tuple[str, ...] = ()) -> p.SchedJob:
-    return p.SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=0,
+        slots: int = 0, tasks: int = 1, queues: tuple[str, ...] = ()) -> SchedJob:
+    return SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=0,
                       submit_time=float(job_id), owner=owner, group=group, project=project,
                       pe=pe, pe_min=slots, pe_max=slots, queues=list(queues))
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import msgspec
 
-from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.planning import Order, SchedJob
 from gridd.sched.levels import Levels, build_levels
 from gridd.sched.plan import Plan, Planner, verify
 from gridd.sched.view import SchedView
@@ -78,14 +78,14 @@ def cell(*instances: Instance, sort: str = "seqno", formula: str = "np_load_avg"
 def job(job_id: int, *, tasks: int = 1, priority: int = 0, hard: dict[str, str] | None = None,
         soft: dict[str, str] | None = None, queues: Iterable[str] = (),
         soft_queues: Iterable[str] = (), pe: str = "", slots: tuple[int, int] = (0, 0),
-        immediate: bool = False) -> p.SchedJob:
-    return p.SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=priority,
+        immediate: bool = False) -> SchedJob:
+    return SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=priority,
                       submit_time=float(job_id), hard=hard or {}, soft=soft or {},
                       queues=list(queues), soft_queues=list(soft_queues), pe=pe,
                       pe_min=slots[0], pe_max=slots[1], immediate=immediate)
 
 
-def plan(view: SchedView, *jobs: p.SchedJob) -> Plan:
+def plan(view: SchedView, *jobs: SchedJob) -> Plan:
     view.jobs = {j.job_id: j for j in jobs}
     return Planner().plan(view, 100.0)
 
@@ -290,7 +290,7 @@ def test_a_wildcard_pe_books_the_pe_it_was_placed_in() -> None:
     view = cell(qi("all.q@h0", 4, pe_list=["mpi", "one"]),
                 pes=[ParallelEnv("mpi", 0, FILL_UP), ParallelEnv("one", 10, "1")])
     result = plan(view, job(1, pe="*", slots=(1, 1)), job(2, pe="m*", slots=(1, 1)))
-    assert result.orders == [p.Order(1, 1, [("all.q@h0", 1)], "one")]
+    assert result.orders == [Order(1, 1, [("all.q@h0", 1)], "one")]
     assert result.info[2] == ['cannot run in PE "mpi" because it only offers 0 slots']
 
 

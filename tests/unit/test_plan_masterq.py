@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import msgspec
 
-from gridd import protocol as p
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, plan, qi, uncached, where
@@ -28,9 +28,9 @@ def vm(*running: Running) -> SchedView:
 
 
 def pe_job(job_id: int, pe: str, slots: int | tuple[int, int], masterq: list[str],
-           queues: list[str] | None = None, **more: object) -> p.SchedJob:
+           queues: list[str] | None = None, **more: object) -> SchedJob:
     low, high = (slots, slots) if isinstance(slots, int) else slots
-    return p.SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+    return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
                       pe=pe, pe_min=low, pe_max=high, master_queues=masterq,
                       queues=queues or [], **more)  # type: ignore[arg-type]
 
@@ -118,7 +118,7 @@ def test_a_reservation_waits_for_the_master_queue() -> None:
     view.conf = msgspec.structs.replace(view.conf, max_reservation=5, duration_offset=0.0)
     wanted = pe_job(2, "fill", 4, ["big.q"], hard={"h_rt": "100"}, reserve=True)
     long = pe_job(3, "fill", 4, [], hard={"h_rt": "1000"})
-    short = p.SchedJob(job_id=4, pending=[1], priority=0, submit_time=4.0,
+    short = SchedJob(job_id=4, pending=[1], priority=0, submit_time=4.0,
                        hard={"h_rt": "100"})
     view.jobs = {j.job_id: j for j in (wanted, long, short)}
     result = Planner().plan(view, 100.0)

@@ -20,10 +20,10 @@ import msgspec
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.levels import Levels, build_levels, debit, dropped_reason, instance_states
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
@@ -159,7 +159,7 @@ def _requests(draw: st.DrawFn, most: int) -> dict[str, str]:
 
 
 @st.composite
-def job_shapes(draw: st.DrawFn) -> p.SchedJob:
+def job_shapes(draw: st.DrawFn) -> SchedJob:
     """The requests of a job category (ids, tasks and priority are drawn per job)."""
     hard = _requests(draw, 2) if _chance(draw, 60) else {}
     soft = _requests(draw, 2) if _chance(draw, 25) else {}
@@ -179,7 +179,7 @@ def job_shapes(draw: st.DrawFn) -> p.SchedJob:
             master_queues = draw(st.lists(st.sampled_from(("q0", "q1@h1", "*@h0", "q2",
                                                             "q*@@grp")),
                                           min_size=1, max_size=2, unique=True))
-    return p.SchedJob(
+    return SchedJob(
         job_id=0, pending=[], priority=0, submit_time=0.0, hard=hard, soft=soft,
         queues=queues, soft_queues=soft_queues, pe=pe, pe_min=pe_min, pe_max=pe_max,
         master_queues=master_queues,
@@ -229,7 +229,7 @@ def in_queue_list(ref: str, qi: Instance, groups: dict[str, list[str]]) -> bool:
     return qi.host == host
 
 
-def pes_of(view: SchedView, job: p.SchedJob) -> list[str]:
+def pes_of(view: SchedView, job: SchedJob) -> list[str]:
     return sorted(n for n in view.conf.pes if fnmatch.fnmatchcase(n, job.pe))
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from gridd import protocol as p
 from gridd.model.complexes import DEFAULT_COMPLEXES
 from gridd.model.pe import ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency, Weights, normalise, priorities, urgency
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
@@ -40,8 +40,8 @@ def test_the_planner_orders_by_urgency_with_the_default_weights() -> None:
     view.conf.weight_priority, view.conf.weight_urgency, view.conf.weight_ticket = 0.0, 0.5, 0.5
     view.conf.pes = {"smp": ParallelEnv("smp", 99)}
 
-    def job(job_id: int, submit: float, priority: int = 0, slots: int = 0) -> p.SchedJob:
-        return p.SchedJob(job_id=job_id, pending=[1], priority=priority, submit_time=submit,
+    def job(job_id: int, submit: float, priority: int = 0, slots: int = 0) -> SchedJob:
+        return SchedJob(job_id=job_id, pending=[1], priority=priority, submit_time=submit,
                           pe="smp" if slots else "", pe_min=slots, pe_max=slots)
 
     view.jobs = {1: job(1, 10.0, priority=1000), 2: job(2, 5.0), 3: job(3, 10.0, slots=3)}

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from gridd import protocol as p
 from gridd.formats.rqs import check_limits, parse_limit_list
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable
 from gridd.model.pe import FILL_UP, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.model.rqs import Filter, Rule, RuleSet
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Cycle, verify
@@ -47,12 +47,12 @@ def cell(rqs: list[RuleSet], hosts: dict[str, int] | None = None, slots: int = 1
     return conf, loads
 
 
-def job(job_id: int, user: str, tasks: int = 1, **kw) -> p.SchedJob:
-    return p.SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=0,
+def job(job_id: int, user: str, tasks: int = 1, **kw) -> SchedJob:
+    return SchedJob(job_id=job_id, pending=list(range(1, tasks + 1)), priority=0,
                       submit_time=float(job_id), owner=user, **kw)
 
 
-def plan(conf: PlanConf, loads: dict, jobs: list[p.SchedJob], running=()):
+def plan(conf: PlanConf, loads: dict, jobs: list[SchedJob], running=()):
     running = list(running)
     cycle = Cycle(conf, build_levels(conf, loads, running), loads, running, {})
     return cycle.run(jobs), cycle

@@ -12,10 +12,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gridd import protocol as p
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Cycle
@@ -49,7 +49,7 @@ def rule(draw: st.DrawFn) -> Rule:
 
 
 @st.composite
-def cells(draw: st.DrawFn) -> tuple[PlanConf, dict, list[Running], list[p.SchedJob]]:
+def cells(draw: st.DrawFn) -> tuple[PlanConf, dict, list[Running], list[SchedJob]]:
     hosts = HOSTS[:draw(st.integers(1, 4))]
     instances = []
     for queue in draw(st.sampled_from((("a.q",), ("a.q", "b.q")))):
@@ -86,7 +86,7 @@ def cells(draw: st.DrawFn) -> tuple[PlanConf, dict, list[Running], list[p.SchedJ
     for job_id in range(1, draw(st.integers(1, 16)) + 1):
         user, project = who()
         pe, low, spread, hard = draw(st.sampled_from(shapes))
-        jobs.append(p.SchedJob(job_id=job_id, pending=list(range(1, draw(st.integers(1, 2)) + 1)),
+        jobs.append(SchedJob(job_id=job_id, pending=list(range(1, draw(st.integers(1, 2)) + 1)),
                                priority=0, submit_time=float(job_id), hard=dict(hard), owner=user,
                                project=project, pe=pe, pe_min=low if pe else 0,
                                pe_max=low + spread if pe else 0))

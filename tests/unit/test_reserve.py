@@ -10,12 +10,12 @@ from collections import Counter
 
 import msgspec
 
-from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.cluster import Running
 from gridd.model.pe import ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.reserve import Booking, Diagram, Schedule, Standing, Use
 from gridd.sched.view import SchedView
@@ -33,13 +33,13 @@ def license_cell(running: list[Running] = ()) -> SchedView:
 
 
 def rr(job_id: int, license: int, h_rt: int, priority: int = 0, reserve: bool = True,
-       submit: float | None = None) -> p.SchedJob:
-    return p.SchedJob(job_id=job_id, pending=[1], priority=priority,
+       submit: float | None = None) -> SchedJob:
+    return SchedJob(job_id=job_id, pending=[1], priority=priority,
                       submit_time=float(submit if submit is not None else job_id),
                       hard={"h_rt": str(h_rt), "license": str(license)}, reserve=reserve)
 
 
-def plan_at(view: SchedView, now: float, *jobs: p.SchedJob) -> Plan:
+def plan_at(view: SchedView, now: float, *jobs: SchedJob) -> Plan:
     view.jobs = {j.job_id: j for j in jobs}
     return Planner().plan(view, now)
 
@@ -205,8 +205,8 @@ def test_parallel_jobs_backfill_only_when_they_end_before_the_reservation() -> N
         view.conf, pes={"smp": ParallelEnv("smp", 99)},
         instances=[msgspec.structs.replace(i, pe_list=["smp"]) for i in view.conf.instances])
 
-    def parallel(job_id: int, h_rt: int) -> p.SchedJob:
-        return p.SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+    def parallel(job_id: int, h_rt: int) -> SchedJob:
+        return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
                           hard={"h_rt": str(h_rt), "license": "1"}, pe="smp", pe_min=2,
                           pe_max=2)
 
@@ -226,7 +226,7 @@ def test_immediate_jobs_never_reserve() -> None:
 def test_duration_offset_and_default_duration() -> None:
     view = license_cell()
     view.conf = msgspec.structs.replace(view.conf, duration_offset=0.0, default_duration=600.0)
-    no_limit = p.SchedJob(job_id=44, pending=[1], priority=0, submit_time=44.0,
+    no_limit = SchedJob(job_id=44, pending=[1], priority=0, submit_time=44.0,
                           hard={"license": "5"}, reserve=True)
     plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), no_limit)
     assert plan.reserved[44][0] == NOW + 30
@@ -263,8 +263,8 @@ def two_hosts(*pes: ParallelEnv) -> SchedView:
 
 
 def wide(job_id: int, pe: str, slots: tuple[int, int], h_rt: int = 100,
-         priority: int = 0) -> p.SchedJob:
-    return p.SchedJob(job_id=job_id, pending=[1], priority=priority,
+         priority: int = 0) -> SchedJob:
+    return SchedJob(job_id=job_id, pending=[1], priority=priority,
                       submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
                       pe_min=slots[0], pe_max=slots[1], reserve=True)
 
@@ -328,9 +328,9 @@ def test_reservations_honour_resource_quotas() -> None:
             Rule(users=Filter(True, ["*"], []), limits=[Limit("slots", "2")])])])
 
     def by(owner: str, job_id: int, h_rt: int, license: int = 0, reserve: bool = False
-           ) -> p.SchedJob:
+           ) -> SchedJob:
         hard = {"h_rt": str(h_rt), **({"license": str(license)} if license else {})}
-        return p.SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+        return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
                           hard=hard, reserve=reserve, owner=owner)
 
     plan = plan_at(view, NOW, by("roland", 1, 100, license=1, reserve=True),

@@ -48,10 +48,10 @@ import msgspec
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from gridd import protocol as p
 from gridd.model.cluster import Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
@@ -151,7 +151,7 @@ def scenarios(draw: st.DrawFn) -> SchedView:
             pe_max = pe_min + draw(st.integers(0, 2))
             if _chance(draw, 30):
                 master_queues = [draw(st.sampled_from(("a", "b", "a@h0", "b@h1")))]
-        view.jobs[job_id] = p.SchedJob(
+        view.jobs[job_id] = SchedJob(
             job_id=job_id, pending=[1], priority=draw(st.integers(-1, 2)),
             submit_time=float(draw(st.integers(0, 5))), hard=hard, pe=pe, pe_min=pe_min,
             pe_max=pe_max, reserve=not _chance(draw, 15), master_queues=master_queues)
@@ -217,7 +217,7 @@ def left(lines: list[Line], capacity: Mapping[Key, float], key: Key, start: floa
     return capacity.get(key, math.inf) - peak(lines, key, start, start + duration)
 
 
-def in_planning_order(view: SchedView) -> list[p.SchedJob]:
+def in_planning_order(view: SchedView) -> list[SchedJob]:
     """The pending jobs in the order the planner takes them (Planner.order: priority as
     gridd.model.priority weighs it; the properties here are about reservation, not about
     priority, so its order is taken as given)."""
@@ -235,7 +235,7 @@ def before(view: SchedView, lines: list[Line], job_id: int) -> list[Line]:
     return [x for x in lines if x.state == "RUNNING" or pos[x.job_id] < pos[job_id]]
 
 
-def duration(view: SchedView, job: p.SchedJob) -> float:
+def duration(view: SchedView, job: SchedJob) -> float:
     return float(job.hard["h_rt"]) + view.conf.duration_offset
 
 
@@ -245,22 +245,22 @@ def candidate_starts(lines: list[Line]) -> list[float]:
     return sorted({NOW} | {x.end for x in lines if x.end > NOW})
 
 
-def license_per_slot(job: p.SchedJob) -> int:
+def license_per_slot(job: SchedJob) -> int:
     return int(job.hard.get("license", "0"))
 
 
-def exclusive_share(job: p.SchedJob | Running) -> float:
+def exclusive_share(job: SchedJob | Running) -> float:
     """What the job takes of a host's exclusive attribute: all of it if it asks for it.
     (The schedule file shows 1 either way, as 8.1.9's does.)"""
     return WHOLE if job.hard.get("exclusive") == "true" else 1.0
 
 
-def asked(view: SchedView, job_id: int) -> p.SchedJob | Running:
+def asked(view: SchedView, job_id: int) -> SchedJob | Running:
     """The pending job or running task of a schedule line."""
     return view.jobs.get(job_id) or view.running[(job_id, 1)]
 
 
-def host_admits(view: SchedView, booked: list[Line], job: p.SchedJob, host: str,
+def host_admits(view: SchedView, booked: list[Line], job: SchedJob, host: str,
                 start: float) -> bool:
     """Whether exclusivity lets the job on the host for its duration: one asking for it
     needs a host offering it with nothing there, any other job one without an exclusive
@@ -273,7 +273,7 @@ def host_admits(view: SchedView, booked: list[Line], job: p.SchedJob, host: str,
                                         duration(view, job)) + 1e-9
 
 
-def sequential_needs(view: SchedView, job: p.SchedJob, name: str) -> list[tuple[Key, float]]:
+def sequential_needs(view: SchedView, job: SchedJob, name: str) -> list[tuple[Key, float]]:
     """What one slot of a sequential job takes on queue instance `name` (with the global
     license it asks for), or [] when the job can never run there."""
     capacity = capacities(view)
@@ -292,7 +292,7 @@ def sequential_needs(view: SchedView, job: p.SchedJob, name: str) -> list[tuple[
     return needs
 
 
-def sequential_fits(view: SchedView, booked: list[Line], job: p.SchedJob, name: str,
+def sequential_fits(view: SchedView, booked: list[Line], job: SchedJob, name: str,
                     start: float) -> bool:
     needs = sequential_needs(view, job, name)
     capacity = capacities(view)
@@ -302,7 +302,7 @@ def sequential_fits(view: SchedView, booked: list[Line], job: p.SchedJob, name: 
                 for key, amount in needs)
 
 
-def parallel_most(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> int:
+def parallel_most(view: SchedView, booked: list[Line], job: SchedJob, start: float) -> int:
     """The most slots (up to pe_max) the PE's allocation rule can place at `start` for the
     job's duration, on the instances listing the PE, given what is booked; with -masterq
     only where an instance of the master list has a slot for the master task (on the
@@ -346,11 +346,11 @@ def _names(ref: str, queue: str, host: str) -> bool:
     return named_queue == queue and named_host in ("", host)
 
 
-def parallel_fits(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> bool:
+def parallel_fits(view: SchedView, booked: list[Line], job: SchedJob, start: float) -> bool:
     return parallel_most(view, booked, job, start) >= max(job.pe_min, 1)
 
 
-def fits_at(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) -> bool:
+def fits_at(view: SchedView, booked: list[Line], job: SchedJob, start: float) -> bool:
     """Whether the job could run from `start` for its duration anywhere, given `booked`."""
     if job.pe:
         return parallel_fits(view, booked, job, start)
@@ -358,7 +358,7 @@ def fits_at(view: SchedView, booked: list[Line], job: p.SchedJob, start: float) 
                for inst in view.conf.instances)
 
 
-def earliest(view: SchedView, booked: list[Line], job: p.SchedJob) -> float:
+def earliest(view: SchedView, booked: list[Line], job: SchedJob) -> float:
     """The brute-force earliest start of the job given what is booked (inf: never)."""
     for start in candidate_starts(booked):
         if fits_at(view, booked, job, start):
@@ -380,7 +380,7 @@ def run(view: SchedView) -> tuple[Plan, list[Line]]:
 # ---- the smallest examples of the planner bugs found ------------------------------------------
 
 
-def _reserving(view: SchedView, *jobs: p.SchedJob) -> SchedView:
+def _reserving(view: SchedView, *jobs: SchedJob) -> SchedView:
     view.conf = msgspec.structs.replace(view.conf, max_reservation=5, duration_offset=0.0,
                                         monitor=True)
     view.jobs = {j.job_id: j for j in jobs}
@@ -388,9 +388,9 @@ def _reserving(view: SchedView, *jobs: p.SchedJob) -> SchedView:
 
 
 def _job(job_id: int, h_rt: int, *, pe: str = "", slots: int = 0,
-         priority: int = 0) -> p.SchedJob:
+         priority: int = 0) -> SchedJob:
     """-R y; job numbers are submission order (and with equal requests planning order)."""
-    return p.SchedJob(job_id=job_id, pending=[1], priority=priority,
+    return SchedJob(job_id=job_id, pending=[1], priority=priority,
                       submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
                       pe_min=slots, pe_max=slots, reserve=True)
 

@@ -10,9 +10,9 @@ from collections import Counter
 import msgspec
 import pytest
 
-from gridd import protocol as p
 from gridd.model.cluster import Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedEvent, SchedJob
 from gridd.sched import plan as plan_module
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
@@ -32,19 +32,19 @@ def _cell(max_reservation: int, adjusted: bool) -> SchedView:
     return view
 
 
-def _job(rng: random.Random, number: int, now: float) -> p.SchedJob:
+def _job(rng: random.Random, number: int, now: float) -> SchedJob:
     hard = {"h_rt": str(rng.choice([10, 40, 200]))}
     if rng.random() < 0.3:
         hard["license"] = str(rng.randint(1, 3))
     tasks = list(range(1, rng.choice([1, 1, 1, 4]) + 1))
     slots = rng.choice([0, 0, 2, 5, 12])
-    return p.SchedJob(job_id=number, pending=tasks, priority=rng.choice([0, 0, 0, 5]),
+    return SchedJob(job_id=number, pending=tasks, priority=rng.choice([0, 0, 0, 5]),
                       submit_time=now, hard=hard, pe=rng.choice(["mpi", "smp", "*"]) if slots
                       else "", pe_min=slots, pe_max=slots, reserve=rng.random() < 0.8,
                       immediate=rng.random() < 0.05)
 
 
-def _applied(view: SchedView, plan: Plan, now: float, rng: random.Random) -> p.SchedEvent:
+def _applied(view: SchedView, plan: Plan, now: float, rng: random.Random) -> SchedEvent:
     """The master's answer to a dispatch: the orders started (as a rule at the cycle's
     time, now and then a second late, as a live master's clock may have it), immediate
     jobs that could not start gone."""
@@ -53,15 +53,15 @@ def _applied(view: SchedView, plan: Plan, now: float, rng: random.Random) -> p.S
                        start=now + late) for o in plan.orders]
     removed = [(o.job_id, o.task_id) for o in plan.orders]
     removed += [(j, t) for j in plan.unschedulable for t in view.jobs[j].pending]
-    return p.SchedEvent(seq=view.seq + 1, started=started, removed=removed,
+    return SchedEvent(seq=view.seq + 1, started=started, removed=removed,
                         answers_dispatch=True)
 
 
-def _change(view: SchedView, now: float, rng: random.Random, number: int) -> p.SchedEvent:
+def _change(view: SchedView, now: float, rng: random.Random, number: int) -> SchedEvent:
     """What may happen between two cycles: new jobs (some ahead of those waiting), a
     waiting job or one of its tasks deleted, a task ending, a task this planner did not
     order taking another's place, a load report (of the license too), a host going."""
-    event = p.SchedEvent(seq=view.seq + 1)
+    event = SchedEvent(seq=view.seq + 1)
     event.jobs = [_job(rng, number + i, now) for i in range(rng.choice([0, 1, 1, 2]))]
     roll = rng.random()
     if roll < 0.03 and view.running:
@@ -108,7 +108,7 @@ def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
         # expected end to end within a second).
         for key, task in list(view.running.items()):
             if task.start + float(task.hard["h_rt"]) + 2.5 * (task.job_id % 3 == 0) <= now:
-                assert view.apply(p.SchedEvent(seq=view.seq + 1, ended=[key]))
+                assert view.apply(SchedEvent(seq=view.seq + 1, ended=[key]))
         event = _change(view, now, rng, number)
         number += len(event.jobs)
         assert view.apply(event)
@@ -131,16 +131,16 @@ def test_a_reservation_for_the_time_of_the_cycle_is_not_gone_on_with() -> None:
     view = cell(*(qi(f"all.q@h{i}", slots=4, pe_list=["smp", "mpi"], h_rt="INFINITY")
                   for i in range(2)), pes=pes, running=running, job_info=False)
     view.conf = msgspec.structs.replace(view.conf, max_reservation=5, duration_offset=0.0)
-    a = p.SchedJob(job_id=1, pending=[1], priority=5, submit_time=NOW, hard={"h_rt": "100"},
+    a = SchedJob(job_id=1, pending=[1], priority=5, submit_time=NOW, hard={"h_rt": "100"},
                    pe="smp", pe_min=4, pe_max=4, reserve=True)
-    b = p.SchedJob(job_id=2, pending=[1], priority=0, submit_time=NOW, hard={"h_rt": "100"},
+    b = SchedJob(job_id=2, pending=[1], priority=0, submit_time=NOW, hard={"h_rt": "100"},
                    pe="mpi", pe_min=2, pe_max=2, reserve=True)
     view.jobs = {1: a, 2: b}
     carried = Planner()
     first = carried.plan(view, NOW)
     assert not first.orders and first.reserved == {1: (NOW + 50, [("all.q@h0", 4)]),
                                                    2: (NOW, [("all.q@h1", 2)])}
-    view.jobs[3] = p.SchedJob(job_id=3, pending=[1], priority=0, submit_time=NOW + 5,
+    view.jobs[3] = SchedJob(job_id=3, pending=[1], priority=0, submit_time=NOW + 5,
                               hard={"h_rt": "100"}, pe="smp", pe_min=4, pe_max=4)
     later = carried.plan(view, NOW + 5)
     assert later.reserved[2] == (NOW + 5, [("all.q@h1", 2)])

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from gridd import protocol as p
 from gridd.model.cluster import HostAccess, PlanConf, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
+from gridd.model.planning import SchedJob
+from gridd.model.selection import QueueSelect
 from gridd.sched.select import NoneLeft, Unselectable, choose, might_run
 from tests.unit.test_plan import COMPLEXES, qi
 
@@ -36,70 +37,70 @@ def conf(**changes: object) -> PlanConf:
     return base
 
 
-def names(how: p.QueueSelect, states: dict[str, str] | None = None,
+def names(how: QueueSelect, states: dict[str, str] | None = None,
           cell: PlanConf | None = None) -> list[str]:
     return choose(cell or conf(), LOADS, how, states or {}).names()
 
 
 def test_every_instance_in_qstat_f_order_without_options():
-    assert names(p.QueueSelect()) == ["aa.q@vm", "all.q@vm", "mm.q@vm", "zz.q@vm"]
+    assert names(QueueSelect()) == ["aa.q@vm", "all.q@vm", "mm.q@vm", "zz.q@vm"]
     ordered = conf(instances=[qi("b.q@vm", seq_no=0), qi("a.q@vm", seq_no=5)])
-    assert names(p.QueueSelect(), cell=ordered) == ["b.q@vm", "a.q@vm"]
+    assert names(QueueSelect(), cell=ordered) == ["b.q@vm", "a.q@vm"]
 
 
 def test_resources_count_whole_capacities_and_fixed_load_values_only():
     # A consumable is judged by what it holds in all, however much is taken now: the
     # levels are made with nothing running.
-    assert names(p.QueueSelect(resources={"slots": "3"})) == ["aa.q@vm", "all.q@vm",
+    assert names(QueueSelect(resources={"slots": "3"})) == ["aa.q@vm", "all.q@vm",
                                                              "mm.q@vm"]
-    assert names(p.QueueSelect(resources={"slots": "5"})) == []
-    assert names(p.QueueSelect(resources={"t02": "2"})) == ["all.q@vm"]
-    assert names(p.QueueSelect(resources={"a": "lx-amd64", "num_proc": "2"})) == names(
-        p.QueueSelect())
-    assert names(p.QueueSelect(resources={"arch": "lx-*"})) == names(p.QueueSelect())
-    assert names(p.QueueSelect(resources={"mem_total": "1G"})) == names(p.QueueSelect())
-    assert names(p.QueueSelect(resources={"m_core": "2"})) == names(p.QueueSelect())
+    assert names(QueueSelect(resources={"slots": "5"})) == []
+    assert names(QueueSelect(resources={"t02": "2"})) == ["all.q@vm"]
+    assert names(QueueSelect(resources={"a": "lx-amd64", "num_proc": "2"})) == names(
+        QueueSelect())
+    assert names(QueueSelect(resources={"arch": "lx-*"})) == names(QueueSelect())
+    assert names(QueueSelect(resources={"mem_total": "1G"})) == names(QueueSelect())
+    assert names(QueueSelect(resources={"m_core": "2"})) == names(QueueSelect())
     # Load values that change are not offered at all.
     for request in ({"mem_free": "1G"}, {"load_avg": "100"}, {"np_load_avg": "10"},
                     {"num_proc": "1"}, {"mem_total": "100G"}):
-        assert names(p.QueueSelect(resources=request)) == [], request
-    assert names(p.QueueSelect(resources={"qname": "all.q", "h_rt": "1:0:0"})) == [
+        assert names(QueueSelect(resources=request)) == [], request
+    assert names(QueueSelect(resources={"qname": "all.q", "h_rt": "1:0:0"})) == [
         "all.q@vm"]
 
 
 def test_unknown_resources_and_values_are_refused_silently():
     for request in ({"foo": "1"}, {"slots": "abc"}, {"h_rt": "xyz"}):
         with pytest.raises(Unselectable) as refused:
-            names(p.QueueSelect(resources=request))
+            names(QueueSelect(resources=request))
         assert refused.value.text == ""
 
 
 def test_queue_references_and_their_refusal():
-    assert names(p.QueueSelect(queues=["a*", "z*"])) == ["aa.q@vm", "all.q@vm", "zz.q@vm"]
-    assert names(p.QueueSelect(queues=["*@vm"], resources={"slots": "2"})) == names(
-        p.QueueSelect())
+    assert names(QueueSelect(queues=["a*", "z*"])) == ["aa.q@vm", "all.q@vm", "zz.q@vm"]
+    assert names(QueueSelect(queues=["*@vm"], resources={"slots": "2"})) == names(
+        QueueSelect())
     for refs in (["nope"], ["all.q@nohost"]):
         with pytest.raises(Unselectable) as refused:
-            names(p.QueueSelect(queues=refs))
+            names(QueueSelect(queues=refs))
         assert refused.value.text == ""
 
 
 def test_pes_name_no_wildcards_and_say_when_nothing_is_left():
-    assert names(p.QueueSelect(pes=["mpi"])) == ["all.q@vm", "mm.q@vm"]
-    assert names(p.QueueSelect(pes=["mpi", "nope"])) == ["all.q@vm", "mm.q@vm"]
+    assert names(QueueSelect(pes=["mpi"])) == ["all.q@vm", "mm.q@vm"]
+    assert names(QueueSelect(pes=["mpi", "nope"])) == ["all.q@vm", "mm.q@vm"]
     for pes in (["nope"], ["m*"]):
         with pytest.raises(Unselectable) as refused:
-            names(p.QueueSelect(pes=pes))
+            names(QueueSelect(pes=pes))
         assert refused.value.text == "error: no such parallel environment"
         assert not isinstance(refused.value, NoneLeft)
     with pytest.raises(NoneLeft) as left:
-        names(p.QueueSelect(pes=["nope", "smp"]))
+        names(QueueSelect(pes=["nope", "smp"]))
     assert left.value.text == "error: no queues remaining after -pe queue selection"
 
 
 def test_users_must_all_be_let_in():
     def users(*who: str, groups: dict[str, str] | None = None) -> list[str]:
-        return names(p.QueueSelect(users=list(who), groups=groups or {}))
+        return names(QueueSelect(users=list(who), groups=groups or {}))
 
     assert users("roland") == ["aa.q@vm", "all.q@vm", "mm.q@vm", "zz.q@vm"]
     assert users("alice") == ["aa.q@vm", "all.q@vm"]
@@ -108,45 +109,45 @@ def test_users_must_all_be_let_in():
     assert users("bob", groups={"bob": "staff"}) == ["aa.q@vm", "all.q@vm"]
     # The hosts' access lists count too.
     closed = conf(host_access={"vm": HostAccess(user_lists=["acl1"])})
-    assert names(p.QueueSelect(users=["root"]), cell=closed) == []
+    assert names(QueueSelect(users=["root"]), cell=closed) == []
 
 
 def test_states_keep_instances_showing_one_of_the_letters():
     states = {"aa.q@vm": "d", "all.q@vm": "a", "zz.q@vm": "dE"}
-    assert names(p.QueueSelect(states="d"), states) == ["aa.q@vm", "zz.q@vm"]
-    assert names(p.QueueSelect(states="Ea"), states) == ["all.q@vm", "zz.q@vm"]
-    assert names(p.QueueSelect(states="s"), states) == []
-    assert names(p.QueueSelect(states="d", queues=["aa.q"]), states) == ["aa.q@vm"]
+    assert names(QueueSelect(states="d"), states) == ["aa.q@vm", "zz.q@vm"]
+    assert names(QueueSelect(states="Ea"), states) == ["all.q@vm", "zz.q@vm"]
+    assert names(QueueSelect(states="s"), states) == []
+    assert names(QueueSelect(states="d", queues=["aa.q"]), states) == ["aa.q@vm"]
 
 
 def test_waiting_jobs_shown_are_those_whose_queue_list_and_requests_fit():
     """8.1.9 asks neither the PE nor access of them: a PE job shows under `-q aa.q` (no
     PE there), a job of root's asking for zz.q under `-q zz.q` (closed to root)."""
     jobs = [
-        p.SchedJob(job_id=89, pending=[1], priority=0, submit_time=0.0, queues=["zz.q"],
+        SchedJob(job_id=89, pending=[1], priority=0, submit_time=0.0, queues=["zz.q"],
                    owner="root"),
-        p.SchedJob(job_id=90, pending=[1], priority=0, submit_time=0.0),
-        p.SchedJob(job_id=93, pending=[1], priority=0, submit_time=0.0,
+        SchedJob(job_id=90, pending=[1], priority=0, submit_time=0.0),
+        SchedJob(job_id=93, pending=[1], priority=0, submit_time=0.0,
                    hard={"arch": "foo"}),
-        p.SchedJob(job_id=94, pending=[1], priority=0, submit_time=0.0, pe="mpi",
+        SchedJob(job_id=94, pending=[1], priority=0, submit_time=0.0, pe="mpi",
                    pe_min=2, pe_max=2),
     ]
     cell = conf()
 
-    def shown(how: p.QueueSelect) -> list[int]:
+    def shown(how: QueueSelect) -> list[int]:
         return might_run(choose(cell, LOADS, how, {}), jobs, cell.hostgroups)
 
-    assert shown(p.QueueSelect(queues=["aa.q"])) == [90, 94]
-    assert shown(p.QueueSelect(queues=["zz.q"])) == [89, 90, 94]
-    assert shown(p.QueueSelect(resources={"slots": "3"})) == [90, 94]
-    assert shown(p.QueueSelect(users=["alice"])) == [90, 94]
-    assert shown(p.QueueSelect(states="d")) == []
+    assert shown(QueueSelect(queues=["aa.q"])) == [90, 94]
+    assert shown(QueueSelect(queues=["zz.q"])) == [89, 90, 94]
+    assert shown(QueueSelect(resources={"slots": "3"})) == [90, 94]
+    assert shown(QueueSelect(users=["alice"])) == [90, 94]
+    assert shown(QueueSelect(states="d")) == []
 
 
 def test_what_runs_is_not_counted():
     """A consumable all taken still offers its capacity (the transcript's
     `qselect -l t02=1` while two jobs held both of all.q's t02)."""
-    how = p.QueueSelect(resources={"t02": "1"})
+    how = QueueSelect(resources={"t02": "1"})
     held = Running(1, 1, {"t02": "1"}, [("all.q@vm", 1)], "")
     assert held  # the levels choose() makes never see it: nothing running is passed
     assert names(how) == ["all.q@vm"]
