@@ -1,77 +1,15 @@
-"""Small value syntaxes of qconf objects and q* options: queue references and DATE_TIME.
-
-Queue references (`-q`, `-masterq`, subordinate and RQS `queues` lists) follow Grid
-Engine's rule of splitting at the first `@`: what precedes it is a cluster queue pattern
-(empty means every cluster queue), what follows is a host pattern, or with a second `@`
-a host group pattern. So `@node1` is every queue on host node1 and `@@linux` every queue
-on the hosts of host group @linux; a bare `@linux` names a *host* called "linux".
-"""
+"""Small value syntaxes of qconf objects and q* options: DATE_TIME. (Queue references have
+their rule in gridd.model.queue_ref, booleans in gridd.model.values.)"""
 
 from __future__ import annotations
 
 import calendar
 import re
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from collections.abc import Callable
 
 ToEpoch = Callable[[tuple[int, ...]], float]
 FromEpoch = Callable[[float], time.struct_time]
-
-
-@dataclass(frozen=True)
-class QueueRef:
-    """One element of a queue list, with its wildcards (fnmatch patterns) unexpanded.
-
-    Patterns are kept rather than expanded because the set of queues and hosts changes
-    after a job is submitted, and the job must then match the new ones too.
-    """
-
-    cluster_queue_pattern: str
-    host_pattern: str | None = None
-    hostgroup: str | None = None
-
-    def matches(self, queue: str, host: str, hostgroups: Iterable[str] = ()) -> bool:
-        """Whether queue instance `queue@host` is meant; `hostgroups` are those of `host`.
-
-        Host names compare without regard to case, as host names do everywhere.
-        """
-        if not fnmatchcase(queue, self.cluster_queue_pattern or "*"):
-            return False
-        if self.host_pattern is not None:
-            return fnmatchcase(host.lower(), self.host_pattern.lower())
-        if self.hostgroup is not None:
-            return any(fnmatchcase(group, self.hostgroup) for group in hostgroups)
-        return True
-
-    def __str__(self) -> str:
-        if self.host_pattern is not None:
-            return f"{self.cluster_queue_pattern}@{self.host_pattern}"
-        if self.hostgroup is not None:
-            return f"{self.cluster_queue_pattern}@{self.hostgroup}"
-        return self.cluster_queue_pattern
-
-
-def parse_queue_ref(text: str) -> QueueRef:
-    """`all.q`, `all.q@node*`, `*@@linux`, `@node1` → QueueRef."""
-    queue, has_at, place = text.strip().partition("@")
-    if not has_at:
-        if not queue:
-            raise ValueError(f'invalid queue reference "{text}"')
-        return QueueRef(queue)
-    if place.startswith("@"):
-        if len(place) == 1:
-            raise ValueError(f'invalid queue reference "{text}"')
-        return QueueRef(queue, hostgroup=place)
-    if not place:
-        raise ValueError(f'invalid queue reference "{text}"')
-    return QueueRef(queue, host_pattern=place)
-
-
-def parse_queue_list(text: str) -> list[QueueRef]:
-    """A comma-separated queue list; empty elements are skipped like in other lists."""
-    return [parse_queue_ref(item) for item in text.split(",") if item.strip()]
 
 
 # --- DATE_TIME ----------------------------------------------------------------------

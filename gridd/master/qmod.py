@@ -21,6 +21,7 @@ from gridd.formats.requests import invalid_job_task, split_job_task, task_select
 from gridd.master import permissions, reporting
 from gridd.model.cluster import Instance
 from gridd.model.job import Job, Task
+from gridd.model.queue_ref import queue_matches
 from gridd.model.task_lifecycle import (
     CLEAR_ERROR,
     RESCHEDULE,
@@ -29,7 +30,6 @@ from gridd.model.task_lifecycle import (
     WAITING,
     allows,
 )
-from gridd.sched.plan import queue_matches
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master

@@ -16,8 +16,9 @@ from gridd.model.ar import ArSpec
 from gridd.model.complexes import value_problem
 from gridd.model.job import Job, JobSpec, name_refusal, new_job
 from gridd.model.objects import NONE, User, words
+from gridd.model.queue_ref import queue_matches
 from gridd.sched.access import allowed, project_allowed
-from gridd.sched.plan import queue_matches, verify
+from gridd.sched.plan import verify
 
 MAX_JOB_ID = 9_999_999
 LIMIT_EXIT = 25  # qsub's exit status when max_jobs or max_u_jobs refuses a job

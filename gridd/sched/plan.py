@@ -37,6 +37,7 @@ from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.planning import Granted, Order, SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
+from gridd.model.queue_ref import names_queue, queue_matches
 from gridd.model.values import is_unsigned
 from gridd.sched.access import (
     AccessKey,
@@ -1150,8 +1151,7 @@ class Cycle:
                                      for ref in job.master_queues)):
             # 8.1.9 names the cluster queue when no reference names it, else the instance.
             where = f'queue instance "{qi.name}"' if any(
-                fnmatch.fnmatchcase(qi.queue, ref.partition("@")[0] or "*")
-                for ref in job.queues) else f'queue "{qi.queue}"'
+                names_queue(ref, qi.queue) for ref in job.queues) else f'queue "{qi.queue}"'
             return [f"cannot run in {where} because it is not contained in its hard queue "
                     "list (-q)"]
         if pes and not any(pe.name in qi.pe_list for pe in pes):
@@ -2330,17 +2330,3 @@ def _who(job: SchedJob) -> Who:
 
 def _whole(value: float) -> int:
     return 0 if value <= 0 else int(min(value, 2**31)) if math.isfinite(value) else 2**31
-
-
-def queue_matches(ref: str, qi: Instance, hostgroups: Mapping[str, list[str]]) -> bool:
-    """Whether a -q reference (`all.q`, `all.q@node1`, `*@node*`, or `all.q@@linux` for the
-    hosts of a host group) names this queue instance; wildcards as in shell patterns."""
-    queue_pattern, at, host_pattern = ref.partition("@")
-    if queue_pattern and not fnmatch.fnmatchcase(qi.queue, queue_pattern):
-        return False
-    if not at or not host_pattern:
-        return True
-    if host_pattern.startswith("@"):
-        return any(fnmatch.fnmatchcase(group, host_pattern) and qi.host in members
-                   for group, members in hostgroups.items())
-    return fnmatch.fnmatchcase(qi.host, host_pattern)

@@ -6,9 +6,10 @@ Who catches what (read from the callers, so that is the contract fuzzed here):
   parse_complex_table, parse_rule_sets, parse_overridable: FormatError (qconf's verbs
   in gridd/master/admin_*.py catch exactly that and print its ge_message);
 - validate_table: returns its complaints, raises nothing;
-- the value syntaxes (TIME, MEMORY, BOOL, queue references, DATE_TIME, complex values,
-  RQS limits) and the submission lists (-l, -t, -pe, -v, -m, ...): ValueError (RqsError
-  is one), which qsub, qrsub, qacct and the qconf verbs turn into their messages;
+- the value syntaxes (TIME, MEMORY, BOOL, DATE_TIME, complex values, RQS limits) and
+  the submission lists (-l, -t, -pe, -v, -m, ...): ValueError (RqsError is one), which
+  qsub, qrsub, qacct and the qconf verbs turn into their messages;
+- queue references (gridd.model.queue_ref): matched as written, any text, raising nothing;
 - read_swf and accounting lines: ValueError (gridd sim, qacct and dbwriter report it);
 - report files: ReportError.
 A successful parse is also printed back where a printer exists: what was read must show.
@@ -27,7 +28,7 @@ from gridd.accounting.report_catalog import ReportError
 from gridd.accounting.report_catalog import parse as parse_report
 from gridd.formats import requests
 from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
-from gridd.formats.names import parse_date_time, parse_queue_list, parse_queue_ref
+from gridd.formats.names import parse_date_time
 from gridd.formats.objects import parse_object, print_configuration, print_object
 from gridd.formats.overrides import parse_overridable, print_overridable
 from gridd.formats.parsing import FormatError
@@ -50,6 +51,7 @@ from gridd.formats.rqs import (
 )
 from gridd.formats.rqs import template as rqs_template
 from gridd.formats.swf import read_swf
+from gridd.model.cluster import Instance
 from gridd.model.complexes import (
     DEFAULT_COMPLEXES,
     TYPES,
@@ -59,6 +61,7 @@ from gridd.model.complexes import (
     parse_value,
     validate_table,
 )
+from gridd.model.queue_ref import queue_matches
 from gridd.model.rqs import Limit
 from gridd.model.values import format_time, parse_bool, parse_memory, parse_time
 from gridd.resources import data_dir
@@ -203,6 +206,8 @@ VALUE_TOKENS = (":", ".", ",", "=", "@", "@@", "*", "$", "+", "-", "k", "K", "m"
                 "1970", "2038", "9999", "0000", "\\\n")
 _NOW = 1_700_000_000.0
 _TABLE = ComplexTable(COMPLEXES)
+_INSTANCE = Instance(name="all.q@node1", queue="all.q", host="node1", slots=1)
+_HOSTGROUPS = {"@linux": ["node1"], "@*": ["node2"]}
 _LIMIT_NAMES = ("slots", "h_vmem", "h_rt", "arch", "license", "vfree", "scratch", "lic", "dwg")
 
 
@@ -212,8 +217,7 @@ def _values(text: str) -> None:
         lambda: format_time(parse_time(text)),
         lambda: parse_memory(text),
         lambda: parse_bool(text),
-        lambda: parse_queue_ref(text),
-        lambda: parse_queue_list(text),
+        lambda: queue_matches(text, _INSTANCE, _HOSTGROUPS),
         lambda: parse_date_time(text, now=_NOW),
         lambda: parse_enabled(text),
         lambda: parse_limit_list(text),

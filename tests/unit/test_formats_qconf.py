@@ -17,13 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
-from gridd.formats.names import (
-    QueueRef,
-    format_date_time,
-    parse_date_time,
-    parse_queue_list,
-    parse_queue_ref,
-)
+from gridd.formats.names import format_date_time, parse_date_time
 from gridd.formats.objects import (
     KEY_WIDTHS,
     LINE_WIDTH,
@@ -835,46 +829,7 @@ def test_overrides_round_trip(default: str, overrides: dict[str, str]) -> None:
     assert print_overridable(parse_overridable(text)) == text
 
 
-# --- queue references, DATE_TIME, BOOL ------------------------------------------------
-
-
-def test_queue_references() -> None:
-    assert parse_queue_list("all.q, all.q@node*,*@@linux,@node1,,") == [
-        QueueRef("all.q"),
-        QueueRef("all.q", host_pattern="node*"),
-        QueueRef("*", hostgroup="@linux"),
-        QueueRef("", host_pattern="node1"),
-    ]
-    ref = parse_queue_ref("*@@lin*")
-    assert ref.matches("short.q", "vm", ["@linux"])
-    assert not ref.matches("short.q", "vm", ["@solaris"])
-    assert parse_queue_ref("all.q").matches("all.q", "anyhost")
-    assert not parse_queue_ref("all.q").matches("long.q", "anyhost")
-    assert parse_queue_ref("all.q@node*").matches("all.q", "NODE7")
-    assert parse_queue_ref("@node1").matches("long.q", "node1")
-    assert not parse_queue_ref("a?.q@node1").matches("all.q", "node1")
-    for bad in ["", "all.q@", "all.q@@", "@"]:
-        with pytest.raises(ValueError):
-            parse_queue_ref(bad)
-
-
-@given(
-    st.from_regex(r"[a-z*?][a-z0-9.*?]{0,10}|", fullmatch=True),
-    st.one_of(
-        st.none(),
-        st.from_regex(r"[a-z*][a-z0-9.*]{0,10}", fullmatch=True),
-        st.from_regex(r"@[a-z*][a-z0-9*]{0,10}", fullmatch=True),
-    ),
-)
-def test_queue_reference_round_trip(queue: str, place: str | None) -> None:
-    if place is None:
-        ref = QueueRef(queue)
-    elif place.startswith("@"):
-        ref = QueueRef(queue, hostgroup=place)
-    else:
-        ref = QueueRef(queue, host_pattern=place)
-    if str(ref):
-        assert parse_queue_ref(str(ref)) == ref
+# --- DATE_TIME, BOOL --------------------------------------------------------------------
 
 
 _UTC = {"to_epoch": calendar.timegm, "from_epoch": time.gmtime}
