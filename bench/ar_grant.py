@@ -1,8 +1,8 @@
 """Granting an advance reservation: the decision on a busy cell, and qrsub's round trip.
 
-decision   `gridd.sched.plan.grant_ar` as the master calls it for a qrsub, on the dispatch
-           benchmark's cell (1,000 queue instances on 250 hosts, bench/dispatch.py) with
-           5,000 running jobs (each with an h_rt of one to eight hours, so that ARs can go
+decision   `Planner.grant_ar` (gridd.sched.grant) as the master calls it for a qrsub, on
+           the dispatch benchmark's cell (1,000 queue instances on 250 hosts, bench/dispatch.py)
+           with 5,000 running jobs (each with an h_rt of one to eight hours, so that ARs can go
            behind them) and 500 ARs already granted at random windows over the next two
            days; the new AR asks for one slot, or for 8 slots of a $pe_slots PE, for two
            hours starting in an hour. Best of a few runs. Target: under 100 ms.

@@ -42,7 +42,7 @@ from gridd.model.ar_lifecycle import (
 from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import JobSpec, object_name_refusal
 from gridd.model.values import is_unsigned
-from gridd.sched.plan import admits
+from gridd.sched.access import admits
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master

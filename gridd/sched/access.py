@@ -121,3 +121,21 @@ def access_key(conf: PlanConf) -> AccessKey | None:
         return None
     return AccessKey(tuple(sorted(lists)), frozenset(projects) if limited else None,
                      conf.usersets)
+
+
+def admits(qi: Instance, user: str, usersets: Mapping[str, list[str]], group: str = ""
+           ) -> bool:
+    """Whether the instance's access lists let a user in: of an advance reservation's
+    access list (its groups are not known; a @userset entry is not judged), or one that
+    qselect -U names, with its primary group."""
+    if user.startswith("@"):
+        return True
+    return allowed(qi.user_lists, qi.xuser_lists, user, group, usersets)
+
+
+def host_admits(conf: PlanConf, host: str, user: str, group: str = "") -> bool:
+    """Whether the global host's and the host's access lists let a user in (as `admits`
+    judges them)."""
+    return user.startswith("@") or all(
+        allowed(access.user_lists, access.xuser_lists, user, group, conf.usersets)
+        for name in ("global", host) if (access := conf.host_access.get(name)) is not None)

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
+from gridd.model.planning import SchedJob
 from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, Term, formula_value, rule_id
 from gridd.sched.match import JobRequest, Matcher, Need
 
@@ -45,6 +46,11 @@ class Who(NamedTuple):
     group: str = ""
     project: str = ""
     pe: str = ""
+
+
+def who_of(job: SchedJob) -> Who:
+    """Who asks for the job's placements (no PE yet)."""
+    return Who(job.owner, job.group, job.project)
 
 
 Key = tuple[int, int, str, str, str, str, str]  # set, rule, user, project, pe, queue, host

@@ -22,8 +22,8 @@ from gridd.model.complexes import holds
 from gridd.model.planning import SchedJob
 from gridd.model.queue_ref import queue_matches
 from gridd.model.selection import QueueSelect
+from gridd.sched.access import admits, host_admits
 from gridd.sched.levels import Levels, build_levels
-from gridd.sched.plan import admits, host_admits
 
 # The load values a host reports that do not change while it runs.
 STATIC_LOADS = frozenset({"arch", "num_proc", "mem_total", "swap_total", "virtual_total",

@@ -12,7 +12,7 @@ the runs of a busy trace. Nothing can start when no waiting job asks for as few 
 as are free; nor when the job first in line was reserved by the last run and every other
 job that fits in what is free would be in the way of that reservation (Simulation._held).
 A run at an instant when jobs only arrive costs what planning the new jobs costs: the
-planner goes on with its last cycle (plan._Resumable).
+planner goes on with its last cycle (resume.Resumable).
 
 What the replay goes on with between two instants is small: what runs since when, what
 waits, and the last run's reservation for the job first in line (Checkpoint). A replay
@@ -134,8 +134,8 @@ class Simulation:
         self._size = [job.slots for job in jobs]  # per job: the slots it asks for
         self._span = [job.limit + duration_offset for job in jobs]  # and holds them, expected
         # Whether no task is ever taken to run past its expected end (start, h_rt and
-        # DURATION_OFFSET), as the planner takes one within a second of it (plan.Cycle.
-        # _the_schedule): a task ends by start + h_rt, so only an instant less than a second
+        # DURATION_OFFSET), as the planner takes one within a second of it (cycle.Cycle.
+        # the_schedule): a task ends by start + h_rt, so only an instant less than a second
         # before start + h_rt + DURATION_OFFSET can find it so, and there is none when
         # DURATION_OFFSET is a second or more or every instant is a whole second.
         self._kept_to_ends = duration_offset >= 1 or all(

@@ -1,5 +1,5 @@
 """A planner goes on with its last cycle when all that happened since is that the cycle's
-orders started and jobs arrived behind every job it left waiting (plan._Resumable). Each
+orders started and jobs arrived behind every job it left waiting (resume.Resumable). Each
 plan it makes so must be the plan a new planner makes of the same view."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from gridd.model.cluster import Running
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
 from gridd.model.planning import SchedEvent, SchedJob
-from gridd.sched import plan as plan_module
 from gridd.sched.plan import Plan, Planner
+from gridd.sched.resume import Resumable
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
 
@@ -90,14 +90,14 @@ def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
     while a job started within the decay time moves the loads: few are, so there the plans
     alone are compared; without them, many cycles are gone on with and many not."""
     went_on: Counter[bool] = Counter()
-    resume = plan_module._Resumable.resume
+    resume = Resumable.resume
 
-    def counted(self: plan_module._Resumable, *args: object) -> Plan | None:
+    def counted(self: Resumable, *args: object) -> Plan | None:
         plan = resume(self, *args)  # type: ignore[arg-type]
         went_on[plan is not None] += 1
         return plan
 
-    monkeypatch.setattr(plan_module._Resumable, "resume", counted)
+    monkeypatch.setattr(Resumable, "resume", counted)
     rng = random.Random(max_reservation)
     view = _cell(max_reservation, adjusted)
     carried = Planner()

@@ -127,7 +127,7 @@ def test_sim_agrees_with_conservative_backfilling() -> None:
 def test_reservations_found_without_the_placement_walk_are_the_walks(
         monkeypatch: pytest.MonkeyPatch, max_reservation: int) -> None:
     """Cycle._one_place (the pool's reservation read off `_no_sooner`) answers what
-    `_parallel_at` would: the replay is the same without it, with the default
+    `parallel_at` would: the replay is the same without it, with the default
     DURATION_OFFSET and with none."""
     jobs = synthetic_trace(1500, SLOTS, seed=4, load=0.8)
     for offset in (0.0, 60.0):

@@ -1,0 +1,170 @@
+"""Jobs in advance reservations: a job of an AR starts inside what its AR holds and its
+other jobs leave free, within the AR's time; neither the cell's levels nor resource
+quotas concern it. Also which running tasks are inside an AR (apart)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from gridd.model.ar import ArBooking
+from gridd.model.cluster import Instance, Running
+from gridd.model.planning import Granted, Order, SchedJob
+from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
+from gridd.sched.categories import Category
+from gridd.sched.match import EXCLUSIVE, JobRequest
+from gridd.sched.quota import who_of
+
+if TYPE_CHECKING:
+    from gridd.sched.cycle import Plan
+
+
+def apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
+          ) -> tuple[list[Running], list[Running]]:
+    """Running tasks apart from those inside one of these ARs, and those."""
+    own, inside = [], []
+    for task in running:
+        (inside if task.ar and task.ar in ars else own).append(task)
+    return own, inside
+
+
+class ArJobs:
+    """Starting jobs inside their advance reservations: a step of Cycle
+    (gridd.sched.cycle), which holds the state the steps share."""
+
+    def _run_in_ar(self, job: SchedJob, plan: Plan) -> None:
+        """A job of an AR starts inside what the AR holds and its other jobs leave free;
+        neither the cell's levels nor resource quotas concern it."""
+        cat = self.category(job)
+        started = False
+        found = self.instances_in_ar(job, cat) if self._in_time(job, cat) else None
+        for task_id in job.pending:
+            if self._array_full(job, plan):
+                break
+            placed = None if found is None else self.place_in_ar(job, cat, *found)
+            if placed is None:
+                if self.conf.job_info:
+                    plan.info[job.job_id] = cat.why(who_of(job))
+                break
+            granted, pe = placed
+            self._spend_ar(job.ar, cat.req, granted)
+            # Its load is the host's, whatever the AR: the job's next task goes by the
+            # order it leaves, as a job's outside an AR does, and not where it put alarm.
+            if self.adjust is not None and self._follow_load(granted):
+                found = self.instances_in_ar(job, cat)
+            if self.job_tasks is not None:
+                self.job_tasks[job.job_id] += 1
+            plan.orders.append(Order(job.job_id, task_id, granted, pe))
+            started = True
+        if job.immediate and not started:
+            plan.unschedulable.append(job.job_id)
+
+    def _in_time(self, job: SchedJob, cat: Category) -> bool:
+        """Whether the job's run time fits its AR: no longer than the AR less
+        DURATION_OFFSET, and over before the AR ends."""
+        ar = self.ars.get(job.ar)
+        limits = [need.key for need in cat.req.hard if need.name in ("h_rt", "s_rt")]
+        if ar is None or not limits:
+            return True
+        if max(limits) > ar.end - ar.start - self.conf.duration_offset:
+            cat.reasons[f"cannot run because its run time exceeds the duration of advance "
+                        f"reservation {ar.ar_id} less DURATION_OFFSET"] = None
+            return False
+        if self.now + max(limits) > ar.end:
+            cat.reasons[f"cannot run because it would not end before advance reservation "
+                        f"{ar.ar_id} ends"] = None
+            return False
+        return True
+
+    def instances_in_ar(self, job: SchedJob, cat: Category
+                      ) -> tuple[ArBooking, list[tuple[Instance, int]]] | None:
+        """The running AR of a job and the instances it holds (with their slots) where
+        the job may run; why not elsewhere goes into the category's reasons. The same
+        for every task of the job in a cycle."""
+        ar = self.ars.get(job.ar)
+        if ar is None or not ar.usable or not ar.start <= self.now:
+            cat.reasons[f"cannot run because advance reservation {job.ar} is not running"] \
+                = None
+            return None
+        reserved = dict(ar.granted)
+        empty = self._empty_levels()
+        found = []
+        if self._following is not None:
+            self._in_order()
+        for qi in self.open:
+            n = reserved.get(qi.name)
+            if n is None:
+                cat.reasons[f'cannot run in queue instance "{qi.queue}" because it was not '
+                            f"reserved by advance reservation {ar.ar_id}"] = None
+                continue
+            excluded = self._excluded(job, cat.pes, qi, self.conf.hostgroups)
+            result = self.matcher.fits(cat.req, 1, *empty.of(qi))
+            if excluded or not result.ok:
+                cat.reasons.update(dict.fromkeys(excluded or [result.reason]))
+                continue
+            found.append((qi, n))
+        return ar, found
+
+    def place_in_ar(self, job: SchedJob, cat: Category, ar: ArBooking,
+                     found: list[tuple[Instance, int]]) -> tuple[Granted, str] | None:
+        """Where one task goes in what its AR has left."""
+        most = self._ar_room(ar, cat.req)
+        rooms: dict[str, list[tuple[Instance, int]]] = {}
+        host_room: dict[str, int] = {}
+        for qi, n in found:
+            room = whole_slots(min(n - self.ar_slots.get((ar.ar_id, qi.name), 0), most))
+            if room > 0:
+                rooms.setdefault(qi.host, []).append((qi, room))
+                host_room[qi.host] = host_room.get(qi.host, 0) + room
+        if not job.pe:
+            first = next((qi for items in rooms.values() for qi, _ in items), None)
+            if first is None:
+                cat.reasons["cannot run because the advance reservation "
+                            f"{ar.ar_id} has no slot left for it"] = None
+                return None
+            return [(first.name, 1)], ""
+        for pe in cat.pes:
+            if pe.name != ar.pe:  # a job uses no PE its AR did not reserve
+                cat.reasons[f'cannot run in PE "{pe.name}" because advance reservation '
+                            f"{ar.ar_id} did not reserve it"] = None
+                continue
+            cap = whole_slots(min(job.pe_max, most))
+            lead = cat.static.lead
+            granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap,
+                                        job.pe_min) if lead is None else allocate_led(
+                pe.allocation_rule, rooms, host_room, host_room, lead, cap, job.pe_min)
+            if granted is not None:
+                return granted, pe.name
+            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
+                        "slots"] = None
+        return None
+
+    def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
+        """How many slots of a job the AR's consumables leave room for (the slots apart):
+        a job may use no more, and nothing else, than its AR holds."""
+        held = {need.name: need for need in self.matcher.request(ar.hard).hard}
+        total = slots_of(ar.granted)
+        most = math.inf
+        for need in req.hard:
+            if need.consumable in ("NO", EXCLUSIVE) or not need.key or need.name == "slots":
+                continue  # (exclusivity inside an AR is the AR's)
+            own = held.get(need.name)
+            budget = 0.0 if own is None else (
+                own.key if own.consumable == "JOB" else own.key * total)
+            left = budget - self.ar_spent.get((ar.ar_id, need.name), 0.0)
+            most = min(most, (math.inf if left >= need.key else 0.0)
+                       if need.consumable == "JOB" else left / need.key)
+        return most
+
+    def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
+                  ) -> None:
+        slots = 0
+        for name, n in granted:
+            self.ar_slots[(ar_id, name)] = self.ar_slots.get((ar_id, name), 0) + n
+            slots += n
+        for need in req.hard:
+            if need.consumable not in ("NO", EXCLUSIVE) and need.key and need.name != "slots":
+                amount = need.key if need.consumable == "JOB" else need.key * slots
+                key = (ar_id, need.name)
+                self.ar_spent[key] = self.ar_spent.get(key, 0.0) + amount

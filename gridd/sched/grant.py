@@ -1,0 +1,89 @@
+"""Granting an advance reservation (qrsub): where it holds its slots from its start to its
+end. It asks a cycle made for granting (no quotas, no access of the cycle's own: the AR's
+users are judged here) for the pieces a reservation uses: the category of its request,
+the diagrams of what runs and of earlier ARs, and for a PE the instances that could take
+a slot and the allocation the diagrams allow at its start."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from gridd.model.ar import ArBooking, ArPlace
+from gridd.model.cluster import Instance, PlanConf, Running
+from gridd.model.planning import Granted, SchedJob
+from gridd.model.queue_ref import queue_matches
+from gridd.sched.access import admits, host_admits
+from gridd.sched.allocation import led_by
+from gridd.sched.ar_jobs import apart
+from gridd.sched.carried import Carried
+from gridd.sched.categories import unlimited
+from gridd.sched.cycle import Cycle
+from gridd.sched.match import Matcher
+from gridd.sched.reserve import uses
+
+
+def grant_ar(
+    carried: Carried,
+    matcher: Matcher,
+    conf: PlanConf,
+    loads: Mapping[str, Mapping[str, str]],
+    running: Iterable[Running],
+    ars: Mapping[int, ArBooking],
+    states: Mapping[str, str],
+    request: SchedJob,
+    place: ArPlace,
+    start: float,
+    end: float,
+    now: float,
+) -> tuple[Granted, str] | None:
+    """Where an advance reservation for `request` holds its slots from start to end,
+    and its PE ("" for none), or None when nowhere.
+
+    Earlier ARs and what runs until its expected end are booked in the diagrams, as
+    for a reservation; quotas are not honoured (only capacities count). Disabled,
+    suspended and unknown instances are suited, orphaned ones are not, nor instances
+    where a task without a run-time limit runs (it might still run when the AR
+    starts) or that `place` rules out. What a planner carries from cycle to cycle
+    (`carried`: the empty levels, where each running task holds what) serves here too.
+    """
+    own, _ = apart(running, ars)
+    instances = {qi.name: qi for qi in conf.instances}
+    forever = {name for t in own for name, _ in t.granted
+               if name not in instances or unlimited(t.hard, instances[name])}
+    suited = {name: "".join(c for c in letters if c not in "dusSaA")
+              for name, letters in states.items()}
+    # The diagrams decide; the levels only name where things are.
+    carried.follow_cell(conf, loads)
+    empty = carried.empty_levels(conf, loads, matcher)
+    cycle = Cycle(conf, empty, loads, own, suited, now=now, ars=ars, carried=carried,
+                  granting=True)
+    cat = cycle.category(request)
+    schedule = cycle.the_schedule()
+    duration = end - start
+
+    def allowed(qi: Instance) -> bool:
+        return qi.name not in forever and all(
+            admits(qi, user, conf.usersets) and host_admits(conf, qi.host, user)
+            for user in place.users) and (
+            qi.interactive or not place.interactive) and (
+            not place.checkpoint or place.checkpoint in qi.ckpt_list)
+
+    def may_lead(qi: Instance) -> bool:
+        return not place.master_queues or any(
+            queue_matches(ref, qi, conf.hostgroups) for ref in place.master_queues)
+
+    if not request.pe:
+        for qi in cat.open:
+            if allowed(qi) and may_lead(qi) and \
+                    cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
+                    schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
+                return [(qi.name, 1)], ""
+        return None
+    for pe in cat.pes:
+        candidates = [qi for qi in cycle.pe_open(cat, pe).instances if allowed(qi)]
+        granted = cycle.parallel_at(request, cat, pe, candidates, start, duration)
+        leader = next((i for i, (name, _) in enumerate(granted or ())
+                       if may_lead(cycle.instances[name])), None)
+        if granted is not None and leader is not None:
+            return led_by(granted, leader), pe.name
+    return None

@@ -1,0 +1,186 @@
+"""Where a job's next task starts now: `place` chooses by the job's kind (parallel jobs in
+gridd.sched.parallel), `book` debits what was placed. A sequential job takes the first
+candidate its hard requests fit, or with soft requests the fitting one with the fewest
+soft violations; refusals of one slot hold for the rest of the cycle."""
+
+from __future__ import annotations
+
+from gridd.model.cluster import Instance
+from gridd.model.pe import ParallelEnv
+from gridd.model.planning import Granted, SchedJob
+from gridd.model.queue_ref import queue_matches
+from gridd.sched.allocation import slots_of
+from gridd.sched.categories import Category, jump
+from gridd.sched.quota import Asker, Who
+from gridd.sched.quota_checks import NO_SIGS, Closed
+
+
+class Placement:
+    """Placing a job's next task now and booking it: a step of Cycle (gridd.sched.cycle),
+    which holds the state the steps share."""
+
+    def place(self, job: SchedJob, cat: Category,
+              who: Who) -> tuple[Granted, str, bool] | None:
+        """Where the job's next task goes and the PE it uses ("" for a sequential job).
+
+        The PE is the one the placement was made for: with a wildcard (-pe "*") another
+        PE listed by the same instances may have refused the job, for instance at its
+        slot limit, and must neither be named in the order nor be debited. The flag says
+        whether its quotas are booked already (a one-slot placement claims them).
+        """
+        if job.pe:
+            for pe in cat.pes:
+                if self._pe_held(job, cat, pe):
+                    continue
+                granted = self._place_parallel(job, cat, pe, who)
+                if granted is not None and self.schedule is not None:
+                    result = self._clear_of_reservations(
+                        cat, granted, pe.name, self._quota_uses(cat.req, who, granted, pe.name)
+                        if self._quota_reserved else ())
+                    if not result.ok:
+                        cat.reasons[result.reason] = None
+                        continue
+                if granted is not None:
+                    return granted, pe.name, False
+            return None
+        if cat.req.soft or cat.soft_queues:
+            granted = self._place_softly(cat, who)
+            return None if granted is None else (granted, "", False)
+        granted = self._place_first(cat, who)
+        return None if granted is None else (granted, "", True)
+
+    def _pe_held(self, job: SchedJob, cat: Category, pe: ParallelEnv) -> bool:
+        """Whether the cycle's reservations leave the PE too few slots for the job to
+        start now, when no reason need be kept: placing it would be wasted."""
+        if self.schedule is None or self.conf.job_info:
+            return False
+        diagram = self.schedule.diagrams.get(("P", pe.name, "slots"))
+        return diagram is not None and diagram.reserved and not diagram.fits(
+            self.now, cat.duration, float(max(job.pe_min, 1)))
+
+    def book(self, cat: Category, granted: Granted, pe: str, who: Who,
+             claimed: bool = False) -> None:
+        """Debit a placement on every level it uses, on its PE and (unless claimed
+        already) its quotas."""
+        in_pe = Who(who.user, who.group, who.project, pe)
+        taken: set[int] = set()
+        for index, (name, slots) in enumerate(granted):
+            qi = self.instances[name]
+            g, h, q = self.levels.of(qi)
+            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0, taken=taken)
+            if self.quotas is not None and not claimed:
+                self._asker(cat, in_pe).book(qi, slots, master=index == 0)
+        self.free_slots -= slots_of(granted)
+        if pe:
+            self.pe_used[pe] = self.pe_used.get(pe, 0) + slots_of(granted)
+
+    def _refused_now(self, cat: Category, i: int, qi: Instance) -> bool:
+        """Whether one slot of the category is refused on candidate i now, by what its
+        levels have left or by a reservation it would run into; the reason is kept, and
+        the refusal holds for the rest of the cycle (both only grow)."""
+        result = self.fits(cat.req, 1, *self.levels.of(qi))
+        if result.ok and self.schedule is not None:
+            result = self._clear_of_reservations(cat, [(qi.name, 1)])
+        if result.ok:
+            return False
+        cat.reasons[result.reason] = None
+        if self.use_categories:
+            cat.dead(i)
+        return True
+
+    def _place_first(self, cat: Category, who: Who) -> Granted | None:
+        """The first instance that fits. An instance the category's requests do not fit is
+        passed over by all its later scans, one a quota refuses by the asker's only."""
+        candidates = cat.candidates
+        # Instances whose signature the quotas refuse the asker for good: skipped without
+        # asking the matcher.
+        blocked: dict[int, str] = {}
+        closed: dict[str, str] = {}
+        sigs = NO_SIGS
+        shut: Closed | None = None
+        noted: dict[str, None] = {}
+        asker: Asker | None = None
+        key: tuple[Who, int, int] = (who, 0, 0)
+        if self.quotas is not None:
+            asker = self._asker(cat, who)
+            blocked, closed = asker.blocked, asker.closed
+            sigs = self._signatures(cat)
+            noted = cat.quota_reasons.setdefault(who, {})
+            if blocked and sigs.every <= blocked.keys():
+                # Quotas refuse the asker every kind of instance the category has.
+                noted.update(dict.fromkeys(blocked[sig] for sig in sigs.every))
+                self.quota_hit = True
+                cat.resume_who[who] = len(candidates)
+                return None
+            key = (who, asker.amounts, id(candidates))
+            if self.use_categories:
+                shut = self._shut_blocked(key, blocked, sigs, noted,
+                                          cat.resume_who.get(who, 0))
+        end = len(candidates)
+        dead = None if shut is None else shut.skip
+        i = self._next(cat, dead, cat.resume_who.get(who, 0) if self.use_categories else 0)
+        while i < end:
+            qi = candidates[i]
+            why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
+            if why is None:
+                if self._refused_now(cat, i, qi):
+                    i = self._next(cat, dead, i + 1)
+                    continue
+                held = self._quota_held(cat, who, qi)
+                if held is not None:  # depends on the job's duration: not for good
+                    noted[held] = None
+                    self.quota_hit = True
+                    i = self._next(cat, dead, i + 1)
+                    continue
+                why = None if asker is None else asker.claim(qi)
+                if why is None:
+                    cat.resume_who[who] = i
+                    return [(qi.name, 1)]
+            noted[why] = None
+            self.quota_hit = True
+            if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
+                if shut is None or shut.applied != len(blocked):  # else nothing new to shut
+                    shut = self._shut_blocked(key, blocked, sigs, noted, i + 1) or \
+                        self._closed(key, end)
+                if shut.skip[i] == i:
+                    shut.skip[i] = i + 1
+                dead = shut.skip
+            i = self._next(cat, dead, i + 1)
+        if dead is not None:  # instances closed to this asker alone were passed over
+            self.quota_hit = True
+        cat.resume_who[who] = len(candidates)
+        return None
+
+    def _next(self, cat: Category, dead: list[int] | None, i: int) -> int:
+        """The next candidate from i neither the category's requests nor the asker's
+        quotas have ruled out for the rest of the cycle."""
+        while True:
+            i = cat.alive(i)
+            if dead is None:
+                return i
+            j = jump(dead, i)
+            if j == i:
+                return i
+            i = j
+
+    def _place_softly(self, cat: Category, who: Who) -> Granted | None:
+        best: tuple[int, Instance] | None = None
+        groups = self.conf.hostgroups
+        for i, qi in cat.walk():
+            if self._refused_now(cat, i, qi):
+                continue
+            if self._quota_refuses(cat, who, qi):
+                continue
+            why = self._quota_held(cat, who, qi)
+            if why is not None:
+                self._note_quota(cat, who, why)
+                continue
+            misses = self.soft_violations(cat.req, *self.levels.of(qi))
+            if cat.soft_queues and not any(queue_matches(ref, qi, groups)
+                                           for ref in cat.soft_queues):
+                misses += 1
+            if best is None or misses < best[0]:
+                best = (misses, qi)
+                if misses == 0:
+                    break
+        return None if best is None else [(best[1].name, 1)]

@@ -1,0 +1,118 @@
+"""Going on with the last cycle instead of starting over, when all that happened since
+is that its orders started and jobs arrived behind every job it left waiting."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gridd.model.cluster import Running
+from gridd.model.planning import Granted, Order, SchedJob
+from gridd.sched.cycle import TASK_LIMIT, Cycle, Plan
+from gridd.sched.reserve import RESERVING
+from gridd.sched.view import SchedView
+
+
+@dataclass(slots=True, eq=False)
+class Resumable:
+    """The last cycle, for the next to go on with instead of starting over: when all
+    that happened since is that its orders started and jobs arrived that come after every
+    job it left waiting. Nothing was released, so what it found still holds: a new cycle
+    would refuse the jobs it left waiting again, in the same order, and reserve for them
+    at the same times, as long as no diagram changes in between (no task reaching its
+    expected end, no reservation beginning). Planning the new jobs in it is then planning
+    them in a new cycle, at the cost of the new jobs alone: most instants of a replayed
+    trace (`gridd sim`) are arrivals, and so are a quiet cell's new submissions."""
+
+    cycle: Cycle
+    now: float
+    states: Mapping[str, str]  # the instances' states, which the next three decide:
+    loads: dict[str, dict[str, str]]  # the loads its levels were made for (Carried's copy)
+    hosts_up: set[str]  # the view's own: it replaces them when they change
+    flags: dict[str, str]
+    left: list[SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
+    running: list[Running]  # what runs, as the view lists it, once the orders started
+    orders: list[Order]  # what the last run started
+    reserved: dict[int, tuple[float, Granted]]
+    horizon: float = math.inf  # when a diagram first changes
+    looked: int = 0  # bookings of the schedule the horizon has taken in
+
+    @classmethod
+    def after(cls, cycle: Cycle, view: SchedView, order: list[SchedJob], plan: Plan,
+              states: Mapping[str, str]) -> Resumable | None:
+        """The cycle as one to go on with, if it may be: not under resource quotas, not
+        with reasons or the schedule file to make for every job, and with diagrams made
+        if it keeps them. (Called for every cycle: it costs little.)"""
+        left = still_waiting(order, plan, view.jobs)
+        if (left is None or cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
+                or cycle.quotas is not None or (cycle.schedule is None and cycle.keeps_starts)):
+            return None
+        return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
+                   left, cycle.running, plan.orders, plan.reserved)
+
+    def resume(self, view: SchedView, now: float, order: list[SchedJob]) -> Plan | None:
+        """The plan for `order`, gone on with from this cycle; None when it may not be.
+        (The view's running tasks are in the order they started: none ended, so the
+        first are those the cycle knew.)"""
+        cycle, left, orders = self.cycle, self.left, self.orders
+        running = view.running
+        if (left is None or view.conf is not cycle.conf or view.ars or now < self.now
+                or len(running) != len(self.running) + len(orders) or len(order) < len(left)
+                or view.hosts_up is not self.hosts_up or view.flags is not self.flags
+                or cycle.carried.loads is not self.loads or view.loads != self.loads):
+            return None
+        self._follow()
+        # A task within a second of its expected end is taken to end then
+        # (Cycle.the_schedule): that would change its diagrams.
+        if now > self.horizon - 1 or order[:len(left)] != left:
+            return None
+        tasks = list(running.values())
+        if tasks[:len(self.running)] != self.running:
+            return None
+        for o in orders:
+            task = running.get((o.job_id, o.task_id))
+            if task is None or task.start != self.now or task.granted != o.granted \
+                    or task.pe != o.pe:
+                return None
+        new = order[len(left):]
+        if cycle.job_tasks is None and any(map(TASK_LIMIT, new)):
+            return None  # the cycle kept no count of running tasks to limit them by
+        plan = cycle.go_on(now, new, self.states)
+        self.reserved = plan.reserved = self.reserved | plan.reserved
+        more = still_waiting(new, plan, view.jobs)
+        self.left = None if more is None else left + more
+        self.running, self.now, self.orders = tasks, now, plan.orders
+        return plan
+
+    def _follow(self) -> None:
+        """Take in the bookings made since the horizon was last lowered."""
+        schedule = self.cycle.schedule
+        if schedule is None or self.looked == len(schedule.bookings):
+            return
+        horizon = self.horizon
+        for booking in itertools.islice(schedule.bookings, self.looked, None):
+            horizon = min(horizon, booking.start if booking.state == RESERVING
+                          else booking.start + booking.duration)
+        self.horizon, self.looked = horizon, len(schedule.bookings)
+
+
+def still_waiting(order: list[SchedJob], plan: Plan, jobs: Mapping[int, SchedJob]
+                  ) -> list[SchedJob] | None:
+    """The jobs of a run's order still waiting after it: not those all of whose tasks
+    started, nor immediate jobs that could not (they are gone). None when an immediate
+    job started some of its tasks: the next cycle would give up on the others. Asked
+    before the view hears of the orders."""
+    done = set(plan.unschedulable)
+    if plan.orders:
+        started: dict[int, int] = {}
+        for o in plan.orders:
+            started[o.job_id] = started.get(o.job_id, 0) + 1
+        for number, n in started.items():
+            job = jobs[number]
+            if n >= len(job.pending):
+                done.add(number)
+            elif job.immediate:
+                return None
+    return [job for job in order if job.job_id not in done] if done else order
