@@ -24,8 +24,9 @@ from gridd.model.cluster import Instance, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
 from gridd.sched import order as order_module
 from gridd.sched.adjust import Adjustments
+from gridd.sched.cycle import Cycle
 from gridd.sched.levels import build_levels, instance_states
-from gridd.sched.plan import Cycle, Plan, Planner
+from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, job, qi
 from tests.unit.test_quota_properties import cells as quota_cells

@@ -20,7 +20,8 @@ from gridd.model.cluster import HostAccess, Instance, PlanConf
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.sched.access import allowed, project_allowed
-from gridd.sched.plan import Cycle, Planner, verify
+from gridd.sched.cycle import Cycle
+from gridd.sched.plan import Planner, verify
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
 

@@ -12,8 +12,9 @@ from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable
 from gridd.model.pe import FILL_UP, ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.model.rqs import Filter, Rule, RuleSet
+from gridd.sched.cycle import Cycle
 from gridd.sched.levels import build_levels
-from gridd.sched.plan import Cycle, verify
+from gridd.sched.plan import verify
 from gridd.sched.quota import Quotas, key_text
 
 EXTRA = (ComplexAttr("compiler_lic", "cl", "INT", "<=", "YES", "YES", "0", "0"),)

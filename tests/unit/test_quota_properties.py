@@ -17,8 +17,8 @@ from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
+from gridd.sched.cycle import Cycle
 from gridd.sched.levels import build_levels
-from gridd.sched.plan import Cycle
 from gridd.sched.quota import Quotas, Who
 
 USERS = ("u0", "u1", "u2", "u3")

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
+from gridd.sched.carried import Carried
 from gridd.sched.levels import Levels, build_levels, matcher_for
-from gridd.sched.plan import Carried
 
 COMPLEXES = [
     *(a for a in DEFAULT_COMPLEXES if a.name in ("hostname", "qname", "slots")),

@@ -13,7 +13,8 @@ import pytest
 
 from gridd.formats.swf import read_swf
 from gridd.model.trace import TraceJob
-from gridd.sched.plan import Cycle, Planner
+from gridd.sched.cycle import Cycle
+from gridd.sched.plan import Planner
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
 
 SLOTS = 64
