@@ -163,7 +163,9 @@ class Ordering:
                                     map(refused.__contains__, map(id, candidates))))
                 cat.skip.append(len(candidates))
             cat.static, cat.candidates, cat.open = static, candidates, open_
-            cat.resume_who = {}
+        # Where its askers' scans stopped goes too, though the list stays: they passed
+        # over the instances the quotas closed to them, a record _follow_load let go.
+        cat.resume_who = {}
         followed = {pe: order.follow(instances, mark)
                     for pe, instances in cat.pe_candidates.items()}
         if any(followed[pe] is not instances for pe, instances in cat.pe_candidates.items()):

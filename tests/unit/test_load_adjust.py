@@ -13,15 +13,16 @@ from unittest import mock
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.state import MasterState
 from gridd.master.views import plan_conf
 from gridd.model.ar import ArBooking
-from gridd.model.cluster import Instance, Running
-from gridd.model.pe import PE_SLOTS, ParallelEnv
+from gridd.model.cluster import Instance, PlanConf, Running
+from gridd.model.pe import FILL_UP, PE_SLOTS, ParallelEnv
+from gridd.model.rqs import Filter, Limit, Rule, RuleSet
 from gridd.sched import order as order_module
 from gridd.sched.adjust import Adjustments
 from gridd.sched.cycle import Cycle
@@ -29,6 +30,7 @@ from gridd.sched.levels import build_levels, instance_states
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, job, qi
+from tests.unit.test_quota_properties import COMPLEXES as QUOTA_COMPLEXES
 from tests.unit.test_quota_properties import cells as quota_cells
 
 NOW = 1000.0
@@ -205,6 +207,29 @@ def test_what_a_moved_order_made_is_not_kept_for_the_next_cycle() -> None:
     assert planner.plan(view, NOW + 1).orders == []
 
 
+def test_a_quota_refusal_passed_over_still_counts_once_the_order_moved() -> None:
+    """Quotas keep project p1 off h1 (0 slots per host). Job 1's first task passes over
+    a.q@h1, refused by the quota, for a.q@h0; its booking moves h0's two instances one
+    after the other, the order changes twice and is back as it was, and what the quotas
+    closed to p1 is let go (Cycle._follow_load). Its second task went on where the first
+    stopped, found a.q@h0 full and nothing after it, and that was held against the whole
+    category rather than against p1: job 2, of no project, waited with a.q@h1 free. The
+    uncached planner starts it there. (test_under_quotas_the_caches_follow_the_order_too's
+    counterexample, shrunk.)"""
+    load = {"np_load_avg": "0.100000", "num_proc": "1"}
+    view = adjusted(cell(qi("a.q@h1", 1), qi("a.q@h0", 1), qi("b.q@h0", 0),
+                         loads={"h0": dict(load), "h1": dict(load)}))
+    view.conf = msgspec.structs.replace(view.conf, rqs=[RuleSet(name="p1", rules=[
+        Rule(projects=Filter(False, ["p1"], []), hosts=Filter(True, ["h1"], []),
+             limits=[Limit("slots", "0")])])])
+    jobs = [msgspec.structs.replace(job(1, tasks=2), project="p1"), job(2)]
+    for per_pass in (0, 10**9):
+        with mock.patch.object(order_module, "_MOVES_PER_PASS", per_pass):
+            result = planned(view, *jobs)
+        assert [(o.job_id, o.task_id, o.granted) for o in result.orders] == [
+            (1, 1, [("a.q@h0", 1)]), (2, 1, [("a.q@h1", 1)])], per_pass
+
+
 def test_plan_conf_reads_the_adjustments() -> None:
     state = MasterState()
     initial_config(state, CellConfig(hosts=["h1"], slots=1))
@@ -318,9 +343,39 @@ def test_placements_follow_the_adjusted_order(per_pass: int, view: SchedView) ->
             if "overloaded" in line] == dropped
 
 
+def _quota_cell_found() -> tuple[PlanConf, dict, list[Running], list[Any]]:
+    """The cell test_under_quotas_the_caches_follow_the_order_too failed on (see
+    test_a_quota_refusal_passed_over_still_counts_once_the_order_moved), as it printed it."""
+
+    def instance(name: str, slots: int) -> Instance:
+        queue, _, host = name.partition("@")
+        return Instance(name=name, queue=queue, host=host, slots=slots, pe_list=["mpi", "smp"],
+                        values={"qname": queue, "hostname": host, "slots": str(slots)})
+
+    every = Filter(False, ["*"], [])
+    sets = [RuleSet(name="s0", rules=[
+                Rule(projects=Filter(False, ["*"], ["p1"]), limits=[Limit("slots", "0")]),
+                Rule(pes=every, limits=[Limit("slots", "0"), Limit("lic", "0")]),
+                Rule(projects=every, hosts=Filter(True, ["*"], ["h0"]),
+                     limits=[Limit("slots", "0")])]),
+            RuleSet(name="s1", rules=[Rule(pes=every, limits=[Limit("slots", "0")])])]
+    conf = PlanConf(
+        complexes=QUOTA_COMPLEXES, global_values={"lic": "6"},
+        instances=[instance("a.q@h0", 2), instance("a.q@h1", 0), instance("b.q@h0", 2),
+                   instance("b.q@h1", 5)],
+        hostgroups={"@g": ["h0"]}, usersets={"staff": ["u0", "u2"]},
+        pes={"mpi": ParallelEnv("mpi", 99, FILL_UP), "smp": ParallelEnv("smp", 99, PE_SLOTS)},
+        queue_sort_method="seqno", rqs=sets)
+    tasks = {1: 2, 2: 2, 3: 1, 4: 2, 5: 1, 6: 1, 7: 1, 8: 1}
+    jobs = [msgspec.structs.replace(job(n, tasks=k), owner="u0",
+                                    project="p1" if n == 4 else "") for n, k in tasks.items()]
+    return conf, {"h0": {"num_proc": "1"}, "h1": {"num_proc": "1"}}, [], jobs
+
+
 @FOLLOWING
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cell=quota_cells(), load=st.sampled_from(("0.100000", "0.500000")))
+@example(cell=_quota_cell_found(), load="0.100000")
 def test_under_quotas_the_caches_follow_the_order_too(per_pass: int, cell: tuple[Any, ...],
                                                       load: str) -> None:
     """Resource quotas keep what they learn per candidate list (its signatures, what they
