@@ -1,6 +1,6 @@
 """Granting an advance reservation: the decision on a busy cell, and qrsub's round trip.
 
-decision   `Planner.grant_ar` (gridd.sched.grant) as the master calls it for a qrsub, on
+decision   `gridd.sched.grant.grant_ar` as the master calls it for a qrsub, on
            the dispatch benchmark's cell (1,000 queue instances on 250 hosts, bench/dispatch.py)
            with 5,000 running jobs (each with an h_rt of one to eight hours, so that ARs can go
            behind them) and 500 ARs already granted at random windows over the next two
@@ -24,6 +24,7 @@ from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
 from gridd.model.complexes import ComplexTable
 from gridd.model.planning import SchedJob
+from gridd.sched.grant import grant_ar
 from gridd.sched.levels import instance_states
 from gridd.sched.plan import Planner
 
@@ -58,8 +59,8 @@ def busy_cell() -> tuple[dispatch.SchedView, list[Running], dict[int, ArBooking]
         end = start + rng.randrange(1, 5) * 3600
         slots = rng.choice((1, 1, 2, 4))
         request = _request(slots)
-        granted = PLANNER.grant_ar(view.conf, view.loads, running, ars, states, request,
-                                   ArPlace(users=["root"]), start, end, dispatch.NOW)
+        granted = grant_ar(PLANNER, view.conf, view.loads, running, ars, states, request,
+                           ArPlace(users=["root"]), start, end, dispatch.NOW)
         if granted is not None:
             ars[len(ars) + 1] = ArBooking(len(ars) + 1, start, end, granted[0], {},
                                           granted[1])
@@ -81,8 +82,9 @@ def decision_seconds(slots: int, view: dispatch.SchedView, running: list[Running
     best = float("inf")
     for _ in range(RUNS):
         t0 = time.perf_counter()
-        granted = PLANNER.grant_ar(view.conf, view.loads, running, ars, states, _request(slots),
-                           ArPlace(users=["root"]), start, start + 7200, dispatch.NOW)
+        granted = grant_ar(PLANNER, view.conf, view.loads, running, ars, states,
+                           _request(slots), ArPlace(users=["root"]), start, start + 7200,
+                           dispatch.NOW)
         best = min(best, time.perf_counter() - t0)
         assert granted is not None
     return best

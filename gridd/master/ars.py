@@ -43,6 +43,7 @@ from gridd.model.cluster import PlanConf, split_instance
 from gridd.model.job import JobSpec, object_name_refusal
 from gridd.model.values import is_unsigned
 from gridd.sched.access import admits
+from gridd.sched.grant import grant_ar
 
 if TYPE_CHECKING:
     from gridd.master.core import Effects, Master
@@ -73,8 +74,8 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
         return p.Error(text=problem)
     place = ArPlace(users=spec.users or [spec.owner], interactive=spec.immediate,
                     checkpoint=spec.checkpoint, master_queues=spec.master_queues)
-    granted = m.ar_planner.grant_ar(m.plan, m.loads(), m.running.values(), bookings(m),
-                                    m.instance_states(), request, place, start, end, now)
+    granted = grant_ar(m.ar_planner, m.plan, m.loads(), m.running.values(), bookings(m),
+                       m.instance_states(), request, place, start, end, now)
     if granted is None:
         return p.Error(text="verification: no suitable queues" if spec.verify == "v"
                        else NO_SUITABLE)

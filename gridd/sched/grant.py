@@ -15,16 +15,14 @@ from gridd.model.queue_ref import queue_matches
 from gridd.sched.access import admits, host_admits
 from gridd.sched.allocation import led_by
 from gridd.sched.ar_jobs import apart
-from gridd.sched.carried import Carried
 from gridd.sched.categories import unlimited
 from gridd.sched.cycle import Cycle
-from gridd.sched.match import Matcher
+from gridd.sched.plan import Planner
 from gridd.sched.reserve import uses
 
 
 def grant_ar(
-    carried: Carried,
-    matcher: Matcher,
+    planner: Planner,
     conf: PlanConf,
     loads: Mapping[str, Mapping[str, str]],
     running: Iterable[Running],
@@ -43,8 +41,9 @@ def grant_ar(
     for a reservation; quotas are not honoured (only capacities count). Disabled,
     suspended and unknown instances are suited, orphaned ones are not, nor instances
     where a task without a run-time limit runs (it might still run when the AR
-    starts) or that `place` rules out. What a planner carries from cycle to cycle
-    (`carried`: the empty levels, where each running task holds what) serves here too.
+    starts) or that `place` rules out. What `planner` carries from cycle to cycle (the
+    empty levels, where each running task holds what) serves here too, and its compiled
+    requests.
     """
     own, _ = apart(running, ars)
     instances = {qi.name: qi for qi in conf.instances}
@@ -53,8 +52,9 @@ def grant_ar(
     suited = {name: "".join(c for c in letters if c not in "dusSaA")
               for name, letters in states.items()}
     # The diagrams decide; the levels only name where things are.
+    carried = planner.carried
     carried.follow_cell(conf, loads)
-    empty = carried.empty_levels(conf, loads, matcher)
+    empty = carried.empty_levels(conf, loads, planner.matcher(conf))
     cycle = Cycle(conf, empty, loads, own, suited, now=now, ars=ars, carried=carried,
                   granting=True)
     cat = cycle.category(request)

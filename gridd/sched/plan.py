@@ -14,16 +14,15 @@ from collections.abc import Iterable, Mapping
 
 import msgspec
 
-from gridd.model.ar import ArBooking, ArPlace
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
-from gridd.model.planning import Granted, SchedJob
+from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
 from gridd.sched.ar_jobs import apart
 from gridd.sched.carried import Carried
 from gridd.sched.cycle import TASK_LIMIT, Cycle, Plan
-from gridd.sched.grant import grant_ar
 from gridd.sched.levels import build_levels, debit, instance_states, matcher_for
 from gridd.sched.match import Matcher
 from gridd.sched.quota import QuotaRules, who_of
@@ -40,7 +39,7 @@ class Planner:
         self._matcher: Matcher | None = None
         self._complexes: object = None
         self._quota_rules: QuotaRules | None = None
-        self._carried = Carried()
+        self.carried = Carried()  # from cycle to cycle; AR granting (gridd.sched.grant) too
         self._urgency: ResourceUrgency | None = None
         self._urgency_of: object = None
         self._last: Resumable | None = None
@@ -68,8 +67,8 @@ class Planner:
         # An AR whose window is open holds its resources now, as a running job would.
         holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
                  for ar in view.ars.values() if ar.start <= now < ar.end]
-        self._carried.follow_cell(view.conf, view.loads)
-        levels = self._carried.running_levels(view.conf, view.loads, self.matcher(view.conf),
+        self.carried.follow_cell(view.conf, view.loads)
+        levels = self.carried.running_levels(view.conf, view.loads, self.matcher(view.conf),
                                               running)
         for task in holds:
             debit(levels, task)
@@ -79,7 +78,7 @@ class Planner:
                                  None if adjust is None else adjust.loads)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
-                      carried=self._carried, ars=view.ars, in_ars=in_ars, adjust=adjust,
+                      carried=self.carried, ars=view.ars, in_ars=in_ars, adjust=adjust,
                       count_tasks=view.conf.max_aj_instances > 0 or any(
                           map(TASK_LIMIT, order)), reasons=view.conf.job_info)
         if cycle.quotas is not None:
@@ -115,24 +114,6 @@ class Planner:
                 found = memo[(j.priority, nurg)] = prior(j.priority, nurg, w)
             priors[j.job_id] = found
         return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
-
-    def grant_ar(
-        self,
-        conf: PlanConf,
-        loads: Mapping[str, Mapping[str, str]],
-        running: Iterable[Running],
-        ars: Mapping[int, ArBooking],
-        states: Mapping[str, str],
-        request: SchedJob,
-        place: ArPlace,
-        start: float,
-        end: float,
-        now: float,
-    ) -> tuple[Granted, str] | None:
-        """Where an advance reservation for `request` holds its slots (gridd.sched.grant),
-        with what this planner carries from cycle to cycle."""
-        return grant_ar(self._carried, self.matcher(conf), conf, loads, running, ars, states,
-                        request, place, start, end, now)
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not conf.complexes:

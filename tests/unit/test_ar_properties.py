@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 import msgspec
 from hypothesis import event, given, settings
@@ -40,6 +41,7 @@ from gridd.model.cluster import Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, ParallelEnv
 from gridd.model.planning import SchedJob
+from gridd.sched.grant import grant_ar
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
@@ -236,9 +238,9 @@ class Granted:
 
 
 def granter() -> Callable[..., tuple[list[tuple[str, int]], str] | None]:
-    """AR granting as the master calls it: a Planner's grant_ar, one planner for a row of
-    qrsubs (what it carries from one to the next must not change the answers)."""
-    return Planner().grant_ar
+    """AR granting as the master calls it: grant_ar with one planner for a row of qrsubs
+    (what it carries from one to the next must not change the answers)."""
+    return partial(grant_ar, Planner())
 
 
 def grant_all(cell_: Cell, running: list[Started], asked: list[Asked]

@@ -140,7 +140,7 @@ def test_pe_user_lists():
 
 def test_the_category_key_is_unchanged_without_access_lists():
     view = cell(qi("all.q@h0"))
-    cycle = Cycle(view.conf, Planner()._carried.empty_levels(
+    cycle = Cycle(view.conf, Planner().carried.empty_levels(
         view.conf, {}, Planner().matcher(view.conf)), {}, [], {})
     assert cycle.access is None
     assert cycle.category(job(1, "alice")) is cycle.category(job(2, "bob", "other", "p1"))
@@ -150,10 +150,10 @@ def test_owners_allowed_alike_share_a_category():
     view = limited(cell(qi("all.q@h0"), qi("b.q@h0")),
                    **{"all.q@h0": {"user_lists": ["okusers"], "projects": ["p1"]}})
     planner = Planner()
-    planner._carried.follow_cell(view.conf, {})
-    cycle = Cycle(view.conf, planner._carried.empty_levels(view.conf, {},
+    planner.carried.follow_cell(view.conf, {})
+    cycle = Cycle(view.conf, planner.carried.empty_levels(view.conf, {},
                                                            planner.matcher(view.conf)),
-                  {}, [], {}, carried=planner._carried)
+                  {}, [], {}, carried=planner.carried)
     alice, erin = cycle.category(job(1, "alice")), cycle.category(job(2, "erin", "x", "p9"))
     assert alice is erin  # neither is on a list, and p9 is named by no queue
     assert cycle.category(job(3, "bob")) is not alice
