@@ -6,15 +6,7 @@ its end; only jobs submitted into it (qsub -ar) may use them, and no other job m
 
 import msgspec
 
-# An AR's states are gridd.model.ar_lifecycle's, with the rules that move it; they are
-# named here too (as themselves), for whoever handles ARs.
-from gridd.model.ar_lifecycle import DELETED as DELETED
-from gridd.model.ar_lifecycle import ERROR as ERROR
-from gridd.model.ar_lifecycle import EXITED as EXITED
-from gridd.model.ar_lifecycle import RUNNING as RUNNING
-from gridd.model.ar_lifecycle import WAITING as WAITING
-from gridd.model.ar_lifecycle import WARNING as WARNING
-from gridd.model.ar_lifecycle import after
+from gridd.model.ar_lifecycle import WAITING, after
 
 MAX_AR_ID = 9_999_999
 

@@ -8,17 +8,7 @@ protocol encodes and validates them as they are.
 
 import msgspec
 
-# The states a task is kept in (Task.state) are gridd.model.task_lifecycle's, with the
-# rules that move it; they are named here too (as themselves), for whoever handles tasks.
-from gridd.model.task_lifecycle import DELETING as DELETING
-from gridd.model.task_lifecycle import DONE as DONE
-from gridd.model.task_lifecycle import ERROR as ERROR
-from gridd.model.task_lifecycle import HELD as HELD
-from gridd.model.task_lifecycle import NEW, SUBMIT, SUBMIT_HELD, TABLE, after
-from gridd.model.task_lifecycle import PENDING as PENDING
-from gridd.model.task_lifecycle import RESCHEDULED as RESCHEDULED
-from gridd.model.task_lifecycle import RUNNING as RUNNING
-from gridd.model.task_lifecycle import TRANSFERRING as TRANSFERRING
+from gridd.model.task_lifecycle import HELD, NEW, PENDING, SUBMIT, SUBMIT_HELD, TABLE, after
 
 HOLDS = "uos"  # the holds: user, operator, system (qhold -h), in qstat's order
 

@@ -23,8 +23,9 @@ from gridd.client import REPLY_TIMEOUT, Client
 from gridd.formats.qconf_objects import template
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, Queue, Resource
-from gridd.model.job import PENDING, RUNNING, Job, JobSpec, Task
+from gridd.model.job import Job, JobSpec, Task
 from gridd.model.rqs import QuotaRow
+from gridd.model.task_lifecycle import PENDING, RUNNING
 from tests.fuzz.targets import Unexpected
 
 NOW = 1_795_327_142.0

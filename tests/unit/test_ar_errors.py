@@ -9,7 +9,8 @@ from gridd import protocol as p
 from gridd.master import ars
 from gridd.master.core import Master
 from gridd.master.state import Effects
-from gridd.model.ar import ERROR, RUNNING, WAITING, WARNING, ArSpec
+from gridd.model.ar import ArSpec
+from gridd.model.ar_lifecycle import ERROR, RUNNING, WAITING, WARNING
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_master_core import make_master, spec

@@ -19,10 +19,11 @@ from gridd import protocol as p
 from gridd.master import ars
 from gridd.master.core import Master
 from gridd.master.state import Effects
-from gridd.model.ar import DELETED, EXITED, MAX_AR_ID, RUNNING, WAITING, ArSpec
+from gridd.model.ar import MAX_AR_ID, ArSpec
+from gridd.model.ar_lifecycle import DELETED, EXITED, RUNNING, WAITING
 from gridd.model.config import Userset
-from gridd.model.job import DELETING, DONE, PENDING
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet
+from gridd.model.task_lifecycle import DELETING, DONE, PENDING
 from gridd.sched.info import Told
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView

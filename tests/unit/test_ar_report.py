@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from gridd.accounting.ar_report import line
-from gridd.model.ar import DELETED, RUNNING, AdvanceReservation, ArRecord, ArSpec
+from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
+from gridd.model.ar_lifecycle import DELETED, RUNNING
 
 
 def small_ar(**changes) -> AdvanceReservation:

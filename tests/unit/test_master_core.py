@@ -8,8 +8,9 @@ from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Master
 from gridd.master.state import Effects, MasterState
-from gridd.model.job import DONE, RUNNING, TRANSFERRING, JobSpec, Usage
+from gridd.model.job import JobSpec, Usage
 from gridd.model.objects import ParallelEnvConf
+from gridd.model.task_lifecycle import DONE, RUNNING, TRANSFERRING
 from gridd.sched.info import Told
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView

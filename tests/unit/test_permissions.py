@@ -20,8 +20,9 @@ from gridd.master.core import Master
 from gridd.master.state import Effects, MasterState
 from gridd.model.ar import ArSpec
 from gridd.model.config import Userset
-from gridd.model.job import DONE, PENDING, JobSpec
+from gridd.model.job import JobSpec
 from gridd.model.objects import Project
+from gridd.model.task_lifecycle import DONE, PENDING
 from tests.unit.test_master_core import schedule
 
 HOST = "vm"  # the machine gridd up ran on: admin and submit host

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gridd import protocol as p
 from gridd.master.core import Master
 from gridd.master.state import Effects
-from gridd.model.job import PENDING, RUNNING
+from gridd.model.task_lifecycle import PENDING, RUNNING
 from tests.unit.test_master_core import make_master, schedule, spec
 
 

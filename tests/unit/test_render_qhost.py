@@ -7,7 +7,8 @@ import pytest
 from gridd.cli import render_qhost as rh
 from gridd.cli import render_qstat as rq
 from gridd.model.cluster import ExecHost, Queue
-from gridd.model.job import RUNNING, Job, JobSpec, Task
+from gridd.model.job import Job, JobSpec, Task
+from gridd.model.task_lifecycle import RUNNING
 
 T_A = 1795327903  # 2026-11-22 06:11:43 UTC
 T_B = T_A + 2

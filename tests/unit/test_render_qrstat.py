@@ -9,7 +9,8 @@ from gridd import protocol as p
 from gridd.cli import qrstat
 from gridd.cli import render_qrstat as render
 from gridd.manual.help_text import help_text
-from gridd.model.ar import ERROR, AdvanceReservation, ArSpec
+from gridd.model.ar import AdvanceReservation, ArSpec
+from gridd.model.ar_lifecycle import ERROR
 
 T0 = 1795327142  # 2026-11-22 05:59:02 UTC
 T_SUB = 1795327157  # 2026-11-22 05:59:17 UTC

@@ -11,18 +11,8 @@ import pytest
 
 from gridd.cli import render_qstat as rq
 from gridd.model.cluster import ExecHost, Queue
-from gridd.model.job import (
-    DELETING,
-    ERROR,
-    HELD,
-    PENDING,
-    RUNNING,
-    TRANSFERRING,
-    Job,
-    JobSpec,
-    Task,
-    Usage,
-)
+from gridd.model.job import Job, JobSpec, Task, Usage
+from gridd.model.task_lifecycle import DELETING, ERROR, HELD, PENDING, RUNNING, TRANSFERRING
 from gridd.protocol import JobsReply
 
 T_RUN = 1795327038  # 2026-11-22 05:57:18 UTC

@@ -12,7 +12,8 @@ import pytest
 
 from gridd.cli import render_qstat as rq
 from gridd.cli.render_qstat_extra import Extra, header, rule
-from gridd.model.job import HELD, Task, Usage
+from gridd.model.job import Task, Usage
+from gridd.model.task_lifecycle import HELD
 from gridd.protocol import JobsReply, PriorityParts
 from tests.unit.test_render_qstat import (
     EIGHT_PRIOS,

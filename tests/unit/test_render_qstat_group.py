@@ -10,7 +10,8 @@ from gridd.cli import render_qstat as rq
 from gridd.cli.render_qstat_extra import Extra
 from gridd.cli.render_qstat_summary import cluster_summary, cluster_summary_xml
 from gridd.model.cluster import ExecHost, Queue
-from gridd.model.job import HELD, Job
+from gridd.model.job import Job
+from gridd.model.task_lifecycle import HELD
 from gridd.protocol import JobsReply
 from tests.unit.test_render_qstat import (
     ARRAY_PRIOS,

@@ -12,9 +12,10 @@ import pytest
 from gridd import protocol as p
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.state import Effects, MasterState
-from gridd.model.job import RUNNING, TRANSFERRING, Job, JobSpec, Task, new_job
+from gridd.model.job import Job, JobSpec, Task, new_job
 from gridd.model.report import ConfigRecord
 from gridd.model.rqs import RuleSet
+from gridd.model.task_lifecycle import RUNNING, TRANSFERRING
 from gridd.spool import tracking
 from gridd.spool.base import Change, Spool, SpoolError, Transaction
 from gridd.spool.records import records, restore
