@@ -6,10 +6,11 @@ commits the burst to the spool in one transaction and only then sends what it ca
 
 Clients and execds reach the master over CURVE: the ZAP handler (gridd/actors/zap.py)
 lets in only the keys of the cell's users and hosts, and every message arrives with the
-name its key was authorized as. A client request is stamped with that user and the
-host it came from (gridd/master/identity.py) before the core sees it, whatever it
-claims; execds' reports are taken only from the key of the host they are about. Each
-connection may make so many requests a second (gridd/master/ratelimit.py).
+name its key was authorized as. The core's admission (gridd/master/admission.py) stamps
+a client request with that user and the host it came from (gridd/master/identity.py),
+whatever it claims, before any rule applies it; execds' reports are taken only from the
+key of the host they are about. Each connection may make so many requests a second
+(gridd/master/ratelimit.py).
 
 What to do with a message is decided in the pure core (gridd.master.handle: its admission,
 which rule of the state machine it goes to, its answer; gridd.master.events: what the
@@ -43,9 +44,10 @@ from gridd.actors.clock import SYSTEM, Wall
 from gridd.master import events, reporting
 from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
 from gridd.master.handle import ACCT, CLIENT, SCHED, TICK, TIMER, Handler, unapplied_refusal
 from gridd.master.ratelimit import Limiter, QuietLog
+from gridd.master.state import Effects, MasterState
 from gridd.model.objects import GlobalConf
 from gridd.pidfile import gridd_alive, master_pidfile, read_pid
 from gridd.spool import admin as spool_admin

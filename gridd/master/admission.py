@@ -6,7 +6,7 @@ the sender. Here it is decided whether the message may be applied at all, as who
 whether its connection is an execd's: a host's key may only send reports about that host,
 only a host's key may send reports (on a cell without security anybody is believed), a
 connection may make so many requests a second, and a client request is stamped with its
-user and host (gridd.master.identity) before the core sees it. What a user may then do to
+user and host (gridd.master.identity) before the state machine sees it. What a user may then do to
 which object is gridd.master.permissions', asked by the state machine.
 """
 

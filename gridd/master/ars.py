@@ -46,7 +46,8 @@ from gridd.sched.access import admits
 from gridd.sched.grant import grant_ar
 
 if TYPE_CHECKING:
-    from gridd.master.core import Effects, Master
+    from gridd.master.core import Master
+    from gridd.master.state import Effects
 
 NO_SUITABLE = "advance_reservation: no suitable queues"
 EXIT_LIMIT = 25  # qrsub's exit status when max_advance_reservations is reached

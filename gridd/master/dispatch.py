@@ -12,6 +12,7 @@ from gridd.master.state import Effects
 from gridd.model.cluster import split_instance
 from gridd.model.job import Job, JobSpec, Task
 from gridd.model.task_lifecycle import DISPATCH, UNSCHEDULABLE, allows
+from gridd.model.values import parse_time
 
 
 class Dispatching:
@@ -109,7 +110,7 @@ class Dispatching:
     def start_message(self, job: Job, task: Task) -> p.StartTask:
         queue = self.s.queues.get(split_instance(task.queue)[0])
         spec = job.spec
-        h_rt = _seconds(spec.hard_resources.get("h_rt", "")) or 0.0
+        h_rt = self.runtime_limit(spec) or 0.0
         s_rt = _seconds(spec.hard_resources.get("s_rt", "")) or 0.0
         if queue:
             h_rt = _min_limit(h_rt, _seconds(queue.h_rt) or 0.0)
@@ -140,8 +141,6 @@ def _min_limit(a: float, b: float) -> float:
 
 def _seconds(text: str) -> float | None:
     """Seconds of a TIME value, 0.0 for INFINITY and None when it is not a time."""
-    from gridd.model.values import parse_time
-
     try:
         value = parse_time(text)
     except ValueError:

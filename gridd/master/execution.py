@@ -76,8 +76,9 @@ class Execution:
     def _move_host(self, name: str, event: str, fx: Effects) -> None:
         """Move a host by `event` if the table allows it; the scheduler hears of every
         change of the hosts that are up."""
-        state = host_lifecycle.after(self.host_state(name), event)
-        if state is None or state == self.host_state(name):
+        current = self.host_state(name)
+        state = host_lifecycle.after(current, event)
+        if state is None or state == current:
             return
         if state == host_lifecycle.UP:
             self.host_up.add(name)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct
 
 from gridd import protocol as p
-from gridd.master import ars, permissions
+from gridd.master import ars
 from gridd.master.admission import Account, Door, Peer, unless_manager
 from gridd.master.state import Effects
 
@@ -167,12 +167,10 @@ class Handler:
                 reply = ars.delete(m, msg, now, fx)
             case p.QueryArs():
                 reply = ars.query(m, msg, now)
-            case p.SpoolRequest():
-                # Here, between two transactions, the spool is consistent.
-                if not permissions.is_manager(m.s.config, msg.user):
-                    reply = p.Error(text=permissions.must_be_manager(msg.user))
-                else:
-                    reply = self.outside.spool_action(msg)
+            case p.SpoolRequest() if refused := unless_manager(m.s.config, msg.user):
+                reply = refused
+            case p.SpoolRequest():  # between two transactions the spool is consistent
+                reply = self.outside.spool_action(msg)
             case p.Ping():
                 reply = p.Ok()
             case p.Shutdown() if refused := unless_manager(m.s.config, user):

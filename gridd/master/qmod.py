@@ -32,7 +32,8 @@ from gridd.model.task_lifecycle import (
 )
 
 if TYPE_CHECKING:
-    from gridd.master.core import Effects, Master
+    from gridd.master.core import Master
+    from gridd.master.state import Effects
 
 # action -> (state letter, set it?, word in the messages)
 QUEUE_ACTIONS = {

@@ -10,7 +10,7 @@ from gridd import protocol as p
 from gridd.master import ars
 from gridd.master.sched_input import sched_job
 from gridd.model import host_lifecycle
-from gridd.model.cluster import ExecHost, Resource
+from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
@@ -58,7 +58,8 @@ class Queries:
         return p.JobsReply(
             jobs=[self._shown(j) for j in live],
             queues=list(self.s.queues.values()),
-            hosts=[self._host_view(h, now) for h in self.s.hosts.values()],
+            hosts=[host_lifecycle.shown(h, self.host_state(h.name))
+                   for h in self.s.hosts.values()],
             now=now,
             reasons={j.job_id: self.job_info(j, now) for j in live} if req.details else {},
             priorities={number: x.prior for number, x in ranked.items()},
@@ -227,9 +228,6 @@ class Queries:
             if t.state != DONE
         }
         return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
-
-    def _host_view(self, host: ExecHost, now: float) -> ExecHost:
-        return host_lifecycle.shown(host, self.host_state(host.name))
 
     def wait_job(self, ident: bytes, req: p.WaitJob) -> p.Msg | None:
         done = self.s.finished.get(req.job_id)

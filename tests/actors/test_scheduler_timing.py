@@ -26,7 +26,8 @@ from gridd import protocol as p
 from gridd.actors import scheduler
 from gridd.actors.clock import Wall
 from gridd.master.bootstrap import CellConfig, initial_config
-from gridd.master.core import Effects, Master, MasterState
+from gridd.master.core import Master
+from gridd.master.state import Effects, MasterState
 from gridd.model.job import JobSpec
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView

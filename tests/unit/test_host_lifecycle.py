@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gridd import protocol as p
-from gridd.master.core import Effects
+from gridd.master.state import Effects
 from gridd.model import host_lifecycle as life
 from gridd.model.cluster import ExecHost
 from gridd.model.host_lifecycle import REGISTER, REPORT, TIMEOUT, UNKNOWN, UP

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gridd import protocol as p
-from gridd.master.core import Effects, Master
+from gridd.master.core import Master
+from gridd.master.state import Effects
 from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, NEW, PENDING, TABLE
 from tests.unit.test_master_core import make_master, schedule, spec
 
