@@ -350,7 +350,6 @@ def _load_avg(host: ExecHost | None) -> float | None:
     """The host's load_avg, or None when it is unknown or the host is not reporting."""
     if not shown_up(host):
         return None
-    assert host is not None
     try:
         return float(host.load["load_avg"])
     except (KeyError, ValueError):

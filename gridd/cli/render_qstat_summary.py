@@ -71,7 +71,7 @@ def summaries(reply: JobsReply) -> list[Summary]:
 
 
 def _np_load(host: ExecHost | None) -> float | None:
-    if host is None or not shown_up(host):
+    if not shown_up(host):
         return None
     load = host.load
     try:

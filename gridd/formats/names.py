@@ -80,4 +80,3 @@ def date_time_complaint(text: str) -> str:
 def format_date_time(epoch: float, *, from_epoch: FromEpoch = time.localtime) -> str:
     """The full `CCYYMMDDhhmm.SS` form, which parse_date_time reads back unchanged."""
     return time.strftime("%Y%m%d%H%M.%S", from_epoch(epoch))
-

@@ -11,6 +11,8 @@ and its running tasks are taken as lost only when its execd registers again with
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import msgspec
 
 from gridd.model.cluster import ExecHost
@@ -53,6 +55,6 @@ def shown(host: ExecHost, state: str) -> ExecHost:
     return msgspec.structs.replace(host, last_report=0.0)
 
 
-def shown_up(host: ExecHost | None) -> bool:
-    """Whether a host as told of (shown) was up."""
+def shown_up(host: ExecHost | None) -> TypeGuard[ExecHost]:
+    """Whether a host as told of (shown) was up (and so is a host)."""
     return host is not None and host.last_report > 0

@@ -85,6 +85,7 @@ TABLE: dict[str, dict[str, str]] = {
     DONE: {CLEAR_ERROR: DONE},  # qmod -cj says it cleared it, as of a running task
 }
 
+
 def after(state: str, event: str) -> str | None:
     """Where `event` takes a task in `state`, or None: the table refuses it."""
     moves = TABLE.get(state)
