@@ -62,22 +62,35 @@ class Master:
 
 
 @asynccontextmanager
-async def cell(base: Path) -> AsyncIterator[Master]:
-    """One life of the master process with its accounting actor."""
+async def accounting_on_pair(base: Path, **params: object) -> AsyncIterator[TrioSocket]:
+    """The accounting actor on the PAIR socket the test binds in the master's place, told
+    `params` (ReportingParams) first, as the master does."""
     ctx = zmq.Context()
-    endpoint = f"inproc://acct-reports-{next(_endpoints)}"
+    endpoint = f"inproc://acct-{next(_endpoints)}"
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.bind(endpoint)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(accounting.run, ctx, endpoint, base)
-            # as the master does first
-            await sock.send([p.encode(p.ReportingParams(flush_time=0.05))])
-            yield Master(sock)
+            await sock.send([p.encode(p.ReportingParams(**params))])
+            yield sock
             nursery.cancel_scope.cancel()
     finally:
         sock.close()
         ctx.term()
+
+
+@asynccontextmanager
+async def cell(base: Path) -> AsyncIterator[Master]:
+    """One life of the master process with its accounting actor."""
+    async with accounting_on_pair(base, flush_time=0.05) as sock:
+        yield Master(sock)
+
+
+def accounted_jobs(base: Path) -> list[str]:
+    """The job numbers of the accounting file's lines."""
+    lines = paths.accounting_file(base).read_text().splitlines()[len(FILE_HEADER):]
+    return [line.split(":")[5] for line in lines]
 
 
 def body(base: Path) -> list[str]:
@@ -166,8 +179,7 @@ async def test_reporting_params_choose_the_files_and_the_database_follows_them(t
         assert await account(master, finished(3)) == {3}
     assert [ln.split(":")[1] for ln in body(base)] == ["acct"]
     assert body(base)[0].split(":")[7] == "1"  # the job number after time:acct:
-    lines = paths.accounting_file(base).read_text().splitlines()[len(FILE_HEADER):]
-    assert [ln.split(":")[5] for ln in lines] == ["3"]
+    assert accounted_jobs(base) == ["3"]
     con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
     jobs = [job for (job,) in con.execute("SELECT job_number FROM accounting ORDER BY 1")
             .fetchall()]
@@ -183,8 +195,7 @@ async def test_after_a_spool_restore_reused_seqs_and_job_ids_lose_no_record(tmp_
     # 2 was submitted: the master resends seq 1, and gives seq and job id 2 out again
     async with cell(base) as master:
         assert await account(master, finished(1), finished(2, submitted=500.0)) == {1, 2}
-    lines = paths.accounting_file(base).read_text().splitlines()[len(FILE_HEADER):]
-    assert [ln.split(":")[5] for ln in lines] == ["1", "2", "2"]
+    assert accounted_jobs(base) == ["1", "2", "2"]
     con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
     rows = con.execute("SELECT job_number, epoch(submission_time)::BIGINT FROM accounting "
                        "ORDER BY 1, 2").fetchall()

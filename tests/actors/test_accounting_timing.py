@@ -9,23 +9,24 @@ a record for neither is confirmed at once; a sink that fails is tried again ever
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import trio
-import zmq
 
-from gridd import paths
 from gridd import protocol as p
 from gridd.actors import accounting
 from gridd.transport import TrioSocket
-from tests.actors.test_accounting_reports import finished, make_cell
+from tests.actors.test_accounting_reports import (
+    accounted_jobs,
+    accounting_on_pair,
+    finished,
+    make_cell,
+)
 from tests.actors.virtual_time import threads_inline
 
-_endpoints = itertools.count()
 VIRTUAL_LIMIT = 300.0  # seconds a test may take on trio's clock
 
 
@@ -53,27 +54,9 @@ async def accounting_actor(base: Path, monkeypatch: pytest.MonkeyPatch,
                            **params: object) -> AsyncIterator[PlayedMaster]:
     """The accounting actor, told `params` (ReportingParams) first, as the master does."""
     threads_inline(monkeypatch)
-    ctx = zmq.Context()
-    endpoint = f"inproc://acct-timing-{next(_endpoints)}"
-    sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
-    sock.bind(endpoint)
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(accounting.run, ctx, endpoint, base)
-            master = PlayedMaster(sock)
-            with trio.fail_after(VIRTUAL_LIMIT):  # its threads take no virtual time
-                await master.send(p.ReportingParams(**params))
-                yield master
-            nursery.cancel_scope.cancel()
-    finally:
-        sock.close()
-        ctx.term()
-
-
-def accounted_jobs(base: Path) -> list[str]:
-    """The job numbers of the accounting file's lines."""
-    lines = paths.accounting_file(base).read_text().splitlines()
-    return [line.split(":")[5] for line in lines if not line.startswith("#")]
+    async with accounting_on_pair(base, **params) as sock:
+        with trio.fail_after(VIRTUAL_LIMIT):  # its threads take no virtual time
+            yield PlayedMaster(sock)
 
 
 async def test_the_database_gets_a_batch_flush_time_after_its_first_record(

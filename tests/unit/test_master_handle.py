@@ -19,8 +19,8 @@ from gridd.master.handle import ACCT, CLIENT, SCHED, TICK, TIMER, Handler, unapp
 from gridd.master.ratelimit import Limiter, QuietLog
 from gridd.master.state import Effects, MasterState
 from gridd.model.ar import ArSpec
-from gridd.model.job import JobSpec
 from gridd.model.report import HostRecord
+from tests.unit.test_master_core import spec
 
 ID = b"\x00conn1"  # a client connection's routing id
 
@@ -79,11 +79,6 @@ def make_master(machine: str = "head") -> Master:
     return Master(state, master_host=machine)
 
 
-def job(**kw: Any) -> JobSpec:
-    return JobSpec(**{"name": "sleep", "owner": "alice", "binary": True,
-                      "command": ["sleep", "1"], **kw})
-
-
 @pytest.fixture
 def spy_ars(monkeypatch: pytest.MonkeyPatch) -> None:
     """The AR rules (module functions taking the master) recorded by the Spy too."""
@@ -97,7 +92,7 @@ TASK = p.TaskReport(job_id=1, task_id=1, host="node1", start_time=1.0, end_time=
 
 @pytest.mark.usefixtures("spy_ars")
 @pytest.mark.parametrize(("msg", "rule"), [
-    (p.Submit(spec=job()), "submit"),
+    (p.Submit(spec=spec()), "submit"),
     (p.Delete(targets=["1"], user="alice"), "delete"),
     (p.Alter(targets=["1"], user="alice"), "alter"),
     (p.Hold(targets=["1"], user="alice"), "hold"),
@@ -236,19 +231,19 @@ def test_without_security_nobody_is_known_and_anybody_may_stop_the_master():
 def test_a_request_is_stamped_with_the_keys_user_and_the_peers_host():
     h, _ = handler(secured=True)
     m, fx = make_master(), Effects()
-    sent = p.Submit(spec=job(owner="mallory", group="wheel", submit_host="far"), rid=1)
+    sent = p.Submit(spec=spec(owner="mallory", group="wheel", submit_host="far"), rid=1)
     h.handle(m, CLIENT, frames(sent), Peer("user:alice", "head"), 5.0, fx)
     (_, reply), = fx.replies
     assert isinstance(reply, p.Submitted) and reply.rid == 1
-    spec = m.s.jobs[reply.job_id].spec
-    assert (spec.owner, spec.group, spec.submit_host) == ("alice", "staff", "head")
-    assert (spec.uid, spec.gid) == (1000, 100)
+    kept = m.s.jobs[reply.job_id].spec
+    assert (kept.owner, kept.group, kept.submit_host) == ("alice", "staff", "head")
+    assert (kept.uid, kept.gid) == (1000, 100)
 
 
 def test_a_job_from_a_host_that_is_no_submit_host_is_refused():
     h, _ = handler(secured=True)
     m, fx = make_master(), Effects()
-    h.handle(m, CLIENT, frames(p.Submit(spec=job(), rid=1)), Peer("user:alice", "elsewhere"),
+    h.handle(m, CLIENT, frames(p.Submit(spec=spec(), rid=1)), Peer("user:alice", "elsewhere"),
              5.0, fx)
     refusal = 'Unable to run job: denied: host "elsewhere" is not a submit host'
     assert fx.replies == [(ID, p.Error(text=refusal, rid=1))]
@@ -328,11 +323,11 @@ def test_a_failing_rule_is_answered_with_an_internal_error_and_logged(caplog):
 
 
 def test_after_a_spool_failure_only_clients_changes_of_jobs_and_ars_are_refused_unapplied():
-    refused = unapplied_refusal(CLIENT, frames(p.Submit(spec=job(), rid=4)), "error: full")
+    refused = unapplied_refusal(CLIENT, frames(p.Submit(spec=spec(), rid=4)), "error: full")
     assert refused == p.Error(text="error: full", rid=4)
     assert unapplied_refusal(CLIENT, frames(p.Ping(rid=4)), "error: full") is None
     assert unapplied_refusal(CLIENT, [ID, b"garbage"], "error: full") is None
-    assert unapplied_refusal(SCHED, [p.encode(p.Submit(spec=job()))], "error: full") is None
+    assert unapplied_refusal(SCHED, [p.encode(p.Submit(spec=spec()))], "error: full") is None
 
 
 def test_the_scheduler_hears_nothing_of_a_burst_that_changed_nothing_it_plans_with():
@@ -347,9 +342,9 @@ def test_the_scheduler_gets_the_whole_state_when_it_asks_and_events_numbered_aft
     m = make_master()
     state = events.for_scheduler(m, Effects(sched_resync=True), False)
     assert isinstance(state, p.SchedState) and state.seq == 1
-    m.submit(job(), 5.0, Effects())  # alice's first job: a new user object too
+    m.submit(spec(), 5.0, Effects())  # alice's first job: a new user object too
     fx = Effects()
-    m.submit(job(), 5.0, fx)
+    m.submit(spec(), 5.0, fx)
     event = events.for_scheduler(m, fx, False)
     assert isinstance(event, p.SchedEvent) and event.seq == 2
     assert [j.job_id for j in event.jobs] == [2]
@@ -376,7 +371,7 @@ def test_what_changed_is_sent_whole_hosts_up_flags_configuration_ars():
 def test_accounting_is_told_where_records_go_the_outbox_and_the_reports_in_that_order():
     m = make_master()
     fx = Effects()
-    m.submit(job(), 5.0, fx)
+    m.submit(spec(), 5.0, fx)
     record = HostRecord(kind="host", time=5.0, host="node1")
     sent = events.for_accounting(m, Effects(config_changed=True, outbox=[(7, 1, 0), (8, 99, 0)],
                                             reports=[(9, record)]))

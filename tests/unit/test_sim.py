@@ -127,9 +127,9 @@ def test_sim_agrees_with_conservative_backfilling() -> None:
 @pytest.mark.parametrize("max_reservation", [1, 10**6])
 def test_reservations_found_without_the_placement_walk_are_the_walks(
         monkeypatch: pytest.MonkeyPatch, max_reservation: int) -> None:
-    """Cycle._one_place (the pool's reservation read off `_no_sooner`) answers what
-    `parallel_at` would: the replay is the same without it, with the default
-    DURATION_OFFSET and with none."""
+    """Cycle._one_place (gridd.sched.backfill: the pool's reservation read off
+    `_no_sooner`) answers what `parallel_at` would: the replay is the same without it,
+    with the default DURATION_OFFSET and with none."""
     jobs = synthetic_trace(1500, SLOTS, seed=4, load=0.8)
     for offset in (0.0, 60.0):
         fast = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
