@@ -87,9 +87,9 @@ def cells(draw: st.DrawFn) -> tuple[PlanConf, dict, list[Running], list[SchedJob
         user, project = who()
         pe, low, spread, hard = draw(st.sampled_from(shapes))
         jobs.append(SchedJob(job_id=job_id, pending=list(range(1, draw(st.integers(1, 2)) + 1)),
-                               priority=0, submit_time=float(job_id), hard=dict(hard), owner=user,
-                               project=project, pe=pe, pe_min=low if pe else 0,
-                               pe_max=low + spread if pe else 0))
+                             priority=0, submit_time=float(job_id), hard=dict(hard), owner=user,
+                             project=project, pe=pe, pe_min=low if pe else 0,
+                             pe_max=low + spread if pe else 0))
     return conf, loads, running, jobs
 
 

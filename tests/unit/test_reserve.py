@@ -35,8 +35,8 @@ def license_cell(running: list[Running] = ()) -> SchedView:
 def rr(job_id: int, license: int, h_rt: int, priority: int = 0, reserve: bool = True,
        submit: float | None = None) -> SchedJob:
     return SchedJob(job_id=job_id, pending=[1], priority=priority,
-                      submit_time=float(submit if submit is not None else job_id),
-                      hard={"h_rt": str(h_rt), "license": str(license)}, reserve=reserve)
+                    submit_time=float(submit if submit is not None else job_id),
+                    hard={"h_rt": str(h_rt), "license": str(license)}, reserve=reserve)
 
 
 def plan_at(view: SchedView, now: float, *jobs: SchedJob) -> Plan:
@@ -207,8 +207,8 @@ def test_parallel_jobs_backfill_only_when_they_end_before_the_reservation() -> N
 
     def parallel(job_id: int, h_rt: int) -> SchedJob:
         return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
-                          hard={"h_rt": str(h_rt), "license": "1"}, pe="smp", pe_min=2,
-                          pe_max=2)
+                        hard={"h_rt": str(h_rt), "license": "1"}, pe="smp", pe_min=2,
+                        pe_max=2)
 
     plan = plan_at(view, NOW + 6, rr(44, 5, 30, submit=1), parallel(47, 60))
     assert plan.orders == [] and "due to a reservation" in plan.info[47][0]
@@ -227,7 +227,7 @@ def test_duration_offset_and_default_duration() -> None:
     view = license_cell()
     view.conf = msgspec.structs.replace(view.conf, duration_offset=0.0, default_duration=600.0)
     no_limit = SchedJob(job_id=44, pending=[1], priority=0, submit_time=44.0,
-                          hard={"license": "5"}, reserve=True)
+                        hard={"license": "5"}, reserve=True)
     plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), no_limit)
     assert plan.reserved[44][0] == NOW + 30
     assert f"44:1:RESERVING:{int(NOW) + 30}:600:G:global:license:5.000000" in plan.schedule
@@ -265,8 +265,8 @@ def two_hosts(*pes: ParallelEnv) -> SchedView:
 def wide(job_id: int, pe: str, slots: tuple[int, int], h_rt: int = 100,
          priority: int = 0) -> SchedJob:
     return SchedJob(job_id=job_id, pending=[1], priority=priority,
-                      submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
-                      pe_min=slots[0], pe_max=slots[1], reserve=True)
+                    submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
+                    pe_min=slots[0], pe_max=slots[1], reserve=True)
 
 
 def test_a_wide_parallel_job_is_not_starved_and_short_jobs_backfill() -> None:
@@ -331,7 +331,7 @@ def test_reservations_honour_resource_quotas() -> None:
            ) -> SchedJob:
         hard = {"h_rt": str(h_rt), **({"license": str(license)} if license else {})}
         return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
-                          hard=hard, reserve=reserve, owner=owner)
+                        hard=hard, reserve=reserve, owner=owner)
 
     plan = plan_at(view, NOW, by("roland", 1, 100, license=1, reserve=True),
                    by("roland", 2, 200), by("roland", 3, 20), by("andre", 4, 200))

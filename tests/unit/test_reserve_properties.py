@@ -391,8 +391,8 @@ def _job(job_id: int, h_rt: int, *, pe: str = "", slots: int = 0,
          priority: int = 0) -> SchedJob:
     """-R y; job numbers are submission order (and with equal requests planning order)."""
     return SchedJob(job_id=job_id, pending=[1], priority=priority,
-                      submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
-                      pe_min=slots, pe_max=slots, reserve=True)
+                    submit_time=float(job_id), hard={"h_rt": str(h_rt)}, pe=pe,
+                    pe_min=slots, pe_max=slots, reserve=True)
 
 
 def _busy(job_id: int, instance: str, h_rt: int, slots: int = 1, pe: str = "") -> Running:

@@ -39,9 +39,9 @@ def _job(rng: random.Random, number: int, now: float) -> SchedJob:
     tasks = list(range(1, rng.choice([1, 1, 1, 4]) + 1))
     slots = rng.choice([0, 0, 2, 5, 12])
     return SchedJob(job_id=number, pending=tasks, priority=rng.choice([0, 0, 0, 5]),
-                      submit_time=now, hard=hard, pe=rng.choice(["mpi", "smp", "*"]) if slots
-                      else "", pe_min=slots, pe_max=slots, reserve=rng.random() < 0.8,
-                      immediate=rng.random() < 0.05)
+                    submit_time=now, hard=hard, pe=rng.choice(["mpi", "smp", "*"]) if slots
+                    else "", pe_min=slots, pe_max=slots, reserve=rng.random() < 0.8,
+                    immediate=rng.random() < 0.05)
 
 
 def _applied(view: SchedView, plan: Plan, now: float, rng: random.Random) -> SchedEvent:
@@ -132,16 +132,16 @@ def test_a_reservation_for_the_time_of_the_cycle_is_not_gone_on_with() -> None:
                   for i in range(2)), pes=pes, running=running, job_info=False)
     view.conf = msgspec.structs.replace(view.conf, max_reservation=5, duration_offset=0.0)
     a = SchedJob(job_id=1, pending=[1], priority=5, submit_time=NOW, hard={"h_rt": "100"},
-                   pe="smp", pe_min=4, pe_max=4, reserve=True)
+                 pe="smp", pe_min=4, pe_max=4, reserve=True)
     b = SchedJob(job_id=2, pending=[1], priority=0, submit_time=NOW, hard={"h_rt": "100"},
-                   pe="mpi", pe_min=2, pe_max=2, reserve=True)
+                 pe="mpi", pe_min=2, pe_max=2, reserve=True)
     view.jobs = {1: a, 2: b}
     carried = Planner()
     first = carried.plan(view, NOW)
     assert not first.orders and first.reserved == {1: (NOW + 50, [("all.q@h0", 4)]),
                                                    2: (NOW, [("all.q@h1", 2)])}
     view.jobs[3] = SchedJob(job_id=3, pending=[1], priority=0, submit_time=NOW + 5,
-                              hard={"h_rt": "100"}, pe="smp", pe_min=4, pe_max=4)
+                            hard={"h_rt": "100"}, pe="smp", pe_min=4, pe_max=4)
     later = carried.plan(view, NOW + 5)
     assert later.reserved[2] == (NOW + 5, [("all.q@h1", 2)])
     assert later.reserved == Planner().plan(view, NOW + 5).reserved
