@@ -43,11 +43,14 @@ class Resumable:
     def after(cls, cycle: Cycle, view: SchedView, order: list[SchedJob], plan: Plan,
               states: Mapping[str, str]) -> Resumable | None:
         """The cycle as one to go on with, if it may be: not under resource quotas, not
-        with reasons or the schedule file to make for every job, and with diagrams made
-        if it keeps them. (Called for every cycle: it costs little.)"""
-        left = still_waiting(order, plan, view.jobs)
-        if (left is None or cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
+        with load adjustments (the order they move follows `now`), not with reasons or the
+        schedule file to make for every job, and with diagrams made if it keeps them.
+        (Called for every cycle: the flags first, then the walk over the waiting jobs.)"""
+        if (cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
                 or cycle.quotas is not None or (cycle.schedule is None and cycle.keeps_starts)):
+            return None
+        left = still_waiting(order, plan, view.jobs)
+        if left is None:
             return None
         return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
                    left, cycle.running, plan.orders, plan.reserved)
