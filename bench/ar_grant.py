@@ -71,7 +71,7 @@ def _request(slots: int) -> SchedJob:
     if slots == 1:
         return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0)
     return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0, pe="smp",
-                      pe_min=slots, pe_max=slots)
+                    pe_min=slots, pe_max=slots)
 
 
 def decision_seconds(slots: int, view: dispatch.SchedView, running: list[Running],

@@ -122,9 +122,9 @@ def build_view() -> SchedView:
         hard, slots = CATEGORIES[rng.randrange(len(CATEGORIES))]
         pe_slots = slots if slots > 1 else 0
         jobs[job_id] = SchedJob(job_id=job_id, pending=[1], hard=dict(hard),
-                                  priority=rng.choice((0, 0, 0, 10, -100)),
-                                  submit_time=float(job_id), pe="smp" if pe_slots else "",
-                                  pe_min=pe_slots, pe_max=pe_slots)
+                                priority=rng.choice((0, 0, 0, 10, -100)),
+                                submit_time=float(job_id), pe="smp" if pe_slots else "",
+                                pe_min=pe_slots, pe_max=pe_slots)
     return SchedView(jobs=jobs, conf=conf, loads=loads, hosts_up=set(names))
 
 

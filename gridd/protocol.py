@@ -14,8 +14,6 @@ from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job, JobSpec, Task, Usage
 from gridd.model.message import VERSION, Msg
 from gridd.model.planning import Dispatch, SchedEvent, SchedState
-from gridd.model.planning import Order as Order  # in a Dispatch: the master's too
-from gridd.model.planning import SchedJob as SchedJob  # in a SchedState: the master's too
 from gridd.model.report import Report
 from gridd.model.rqs import QuotaRow
 from gridd.model.selection import QueueSelect

@@ -14,7 +14,6 @@ from __future__ import annotations
 import fnmatch
 from typing import NamedTuple
 
-from gridd import protocol as p
 from gridd.formats.requests import invalid_job_task, split_job_task
 from gridd.master import views
 from gridd.master.control import Control
@@ -27,6 +26,7 @@ from gridd.master.submission import Submission
 from gridd.model.cluster import PlanConf, Running, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.job import Job, Task, Usage
+from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency
 from gridd.model.task_lifecycle import ACTIVE, DONE, PENDING
 from gridd.model.values import is_unsigned
@@ -124,7 +124,7 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         """The last load report of every host that is up."""
         return {name: self.s.hosts[name].load for name in self.host_up if name in self.s.hosts}
 
-    def sched_job(self, job: Job) -> p.SchedJob | None:
+    def sched_job(self, job: Job) -> SchedJob | None:
         pending = self._schedulable(job)
         return sched_job(job, pending) if pending else None
 

@@ -11,6 +11,7 @@ from gridd.master.sched_input import no_pending, task_holding
 from gridd.master.state import Effects
 from gridd.model.cluster import split_instance
 from gridd.model.job import Job, JobSpec, Task
+from gridd.model.planning import Order
 from gridd.model.task_lifecycle import DISPATCH, UNSCHEDULABLE, allows
 from gridd.model.values import parse_time
 
@@ -81,7 +82,7 @@ class Dispatching:
             else:
                 self.sched_info.pop(job_id, None)
 
-    def _start(self, job: Job, task: Task, order: p.Order, now: float, fx: Effects) -> None:
+    def _start(self, job: Job, task: Task, order: Order, now: float, fx: Effects) -> None:
         self.sched_reserved.pop(job.job_id, None)  # what it waited for has come
         task.move(DISPATCH)
         task.granted = order.granted

@@ -6,19 +6,19 @@ orders against.
 
 from __future__ import annotations
 
-from gridd import protocol as p
 from gridd.model.cluster import Running
 from gridd.model.job import Job, Task
+from gridd.model.planning import SchedJob
 
 
-def no_pending(job: Job) -> p.SchedJob:
-    return p.SchedJob(job_id=job.job_id, pending=[], priority=0, submit_time=job.submit_time)
+def no_pending(job: Job) -> SchedJob:
+    return SchedJob(job_id=job.job_id, pending=[], priority=0, submit_time=job.submit_time)
 
 
-def sched_job(job: Job, pending: list[int]) -> p.SchedJob:
+def sched_job(job: Job, pending: list[int]) -> SchedJob:
     """What planning needs of a job with these pending tasks."""
     spec = job.spec
-    return p.SchedJob(
+    return SchedJob(
         job_id=job.job_id, pending=pending, priority=spec.priority,
         submit_time=job.submit_time, hard=spec.hard_resources, soft=spec.soft_resources,
         queues=spec.hard_queues, soft_queues=spec.soft_queues,

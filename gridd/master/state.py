@@ -15,6 +15,7 @@ from gridd.model.ar import AdvanceReservation
 from gridd.model.cluster import ExecHost, Queue, Running
 from gridd.model.config import Configuration
 from gridd.model.job import Job
+from gridd.model.planning import SchedJob
 from gridd.model.report import Report
 
 
@@ -32,7 +33,7 @@ class Effects:
     outbox_done: list[int] = field(default_factory=list)
     to_execd: list[tuple[str, p.Msg]] = field(default_factory=list)
     replies: list[tuple[bytes, p.Msg]] = field(default_factory=list)
-    sched: list[p.SchedJob] = field(default_factory=list)
+    sched: list[SchedJob] = field(default_factory=list)
     sched_removed: list[tuple[int, int]] = field(default_factory=list)
     sched_started: list[Running] = field(default_factory=list)
     sched_ended: list[tuple[int, int]] = field(default_factory=list)

@@ -16,6 +16,7 @@ from gridd.model.ar import ArSpec
 from gridd.model.complexes import value_problem
 from gridd.model.job import Job, JobSpec, name_refusal, new_job
 from gridd.model.objects import NONE, User, words
+from gridd.model.planning import SchedJob
 from gridd.model.queue_ref import queue_matches
 from gridd.sched.access import allowed, project_allowed
 from gridd.sched.plan import verify
@@ -93,7 +94,7 @@ class Submission:
             default_project=NONE if project.strip().upper() in ("", NONE) else project)
         fx.config_changed = True
 
-    def _verified(self, job: p.SchedJob, mode: str, now: float) -> list[str] | None:
+    def _verified(self, job: SchedJob, mode: str, now: float) -> list[str] | None:
         """Why the job could not run (None: it could): -w e, w and v ask of an empty cluster
         (its ARs kept), p of the cluster as it is."""
         return verify(self.plan, self.loads(), self.running.values() if mode == "p" else (),
@@ -247,7 +248,7 @@ class Submission:
             return f"you tried to submit a job with more than {most} tasks"
         return None
 
-    def validate_request(self, job: p.SchedJob, what: str = "job") -> str | None:
+    def validate_request(self, job: SchedJob, what: str = "job") -> str | None:
         """What is wrong with a job's or an AR's requests (resources, queues, PE), in
         8.1.9's words and order; `what` is how they name the object ("job" or
         "advance_reservation")."""
@@ -286,12 +287,12 @@ class Submission:
                     "explicitly")
         return None
 
-    def ar_request(self, spec: ArSpec) -> p.SchedJob:
+    def ar_request(self, spec: ArSpec) -> SchedJob:
         """An AR's requests as planning reads a job's."""
-        return p.SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
-                          hard=self.complex_table().full_names(spec.resources),
-                          queues=spec.queues, pe=spec.pe_name, pe_min=spec.pe_min,
-                          pe_max=spec.pe_max, owner=spec.owner, group=spec.group)
+        return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
+                        hard=self.complex_table().full_names(spec.resources),
+                        queues=spec.queues, pe=spec.pe_name, pe_min=spec.pe_min,
+                        pe_max=spec.pe_max, owner=spec.owner, group=spec.group)
 
     def _unknown_queue(self, refs: list[str]) -> str | None:
         """8.1.9's refusal of the first -q (or -masterq) reference that names no queue
@@ -308,7 +309,7 @@ def _unable(lines: list[str]) -> p.Error:
     return p.Error(text="Unable to run job: " + "\n".join(lines))
 
 
-def _asking(job_id: int, spec: JobSpec, now: float) -> p.SchedJob:
+def _asking(job_id: int, spec: JobSpec, now: float) -> SchedJob:
     """What planning would be asked of a job not made yet (checks at submission); its
     tasks are not made either: an array of 100,000 would cost more than the check."""
     return sched_job(Job(job_id=job_id, spec=spec, submit_time=now), [0])

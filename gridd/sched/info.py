@@ -37,5 +37,5 @@ class Told:
         if plan.reserved != self.reserved:
             reserved = self.reserved = plan.reserved
         return Dispatch(orders=plan.orders, unschedulable=plan.unschedulable,
-                          reasons=reasons, info=info, global_info=global_info,
-                          reserved=reserved)
+                        reasons=reasons, info=info, global_info=global_info,
+                        reserved=reserved)

@@ -29,7 +29,7 @@ _GONE: Key = (float("inf"), float("inf"), -1)  # the key of an instance that lef
 _MOVES_PER_PASS = 40
 
 
-class Order:
+class InstanceOrder:
     """Each instance's key (by id), the instances open to jobs sorted by it, the moves
     made (a mark is a point in them), and how many times the order has changed."""
 

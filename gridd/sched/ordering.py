@@ -15,8 +15,7 @@ from gridd.model.planning import Granted
 from gridd.sched.adjust import Adjustments, overload
 from gridd.sched.categories import Category, Static
 from gridd.sched.levels import ALARM, dropped_reason, formula_terms, formula_value
-from gridd.sched.order import Key
-from gridd.sched.order import Order as InstanceOrder
+from gridd.sched.order import InstanceOrder, Key
 
 ALL_DROPPED = "All queues dropped because of overload or full"  # said after the instances
 

@@ -79,9 +79,9 @@ def _request(job: TraceJob, number: int) -> SchedJob:
     hard = {"h_rt": _seconds(job.limit)}
     if job.slots == 1:
         return SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
-                          hard=hard, reserve=True)
+                        hard=hard, reserve=True)
     return SchedJob(job_id=number, pending=[1], priority=0, submit_time=job.submit,
-                      hard=hard, pe=PE, pe_min=job.slots, pe_max=job.slots, reserve=True)
+                    hard=hard, pe=PE, pe_min=job.slots, pe_max=job.slots, reserve=True)
 
 
 def _seconds(value: float) -> str:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gridd.model.cluster import Instance
 from gridd.sched import order as order_module
-from gridd.sched.order import Order
+from gridd.sched.order import InstanceOrder
 
 # A step: ("move", instance, new key value), ("drop", instance), or ("keep", the
 # instances of a list made in order now, to be followed at the end).
@@ -35,7 +35,7 @@ def test_a_list_follows_every_move_since_it_was_in_order(
         plan: list[tuple]) -> None:  # type: ignore[type-arg]
     every = instances(12)
     key = {i: (float(loads[i]), 0.0, i) for i in range(12)}  # unique: the index last
-    order = Order((qi, key[i]) for i, qi in enumerate(every))
+    order = InstanceOrder((qi, key[i]) for i, qi in enumerate(every))
     order.hold(order.sort([qi for i, qi in enumerate(every) if i not in closed]))
     gone = set(closed)  # instances not open to jobs are in no list
     kept: list[tuple[list[Instance], int]] = []
