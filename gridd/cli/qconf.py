@@ -156,13 +156,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _named_hosts(args: list[str], files: dict[str, str]) -> list[str]:
-    """The host names the options give: -se, -me and -ae one, -de a list, and a -Me file
-    the one on its hostname line."""
+    """The host names the options give: -se, -me and -ae one, -de, -as and -ah a list,
+    and a -Me file the one on its hostname line."""
     hosts: list[str] = []
     for option, operand in itertools.pairwise(args):
         if option in ("-se", "-me", "-ae") and not operand.startswith("-"):
             hosts.append(operand)
-        elif option == "-de":
+        elif option in ("-de", "-as", "-ah"):
             hosts += [h for h in operand.replace(" ", ",").split(",") if h]
         elif option == "-Me" and operand in files:
             hosts += _file_host(files[operand])

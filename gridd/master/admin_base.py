@@ -9,7 +9,7 @@ code 0; an Answer keeps both streams and the code apart so the command can do th
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ from gridd.formats.objects import parse_object
 from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import from_pairs
 from gridd.model.config import Configuration
+from gridd.model.host_names import host_key
 
 
 @dataclass
@@ -44,11 +45,19 @@ class NameSets:
 
     def __init__(self) -> None:
         self._sets: dict[int, tuple[list[str], set[str]]] = {}
+        self._hosts: dict[int, tuple[Collection[str], dict[str, str]]] = {}
 
     def of(self, items: list[str]) -> set[str]:
         kept = self._sets.get(id(items))
         if kept is None or kept[0] is not items:  # (the list is kept: its id stays its own)
             kept = self._sets[id(items)] = (items, set(items))
+        return kept[1]
+
+    def hosts(self, items: Collection[str]) -> dict[str, str]:
+        """A list of host names by the key they compare by (gridd.model.host_names)."""
+        kept = self._hosts.get(id(items))
+        if kept is None or kept[0] is not items:
+            kept = self._hosts[id(items)] = (items, {host_key(h): h for h in items})
         return kept[1]
 
 

@@ -14,6 +14,7 @@ from gridd.formats.qconf_objects import show_userset, userset_from_pairs
 from gridd.master.admin_base import Answer, Caller, Verb, names
 from gridd.master.admin_refs import userset_delete_problem
 from gridd.model.config import Configuration, Userset
+from gridd.model.host_names import host_key, same_host
 
 # ---- managers and operators ---------------------------------------------------------
 
@@ -65,16 +66,24 @@ def show_list(attr: str) -> Verb:
 
 
 def add_host(kind: str, label: str, attr: str) -> Verb:
+    """-ah, -as: a name must be an exec host's or resolve where qconf runs (Caller's
+    `resolved`), as 8.1.9 resolves it; one naming a host of the list already (as host
+    names compare) is not added again."""
+
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
-        present = who.names.of(hosts)
+        present = who.names.hosts(hosts)
+        exechosts = who.names.hosts(cfg.exechosts)
         for name in names(args[0]):
-            if name in present:
-                ans.err.append(f'{kind} "{name}" already exists')  # exit 0, as GE does
+            key = host_key(name)
+            if key in present:
+                ans.err.append(f'{kind} "{present[key]}" already exists')  # exit 0, as GE
+            elif name not in who.resolved and key not in exechosts:
+                ans.fail(f'can\'t resolve hostname "{name}"')  # exit 1, as 8.1.9
             else:
                 hosts.append(name)
-                present.add(name)
+                present[key] = name
                 ans.err.append(f"{name} added to {label} list")
                 ans.changed = True
         return ans
@@ -82,19 +91,22 @@ def add_host(kind: str, label: str, attr: str) -> Verb:
 
 
 def delete_host(label: str, attr: str) -> Verb:
+    """-dh, -ds: the list's name of the host each name names goes."""
+
     def verb(cfg: Configuration, args: list[str], who: Caller) -> Answer:
         ans = Answer()
         hosts: list[str] = getattr(cfg, attr)
-        present, gone = who.names.of(hosts), set()
+        present, gone = who.names.hosts(hosts), set()
         for name in names(args[0]):
-            if name not in present:
+            same = present.get(host_key(name))
+            if same is None:
                 ans.fail(f'denied: "{name}" is not in the {label} list')
-            elif attr == "admin_hosts" and name == who.master_host:
-                ans.fail(f'denied: can\'t delete master host "{name}" from admin host list')
+            elif attr == "admin_hosts" and same_host(same, who.master_host):
+                ans.fail(f'denied: can\'t delete master host "{same}" from admin host list')
             else:
-                present.remove(name)
-                gone.add(name)
-                ans.err.append(f'{who} removed "{name}" from {label} list')
+                del present[host_key(name)]
+                gone.add(same)
+                ans.err.append(f'{who} removed "{same}" from {label} list')
                 ans.changed = True
         _drop(hosts, gone)
         return ans

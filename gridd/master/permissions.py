@@ -10,12 +10,14 @@ process (the unit tests) names no host; host rules then have nothing to judge.
   advance reservation, an operator or a manager may delete it, if a manager or in the
   `arusers` access list.
 - qconf changes come from admin hosts; job submissions and changes (qsub, qdel, qalter)
-  and advance reservations (qrsub, qrdel) from submit hosts.
+  and advance reservations (qrsub, qrdel) from submit hosts, their names compared as
+  gridd.model.host_names compares them.
 """
 
 from __future__ import annotations
 
 from gridd.model.config import Configuration
+from gridd.model.host_names import among
 from gridd.sched.access import member
 
 AR_USERS = "arusers"  # the access list of users who may reserve besides managers
@@ -49,8 +51,8 @@ def may_reserve(config: Configuration, user: str) -> bool:
 
 
 def admin_host(config: Configuration, host: str) -> bool:
-    """Whether qconf changes may come from this host."""
-    return not host or host in config.admin_hosts
+    """Whether qconf changes may come from this host (named as host names compare)."""
+    return not host or among(host, config.admin_hosts)
 
 
 def not_admin_host(host: str) -> str:
@@ -59,7 +61,7 @@ def not_admin_host(host: str) -> str:
 
 def submit_host_refusal(config: Configuration, host: str) -> str | None:
     """Why a job or advance reservation request from this host is refused, or None."""
-    if host and host not in config.submit_hosts:
+    if host and not among(host, config.submit_hosts):
         return f'denied: host "{host}" is not a submit host'
     return None
 

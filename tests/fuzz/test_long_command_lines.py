@@ -85,7 +85,7 @@ def test_names_added_are_looked_up_in_a_set(
     lists = ["arusers"] if add == "-au" else []
     line = [word for name in names for word in (add, name, *lists)] if apart else [
         add, ",".join(names), *lists]
-    answer = run_qconf(cfg, line, Caller("root", "vm"))
+    answer = run_qconf(cfg, line, Caller("root", "vm", resolved=frozenset(names)))
     assert answer.code == 0 and kept == [*before, *names]
     answer = run_qconf(cfg, [delete, ",".join([*names, "new0"]), *lists], Caller("root", "vm"))
     assert answer.code == 1 and len(answer.err) == 401  # new0 is gone when named again

@@ -4,6 +4,7 @@ from gridd.formats.overrides import queue_value
 from gridd.master.admin import Caller, run_qconf
 from gridd.model.complexes import ComplexAttr
 from gridd.model.config import Configuration
+from gridd.model.objects import ExecHostConf
 
 ROOT = Caller("root", "vm")
 
@@ -31,10 +32,29 @@ def test_admin_and_submit_hosts_existing_host_is_not_an_error():
     access = Configuration(admin_hosts=["vm"], submit_hosts=["vm"])
     assert qconf(access, "-as vm") == ([], ['submithost "vm" already exists'], 0)
     assert qconf(access, "-ah vm") == ([], ['adminhost "vm" already exists'], 0)
-    assert qconf(access, "-as localhost") == ([], ["localhost added to submit host list"], 0)
+    # as 8.1.9, which resolved VM to vm: host names compare without case and domain
+    assert qconf(access, "-as VM.example.org") == ([], ['submithost "vm" already exists'], 0)
+    resolved = Caller("root", "vm", resolved=frozenset({"localhost"}))
+    assert run_qconf(access, ["-as", "localhost"], resolved).err == [
+        "localhost added to submit host list"]
     assert qconf(access, "-ds localhost") == (
         [], ['root@vm removed "localhost" from submit host list'], 0)
     assert qconf(access, "-sh") == (["vm"], [], 0)
+
+
+def test_a_new_admin_or_submit_host_must_resolve_or_be_an_exec_host():
+    """8.1.9: `qconf -as nosuchhost7` says `can't resolve hostname "nosuchhost7"` on
+    stderr and exits 1; qconf resolves the names (Caller.resolved), and gridd's exec
+    hosts need not resolve."""
+    access = Configuration(admin_hosts=["vm"], submit_hosts=["vm"])
+    access.exechosts["node7"] = ExecHostConf(hostname="node7")
+    for option in ("-as", "-ah"):
+        assert qconf(access, f"{option} nosuchhost7") == (
+            [], ['can\'t resolve hostname "nosuchhost7"'], 1)
+    assert qconf(access, "-as NODE7")[1:] == (["NODE7 added to submit host list"], 0)
+    assert qconf(access, "-ds node7")[1:] == (
+        ['root@vm removed "NODE7" from submit host list'], 0)
+    assert access.submit_hosts == ["vm"]
 
 
 def test_access_lists():
