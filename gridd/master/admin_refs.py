@@ -333,9 +333,26 @@ def exechost_delete_problem(cfg: Configuration, name: str) -> str | None:
     if name == "global":
         return 'denied: pseudo host "global" may not be deleted'
     for queue_name, queue in sorted(cfg.queues.items()):
-        if name in queue.hosts():
+        if _names_host(cfg, queue.hosts(), name, set()):
             return f'Host object "{name}" is still referenced in cluster queue "{queue_name}".'
+    for group_name, group in sorted(cfg.hostgroups.items()):
+        if name in group.members():
+            return f'Host object "{name}" is still referenced in host group "{group_name}".'
     return None
+
+
+def _names_host(cfg: Configuration, members: list[str], host: str, seen: set[str]) -> bool:
+    """Whether a host list names the host, itself or through its host groups (8.1.9
+    refuses to delete an exec host a queue has an instance on, however it got there)."""
+    for member in members:
+        if member == host:
+            return True
+        group = cfg.hostgroups.get(member) if member not in seen else None
+        if group is not None:
+            seen.add(member)
+            if _names_host(cfg, group.members(), host, seen):
+                return True
+    return False
 
 
 def complex_references(cfg: Configuration, requested: Iterable[tuple[str, Iterable[str]]] = ()

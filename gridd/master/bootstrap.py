@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 from gridd.master.state import MasterState
 from gridd.model.cluster import ExecHost
-from gridd.model.objects import ClusterQueue, ExecHostConf, ParallelEnvConf
+from gridd.model.objects import NONE, ClusterQueue, ExecHostConf, HostGroup, ParallelEnvConf
 from gridd.model.pe import FILL_UP, PE_SLOTS
+
+ALL_HOSTS = "@allhosts"  # the host group of every execution host, all.q's host list
 
 
 @dataclass
@@ -21,13 +23,17 @@ class CellConfig:
 
 
 def initial_config(state: MasterState, cell: CellConfig) -> None:
-    """all.q over every host, the two usual PEs (smp: one host, mpi: fill up), and the
-    people and hosts with rights. Load thresholds are off: gridd has no alarm states yet.
+    """all.q over the host group @allhosts of every host, which hosts that register
+    later join (gridd.master.execution), as Grid Engine's installation makes them; the
+    two usual PEs (smp: one host, mpi: fill up), and the people and hosts with rights.
+    Load thresholds are off: gridd has no alarm states yet.
     """
     cfg = state.config
+    cfg.hostgroups[ALL_HOSTS] = HostGroup(group_name=ALL_HOSTS,
+                                          hostlist=" ".join(cell.hosts) or NONE)
     cfg.queues["all.q"] = ClusterQueue(
-        qname="all.q", hostlist=" ".join(cell.hosts) or "NONE", slots=str(cell.slots),
-        pe_list="smp mpi", load_thresholds="NONE")
+        qname="all.q", hostlist=ALL_HOSTS, slots=str(cell.slots),
+        pe_list="smp mpi", load_thresholds=NONE)
     total = str(max(1, cell.slots * len(cell.hosts)))
     cfg.pes["smp"] = ParallelEnvConf(pe_name="smp", slots=total, allocation_rule=PE_SLOTS)
     cfg.pes["mpi"] = ParallelEnvConf(pe_name="mpi", slots=total, allocation_rule=FILL_UP)

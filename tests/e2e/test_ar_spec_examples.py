@@ -86,7 +86,7 @@ def test_changes_that_would_break_a_reservation_are_refused(three_hosts: Cell):
     ar = granted(cell, "-u", "user2", "-q", "all.q@node2", "-d", "1:0:0")
     assert granted_slots(cell, ar) == {"all.q@node2": 1}
     before = cell.ok("qconf", "-sq", "all.q")
-    res = cell.run("qconf", "-dattr", "queue", "hostlist", "node2", "all.q")
+    res = cell.run("qconf", "-dattr", "hostgroup", "hostlist", "node2", "@allhosts")
     assert res.returncode == 1
     assert f'queue instance "all.q@node2" is reserved by advance reservation {ar}' in res.stderr
     cell.ok("qconf", "-au", "user9", "denied_users")  # not one of the AR's users
@@ -96,4 +96,4 @@ def test_changes_that_would_break_a_reservation_are_refused(three_hosts: Cell):
     assert f"reserved by advance reservation {ar}" in res.stderr
     assert "user2" not in cell.ok("qconf", "-su", "denied_users")
     assert cell.ok("qconf", "-sq", "all.q").replace("denied_users", "NONE") == before
-    cell.ok("qconf", "-dattr", "queue", "hostlist", "node3", "all.q")  # not reserved
+    cell.ok("qconf", "-dattr", "hostgroup", "hostlist", "node3", "@allhosts")  # not reserved

@@ -60,7 +60,7 @@ def test_default_table_matches_reference_and_mc_validates(cell: Cell, tmp_path):
 
 def test_queue_with_host_override_takes_a_parallel_job(cell: Cell, tmp_path):
     shown = cell.ok("qconf", "-sq", "all.q")
-    assert shown.startswith("qname                 all.q\nhostlist              node1 node2\n")
+    assert shown.startswith("qname                 all.q\nhostlist              @allhosts\n")
     lines = []
     for line in shown.splitlines():
         key = line.split()[0] if line.strip() else ""
