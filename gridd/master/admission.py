@@ -20,6 +20,7 @@ from gridd.master import permissions
 from gridd.master.identity import stamp
 from gridd.master.ratelimit import Limiter, QuietLog
 from gridd.model.config import Configuration
+from gridd.model.host_names import same_host
 
 # What only execds send: taken only from the key of the host the message is about.
 EXECD = (p.Register, p.LoadReport, p.TaskStarted, p.TaskFinished)
@@ -86,7 +87,7 @@ class Door:
         kind, _, name = peer.user_id.partition(":")
         what = type(msg).__name__
         if kind == "host":
-            if isinstance(msg, EXECD) and reported_host(msg) == name:
+            if isinstance(msg, EXECD) and same_host(reported_host(msg), name):
                 return Admitted(execd=name)
             self.quiet.warning(now, "refused %s from %s: a host's key may only send "
                                "reports about that host", what, described(peer, ident))
@@ -126,6 +127,14 @@ def unless_manager(config: Configuration, user: str | None) -> p.Error | None:
 def reported_host(msg: p.Msg) -> str:
     """The host an execd's message is about."""
     return msg.report.host if isinstance(msg, p.TaskFinished) else msg.host
+
+
+def name_reporter(msg: p.Msg, host: str) -> None:
+    """Name in an execd's message the host it is about as `host`."""
+    if isinstance(msg, p.TaskFinished):
+        msg.report.host = host
+    else:
+        msg.host = host
 
 
 def described(peer: Peer | None, ident: bytes) -> str:

@@ -5,13 +5,17 @@ bookkeeping until a finished job is accounted and forgotten, and what time alone
 
 from __future__ import annotations
 
+import logging
+
 from gridd import protocol as p
-from gridd.master import ars, reporting, views
+from gridd.master import ars, new_hosts, reporting, views
+from gridd.master.bootstrap import ALL_HOSTS
 from gridd.master.queries import exited_fields
 from gridd.master.sched_input import no_pending
 from gridd.master.state import Effects
 from gridd.model import host_lifecycle
 from gridd.model.cluster import ExecHost
+from gridd.model.host_names import find_host
 from gridd.model.job import Job, Task
 from gridd.model.task_lifecycle import (
     ACTIVE,
@@ -30,6 +34,8 @@ from gridd.model.task_lifecycle import (
 )
 from gridd.sched.levels import exceeded
 
+log = logging.getLogger("gridd.master")
+
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 FAILED_RESCHEDULED = 25  # the failed code of a run qmod -r ended (8.1.9's)
 
@@ -39,6 +45,8 @@ class Execution:
     gridd.master.core."""
 
     def register(self, req: p.Register, now: float, fx: Effects) -> None:
+        if req.host not in self.s.config.exechosts:
+            self._admit(req.host, fx)
         self._heard(req.host, host_lifecycle.REGISTER, req.load, now, fx, req.load_report_time)
         for report in req.finished:
             self.task_finished(report, now, fx)
@@ -53,6 +61,27 @@ class Execution:
             task = job.tasks.get(task_id) if job is not None else None
             if task is not None and task.host == req.host and (job_id, task_id) in self.running:
                 self.online[(job_id, task_id)] = usage
+
+    def _admit(self, name: str, fx: Effects) -> None:
+        """A host that registers becomes a full execution host (gridd.master.new_hosts):
+        a change of the configuration, spooled and told as qconf's are."""
+        problems = new_hosts.admit(self.s.config, name, self.master_host)
+        if name not in self.s.config.exechosts:
+            log.warning("execution host %s registered but could not be added: %s", name,
+                        "; ".join(problems))
+            return
+        fx.config_changed = True
+        self.refresh_views()
+        joined = not problems and ALL_HOSTS in self.s.config.hostgroups
+        log.info("execution host %s registered: added to the exec host list%s", name,
+                 f" and host group {ALL_HOSTS}" if joined else "")
+        for problem in problems:
+            log.warning("execution host %s: %s", name, problem)
+
+    def host_called(self, name: str) -> str:
+        """The configuration's name of the host an execd names (host names compare as
+        gridd.model.host_names says), or that name for a host it has none of."""
+        return find_host(name, self.s.config.exechosts) or name
 
     def _heard(self, name: str, event: str, load: dict[str, str], now: float, fx: Effects,
                report_time: float | None) -> None:

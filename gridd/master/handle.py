@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from gridd import protocol as p
 from gridd.master import ars
-from gridd.master.admission import Account, Door, Peer, unless_manager
+from gridd.master.admission import Account, Door, Peer, name_reporter, unless_manager
 from gridd.master.state import Effects
 
 if TYPE_CHECKING:
@@ -96,6 +96,9 @@ class Handler:
                 refusal.rid = msg.rid
                 fx.replies.append((ident, refusal))
                 return NOTHING
+            if execd is not None:  # its reports go by the configuration's name of it
+                execd = m.host_called(execd)
+                name_reporter(msg, execd)
         user = peer.user if peer is not None else None
         forward = None
         try:

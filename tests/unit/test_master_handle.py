@@ -54,6 +54,10 @@ class Spy:
         self.s = MasterState()
         self.calls: list[str] = []
 
+    def host_called(self, name: str) -> str:
+        """No rule: the configuration's name of a host (an execd's reports go by it)."""
+        return name
+
     def __getattr__(self, name: str) -> Any:
         def rule(*args: object) -> p.Msg:
             self.calls.append(name)
@@ -381,3 +385,18 @@ def test_accounting_is_told_where_records_go_the_outbox_and_the_reports_in_that_
     assert task.task is m.s.jobs[1].tasks[0]
     assert report == p.ReportRecord(seq=9, record=record)  # job 99 is gone: not sent
     assert events.for_accounting(m, Effects()) == []
+
+
+def test_an_execds_reports_go_by_the_configurations_name_of_its_host():
+    """A host key and execd named NODE1.example.org report about node1, as host names
+    compare (gridd.model.host_names): its orders go to node1's connection."""
+    h, _ = handler(secured=True)
+    m, fx = make_master(), Effects()
+    report = p.LoadReport(host="NODE1.example.org", load={"np_load_avg": "0.5"})
+    handled = h.handle(m, CLIENT, frames(report), Peer("host:NODE1.example.org", "node1"),
+                       5.0, fx)
+    assert handled.execd == "node1" and fx.sched_loads == {"node1": {"np_load_avg": "0.5"}}
+    assert "NODE1.example.org" not in m.s.hosts
+    refused = h.handle(m, CLIENT, frames(p.LoadReport(host="node2", load={})),
+                       Peer("host:node1", "node1"), 5.0, fx)
+    assert refused.execd is None and "may only send its reports" in fx.replies[-1][1].text
