@@ -15,7 +15,7 @@ key of the host they are about. Each connection may make so many requests a seco
 What to do with a message is decided in the pure core (gridd.master.handle: its admission,
 which rule of the state machine it goes to, its answer; gridd.master.events: what the
 scheduler and accounting actors are told). This actor only moves bytes: it pumps
-messages in with who sent them (resolving the peer's address to a host name), looks
+messages in with who sent them (the peer's address named by gridd.actors.peer_names), looks
 users up in the user database, runs the spool's transactions and administration, and
 sends what the core said once it is spooled.
 """
@@ -23,12 +23,10 @@ sends what the core said once it is spooled.
 from __future__ import annotations
 
 import grp
-import ipaddress
 import logging
 import os
 import pwd
 import signal
-import socket
 import subprocess
 from functools import partial
 from pathlib import Path
@@ -41,6 +39,7 @@ from gridd import keys, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
 from gridd.actors.clock import SYSTEM, Wall
+from gridd.actors.peer_names import PeerNames
 from gridd.master import events, reporting
 from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
@@ -68,8 +67,6 @@ AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end t
 REQUEST_RATE = 2000.0  # requests a second one connection may make on average...
 REQUEST_BURST = 10_000.0  # ...after this many at once (a pipelined submit_many)
 HANDSHAKE_MS = 10_000  # a connection still not through its handshake by then is closed
-RESOLVE_TIMEOUT = 2.0  # seconds to wait for the name of a peer's address
-_REMEMBERED_ADDRESSES = 4096
 
 
 class MasterActor:
@@ -92,7 +89,8 @@ class MasterActor:
         door = Door(key is not None, Limiter(request_rate, request_burst), quiet)
         self.handler = Handler(door, self)  # the core; this actor is its Outside
         self.machine = _machine_name(base)
-        self.host_names: dict[str, str] = {}  # peer address -> host name
+        self.peer_names = PeerNames(self.machine,
+                                    local_only=endpoint.startswith(("ipc://", "inproc://")))
         self.accounts: dict[str, Account] = {}  # see account
         self.execds: dict[str, bytes] = {}  # host -> routing id of its execd's connection
         spool_dir = paths.master_spool(base)
@@ -148,6 +146,7 @@ class MasterActor:
         self.front, self.sched, self.acct = front, sched, acct
         send, inbox = trio.open_memory_channel(10_000)
         log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
+        await self.peer_names.learn_own(_bound_address(self.endpoint))
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
@@ -189,35 +188,8 @@ class MasterActor:
                 await send.send((CLIENT, [frame.bytes for frame in frames], peer))
 
     async def _peer(self, frame: zmq.Frame) -> Peer:
-        address = _property(frame, "Peer-Address")
-        host = self.host_names.get(address)
-        if host is None:
-            host = await self._host_name(address)
-            if len(self.host_names) >= _REMEMBERED_ADDRESSES:
-                self.host_names.clear()
-            self.host_names[address] = host
+        host = await self.peer_names.name(_property(frame, "Peer-Address"))
         return Peer(_property(frame, "User-Id"), host)
-
-    async def _host_name(self, address: str) -> str:
-        """The name of the host at a peer's address: this machine's for loopback and ipc
-        peers (the name in the admin and submit host lists of a new cell), else what the
-        resolver says, else the address itself."""
-        if self.endpoint.startswith(("ipc://", "inproc://")):
-            return self.machine
-        try:
-            ip = ipaddress.ip_address(address.partition("%")[0])
-        except ValueError:
-            return address
-        mapped = getattr(ip, "ipv4_mapped", None)
-        if ip.is_loopback or (mapped is not None and mapped.is_loopback):
-            return self.machine
-        with trio.move_on_after(RESOLVE_TIMEOUT):
-            try:
-                name, _ = await trio.socket.getnameinfo((address, 0), socket.NI_NAMEREQD)
-            except OSError:
-                return address
-            return name
-        return address
 
     async def _apply_loop(self, inbox: trio.MemoryReceiveChannel) -> None:
         while True:
@@ -403,6 +375,13 @@ def _property(frame: zmq.Frame, name: str) -> str:
         return frame.get(name)
     except zmq.ZMQError:
         return ""
+
+
+def _bound_address(endpoint: str) -> str:
+    """The address of a tcp:// endpoint (`tcp://[::1]:5000` -> `::1`); "" for others."""
+    if not endpoint.startswith("tcp://"):
+        return ""
+    return endpoint.removeprefix("tcp://").rpartition(":")[0].strip("[]")
 
 
 def _machine_name(base: Path) -> str:
