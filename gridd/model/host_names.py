@@ -8,8 +8,10 @@ not host `10`. A first label of digits alone is taken for an IPv4 address's.
 """
 
 from collections.abc import Collection
+from functools import lru_cache
 
 
+@lru_cache(maxsize=4096)  # the planner asks it of the same few names again and again
 def host_key(name: str) -> str:
     """What of a host name decides which host it names: its first label, lower case."""
     low = name.lower()

@@ -5,16 +5,18 @@ A reference splits at its first `@`: what precedes it is a cluster queue pattern
 every cluster queue), what follows a host pattern (empty: every host), or after a second
 `@` a host group pattern. So `@node1` names every queue on host node1, `all.q@@linux`
 all.q on the hosts of host group @linux, and a bare `@linux` a *host* called "linux".
-Patterns are shell patterns (fnmatch), matched with regard to case, host names too
-(8.1.9 ignores their case there: `qselect -q all.q@VM` lists all.q@vm). Patterns are
-kept as written rather than expanded, since a waiting job must match the queues and
-hosts configured after it was submitted too.
+Patterns are shell patterns (fnmatch), matched with regard to case in cluster queue
+names; a host name and a host pattern are matched as host names compare
+(gridd.model.host_names: case and domain aside), as 8.1.9 matches them (`qselect -q
+all.q@VM` lists all.q@vm). Patterns are kept as written rather than expanded, since a
+waiting job must match the queues and hosts configured after it was submitted too.
 """
 
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
 
 from gridd.model.cluster import Instance
+from gridd.model.host_names import host_key
 
 
 def queue_matches(ref: str, qi: Instance, hostgroups: Mapping[str, list[str]]) -> bool:
@@ -28,7 +30,7 @@ def queue_matches(ref: str, qi: Instance, hostgroups: Mapping[str, list[str]]) -
     if host_pattern.startswith("@"):
         return any(fnmatchcase(group, host_pattern) and qi.host in members
                    for group, members in hostgroups.items())
-    return fnmatchcase(qi.host, host_pattern)
+    return qi.host == host_pattern or fnmatchcase(host_key(qi.host), host_key(host_pattern))
 
 
 def names_queue(ref: str, queue: str) -> bool:

@@ -1,7 +1,9 @@
 """The queue-reference rule (gridd.model.queue_ref): which queue instances `q`, `q@host`,
 `q@@group` and their patterns name. The planner (-q, -masterq, soft queues), qselect and
 qstat -q, qmod and qrsub all ask it; these were the tests of formats.names' copy of it,
-which had its own case rule for host names and which nothing but its tests used."""
+which had its own case rule for host names and which nothing but its tests used. Host
+names match as gridd.model.host_names compares them (the property's `host.x` is `host`
+in the domain x)."""
 
 from __future__ import annotations
 
@@ -50,11 +52,14 @@ def test_empty_parts_name_every_queue_or_host() -> None:
     assert not queue_matches("all.q@@", instance("all.q", "vm"), GROUPS)  # no group "@"
 
 
-def test_names_match_with_regard_to_case() -> None:
-    # The planner's rule, kept. (8.1.9 ignores the case of host names: `qselect -q
-    # all.q@VM` lists all.q@vm; formats.names' copy did too.)
-    assert not queue_matches("all.q@node*", instance("all.q", "NODE7"), GROUPS)
-    assert not queue_matches("all.q@VM", instance("all.q", "vm"), GROUPS)
+def test_queue_names_match_with_regard_to_case_host_names_as_host_names_compare() -> None:
+    # 8.1.9 ignores the case of host names (`qselect -q all.q@VM` lists all.q@vm), and
+    # their domain by default (ignore_fqdn): gridd.model.host_names
+    assert queue_matches("all.q@node*", instance("all.q", "NODE7"), GROUPS)
+    assert queue_matches("all.q@VM", instance("all.q", "vm"), GROUPS)
+    assert queue_matches("all.q@vm.example.org", instance("all.q", "vm"), GROUPS)
+    assert queue_matches("all.q@Node?", instance("all.q", "node7.example.org"), GROUPS)
+    assert not queue_matches("all.q@vm2", instance("all.q", "vm"), GROUPS)
     assert not queue_matches("ALL.q", instance("all.q", "vm"), GROUPS)
 
 
@@ -81,5 +86,5 @@ def test_written_names_name_their_instance(queue: str, host: str, group: str,
     assert queue_matches(f"{queue}@@{group}", qi, groups) == member
     assert queue_matches(f"@@{group}", qi, groups) == member
     assert not queue_matches(f"{queue}x", qi, groups)
-    assert not queue_matches(f"{queue}@{host}x", qi, groups)
+    assert not queue_matches(f"{queue}@x{host}", qi, groups)  # (host.x is host's domain)
     assert names_queue(f"{queue}@{host}x", queue)
