@@ -35,3 +35,8 @@ def test_a_host_whose_key_was_made_registers_and_takes_jobs(cell: Cell):
     messages = (cell.root / "spool" / "qmaster" / "messages").read_text()
     assert "execution host newhost registered: added to the exec host list and host group " \
            "@allhosts" in messages
+    # the new host may be made a submit host by name, a name that resolves nowhere not
+    res = cell.run("qconf", "-as", "newhost")
+    assert (res.returncode, res.stderr) == (0, "newhost added to submit host list\n")
+    res = cell.run("qconf", "-as", "nosuchhost7")
+    assert (res.returncode, res.stderr) == (1, 'can\'t resolve hostname "nosuchhost7"\n')

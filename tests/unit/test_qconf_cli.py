@@ -145,3 +145,16 @@ def test_only_host_names_the_master_does_not_know_are_looked_up(master, monkeypa
     assert looked_up == ["a", "b", "c"] and sent == [["-sel"]]
     assert qconf._resolvable(["-sql", "-sq", "all.q"], {}, request) == []
     assert sent == [["-sel"]]  # no host named: nothing asked
+
+
+def test_the_names_of_as_and_ah_are_resolved_here(master, monkeypatch):
+    """8.1.9's -as and -ah resolve each name: one that does not resolve is refused with
+    `can't resolve hostname` and exit 1 (run there with nosuchhost7); an exec host's
+    name is not looked up."""
+    cfg, request, sent = master
+    looked_up: list[str] = []
+    monkeypatch.setattr(qconf, "_resolves",
+                        lambda name: looked_up.append(name) or name == "node7")
+    args = ["-as", "node7,node1", "-ah", "nosuchhost7"]
+    assert qconf._resolvable(args, {}, request) == ["node7"]
+    assert looked_up == ["node7", "nosuchhost7"]
