@@ -6,6 +6,9 @@ from gridd.manual.page import Command, Option, Section, Term
 _EDIT = ("qconf opens $EDITOR (default: vi) on {what}; what the editor leaves is sent as "
          "the file of {file}.")
 _FROM_FILE = "Read {what} from a file, in the format qconf shows it ({page})."
+_HOST_NAMES = ("Each name must resolve where qconf runs or be an execution host's; a "
+               "host is known by its name without regard to case or domain (node7 is "
+               "NODE7 and node7.example.org).")
 _ATTR = ("One attribute of objects of a kind (queue, exechost, hostgroup, pe or "
          "resource_quota), named by obj_id_list. A queue attribute may carry [host=value] "
          "overrides: a value written so, or the object queue@host, edits that host's "
@@ -57,7 +60,7 @@ COMMAND = Command(
         Option("-Ae", "fname", "add an execution host from a file",
                text=_FROM_FILE.format(what="an execution host", page="host_conf(5)")),
         Option("-ah", "hostname_list", "add administrative hosts",
-               text="Let these hosts change the configuration."),
+               text="Let these hosts change the configuration. " + _HOST_NAMES),
         Option("-ahgrp", "group", "add a host group",
                text=_EDIT.format(what="a new host group", file="-Ahgrp")),
         Option("-Ahgrp", "file", "add a host group from a file",
@@ -88,7 +91,7 @@ COMMAND = Command(
         Option("-Aq", "fname", "add a cluster queue from a file",
                text=_FROM_FILE.format(what="a cluster queue", page="queue_conf(5)")),
         Option("-as", "hostname_list", "add submit hosts",
-               text="Let these hosts submit jobs."),
+               text="Let these hosts submit jobs. " + _HOST_NAMES),
         Option("-au", "user_list listname_list", "add users to access lists",
                text="Add these users (or @groups) to these access lists, which are made "
                     "when they do not exist."),
