@@ -40,3 +40,20 @@ def test_a_host_whose_key_was_made_registers_and_takes_jobs(cell: Cell):
     assert (res.returncode, res.stderr) == (0, "newhost added to submit host list\n")
     res = cell.run("qconf", "-as", "nosuchhost7")
     assert (res.returncode, res.stderr) == (1, 'can\'t resolve hostname "nosuchhost7"\n')
+
+
+def test_a_deleted_host_whose_execd_registers_again_comes_back(cell: Cell):
+    """As 8.1.9 does with an execd on a host its configuration no longer knows."""
+    cell.ok("gridd", "keys", "host", "newhost")
+    execd = start_execd(cell, "newhost")
+    wait_for(lambda: "newhost" in cell.ok("qconf", "-sel").split(), what="newhost in -sel")
+    cell.ok("qconf", "-dattr", "hostgroup", "hostlist", "newhost", "@allhosts")
+    cell.ok("qconf", "-de", "newhost")
+    assert cell.ok("qconf", "-sel") == "node1\nnode2\n"
+    execd.terminate()
+    execd.wait(timeout=30)
+    start_execd(cell, "newhost")
+    wait_for(lambda: "newhost" in cell.ok("qconf", "-sel").split(), what="newhost back")
+    assert cell.ok("qconf", "-shgrp", "@allhosts").endswith("hostlist node1 node2 newhost\n")
+    messages = (cell.root / "spool" / "qmaster" / "messages").read_text()
+    assert messages.count("execution host newhost registered") == 2
