@@ -90,26 +90,33 @@ def _frame(body: bytes, flags: int) -> bytes:
 
 
 def _connect(endpoint: str, timeout: float) -> _socket.socket:
+    """A stream socket connected to a tcp:// endpoint (an IP address or a host name, each
+    address it resolves to tried in turn, as ZeroMQ does) or to an ipc:// one."""
     transport, _, address = endpoint.partition("://")
     if transport == "tcp":
         host, _, port = address.rpartition(":")
-        host = host.strip("[]")
-        family, target = (_socket.AF_INET6 if ":" in host else _socket.AF_INET), (host, port)
+        try:
+            targets = [(family, target) for family, _, _, _, target in _socket.getaddrinfo(
+                host.strip("[]"), int(port), 0, _socket.SOCK_STREAM)]
+        except (OSError, ValueError) as exc:
+            raise ZmtpError(f"cannot connect to {endpoint}: {exc}") from None
     elif transport == "ipc":
-        family, target = _socket.AF_UNIX, address
+        targets = [(_socket.AF_UNIX, address)]
     else:
         raise ZmtpError(f"unsupported endpoint {endpoint!r} (want tcp:// or ipc://)")
-    sock = _socket.socket(family, _socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout)
-        if family != _socket.AF_UNIX:
-            target = (target[0], int(target[1]))
-            sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
-        sock.connect(target)
-    except (OSError, ValueError) as exc:
-        sock.close()
-        raise ZmtpError(f"cannot connect to {endpoint}: {exc}") from None
-    return sock
+    failure = OSError("no address")
+    for family, target in targets:
+        sock = _socket.socket(family, _socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            if family != _socket.AF_UNIX:
+                sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+            sock.connect(target)
+            return sock
+        except OSError as exc:
+            sock.close()
+            failure = exc
+    raise ZmtpError(f"cannot connect to {endpoint}: {failure}") from None
 
 
 class _CurveSession:

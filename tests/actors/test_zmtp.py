@@ -32,12 +32,32 @@ def test_dealer_talks_to_a_zeromq_router(kind, tmp_path):
     ctx.term()
 
 
+@pytest.mark.parametrize("host", ["localhost", socket.gethostname(), "[::1]"])
+def test_dealer_reaches_a_router_by_host_name_or_ipv6_address(host):
+    """common/master_endpoint names the master's host when it listens on every address:
+    the client resolves it, and tries each address it resolves to (the machine's name may
+    come first with an address the master does not listen on)."""
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.IPV6, 1)
+    port = router.bind_to_random_port("tcp://*")
+    dealer = Dealer(f"tcp://{host}:{port}", timeout=5)
+    dealer.send([b"hello"])
+    assert router.poll(5000)
+    assert router.recv_multipart()[1:] == [b"hello"]
+    dealer.close()
+    router.close(linger=0)
+    ctx.term()
+
+
 def test_refused_and_non_zmtp_peers_are_clear_errors():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(ZmtpError, match="cannot connect"):
         Dealer(f"tcp://127.0.0.1:{port}", timeout=2)
+    with pytest.raises(ZmtpError, match="cannot connect to tcp://nosuch.invalid:1: "):
+        Dealer("tcp://nosuch.invalid:1", timeout=2)
     with pytest.raises(ZmtpError, match="unsupported endpoint"):
         Dealer("udp://127.0.0.1:1", timeout=1)
 
