@@ -125,3 +125,10 @@ class TrioSocket:
         trio.lowlevel.notify_closing(self._fd)
         self._wake()
         self.zsock.close(linger=0)
+
+
+def ipv6(endpoint: str) -> int:
+    """ZeroMQ's IPV6 option for a socket that binds or connects `endpoint`: on for an IPv6
+    address ([...]) alone, since with it IPv4 peers show as ::ffff:a.b.c.d and a host name
+    may resolve to an IPv6 address the other end does not listen on."""
+    return int(endpoint.startswith("tcp://["))

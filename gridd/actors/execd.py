@@ -17,7 +17,13 @@ did not get through is sent by the next execd. See ``gridd.execd.signals``.
 
 execd connects with CURVE, with its host's key (common/keys/hosts/NAME.key_secret): the
 master takes a host's reports only from that host's key, and sends its orders to the
-connection they came on.
+connection they came on. A master that refuses the key refuses it for good: execd says so
+in its log and on stderr and ends (REFUSED), where retrying would hang silently. A master
+it cannot reach it says so after UNREACHED_AFTER seconds and again at growing intervals,
+while ZeroMQ goes on trying (RECONNECT_IVL doubling up to RECONNECT_IVL_MAX, each attempt
+given CONNECT_TIMEOUT); heartbeats drop a connection to a master that vanished without a
+word (a machine gone, a link cut) so that it is made again, and HEARTBEAT_TTL lets the
+master drop this one likewise.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -38,7 +45,7 @@ from gridd import protocol as p
 from gridd.actors.clock import Wall
 from gridd.execd import runner, signals
 from gridd.execd.load import read_load
-from gridd.transport import TrioSocket
+from gridd.transport import TrioSocket, ipv6
 from gridd.zmtp import Curve
 
 log = logging.getLogger("gridd.execd")
@@ -47,17 +54,34 @@ Key = tuple[int, int]
 STOP_GRACE = 5.0  # seconds a stopping execd waits for the jobs it killed to be over
 
 
-# What the monitor reports: a connection made, or one the master would not let in.
-_HANDSHAKE_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH
-                     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+REFUSED = 1  # execd's exit status when the master refuses its key
+# Handshakes broken off in a row before execd takes it for a refusal: one alone may be a
+# master that went down in the middle; every one is a master that cannot read our HELLO,
+# sealed for another master's key.
+BROKEN_HANDSHAKES = 5
+UNREACHED_AFTER = 8.0  # seconds without a connection before execd says so
+UNREACHED_REPEAT_MAX = 600.0  # the longest silence between two such messages
+# The connection's options: retries from 0.1 s doubling to 5 s; a connect to a machine
+# that does not answer given up after 10 s; a ping every 10 s, the connection dropped 30 s
+# after one went unanswered (and by the master 60 s after the last ping): a master that
+# vanished is found lost within 40 s and tried again at once.
+CONNECTION = {"RECONNECT_IVL": 100, "RECONNECT_IVL_MAX": 5000, "CONNECT_TIMEOUT": 10_000,
+              "HEARTBEAT_IVL": 10_000, "HEARTBEAT_TIMEOUT": 30_000, "HEARTBEAT_TTL": 60_000}
+
+# What the monitor reports: a connection made or lost, or one the master would not let in.
+_CONNECTION_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+                      | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                      | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
 
 
 class ExecdActor:
     def __init__(self, base: Path, name: str, endpoint: str, load_report_time: float,
-                 curve: Curve | None, *, wall: Wall) -> None:
+                 curve: Curve | None, *, wall: Wall,
+                 unreached_after: float = UNREACHED_AFTER) -> None:
         """`curve`: the master's public key and this host's key pair; None only on a
         cell made with `gridd up --security none`. `wall`: the clock of the reports'
-        times (see gridd.actors.clock)."""
+        times (see gridd.actors.clock). `unreached_after`: seconds without a connection
+        before saying so."""
         self.base = base
         self.name = name
         self.endpoint = endpoint
@@ -82,6 +106,10 @@ class ExecdActor:
         # are to be killed first.
         self.told_to_stop = trio.Event()
         self.kill_jobs = False
+        self.refused = False  # the master refused this host's key: execd ends (REFUSED)
+        self.unreached_after = unreached_after
+        self.connected = False
+        self.connection_changed = trio.Event()
         self.ctx = zmq.Context()
 
     async def run(self) -> None:
@@ -90,9 +118,10 @@ class ExecdActor:
             security = {"CURVE_SERVERKEY": self.curve.server_public,
                         "CURVE_PUBLICKEY": self.curve.public,
                         "CURVE_SECRETKEY": self.curve.secret}
-        sock = TrioSocket.create(self.ctx, zmq.DEALER, SNDHWM=0, RCVHWM=0, RECONNECT_IVL=100,
-                                 RECONNECT_IVL_MAX=1000, **security)
-        monitor = TrioSocket(sock.zsock.get_monitor_socket(_HANDSHAKE_EVENTS))
+        sock = TrioSocket.create(self.ctx, zmq.DEALER, SNDHWM=0, RCVHWM=0,
+                                 IPV6=ipv6(self.endpoint),
+                                 **CONNECTION, **security)
+        monitor = TrioSocket(sock.zsock.get_monitor_socket(_CONNECTION_EVENTS))
         sock.connect(self.endpoint)
         self.sock = sock
         log.info("execd %s connecting to %s (pid %d)", self.name, self.endpoint, os.getpid())
@@ -100,6 +129,7 @@ class ExecdActor:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 nursery.start_soon(self._on_connect, monitor)
+                nursery.start_soon(self._tell_unreached)
                 nursery.start_soon(self._receive)
                 nursery.start_soon(self._report_load)
                 for state in self.resumed:
@@ -137,22 +167,80 @@ class ExecdActor:
         await self.sock.send([p.encode(msg)])
 
     async def _on_connect(self, monitor: TrioSocket) -> None:
-        refused = False  # said once until a connection succeeds: ZeroMQ retries each second
+        broken = 0  # handshakes broken off since the last one that succeeded
         while True:
-            event = parse_monitor_message(await monitor.recv())
-            if event["event"] != zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                if not refused:
-                    log.error("the master at %s refused the connection (%s): is %s the key "
-                              "of host %s in the master's cell?", self.endpoint,
-                              zmq.Event(event["event"]).name,
-                              keys.key_file(self.base, keys.HOSTS, self.name), self.name)
-                refused = True
+            event = parse_monitor_message(await monitor.recv())["event"]
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                broken = 0
+            elif event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                broken += 1
+            refusal = self._refusal(event, broken)
+            if refusal:
+                self._say(logging.ERROR, f"{refusal}; execd ends")
+                self.refused = True
+                self.told_to_stop.set()
+                return
+            if event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
                 continue
-            refused = False
+            self._set_connected(event == zmq.EVENT_HANDSHAKE_SUCCEEDED)
+            if event == zmq.EVENT_DISCONNECTED:
+                log.warning("lost the connection to the master at %s: reconnecting",
+                            self.endpoint)
+                continue
             log.info("connected to master: registering")
             await self._send(p.Register(
                 host=self.name, load=read_load(), running=self._running(),
                 finished=list(self.unacked.values()), load_report_time=self.load_report_time))
+
+    def _refusal(self, event: int, broken: int) -> str | None:
+        """What a monitor event says of a master that will never let this execd in."""
+        where = f"the master at {self.endpoint}"
+        if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            return (f"{where} refused the key of host {self.name} "
+                    f"({keys.key_file(self.base, keys.HOSTS, self.name)}): its cell has no "
+                    "key of that host, or another; the cell's administrator makes one with "
+                    f"'gridd keys host {self.name}' on the master")
+        if event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
+            return f"{where} does not speak gridd's protocol (HANDSHAKE_FAILED_PROTOCOL)"
+        if broken >= BROKEN_HANDSHAKES:
+            return (f"{where} broke off {broken} handshakes in a row: this cell root's "
+                    f"master key ({keys.key_file(self.base, keys.MASTER)}) is not that "
+                    "master's; copy the master cell's common/keys/master.key, or join with "
+                    "a new bundle")
+        return None
+
+    def _set_connected(self, connected: bool) -> None:
+        self.connected = connected
+        self.connection_changed.set()
+        self.connection_changed = trio.Event()
+
+    async def _until_connected(self, connected: bool) -> None:
+        while self.connected != connected:
+            await self.connection_changed.wait()
+
+    async def _tell_unreached(self) -> None:
+        """Say that the master cannot be reached once `unreached_after` seconds have passed
+        without a connection (from the start, or since it was lost), then again after
+        twice as long each time, every UNREACHED_REPEAT_MAX at most."""
+        while True:
+            await self._until_connected(False)
+            since = trio.current_time()
+            wait = self.unreached_after
+            said_at = since + wait
+            while True:
+                with trio.move_on_at(said_at):
+                    await self._until_connected(True)
+                if self.connected:
+                    break
+                self._say(logging.WARNING, f"cannot reach the master at {self.endpoint} "
+                          f"(for {trio.current_time() - since:.0f} s): retrying")
+                wait = min(2 * wait, UNREACHED_REPEAT_MAX)
+                said_at += wait
+
+    def _say(self, level: int, text: str) -> None:
+        """In the log and on stderr, for the administrator who started execd by hand."""
+        log.log(level, "%s", text)
+        print(f"gridd execd {self.name}: {text}", file=sys.stderr, flush=True)
 
     async def _report_load(self) -> None:
         while True:
@@ -233,7 +321,9 @@ def host_curve(base: Path, name: str) -> Curve | None:
     return Curve(keys.read_public(keys.key_file(base, keys.MASTER)), pair.public, pair.secret)
 
 
-def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: Wall) -> None:
+def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: Wall) -> int:
+    """Run execd as host `name` until it is told to stop; its exit status (REFUSED when the
+    master refused its key)."""
     try:
         curve = host_curve(base, name)
     except keys.KeyFileError as exc:
@@ -268,3 +358,4 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: W
         trio.run(main)
     finally:
         pidfile.unlink(missing_ok=True)
+    return REFUSED if actor.refused else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import getpass
 import os
 import signal
+import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -324,3 +325,58 @@ async def test_a_warning_due_while_no_execd_ran_is_not_sent_late(tmp_path, autoj
     assert (report.failed, report.exit_status) == (FAILED_LIMIT, 137)
     assert (tmp_path / "work" / "job.o9").read_text() == ""
     assert wall() >= began + 3600.0
+
+
+async def test_an_execd_that_cannot_reach_its_master_says_so_and_again_less_often(
+        tmp_path, mock_clock, capsys, caplog):
+    """unreached_after seconds without a connection, from the start or from its loss, it
+    says so in its log and on stderr, naming the endpoint; then after twice as long each
+    time; not while connected."""
+    with socket.socket() as s:  # a port nobody listens on, for now
+        s.bind(("127.0.0.1", 0))
+        endpoint = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    actor = ExecdActor(tmp_path, HOST, endpoint, 1000.0, None, wall=virtual_wall(),
+                       unreached_after=8.0)
+    said = f"gridd execd {HOST}: cannot reach the master at {endpoint} (for "
+
+    def told() -> list[str]:
+        """What execd said since the last call on stderr; its log says the same."""
+        err = [ln.removeprefix(said) for ln in capsys.readouterr().err.splitlines()]
+        logged = [r.getMessage() for r in caplog.records if "cannot reach" in r.getMessage()]
+        caplog.clear()
+        assert logged == [f"cannot reach the master at {endpoint} (for {e}" for e in err]
+        return err
+
+    ctx = zmq.Context()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(actor.run)
+            with real_time_limit(REAL_LIMIT), autojumping(mock_clock):
+                await trio.sleep(7.9)
+                assert told() == []
+                await trio.sleep(0.2)
+                assert told() == ["8 s): retrying"]
+                await trio.sleep(23.9 - 8.1)
+                assert told() == []
+                await trio.sleep(0.2)
+                assert told() == ["24 s): retrying"]
+                await trio.sleep(32.0)
+                assert told() == ["56 s): retrying"]
+            master = TrioSocket.create(ctx, zmq.ROUTER, SNDHWM=0, RCVHWM=0)
+            master.bind(endpoint)
+            with real_time_limit(REAL_LIMIT):
+                await until(lambda: actor.connected)
+            with real_time_limit(REAL_LIMIT), autojumping(mock_clock):
+                await trio.sleep(100.0)
+                assert told() == []  # connected: nothing to say
+                master.close()
+            with real_time_limit(REAL_LIMIT):
+                await until(lambda: not actor.connected)
+            with real_time_limit(REAL_LIMIT), autojumping(mock_clock):
+                lost = trio.current_time()
+                await trio.sleep(8.1)
+                assert told() == ["8 s): retrying"]
+                assert trio.current_time() - lost < 10
+            nursery.cancel_scope.cancel()
+    finally:
+        ctx.destroy(linger=0)
