@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from gridd import paths
 from gridd.durable import fsync_dir, write_all
-from gridd.zmtp import z85_decode
+from gridd.zmtp import z85_decode, z85_encode
 
 MASTER, USERS, HOSTS = "master", "users", "hosts"
 CURVE, NONE = "curve", "none"  # a cell's security: what `gridd up --security` chose
@@ -153,24 +153,40 @@ def create(path: str, owner: tuple[int, int] | None = None) -> KeyPair:
     import zmq
 
     public, secret = zmq.curve_keypair()
+    pair = KeyPair(z85_decode(public.decode()), z85_decode(secret.decode()))
+    install(path, pair, owner)
+    return pair
+
+
+def install(path: str, pair: KeyPair, owner: tuple[int, int] | None = None) -> None:
+    """Write the key pair `pair` to `path` and its secret file, as `create` does: the
+    pair of a host that joins with a bundle made on the master (gridd.join_bundle)."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    body = f'curve\n    public-key = "{public.decode()}"\n'
-    _write(path + SECRET_SUFFIX, 0o600, owner,
-           f"#   ****  Generated on {stamp} by gridd  ****\n"
-           "#   ZeroMQ CURVE **Secret** Certificate\n"
-           "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.\n\n"
-           f'metadata\n{body}    secret-key = "{secret.decode()}"\n')
-    _write(path, 0o644, None,
-           f"#   ****  Generated on {stamp} by gridd  ****\n"
-           "#   ZeroMQ CURVE Public Certificate\n\n"
-           f"metadata\n{body}")
+    body = f'curve\n    public-key = "{z85_encode(pair.public)}"\n'
+    write_file(path + SECRET_SUFFIX, 0o600, owner,
+               f"#   ****  Generated on {stamp} by gridd  ****\n"
+               "#   ZeroMQ CURVE **Secret** Certificate\n"
+               "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.\n\n"
+               f'metadata\n{body}    secret-key = "{z85_encode(pair.secret)}"\n')
+    install_public(path, pair.public)
+
+
+def install_public(path: str, public: bytes) -> None:
+    """A public certificate file alone: the master's key on a host that joins."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    write_file(path, 0o644, None,
+               f"#   ****  Generated on {time.strftime('%Y-%m-%d %H:%M:%S')} by gridd  ****\n"
+               "#   ZeroMQ CURVE Public Certificate\n\n"
+               f'metadata\ncurve\n    public-key = "{z85_encode(public)}"\n')
     fsync_dir(directory)
-    return KeyPair(z85_decode(public.decode()), z85_decode(secret.decode()))
 
 
-def _write(path: str, mode: int, owner: tuple[int, int] | None, text: str) -> None:
+def write_file(path: str, mode: int, owner: tuple[int, int] | None, text: str) -> None:
+    """`text` in `path` with `mode` from its first byte on (created under a temporary name
+    with that mode, then renamed), so that a secret is never readable by others."""
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".{name}.new")
     with contextlib.suppress(FileNotFoundError):
@@ -260,8 +276,6 @@ def _listed(base: str | os.PathLike[str], kind: str) -> list[tuple[str, str]]:
 def listing(base: str | os.PathLike[str]) -> list[tuple[str, str, str, str]]:
     """(kind, name, public key in Z85, what is wrong or "") of every key file, for
     `gridd keys list`: the master's first, then users and hosts by name."""
-    from gridd.zmtp import z85_encode
-
     rows = []
     entries = [(MASTER, "master", key_file(base, MASTER))]
     entries += [(kind, name, path) for kind in (USERS, HOSTS) for name, path in _listed(base, kind)]

@@ -92,6 +92,11 @@ def master_spool(base: Path | None = None) -> Path:
     return (base or root()) / "spool" / "qmaster"
 
 
+def listen_file(base: Path | None = None) -> Path:
+    """The endpoint the master binds, when it is not master_endpoint's (gridd.cli.listen)."""
+    return master_spool(base) / "listen"
+
+
 def execd_spool(host: str, base: Path | None = None) -> Path:
     return (base or root()) / "spool" / host
 

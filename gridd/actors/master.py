@@ -54,7 +54,7 @@ from gridd.spool.base import SpoolError
 from gridd.spool.methods import choose, open_spool
 from gridd.spool.records import load
 from gridd.spool.tracking import Tracker
-from gridd.transport import TrioSocket
+from gridd.transport import TrioSocket, ipv6
 
 log = logging.getLogger("gridd.master")
 
@@ -137,7 +137,8 @@ class MasterActor:
         # No ROUTER_HANDOVER: a peer that names its connection like another's must not
         # take that one over (execds are found by what their host key sends: master.admission).
         front = TrioSocket.create(self.ctx, zmq.ROUTER, MAXMSGSIZE=4 * p.MAX_MESSAGE,
-                                  SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS, **security)
+                                  SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS,
+                                  IPV6=ipv6(self.endpoint), **security)
         front.bind(self.endpoint)
         sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
         sched.bind(SCHED_ENDPOINT)

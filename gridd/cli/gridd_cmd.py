@@ -1,12 +1,14 @@
 """`gridd`: start, stop and inspect a local cell, and run its daemons.
 
-    gridd up [--hosts N] [--slots S]   a master and N execds (node1..nodeN) in the background
+    gridd up [--hosts N] [--slots S] [--listen ADDR:PORT]
+                                       a master and N execds (node1..nodeN) in the background
     gridd down [--kill-jobs]           stop them; their jobs go on unless --kill-jobs
     gridd status                       say what runs
-    gridd keys user NAME | host NAME | list
+    gridd keys user NAME | host NAME [--bundle FILE] | list
                                        make a user's or a host's CURVE key pair; list them
-    gridd master                       the master process in the foreground
-    gridd execd --name NAME --master ENDPOINT
+    gridd master [--listen ADDR:PORT]  the master process in the foreground
+    gridd execd [--name NAME] [--master ENDPOINT] | --join FILE
+                                       an execd in the foreground, on any machine
     gridd sim TRACE --slots P [--max-reservation N] [--duration-offset S] [--workers W]
               [--size allocated|requested] --out JOBS.csv
                                        replay an SWF trace in virtual time
@@ -30,6 +32,8 @@ from typing import TYPE_CHECKING
 
 from gridd import keys, paths
 from gridd.cli import dbwriter, report, spool_cmd
+from gridd.cli.listen import ListenError, check_bindable
+from gridd.cli.listen import parse as parse_listen
 from gridd.execd import signals
 from gridd.pidfile import alive, read_pid
 from gridd.spool import methods as spool_methods
@@ -51,8 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         "does not run (execds take over the jobs left running). --hosts, --slots, "
         "--spooling-method and --security shape a new cell only.")
     up.add_argument("--hosts", type=int, metavar="N",
-                    help="a new cell's execution hosts, node1..nodeN, an execd each "
-                    "(default: 1)")
+                    help="a new cell's execution hosts on this machine, node1..nodeN, an "
+                    "execd each; 0 for a master alone, whose hosts join from other "
+                    "machines (default: 1)")
+    up.add_argument("--listen", metavar="ADDR:PORT",
+                    help="where the master listens: an address of this machine, or "
+                    "0.0.0.0 for all of them, which others then reach by its host name; "
+                    "on an existing cell, a new place while its master is stopped "
+                    "(default: a new cell's master listens on 127.0.0.1, a free port)")
     up.add_argument("--slots", type=int, metavar="S",
                     help="a new cell's slots per host in all.q (default: the machine's CPUs)")
     up.add_argument("--load-report-time", type=float, default=10.0, metavar="SECONDS",
@@ -71,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         one.add_argument("name", help=name)
         one.add_argument("--renew", action="store_true",
                          help="replace the key pair it has (default: keep it)")
+        if what == "host":
+            one.add_argument("--bundle", metavar="FILE",
+                             help="also write FILE (mode 0600), all a machine without the "
+                             "cell's root needs to run the host's execd: the master's "
+                             "endpoint and public key, the host's name and key pair; "
+                             "there, 'gridd execd --join FILE' (default: no file)")
     key_sub.add_parser("list", help="the keys the master knows")
     down = sub.add_parser(
         "down", help="stop the local cell's daemons; running jobs go on",
@@ -83,21 +99,34 @@ def build_parser() -> argparse.ArgumentParser:
                       "them running)")
     sub.add_parser("status", help="show what runs")
     master = sub.add_parser("master", help="run the master in the foreground")
-    master.add_argument("--endpoint", help="where it listens (default: the cell's "
-                        "common/master_endpoint, which 'gridd up' chose)")
+    master.add_argument("--listen", metavar="ADDR:PORT",
+                        help="listen there from now on, as 'gridd up --listen' (default: "
+                        "where it listened last, which 'gridd up' chose)")
     master.add_argument("--schedule-interval", type=float, default=2.0, metavar="SECONDS",
                         help="seconds between scheduling runs at most, when nothing "
                         "prompts one sooner (default: %(default)g)")
     execd = sub.add_parser(
         "execd", help="run an execution daemon in the foreground",
-        description="SIGTERM or ^C ends it and leaves its jobs running for the next execd "
-        "of the host to take over (as qconf -ke); SIGUSR1 kills its jobs first (as qconf "
-        "-kej).")
-    execd.add_argument("--name", required=True,
+        description="Run the execd of a host of the cell, on this machine or another: by "
+        "default as the machine's host name, with the master's endpoint and key and the "
+        "host's key pair from the cell root, shared with the master or filled by --join. "
+        "A master that refuses the host's key ends it with status 1; one it cannot reach "
+        "it says so within 10 s and goes on trying. SIGTERM or ^C ends it and leaves its "
+        "jobs running for the next execd of the host to take over (as qconf -ke); SIGUSR1 "
+        "kills its jobs first (as qconf -kej).")
+    execd.add_argument("--name",
                        help="the execution host it serves; its key pair is the cell's "
-                       "common/keys/hosts/NAME.key (gridd keys host NAME)")
-    execd.add_argument("--master", required=True, dest="master_endpoint", metavar="ENDPOINT",
-                       help="where the master listens: the cell's common/master_endpoint")
+                       "common/keys/hosts/NAME.key (gridd keys host NAME) (default: the "
+                       "machine's host name)")
+    execd.add_argument("--master", dest="master_endpoint", metavar="ENDPOINT",
+                       help="where the master listens (default: the cell's "
+                       "common/master_endpoint)")
+    execd.add_argument("--join", metavar="FILE",
+                       help="first install what FILE, made by 'gridd keys host NAME "
+                       "--bundle FILE' on the master, holds into this machine's cell root "
+                       "(the endpoint, the master's key, host NAME's key pair), then serve "
+                       "as NAME; a plain 'gridd execd' does so afterwards (default: use the "
+                       "cell root as it is)")
     execd.add_argument("--load-report-time", type=float, default=10.0, metavar="SECONDS",
                        help="seconds between load reports to the master "
                        "(default: %(default)g)")
@@ -155,19 +184,103 @@ def cmd_master(base: Path, args: argparse.Namespace) -> int:
     from gridd.actors import clock
     from gridd.actors.master import serve
 
+    if args.listen:
+        try:
+            _listen_at(base, args.listen)
+        except ListenError as exc:
+            print(f"gridd: {exc}", file=sys.stderr)
+            return 1
     _log_to(paths.master_spool(base) / "messages")
-    endpoint = args.endpoint or paths.endpoint_file(base).read_text().strip()
-    serve(base, endpoint, args.schedule_interval, clock.SYSTEM)
+    serve(base, _bound_endpoint(base), args.schedule_interval, clock.SYSTEM)
     return 0
+
+
+def _bound_endpoint(base: Path) -> str:
+    """Where the master binds: what --listen chose, else common/master_endpoint itself."""
+    listen = paths.listen_file(base)
+    chosen = listen if listen.exists() else paths.endpoint_file(base)
+    return chosen.read_text().strip()
+
+
+def _listen_at(base: Path, text: str) -> bool:
+    """Make the master listen at `text` (ADDR:PORT) from its next start on; True when that
+    moves it. Refused while it runs: its execds and clients would lose it."""
+    listen = parse_listen(text, socket.gethostname())
+    endpoint_file = paths.endpoint_file(base)
+    before = endpoint_file.read_text().strip() if endpoint_file.exists() else None
+    if before is not None and (before, _bound_endpoint(base)) == (listen.public, listen.bind):
+        return False
+    if alive(read_pid(paths.master_spool(base) / "qmaster.pid")):
+        raise ListenError(f"the master of the cell under {base} runs, listening at {before}: "
+                          f"--listen {text} moves it only while it is stopped ('gridd "
+                          "down' or 'qconf -km' first)")
+    check_bindable(listen)
+    paths.master_spool(base).mkdir(parents=True, exist_ok=True)
+    paths.listen_file(base).write_text(f"{listen.bind}\n")
+    endpoint_file.parent.mkdir(parents=True, exist_ok=True)
+    endpoint_file.write_text(f"{listen.public}\n")
+    if before is not None:
+        print(f"gridd: the master now listens at {listen.bind.removeprefix('tcp://')}, "
+              f"reached at {listen.public} (was {before}); execds of other machines that "
+              "read the old endpoint are to be started again", file=sys.stderr)
+    return True
 
 
 def cmd_execd(base: Path, args: argparse.Namespace) -> int:
     from gridd.actors import clock
     from gridd.actors.execd import serve
 
-    _log_to(paths.execd_spool(args.name, base) / "messages")
-    serve(base, args.name, args.master_endpoint, args.load_report_time, clock.SYSTEM)
-    return 0
+    if args.join:
+        if args.name or args.master_endpoint:
+            print("gridd: --join takes the host's name and the master's endpoint from its "
+                  "bundle: no --name or --master with it", file=sys.stderr)
+            return 1
+        name = _join(base, args.join)
+        if name is None:
+            return 1
+    else:
+        name = args.name or socket.gethostname()
+    if not keys.valid_name(name):
+        print(f"gridd: {name!r} cannot name an execution host (letters, digits and _ . @ -, "
+              "not first . @ or -): give --name", file=sys.stderr)
+        return 1
+    endpoint = args.master_endpoint
+    if endpoint is None:
+        endpoint_file = paths.endpoint_file(base)
+        try:
+            endpoint = endpoint_file.read_text().strip()
+        except OSError as exc:
+            print(f"gridd: no master to connect to: no --master and {endpoint_file} cannot "
+                  f"be read ({exc.strerror}); the cell root is {base} (found by "
+                  f"{paths.root_origin()}): set GRIDD_ROOT to the cell's shared root, or "
+                  "join with 'gridd execd --join FILE' (gridd keys host NAME --bundle FILE "
+                  "on the master)", file=sys.stderr)
+            return 1
+    _log_to(paths.execd_spool(name, base) / "messages")
+    return serve(base, name, endpoint, args.load_report_time, clock.SYSTEM)
+
+
+def _join(base: Path, bundle_file: str) -> str | None:
+    """Install a join bundle in this machine's cell root: the name of the host it makes
+    this machine, or None when it cannot be used (said why, nothing installed)."""
+    from gridd import join_bundle
+
+    try:
+        bundle = join_bundle.read(bundle_file)
+        join_bundle.install(base, bundle)
+    except (join_bundle.BundleError, OSError) as exc:
+        text = f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) else str(exc)
+        print(f"gridd: cannot join: {text}", file=sys.stderr)
+        return None
+    print(f"gridd: joined the cell of the master at {bundle.master_endpoint} as host "
+          f"{bundle.host}: its keys and endpoint are in {base}; 'gridd execd' runs it from "
+          "now on", file=sys.stderr)
+    if bundle.host != socket.gethostname():
+        print(f"gridd: warning: this machine's host name is {socket.gethostname()}, not "
+              f"{bundle.host}: the master checks submit and admin hosts by the names their "
+              f"addresses resolve to; a plain 'gridd execd' here needs --name {bundle.host}",
+              file=sys.stderr)
+    return bundle.host
 
 
 def cmd_up(base: Path, args: argparse.Namespace) -> int:
@@ -176,6 +289,15 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     from gridd.cli.common import current_user
     from gridd.master.bootstrap import CellConfig
 
+    if args.hosts is not None and args.hosts < 0:
+        print(f"gridd: --hosts {args.hosts}: a number of hosts, 0 or more", file=sys.stderr)
+        return 1
+    if args.listen:
+        try:
+            _listen_at(base, args.listen)
+        except ListenError as exc:
+            print(f"gridd: {exc}", file=sys.stderr)
+            return 1
     paths.common(base).mkdir(parents=True, exist_ok=True)
     conf_file = paths.common(base) / "bootstrap.json"
     if conf_file.exists():
@@ -187,7 +309,8 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         for line in kept_shape(cell, args.hosts, args.slots):
             print(f"gridd: {line}", file=sys.stderr)
     else:
-        cell = CellConfig(hosts=[f"node{i}" for i in range(1, max(1, args.hosts or 1) + 1)],
+        hosts = 1 if args.hosts is None else args.hosts
+        cell = CellConfig(hosts=[f"node{i}" for i in range(1, hosts + 1)],
                           slots=args.slots or os.cpu_count() or 1, manager=current_user(),
                           machine=os.uname().nodename)
         keys.set_security(base, args.security or keys.CURVE)
@@ -230,7 +353,7 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         print(f"gridd: {exc}; see {paths.master_spool(base) / 'messages'}", file=sys.stderr)
         return 1
     print(f"gridd: cell up under {base}: master at {endpoint}, "
-          f"{len(cell.hosts)} host(s) x {cell.slots} slots in all.q")
+          f"{len(cell.hosts)} host(s) here x {cell.slots} slots in all.q")
     return 0
 
 
@@ -242,12 +365,13 @@ def kept_shape(cell: CellConfig, hosts: int | None, slots: int | None) -> list[s
              if value is not None and value != has]
     if not asked:
         return []
-    return [f"the cell keeps the shape it was made with, {len(cell.hosts)} host(s) "
-            f"({', '.join(cell.hosts)}) x {cell.slots} slots; only a new cell takes "
-            f"{' '.join(asked)}",
+    names = f" ({', '.join(cell.hosts)})" if cell.hosts else ""
+    return [f"the cell keeps the shape it was made with, {len(cell.hosts)} host(s)"
+            f"{names} x {cell.slots} slots; only a new cell takes {' '.join(asked)}",
             "to change this one: 'qconf -mattr queue slots S all.q'; a host more: 'gridd keys "
-            "host NAME', 'qconf -aattr queue hostlist NAME all.q', then 'gridd execd --name "
-            "NAME --master ENDPOINT' (ENDPOINT: common/master_endpoint)"]
+            "host NAME', then 'gridd execd' on host NAME, which joins @allhosts and all.q "
+            "as it registers (without the cell's root there: 'gridd keys host NAME --bundle "
+            "FILE', then 'gridd execd --join FILE' on it)"]
 
 
 def cmd_down(base: Path, args: argparse.Namespace) -> int:
@@ -318,10 +442,15 @@ def _keys(base: Path, args: argparse.Namespace) -> int:
         return 1
     kind = keys.USERS if args.what == "user" else keys.HOSTS
     path = keys.key_file(base, kind, args.name)
+    bundle = getattr(args, "bundle", None)
+    if bundle and keys.security(base) == keys.NONE:
+        print(f"gridd: the cell under {base} has no keys (made with --security none): its "
+              "hosts need no bundle", file=sys.stderr)
+        return 1
     if keys.has_pair(path) and not args.renew:
         print(f"gridd: {args.what} {args.name} has a key pair already ({path}); --renew "
               "replaces it")
-        return 0
+        return _write_bundle(base, args.name, bundle) if bundle else 0
     owner = None
     if kind == keys.USERS and os.geteuid() == 0:
         import pwd
@@ -341,7 +470,39 @@ def _keys(base: Path, args: argparse.Namespace) -> int:
     if kind == keys.USERS and owner is None and args.name != current_user():
         print(f"gridd: {secret} belongs to you: hand it to {args.name} privately, to use "
               "with GRIDD_KEY=FILE")
+    return _write_bundle(base, args.name, bundle) if bundle else 0
+
+
+def _write_bundle(base: Path, host: str, path: str) -> int:
+    """`gridd keys host NAME --bundle FILE`: the join bundle of a host that has its keys."""
+    from gridd import join_bundle
+
+    endpoint_file = paths.endpoint_file(base)
+    try:
+        endpoint = endpoint_file.read_text().strip()
+        master = keys.read_public(keys.key_file(base, keys.MASTER))
+        pair = keys.read_secret(keys.secret_file(base, keys.HOSTS, host))
+    except FileNotFoundError:
+        print(f"gridd: no cell under {base} to join (missing {endpoint_file}); start one "
+              "with 'gridd up' first", file=sys.stderr)
+        return 1
+    except keys.KeyFileError as exc:
+        print(f"gridd: {exc}", file=sys.stderr)
+        return 1
+    join_bundle.write(path, join_bundle.Bundle(host, endpoint, master, pair))
+    print(f"gridd: wrote {path} (mode 0600; it holds host {host}'s secret key): copy it "
+          f"to host {host} privately, run 'gridd execd --join {os.path.basename(path)}' "
+          "there, then delete it")
+    if _loopback(endpoint):
+        print(f"gridd: warning: the master is reached at {endpoint}, which other machines "
+              "cannot reach: 'gridd down', 'gridd up --listen ADDR:PORT' and a new bundle",
+              file=sys.stderr)
     return 0
+
+
+def _loopback(endpoint: str) -> bool:
+    host = endpoint.removeprefix("tcp://").rpartition(":")[0].strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 COMMANDS = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "master": cmd_master,

@@ -371,11 +371,11 @@ def _check_gridd(value: CommandInput) -> None:
 
 _GRIDD_WORDS = (
     "up", "down", "status", "master", "execd", "sim", "report", "dbwriter", "spool", "--hosts",
-    "--slots", "--load-report-time", "--spooling-method", "sqlite", "classic", "--endpoint",
+    "--slots", "--load-report-time", "--spooling-method", "sqlite", "classic", "--listen",
     "--schedule-interval", "--name", "--master", "--max-reservation", "--duration-offset",
     "--out", "--param", "--format", "--sql", "--export", "--html", "--db", "--to", "check",
     "backup", "restore", "convert", "-h", "nan", "inf", "1e9", "trace.swf", "k=v", "--size",
-    "allocated", "requested",
+    "allocated", "requested", "--join", "--bundle", "keys", "host", "0.0.0.0:1",
 )
 
 

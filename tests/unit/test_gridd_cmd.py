@@ -76,7 +76,9 @@ def test_gridd_up_on_a_cell_of_another_shape_says_what_it_kept(
     assert err[0] == ("gridd: the cell keeps the shape it was made with, 2 host(s) (node1, "
                       "node2) x 2 slots; only a new cell takes --hosts 5 --slots 4")
     assert "qconf -mattr queue slots S all.q" in err[1]
-    assert "qconf -aattr queue hostlist NAME all.q" in err[1]
+    # A host more needs its key and its execd, nothing of qconf: it joins @allhosts.
+    assert "a host more: 'gridd keys host NAME', then 'gridd execd' on host NAME" in err[1]
+    assert "gridd execd --join FILE" in err[1] and "qconf -aattr" not in err[1]
     assert err[2:] == [f"gridd: the cell under {made_cell} is already running"]
     assert msgspec.json.decode((made_cell / "common" / "bootstrap.json").read_bytes(),
                                type=CellConfig).hosts == ["node1", "node2"]
@@ -95,3 +97,51 @@ def test_kept_shape_names_only_the_flags_that_differ():
     assert kept_shape(cell, 1, 8) == []
     assert kept_shape(cell, 1, 4)[0].endswith("only a new cell takes --slots 4")
     assert kept_shape(cell, 3, None)[0].endswith("only a new cell takes --hosts 3")
+
+
+def test_kept_shape_of_a_master_alone_names_no_hosts():
+    assert kept_shape(CellConfig(hosts=[], slots=4), 2, None)[0] == (
+        "the cell keeps the shape it was made with, 0 host(s) x 4 slots; only a new cell "
+        "takes --hosts 2")
+
+
+def test_a_negative_number_of_hosts_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path / "cell"))
+    assert main(["up", "--hosts", "-1"]) == 1
+    assert capsys.readouterr().err == "gridd: --hosts -1: a number of hosts, 0 or more\n"
+    assert not (tmp_path / "cell").exists()
+
+
+def test_an_unusable_listen_address_makes_no_cell(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path / "cell"))
+    assert main(["up", "--listen", "master.example:6444"]) == 1
+    assert "'master.example' is not an IP address" in capsys.readouterr().err
+    assert main(["up", "--listen", "192.0.2.77:6444"]) == 1
+    assert "cannot listen on 192.0.2.77:6444: " in capsys.readouterr().err
+    assert not (tmp_path / "cell").exists()
+
+
+def test_listen_is_refused_while_the_master_runs(made_cell: Path,
+                                                 capsys: pytest.CaptureFixture[str]):
+    assert main(["master", "--listen", "127.0.0.1:2"]) == 1
+    assert capsys.readouterr().err == (
+        f"gridd: the master of the cell under {made_cell} runs, listening at "
+        "tcp://127.0.0.1:1: --listen 127.0.0.1:2 moves it only while it is stopped ('gridd "
+        "down' or 'qconf -km' first)\n")
+    assert (made_cell / "common" / "master_endpoint").read_text() == "tcp://127.0.0.1:1\n"
+    assert not (made_cell / "spool" / "qmaster" / "listen").exists()
+
+
+def test_join_takes_the_name_and_the_master_from_its_bundle(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["execd", "--join", "x.join", "--name", "node1"]) == 1
+    assert "no --name or --master with it" in capsys.readouterr().err
+
+
+def test_an_execd_name_that_cannot_name_a_host_is_refused(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["execd", "--name", "../x"]) == 1
+    assert "'../x' cannot name an execution host" in capsys.readouterr().err
