@@ -77,11 +77,13 @@ _CONNECTION_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
 class ExecdActor:
     def __init__(self, base: Path, name: str, endpoint: str, load_report_time: float,
                  curve: Curve | None, *, wall: Wall,
-                 unreached_after: float = UNREACHED_AFTER) -> None:
+                 unreached_after: float = UNREACHED_AFTER,
+                 connection: dict[str, int] | None = None) -> None:
         """`curve`: the master's public key and this host's key pair; None only on a
         cell made with `gridd up --security none`. `wall`: the clock of the reports'
         times (see gridd.actors.clock). `unreached_after`: seconds without a connection
-        before saying so."""
+        before saying so; `connection`: ZeroMQ's options of the connection (CONNECTION;
+        a test's heartbeats are shorter)."""
         self.base = base
         self.name = name
         self.endpoint = endpoint
@@ -108,6 +110,7 @@ class ExecdActor:
         self.kill_jobs = False
         self.refused = False  # the master refused this host's key: execd ends (REFUSED)
         self.unreached_after = unreached_after
+        self.connection = CONNECTION if connection is None else connection
         self.connected = False
         self.connection_changed = trio.Event()
         self.ctx = zmq.Context()
@@ -120,7 +123,7 @@ class ExecdActor:
                         "CURVE_SECRETKEY": self.curve.secret}
         sock = TrioSocket.create(self.ctx, zmq.DEALER, SNDHWM=0, RCVHWM=0,
                                  IPV6=ipv6(self.endpoint),
-                                 **CONNECTION, **security)
+                                 **self.connection, **security)
         monitor = TrioSocket(sock.zsock.get_monitor_socket(_CONNECTION_EVENTS))
         sock.connect(self.endpoint)
         self.sock = sock

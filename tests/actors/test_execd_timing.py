@@ -14,10 +14,12 @@ warning that fell due while no execd ran is not sent late.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -379,4 +381,71 @@ async def test_an_execd_that_cannot_reach_its_master_says_so_and_again_less_ofte
                 assert trio.current_time() - lost < 10
             nursery.cancel_scope.cancel()
     finally:
+        ctx.destroy(linger=0)
+
+
+class CutLink:
+    """A TCP relay between execd and its master whose link can be cut: what crosses the
+    cut connection from then on is swallowed, no FIN or RST, as when a machine is gone;
+    connections made afterwards get through."""
+
+    def __init__(self, target: str) -> None:
+        host, _, port = target.removeprefix("tcp://").rpartition(":")
+        self.target = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = f"tcp://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.cut_ones: set[int] = set()
+        self.made = 0
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self) -> None:
+        self.cut_ones.add(self.made)
+
+    def close(self) -> None:
+        for sock in [self.listener, *self.sockets]:
+            sock.close()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                near, _ = self.listener.accept()
+                far = socket.create_connection(self.target)
+                self.made += 1
+                self.sockets += [near, far]
+                for a, b in ((near, far), (far, near)):
+                    threading.Thread(target=self._pump, args=(a, b, self.made),
+                                     daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, number: int) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                if number not in self.cut_ones:
+                    sink.sendall(data)
+
+
+async def test_a_connection_gone_silent_is_dropped_and_made_again(tmp_path, mock_clock):
+    """Heartbeats find a master gone without a word (its link cut): execd drops the
+    connection, makes a new one and registers again. The heartbeats are ZeroMQ's, in real
+    time: here a ping every 0.1 s, the connection dropped 0.3 s after one unanswered
+    (CONNECTION's 10 s and 30 s measured 40.0 s from the cut to the new Register)."""
+    ctx = zmq.Context()
+    sock = TrioSocket.create(ctx, zmq.ROUTER, SNDHWM=0, RCVHWM=0)
+    link = CutLink(sock.bind("tcp://127.0.0.1:*"))
+    master = PlayedMaster(ctx, sock, mock_clock)
+    actor = ExecdActor(tmp_path, HOST, link.endpoint, 1000.0, None, wall=virtual_wall(),
+                       connection={**execd.CONNECTION, "HEARTBEAT_IVL": 100,
+                                   "HEARTBEAT_TIMEOUT": 300})
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(actor.run)
+            with real_time_limit(REAL_LIMIT):
+                await master.registered()
+                link.cut()
+                await until(lambda: not actor.connected)
+                await master.registered()
+                assert link.made == 2
+            nursery.cancel_scope.cancel()
+    finally:
+        link.close()
         ctx.destroy(linger=0)
