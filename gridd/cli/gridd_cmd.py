@@ -190,8 +190,14 @@ def cmd_master(base: Path, args: argparse.Namespace) -> int:
         except ListenError as exc:
             print(f"gridd: {exc}", file=sys.stderr)
             return 1
+    try:
+        endpoint = _bound_endpoint(base)
+    except FileNotFoundError as exc:
+        print(f"gridd: no cell under {base} (missing {exc.filename}): 'gridd up' makes one",
+              file=sys.stderr)
+        return 1
     _log_to(paths.master_spool(base) / "messages")
-    serve(base, _bound_endpoint(base), args.schedule_interval, clock.SYSTEM)
+    serve(base, endpoint, args.schedule_interval, clock.SYSTEM)
     return 0
 
 
@@ -221,8 +227,8 @@ def _listen_at(base: Path, text: str) -> bool:
     endpoint_file.write_text(f"{listen.public}\n")
     if before is not None:
         print(f"gridd: the master now listens at {listen.bind.removeprefix('tcp://')}, "
-              f"reached at {listen.public} (was {before}); execds of other machines that "
-              "read the old endpoint are to be started again", file=sys.stderr)
+              f"reached at {listen.public} (was {before}); execds still running with the "
+              "old endpoint are to be started again", file=sys.stderr)
     return True
 
 

@@ -145,3 +145,12 @@ def test_an_execd_name_that_cannot_name_a_host_is_refused(
         made_cell: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["execd", "--name", "../x"]) == 1
     assert "'../x' cannot name an execution host" in capsys.readouterr().err
+
+
+def test_a_master_without_a_cell_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path))
+    assert main(["master"]) == 1
+    assert capsys.readouterr().err == (
+        f"gridd: no cell under {tmp_path} (missing {tmp_path}/common/master_endpoint): "
+        "'gridd up' makes one\n")
