@@ -202,6 +202,11 @@ class SetupError(Exception):
         super().__init__(detail)
         self.failed = failed
 
+    @property
+    def reason(self) -> str:
+        """The report's failed_reason: the step's words, then the detail."""
+        return f"{FAILED_REASONS[self.failed]}: {self}"
+
 
 # ---- spool files ------------------------------------------------------------------
 
@@ -588,7 +593,7 @@ class TaskRunner:
             owner = self.owner(start.job.spec.owner)
         except SetupError as exc:
             self._stopped.discard(key)
-            report = self._setup_report(job_id, task_id, exc.failed, str(exc))
+            report = self._setup_report(job_id, task_id, exc.failed, exc.reason)
             return self._finish(task_dir(self.spool_dir, job_id, task_id), None, None, report)
         plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
                          owner=owner)
@@ -596,7 +601,7 @@ class TaskRunner:
             task = self._launch(plan)
         except SetupError as exc:
             self._stopped.discard(key)
-            report = self._setup_report(job_id, task_id, exc.failed, str(exc))
+            report = self._setup_report(job_id, task_id, exc.failed, exc.reason)
             return self._finish(plan.spool, plan.tmpdir, plan.script_path, report)
         return await self._follow(task, on_started)
 
@@ -863,14 +868,15 @@ class TaskRunner:
         """The report of a task whose shepherd is gone, from what it recorded."""
         state = task.state
         ended = _read_json(task.directory / ENDED, JobEnded)
-        if ended is not None and ended.error:
+        if ended is not None and ended.error:  # the shepherd's words, stamped as 8.1.9's
             report = self._setup_report(state.job_id, state.task_id, ended.failed,
                                         ended.error)
         elif ended is not None:
             report = self._exit_report(task, ended)
         elif not task.job_pid:
             report = self._setup_report(state.job_id, state.task_id, FAILED_BEFORE_JOB,
-                                        "the shepherd ended before starting the job")
+                                        f"{FAILED_REASONS[FAILED_BEFORE_JOB]}: the shepherd "
+                                        "ended before starting the job")
         else:
             report = self._lost_report(task)
         script = Path(state.script) if state.script else None
@@ -905,10 +911,10 @@ class TaskRunner:
             failed=task.failed, failed_reason=FAILED_REASONS.get(task.failed, ""),
             signal=signal_name, usage=usage)
 
-    def _setup_report(self, job_id: int, task_id: int, failed: int, detail: str) -> TaskReport:
+    def _setup_report(self, job_id: int, task_id: int, failed: int, reason: str) -> TaskReport:
         """A task that never started: start time 0, as qacct then prints ``-/-``. The
-        reason goes to the master with the report and to execd's log."""
-        reason = FAILED_REASONS[failed] + (f": {detail}" if detail else "")
+        reason goes to the master with the report (qstat -j shows it of a job it put in
+        error state) and to execd's log."""
         log.warning("task %d.%d failed before its job started: %s", job_id, task_id, reason)
         return TaskReport(
             job_id=job_id, task_id=task_id, host=self.host, start_time=0.0,

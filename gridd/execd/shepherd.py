@@ -23,7 +23,8 @@ runs as and where it runs come from ``TASK_DIR/config.json``: ``user``, ``uid``,
 ``exit.json``
     ``{"status", "start_time", "end_time", <rusage fields>}`` once the job ended, with the
     raw wait status; ``{"error", "failed"}`` instead when the job could not be started,
-    ``failed`` being Grid Engine's code for the step that failed.
+    ``failed`` being Grid Engine's code for the step that failed and ``error`` the line
+    ``qstat -j`` shows as the job's error reason (``stamped``).
 
 ``LOCK_FD`` is the task's ``lock`` file, locked (flock) by execd before the shepherd
 started: the lock lives as long as the shepherd holds the descriptor, so a lock that can
@@ -74,11 +75,18 @@ OUTPUT_MODE = 0o644
 
 
 class StartError(Exception):
-    """A step of starting the job failed; ``failed`` is Grid Engine's code for the step."""
+    """A step of starting the job failed; ``failed`` is Grid Engine's code for the step,
+    the text the line 8.1.9's ``qstat -j`` shows as the job's error reason (``stamped``)."""
 
-    def __init__(self, failed: int, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, failed: int, line: str) -> None:
+        super().__init__(line)
         self.failed = failed
+
+
+def stamped(message: str) -> str:
+    """A failure as 8.1.9 words the job's error reason: the local time, then the uid and
+    pid of the process that met it (the job's own, as its owner, for the owner's steps)."""
+    return f"{time.strftime('%m/%d/%Y %H:%M:%S')} [{os.geteuid()}:{os.getpid()}]: {message}"
 
 
 def shepherd_alive(task_dir: str | os.PathLike[str]) -> bool:
@@ -146,8 +154,9 @@ def become_owner(config: dict[str, Any]) -> None:
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
     except OSError as exc:
-        raise StartError(FAILED_BEFORE_JOB, f"can't switch to user {config['user']!r} "
-                                            f"(uid {uid}, gid {gid}): {exc.strerror}") from None
+        raise StartError(FAILED_BEFORE_JOB, stamped(
+            f"error: can't switch to user {config['user']!r} (uid {uid}, gid {gid}): "
+            f"{exc.strerror}")) from None
 
 
 def enter_job(command: list[str], config: dict[str, Any]) -> None:
@@ -158,21 +167,24 @@ def enter_job(command: list[str], config: dict[str, Any]) -> None:
     os.umask(JOB_UMASK)
     # A bare name is for the exec to find on the job's PATH.
     if "/" in command[0] and not os.access(command[0], os.X_OK):
-        raise StartError(FAILED_NO_SHELL, f"can't find shell {command[0]!r}")
+        raise StartError(FAILED_NO_SHELL, stamped(f'unable to find shell "{command[0]}"'))
     try:
         os.chdir(config["cwd"])
     except OSError as exc:
-        raise StartError(FAILED_NO_CWD,
-                         f"can't chdir to {config['cwd']!r}: {exc.strerror}") from None
-    outputs = [config["stdout"]] if config["merge"] else [config["stdout"], config["stderr"]]
-    streams: list[int] = []
+        raise StartError(FAILED_NO_CWD, stamped(
+            f"error: can't chdir to {config['cwd']}: {exc.strerror}")) from None
     try:
-        streams.append(os.open(config["stdin"], os.O_RDONLY))
-        for path in outputs:
+        streams = [os.open(config["stdin"], os.O_RDONLY)]
+    except OSError:
+        raise StartError(FAILED_OPEN_OUTPUT, stamped(
+            f"error: can't open {config['stdin']} as dummy input file")) from None
+    outputs = [config["stdout"]] if config["merge"] else [config["stdout"], config["stderr"]]
+    for path in outputs:
+        try:
             streams.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, OUTPUT_MODE))
-    except OSError as exc:
-        raise StartError(FAILED_OPEN_OUTPUT,
-                         f"can't open {exc.filename!r}: {exc.strerror}") from None
+        except OSError as exc:
+            raise StartError(FAILED_OPEN_OUTPUT, stamped(
+                f'error: can\'t open output file "{path}": {exc.strerror}')) from None
     if config["merge"]:
         streams.append(streams[1])
     for target, fd in enumerate(streams):  # none below 3: the shepherd's own 0-2 are open
@@ -198,8 +210,8 @@ def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any
         except StartError as exc:
             os.write(errors_write, f"{exc.failed} {exc}".encode(errors="replace"))
         except BaseException as exc:  # whatever it is, the child must end here
-            text = f"{FAILED_BEFORE_JOB} can't start job: {exc}"
-            os.write(errors_write, text.encode(errors="replace"))
+            line = stamped(f"error: can't start job: {exc}")
+            os.write(errors_write, f"{FAILED_BEFORE_JOB} {line}".encode(errors="replace"))
         finally:
             os._exit(127)
     os.close(errors_write)
@@ -219,7 +231,7 @@ def launch(task_dir: str, command: list[str]) -> int:
         config = read_config(os.path.join(task_dir, "config.json"))
         return start_job(command, env, config)
     except (OSError, ValueError) as exc:
-        raise StartError(FAILED_BEFORE_JOB, f"can't start job: {exc}") from None
+        raise StartError(FAILED_BEFORE_JOB, stamped(f"error: can't start job: {exc}")) from None
 
 
 def shepherd(task_dir: str, lock_fd: int, notify_fd: int, command: list[str]) -> int:

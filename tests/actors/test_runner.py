@@ -5,6 +5,7 @@ from __future__ import annotations
 import getpass
 import os
 import pwd
+import re
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,8 @@ from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask
 
 HOST = "node1"
+# 8.1.9's stamp before a start failure's words: local time, [uid:pid] of who met it.
+_STAMP = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d \[(\d+):(\d+)\]: ")
 ROOT = "/opt/gridd"
 
 
@@ -75,6 +78,13 @@ def binary(work: Path, *argv: str, **kw: object) -> StartTask:
 
 def script(work: Path, text: str, **kw: object) -> StartTask:
     return start_of(work, script=text, script_name="job.sh", **kw)
+
+
+def unstamped(reason: str) -> tuple[int, str]:
+    """The uid in a start failure's stamp (see shepherd.stamped) and the words after it."""
+    stamp = _STAMP.match(reason)
+    assert stamp is not None, reason
+    return int(stamp.group(1)), reason[stamp.end():]
 
 
 def read_env(path: Path) -> dict[str, str]:
@@ -314,9 +324,8 @@ async def test_unwritable_output_fails_26(work: Path, runner: TaskRunner) -> Non
     start = binary(work, "true", stdout_path=["/nonexistent/dir/out"])
     report = await runner.run_task(start, on_started)
     assert report.failed == FAILED_OPEN_OUTPUT
-    assert report.failed_reason == (
-        "opening input/output file: can't open '/nonexistent/dir/out': "
-        "No such file or directory")
+    assert unstamped(report.failed_reason) == (os.geteuid(), (
+        "error: can't open output file \"/nonexistent/dir/out\": No such file or directory"))
     assert (report.start_time, report.exit_status) == (0.0, 0)
     assert started == []
     assert load_pending_reports(work / "spool") == [report]
@@ -326,14 +335,28 @@ async def test_unwritable_output_fails_26(work: Path, runner: TaskRunner) -> Non
 async def test_missing_workdir_fails_28(work: Path, runner: TaskRunner) -> None:
     report = await runner.run_task(binary(work, "true", cwd=str(work / "gone")))
     assert report.failed == FAILED_NO_CWD
-    assert report.failed_reason.startswith("changing into working directory: can't chdir to ")
+    assert unstamped(report.failed_reason)[1] == (
+        f"error: can't chdir to {work / 'gone'}: No such file or directory")
+
+
+async def test_missing_input_fails_26(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "true", stdin_path="/nonexistent/in"))
+    assert report.failed == FAILED_OPEN_OUTPUT
+    assert unstamped(report.failed_reason)[1] == (
+        "error: can't open /nonexistent/in as dummy input file")
+
+
+async def test_unwritable_error_file_fails_26(work: Path, runner: TaskRunner) -> None:
+    report = await runner.run_task(binary(work, "true", stderr_path=["/nonexistent/err"]))
+    assert report.failed == FAILED_OPEN_OUTPUT
+    assert unstamped(report.failed_reason)[1] == (
+        "error: can't open output file \"/nonexistent/err\": No such file or directory")
 
 
 async def test_missing_shell_fails_27(work: Path, runner: TaskRunner) -> None:
     report = await runner.run_task(script(work, "exit 0\n", shell="/nonexistent/sh"))
     assert report.failed == FAILED_NO_SHELL
-    assert report.failed_reason == (
-        "searching requested shell: can't find shell '/nonexistent/sh'")
+    assert unstamped(report.failed_reason)[1] == 'unable to find shell "/nonexistent/sh"'
     assert not (work / "spool" / "job_scripts" / "17").exists()
 
 

@@ -37,6 +37,7 @@ from gridd.execd.runner import (
 from gridd.execd.shepherd import FAILED_NO_CWD, FAILED_OPEN_OUTPUT
 from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask, TaskReport
+from tests.actors.test_runner import unstamped
 from tests.users import interpreter, people, python_path
 
 __all__ = ["people"]  # the module fixture that makes the users
@@ -218,8 +219,8 @@ async def test_output_is_opened_as_the_owner(
     closed.mkdir(mode=0o755)
     report = await runner.run_task(binary(base, "roland", "true", stdout_path=[str(closed)]))
     assert report.failed == FAILED_OPEN_OUTPUT
-    assert report.failed_reason == (f"opening input/output file: can't open "
-                                    f"'{closed}/job.o{JOB_ID}': Permission denied")
+    assert unstamped(report.failed_reason) == (pwd.getpwnam("roland").pw_uid, (
+        f"error: can't open output file \"{closed}/job.o{JOB_ID}\": Permission denied"))
     assert list(closed.iterdir()) == []
     assert not (base / "tmp" / f"{JOB_ID}.1.all.q").exists()
 
@@ -230,7 +231,8 @@ async def test_output_is_opened_as_the_owner(
                                           stdout_path=[str(work / "stolen")],
                                           job_id=JOB_ID + 1))
     assert report.failed == FAILED_OPEN_OUTPUT
-    assert report.failed_reason.endswith(f"can't open '{secret}': Permission denied")
+    assert unstamped(report.failed_reason)[1] == (
+        f"error: can't open {secret} as dummy input file")
     assert not (work / "stolen").exists()
 
 
@@ -242,8 +244,8 @@ async def test_working_directory_is_entered_as_the_owner(
     report = await runner.run_task(binary(base, "roland", "true", cwd=str(closed),
                                           stdout_path=[str(work / "out")]))
     assert report.failed == FAILED_NO_CWD
-    assert report.failed_reason == (f"changing into working directory: can't chdir to "
-                                    f"'{closed}': Permission denied")
+    assert unstamped(report.failed_reason) == (
+        pwd.getpwnam("roland").pw_uid, f"error: can't chdir to {closed}: Permission denied")
 
 
 async def test_unknown_owner_fails_before_the_job(base: Path, runner: TaskRunner) -> None:
