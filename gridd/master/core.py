@@ -28,7 +28,7 @@ from gridd.model.complexes import ComplexTable
 from gridd.model.job import Job, Task, Usage
 from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency
-from gridd.model.task_lifecycle import ACTIVE, DONE, PENDING
+from gridd.model.task_lifecycle import ACTIVE, DONE, JOB_ERRORS, PENDING
 from gridd.model.values import is_unsigned
 from gridd.sched.plan import Planner
 
@@ -132,11 +132,21 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         """The tasks the scheduler may start: pending, not held (a dependency holds all,
         an array dependency the tasks whose like-numbered predecessor is not done)."""
         pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
+        if pending and job.job_id in self.unaccounted:
+            pending = [n for n in pending
+                       if not self.failed_run_unaccounted(job.job_id, job.tasks[n])]
         if not pending or self._held_by_dependency(job):
             return []
         if job.spec.hold_jid_ad:
             pending = [n for n in pending if not self._waits_for_task(job, n)]
         return pending
+
+    def failed_run_unaccounted(self, job_id: int, task: Task) -> bool:
+        """Whether the run that put a task in error state waits to be accounted: until
+        it is, a task that qmod -cj cleared is not scheduled, since a restarted master
+        accounts that run again from the task's fields, which a new run would overwrite."""
+        return (task.failed in JOB_ERRORS
+                and (job_id, task.task_id) in self.s.outbox.values())
 
     def _waits_for_task(self, job: Job, task_id: int) -> bool:
         """Whether a task waits for the like-numbered task of an array it names with

@@ -22,6 +22,8 @@ from gridd.model.task_lifecycle import (
     CONTINUE,
     DELETING,
     DONE,
+    ERROR,
+    PENDING,
     RESCHEDULED,
     RUNNING,
     STARTED,
@@ -213,12 +215,14 @@ class Execution:
         task = job.tasks.get(report.task_id) if job else None
         if job is None or task is None:
             return
-        end = finish_event(task)
+        end = finish_event(task, report.failed)
         if not allows(task.state, end):
             return
         self._release(job, task, fx)
         task.move(end)
-        task.start_time = report.start_time or task.start_time
+        # A job in error state never ran: qacct prints its start as -/-, as 8.1.9 does.
+        task.start_time = report.start_time if task.state == ERROR else (
+            report.start_time or task.start_time)
         task.end_time = report.end_time
         task.exit_status = report.exit_status
         task.failed = report.failed
@@ -234,6 +238,9 @@ class Execution:
             task.failed, task.failed_reason = FAILED_RESCHEDULED, "rescheduling"
             reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
                               "execution daemon", task.host, "job rescheduled")
+            return
+        if task.state == ERROR:  # its run accounted; qstat -j shows why, qmod -cj clears it
+            reporting.consumables(self, task.host, now, fx)
             return
         reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
                           "execution daemon", task.host, "job exited")
@@ -307,6 +314,7 @@ class Execution:
             fx.outbox_done.append(seq)
             job_id = entry[0]
             self._after_rescheduled_run(job_id, entry[1], fx)
+            self._after_failed_run(job_id, entry[1], fx)
             self.unaccounted[job_id] -= 1
             if not self.unaccounted[job_id]:
                 del self.unaccounted[job_id]
@@ -328,6 +336,14 @@ class Execution:
         for name in Task.__struct_fields__:
             setattr(task, name, getattr(fresh, name))
         fx.sched.append(self.sched_job(job) or no_pending(job))
+
+    def _after_failed_run(self, job_id: int, task_id: int, fx: Effects) -> None:
+        """A run that put its task in error state is accounted: the task, if qmod -cj
+        cleared it meanwhile, may be scheduled now (see Master.failed_run_unaccounted)."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        if job is not None and task is not None and task.state == PENDING:
+            self.announce(job, fx)
 
     def pending_accounting(self) -> list[p.AccountTask | p.ReportRecord]:
         out: list[p.AccountTask | p.ReportRecord] = [

@@ -192,7 +192,8 @@ def _clear_error(master: Master, job: Job, task: Task, what: str, req: p.Qmod,
     before = task.state
     task.move(CLEAR_ERROR)
     if task.state != before:  # out of its error state: it waits again
-        task.failed, task.failed_reason = 0, ""
+        # failed and its reason stay the failed run's until it is accounted (a restart
+        # accounts it from them) and the next run's end replaces them
         fx.dirty_tasks.add((job.job_id, task.task_id))
         master.announce(job, fx)
     return f"{req.user}@{req.host} cleared error state of {what}"

@@ -25,7 +25,7 @@ HELD = "hqw"  # by a hold of HOLDS (qsub -h, qhold)
 TRANSFERRING = "t"  # sent to its execd, not known to run yet
 RUNNING = "r"
 DELETING = "dr"  # qdel asked its execd to kill it
-ERROR = "Eqw"  # (no event of gridd's leads here: only qmod -cj and qdel lead away)
+ERROR = "Eqw"  # its job could not be started for a fault of its own (JOB_ERRORS)
 # A run ended by qmod -r: the task waits again once that run is accounted (until then the
 # record may still have to be made anew from it, after a restart).
 RESCHEDULED = "Rq"
@@ -55,6 +55,7 @@ DELETE = "delete"  # qdel
 FORCE_DELETE = "force delete"  # qdel -f: forgotten at once, killed or not
 FINISH = "finish"  # its execd reports its end, or it was lost with its host
 FINISH_RESCHEDULED = "finish rescheduled"  # the end of a run qmod -r asked to end
+FAIL = "fail"  # its execd could not start its job, for a fault of the job's (JOB_ERRORS)
 REQUEUE = "requeue"  # its rescheduled run accounted: it waits again,
 REQUEUE_HELD = "requeue held"  # held when it has holds,
 DROP = "drop"  # done when qdel asked meanwhile
@@ -70,11 +71,13 @@ TABLE: dict[str, dict[str, str]] = {
               DELETE: DONE, FORCE_DELETE: DONE},
     HELD: {HOLD: HELD, RELEASE: PENDING, DELETE: DONE, FORCE_DELETE: DONE},
     ERROR: {CLEAR_ERROR: PENDING, DELETE: DONE, FORCE_DELETE: DONE},
+    # RUNNING may fail to start too: a load report lists a task while its shepherd starts
     TRANSFERRING: {**dict.fromkeys(_MARKS, TRANSFERRING), STARTED: RUNNING,
                    RESCHEDULE: TRANSFERRING, DELETE: DELETING, FORCE_DELETE: DONE,
-                   FINISH: DONE, FINISH_RESCHEDULED: RESCHEDULED},
+                   FINISH: DONE, FINISH_RESCHEDULED: RESCHEDULED, FAIL: ERROR},
     RUNNING: {**dict.fromkeys(_MARKS, RUNNING), RESCHEDULE: RUNNING, DELETE: DELETING,
-              FORCE_DELETE: DONE, FINISH: DONE, FINISH_RESCHEDULED: RESCHEDULED},
+              FORCE_DELETE: DONE, FINISH: DONE, FINISH_RESCHEDULED: RESCHEDULED,
+              FAIL: ERROR},
     # qdel again sends the kill again; qmod -r leaves it to its deletion
     DELETING: {**dict.fromkeys(_MARKS, DELETING), DELETE: DELETING, FORCE_DELETE: DONE,
                FINISH: DONE},
@@ -96,11 +99,23 @@ def allows(state: str, event: str) -> bool:
     return after(state, event) is not None
 
 
-def finish_event(task: Task) -> str:
-    """How a run's end moves its task: rescheduled when qmod -r asked for it and qdel did
-    not ask since."""
+# The failures (accounting(5)'s codes) that are the job's own fault, not the host's nor
+# its queue's: opening an input or output file (26), finding its shell (27), entering its
+# working directory (28), all met on the execution host. 8.1.9 leaves the queue alone and
+# puts the job in error state with the reason (the run is accounted) until qmod -cj; any
+# other failure ends the task. The execd's shepherd defines the codes (a test holds the
+# two together).
+JOB_ERRORS = frozenset({26, 27, 28})
+
+
+def finish_event(task: Task, failed: int) -> str:
+    """How a run's end, ``failed`` as its execd reports it, moves its task: rescheduled
+    when qmod -r asked for it and qdel did not ask since; in error when its job could not
+    start for a fault of its own and nobody asked for its end."""
     if task.rescheduling and not task.delete_requested:
         return FINISH_RESCHEDULED
+    if failed in JOB_ERRORS and not task.delete_requested:
+        return FAIL
     return FINISH
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gridd import protocol as p
 from gridd.master.core import Master
 from gridd.master.state import Effects
-from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, NEW, PENDING, TABLE
+from gridd.model.task_lifecycle import ACTIVE, DONE, NEW, TABLE
 from tests.unit.test_master_core import make_master, schedule, spec
 
 STEPS = {(state, new) for state, moves in TABLE.items() for new in moves.values()}
@@ -37,14 +37,15 @@ def _tasks(master: Master) -> dict[tuple[int, int], str]:
             for job in master.s.jobs.values() for task in job.tasks.values()}
 
 
-def _report(job_id: int, task_id: int, host: str, now: float, n: int) -> p.TaskReport:
+def _report(job_id: int, task_id: int, host: str, now: float, n: int,
+            failed: int = 0) -> p.TaskReport:
     return p.TaskReport(job_id=job_id, task_id=task_id, host=host, start_time=now - 1,
-                        end_time=now, exit_status=n % 3)
+                        end_time=now, exit_status=n % 3, failed=failed)
 
 
 def _apply(master: Master, op: str, n: int, now: float) -> None:
-    """One message to the master (or, for "error", a task put in Eqw as a spool may hold
-    one: nothing of gridd's leads there)."""
+    """One message to the master ("error": an execd's report of a job that could not
+    start for a fault of its own, its working directory, files or shell)."""
     fx = Effects()
     tasks = [(j.job_id, t) for j in master.s.jobs.values() for t in j.tasks.values()]
     job = _likely(sorted(master.s.jobs), n, lambda j: any(
@@ -85,10 +86,9 @@ def _apply(master: Master, op: str, n: int, now: float) -> None:
     elif op == "accounted":
         seqs = sorted(master.s.outbox)
         master.accounted([s for i, s in enumerate(seqs) if n >> i & 1], fx)
-    elif op == "error":
-        waiting = [t for _, t in tasks if t.state == PENDING]
-        if waiting:
-            _pick(waiting, n).state = ERROR
+    elif op == "error" and active:
+        master.task_finished(_report(active[0], active[1].task_id, active[1].host or host,
+                                     now, n, failed=(26, 27, 28)[n % 3]), now, fx)
     elif op == "lost hosts":
         master.check_hosts(now + 1000, fx)
 
@@ -102,16 +102,15 @@ def test_the_masters_task_states_follow_the_table(ops: list[tuple[str, int]]):
     for now, (op, n) in enumerate(ops, start=1):
         _apply(master, op, n, float(now))
         after = _tasks(master)
-        if op != "error":
-            for key, state in after.items():
-                old = before.get(key)
-                if old is None:
-                    assert state in TABLE[NEW].values(), (op, key, state)
-                elif old != state:
-                    assert (old, state) in STEPS, (op, key, old, state)
-            for key, old in before.items():
-                if key not in after:  # the job is over: done, this time or before
-                    assert old == DONE or (old, DONE) in STEPS, (op, key, old)
+        for key, state in after.items():
+            old = before.get(key)
+            if old is None:
+                assert state in TABLE[NEW].values(), (op, key, state)
+            elif old != state:
+                assert (old, state) in STEPS, (op, key, old, state)
+        for key, old in before.items():
+            if key not in after:  # the job is over: done, this time or before
+                assert old == DONE or (old, DONE) in STEPS, (op, key, old)
         assert set(master.running) == {key for key, state in after.items()
                                        if state in ACTIVE}, op
         before = after
