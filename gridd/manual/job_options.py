@@ -15,9 +15,13 @@ from gridd.manual.common import (
 from gridd.manual.page import Option, Term
 
 _YES_NO = "y[es]|n[o]"
+# Where every path of a job is resolved, and what a path that fails there does.
+_ON_THE_HOST = ("It is resolved on the execution host, as the job's owner: if it cannot be "
+                "used there, the job does not start and waits in error state (Eqw; qstat -j "
+                "says why) until qmod -cj clears it.")
 _PATHS = ("$HOME, $USER, $JOB_ID, $JOB_NAME, $HOSTNAME and $TASK_ID are replaced by their "
           "values; of several paths, the one whose host: prefix names the execution host is "
-          "taken, else one without a prefix.")
+          "taken, else one without a prefix. " + _ON_THE_HOST)
 _HARD_SOFT = ("Requests after -soft are preferences, the scheduler's to weigh; those before "
               "it, or after -hard, must be met.")
 
@@ -46,7 +50,7 @@ OPTIONS: dict[str, Option] = {option.name: option for option in (
            text="gridd offers no checkpointing environment: naming one is refused."),
     Option("-cwd", summary="run in the current directory",
            text="Run the job in the directory the command is given in (default: the "
-                "owner's home directory)."),
+                "owner's home directory). " + _ON_THE_HOST),
     Option("-dc", "simple_context_list", "delete context variables",
            text="Delete these variables from the job's context."),
     Option("-dl", "date_time", "deadline (for deadlineusers)",
@@ -63,7 +67,8 @@ OPTIONS: dict[str, Option] = {option.name: option for option in (
            text="Each task of this array job waits until the task of the same number of "
                 "each array job named has ended."),
     Option("-i", "file", "standard input of the job",
-           text="The file the job reads as its standard input (default: /dev/null)."),
+           text="The file the job reads as its standard input (default: /dev/null). "
+                + _ON_THE_HOST),
     Option("-j", _YES_NO, "write standard error into standard output",
            text="With y, standard error goes where standard output goes."),
     Option("-js", "job_share", "job share (an unsigned number)",
@@ -127,7 +132,7 @@ OPTIONS: dict[str, Option] = {option.name: option for option in (
                 "e refuses it if none could, w warns and takes it, n (the default) does "
                 "not check, v and p only say whether one could and submit nothing."),
     Option("-wd", "working_directory", "run in working_directory",
-           text="The directory the job runs in."),
+           text="The directory the job runs in. " + _ON_THE_HOST),
 )}
 
 TERMS = (
