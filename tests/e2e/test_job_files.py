@@ -89,8 +89,14 @@ def test_each_file_a_job_cannot_open_is_its_error_reason(cell: Cell, tmp_path: P
     failed = {job: accounted(cell, job, 1)[0]["failed"] for job in jobs}
     assert list(failed.values()) == ["26  : opening input/output file"] * 4 + [
         "28  : changing into working directory", "27  : searching requested shell"]
+    # qalter mends the path, and qmod -cj lets the job run with it
+    first, second = list(jobs)[:2]
+    assert cell.ok("qalter", "-e", f"{tmp_path}/err.$JOB_ID", str(second)) == (
+        f"modified stderr path list of job {second}\n")
+    cell.ok("qmod", "-cj", str(second))
+    assert accounted(cell, second, 2)[1]["failed"] == "0"
+    assert (tmp_path / f"err.{second}").exists()
     # qdel ends a job in error state with nothing more accounted
-    first = next(iter(jobs))
     cell.ok("qdel", str(first))
     wait_for(lambda: cell.run("qstat", "-j", str(first)).returncode != 0,
              what="job deleted and forgotten")  # once all it had to account is
