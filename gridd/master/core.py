@@ -134,14 +134,14 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         pending = [t.task_id for t in job.tasks.values() if t.state == PENDING]
         if pending and job.job_id in self.unaccounted:
             pending = [n for n in pending
-                       if not self.failed_run_unaccounted(job.job_id, job.tasks[n])]
+                       if not self._failed_run_unaccounted(job.job_id, job.tasks[n])]
         if not pending or self._held_by_dependency(job):
             return []
         if job.spec.hold_jid_ad:
             pending = [n for n in pending if not self._waits_for_task(job, n)]
         return pending
 
-    def failed_run_unaccounted(self, job_id: int, task: Task) -> bool:
+    def _failed_run_unaccounted(self, job_id: int, task: Task) -> bool:
         """Whether the run that put a task in error state waits to be accounted: until
         it is, a task that qmod -cj cleared is not scheduled, since a restarted master
         accounts that run again from the task's fields, which a new run would overwrite."""

@@ -23,6 +23,7 @@ from gridd.model.task_lifecycle import (
     DELETING,
     DONE,
     ERROR,
+    JOB_ERRORS,
     PENDING,
     RESCHEDULED,
     RUNNING,
@@ -339,10 +340,11 @@ class Execution:
 
     def _after_failed_run(self, job_id: int, task_id: int, fx: Effects) -> None:
         """A run that put its task in error state is accounted: the task, if qmod -cj
-        cleared it meanwhile, may be scheduled now (see Master.failed_run_unaccounted)."""
+        cleared it meanwhile, may be scheduled now (see Master._failed_run_unaccounted)."""
         job = self.s.jobs.get(job_id)
         task = job.tasks.get(task_id) if job is not None else None
-        if job is not None and task is not None and task.state == PENDING:
+        if (job is not None and task is not None and task.state == PENDING
+                and task.failed in JOB_ERRORS):
             self.announce(job, fx)
 
     def pending_accounting(self) -> list[p.AccountTask | p.ReportRecord]:
