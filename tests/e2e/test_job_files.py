@@ -8,6 +8,7 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import signal
 from pathlib import Path
 
 from tests.e2e.conftest import Cell, wait_for
@@ -53,6 +54,11 @@ def test_a_working_directory_gone_puts_the_job_in_error_until_qmod_cj(
     assert (record["failed"], record["start_time"], record["exit_status"]) == (
         "28  : changing into working directory", "-/-", "0")
     assert state_of(cell, job) == "Eqw"  # accounted, still waiting
+    os.kill(cell.master_pid(), signal.SIGKILL)  # the error state and its reason are kept
+    wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
+    cell.start_master()
+    wait_for(lambda: cell.run("qstat").returncode == 0, what="master back")
+    assert error_reason(cell, job) == reason
     gone.mkdir()
     assert cell.run("qmod", "-cj", str(job)).stdout == (
         f"{USER}@{HOST} cleared error state of job {job}\n")
