@@ -15,6 +15,7 @@ from gridd.execd.runner import (
     DEFAULT_PATH,
     FAILED_AFTER_JOB,
     FAILED_LIMIT,
+    Owner,
     TaskRunner,
     binary_command_line,
     cpu_ticks,
@@ -24,6 +25,7 @@ from gridd.execd.runner import (
     output_path,
     parse_io,
     parse_vm,
+    plan_task,
     task_dir,
 )
 from gridd.execd.shepherd import FAILED_NO_CWD, FAILED_NO_SHELL, FAILED_OPEN_OUTPUT
@@ -116,6 +118,21 @@ def test_output_path_rules(tmp_path: Path) -> None:
     assert output_path(entries, HOST, wd, "d", pseudo) == "/mine"
     assert output_path(entries[:2], HOST, wd, "d", pseudo) == "/plain"
     assert output_path(entries[:1], HOST, wd, "d", pseudo) == "/o"
+
+
+def test_paths_are_resolved_for_the_execution_host(work: Path) -> None:
+    """The same job's paths on two hosts: each takes its own host: entry, its own host
+    name and the owner's home there (the working directory without -cwd or -wd)."""
+    start = binary(work, "true", cwd="", stderr_path=["node2:/n2/$HOSTNAME.err", "/e/$HOSTNAME"],
+                   stdout_path=["/all/$HOSTNAME.$JOB_ID.$USER"])
+    owner = Owner(name="alice", uid=1, gid=1, groups=(1,), home="/home/alice")
+    plans = {host: plan_task(start, host=host, spool_dir=work / "spool", root=ROOT,
+                             owner=owner) for host in ("node1", "node2")}
+    user = start.job.spec.owner
+    assert [(p.workdir, p.stdout, p.stderr) for p in plans.values()] == [
+        ("/home/alice", f"/all/node1.17.{user}", "/e/node1"),
+        ("/home/alice", f"/all/node2.17.{user}", "/n2/node2.err")]
+    assert plans["node2"].env["SGE_STDERR_PATH"] == "/n2/node2.err"
 
 
 def test_parse_vm() -> None:
