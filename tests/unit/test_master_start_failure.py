@@ -87,3 +87,16 @@ def test_a_job_asked_to_end_ends_when_it_cannot_start():
     master.delete(p.Delete(targets=["1"], user="alice"), 2.5, Effects())
     _failed(master, start, 28, 3.0)
     assert master.s.jobs[1].tasks[0].state == DONE
+
+
+def test_the_tasks_of_an_array_fail_and_are_cleared_each_on_its_own():
+    master = make_master(hosts=1, slots=2)
+    master.submit(spec(cwd="/gone", array=(1, 2, 1)), 1.0, Effects())
+    starts = [m for _, m in schedule(master, 2.0).to_execd if isinstance(m, p.StartTask)]
+    seqs = [[seq for seq, _, _ in _failed(master, start, 28, 3.0).outbox] for start in starts]
+    job = master.s.jobs[1]
+    assert [t.state for t in job.tasks.values()] == [ERROR, ERROR]
+    master.qmod(p.Qmod(action="cj", targets=["1"], user="root", host="vm"), 4.0, Effects())
+    assert [t.state for t in job.tasks.values()] == [PENDING, PENDING]
+    master.accounted(seqs[1], Effects())  # task 2's failed run only
+    assert master.sched_job(job).pending == [2]
