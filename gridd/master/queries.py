@@ -166,14 +166,15 @@ class Queries:
 
     def priorities(self, jobs: list[Job], now: float) -> dict[int, Priority]:
         """Each job's priority as the scheduler orders by it (gridd.model.priority),
-        normalised over those of these jobs it plans or has started: a held job, or one
-        whose -a time is still to come, is left out, as 8.1.9 leaves it out, and shows
-        nothing worked out."""
+        normalised over those of these jobs it plans or has started, or that wait in
+        error state (8.1.9 works theirs out too): a held job, or one whose -a time is
+        still to come, is left out, as 8.1.9 leaves it out, and shows nothing worked out."""
         weights = self.plan.weights()
         resources = self._resource_urgency()
         considered = [job for job in jobs if (
             job.spec.start_time <= now and self._schedulable(job)) or any(
-            (job.job_id, t.task_id) in self.running for t in job.tasks.values())]
+            (job.job_id, t.task_id) in self.running or t.state == ERROR
+            for t in job.tasks.values())]
         parts = []
         for job in considered:
             parts.append((job.spec.priority, urgency(

@@ -48,6 +48,8 @@ def test_a_working_directory_gone_puts_the_job_in_error_until_qmod_cj(
     assert re.fullmatch(f"{STAMP}error: can't chdir to {gone}: No such file or directory",
                         reason), reason
     assert "Job is in error state" in cell.ok("qstat", "-j", str(job))
+    (line,) = [ln for ln in cell.ok("qstat").splitlines() if ln.split()[0] == str(job)]
+    assert line.split()[1:] == ["0.50000", "true", USER, "Eqw", *line.split()[5:7], "1"]
     for host in ("node1", "node2"):  # the queue is not in error
         assert not instance_line(cell, f"all.q@{host}").endswith("E")
     (record,) = accounted(cell, job, 1)

@@ -44,6 +44,8 @@ def test_a_job_that_cannot_enter_its_directory_waits_in_error_its_run_accounted(
     assert not master.running and not master.s.finished  # its slot free, the job not over
     assert "Job is in error state" in master.job_info(master.s.jobs[1], 3.0)
     assert master.sched_job(master.s.jobs[1]) is None
+    # its priority is worked out, as 8.1.9's qstat shows it of a job in Eqw (0.50000)
+    assert master.query_jobs(p.QueryJobs(), 3.0).priorities[1] == 0.5
     fx = _failed(master, start, 28, 4.0)  # sent again: acknowledged, counted once
     assert not fx.outbox and task.state == ERROR
 
