@@ -64,10 +64,14 @@ whose files (everything above, under its spool) stay its own. What execd itself 
 for the job is handed to the owner: the spooled copy of the job script (mode 0700) and
 TMPDIR, made anew (anything already at its path is removed first, so nobody can plant
 files in it); output files and the working directory are opened by the job's process
-as the owner, so a path the owner may not use fails as it would for them. An execd
-started as another user runs only that user's jobs and refuses the rest. An owner unknown
-here, or refused, fails the task "before job" with the reason, like any other failure to
-start; execd logs it too.
+as the owner, so a path the owner may not use fails as it would for them. Every path
+is resolved here, on the execution host (``plan_task``, ``output_path``): a directory
+that is not there, or that the owner may not use, fails the task with Grid Engine's
+code and 8.1.9's words (the shepherd's), and the master then keeps the job in error
+state (``task_lifecycle.JOB_ERRORS``) rather than ending it. An execd started as
+another user runs only that user's jobs and refuses the rest. An owner unknown here, or
+refused, fails the task "before job" with the reason, like any other failure to start;
+execd logs it too.
 
 The job's environment is what gridd defines for it (``plan_task``): the job's -v/-V
 variables, then Grid Engine's, HOME and SHELL from the owner's passwd entry and queue, and
