@@ -69,9 +69,9 @@ is resolved here, on the execution host (``plan_task``, ``output_path``): a dire
 that is not there, or that the owner may not use, fails the task with Grid Engine's
 code and 8.1.9's words (the shepherd's), and the master then keeps the job in error
 state (``task_lifecycle.JOB_ERRORS``) rather than ending it. An execd started as
-another user runs only that user's jobs and refuses the rest. An owner unknown here, or
-refused, fails the task "before job" with the reason, like any other failure to start;
-execd logs it too.
+another user runs only that user's jobs and refuses the rest, failing them "before job"
+with the reason. An owner unknown on this host fails the task as 8.1.9 fails it (code 1,
+its words) and the job waits in error state too; execd logs either.
 
 The job's environment is what gridd defines for it (``plan_task``): the job's -v/-V
 variables, then Grid Engine's, HOME and SHELL from the owner's passwd entry and queue, and
@@ -121,6 +121,7 @@ OnStarted = Callable[[float], Awaitable[None]]
 
 # Grid Engine's codes for the accounting "failed" field that execd sets (their words:
 # render.FAILED_REASONS); those of the steps of a job's start are the shepherd's.
+FAILED_NO_OWNER = 1  # "assumedly before job": 8.1.9's code for an owner unknown here
 FAILED_NO_EXIT_STATUS = 19
 FAILED_LIMIT = 37
 FAILED_AFTER_JOB = 100
@@ -200,16 +201,14 @@ class ShepherdConfig(msgspec.Struct, kw_only=True):
 
 
 class SetupError(Exception):
-    """The task could not be started; ``failed`` is Grid Engine's code for the step."""
+    """The task could not be started; ``failed`` is Grid Engine's code for the step, and
+    ``reason`` the report's failed_reason: the step's words, then the detail, unless
+    8.1.9 words it otherwise."""
 
-    def __init__(self, failed: int, detail: str) -> None:
+    def __init__(self, failed: int, detail: str, reason: str = "") -> None:
         super().__init__(detail)
         self.failed = failed
-
-    @property
-    def reason(self) -> str:
-        """The report's failed_reason: the step's words, then the detail."""
-        return f"{FAILED_REASONS[self.failed]}: {self}"
+        self.reason = reason or f"{FAILED_REASONS[failed]}: {detail}"
 
 
 # ---- spool files ------------------------------------------------------------------
@@ -619,9 +618,10 @@ class TaskRunner:
         if self.uid != 0 and (entry is None or entry.pw_uid != self.uid):
             raise SetupError(FAILED_BEFORE_JOB,
                              f'execd runs as "{self.user}" and cannot run jobs of "{name}"')
-        if entry is None:
-            raise SetupError(FAILED_BEFORE_JOB, f'can\'t get password entry for user "{name}". '
-                                                "Either the user does not exist or NIS error!")
+        if entry is None:  # in 8.1.9's words, which qstat -j shows of the job in error
+            text = (f'can\'t get password entry for user "{name}". Either user does not '
+                    "exist or error with NIS/LDAP etc.")
+            raise SetupError(FAILED_NO_OWNER, text, reason=text)
         return Owner(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid,
                      groups=tuple(os.getgrouplist(entry.pw_name, entry.pw_gid)),
                      home=entry.pw_dir)

@@ -100,12 +100,13 @@ def allows(state: str, event: str) -> bool:
 
 
 # The failures (accounting(5)'s codes) that are the job's own fault, not the host's nor
-# its queue's: opening an input or output file (26), finding its shell (27), entering its
-# working directory (28), all met on the execution host. 8.1.9 leaves the queue alone and
-# puts the job in error state with the reason (the run is accounted) until qmod -cj; any
-# other failure ends the task. The execd's shepherd defines the codes (a test holds the
-# two together).
-JOB_ERRORS = frozenset({26, 27, 28})
+# its queue's, all met on the execution host: its owner unknown there (1, "assumedly
+# before job"), opening an input or output file (26), finding its shell (27), entering
+# its working directory (28). 8.1.9 leaves the queue alone and puts the job in error
+# state with the reason (the run is accounted) until qmod -cj; any other failure ends
+# the task. The execd's runner and shepherd define the codes (a test holds them
+# together).
+JOB_ERRORS = frozenset({1, 26, 27, 28})
 
 
 def finish_event(task: Task, failed: int) -> str:

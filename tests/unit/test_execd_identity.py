@@ -28,6 +28,7 @@ from gridd.execd.runner import (
     ENDED,
     ENVIRONMENT,
     FAILED_BEFORE_JOB,
+    FAILED_NO_OWNER,
     STARTED,
     STATE,
     TaskRunner,
@@ -249,13 +250,14 @@ async def test_working_directory_is_entered_as_the_owner(
 
 
 async def test_unknown_owner_fails_before_the_job(base: Path, runner: TaskRunner) -> None:
+    """As 8.1.9 fails it (its failed code 1, its words in qstat -j's error reason)."""
     mark = base / "ran"
     report = await runner.run_task(binary(base, "nobody-gridd-test", "touch", str(mark)))
-    assert (report.failed, report.start_time, report.exit_status) == (FAILED_BEFORE_JOB, 0.0,
+    assert (report.failed, report.start_time, report.exit_status) == (FAILED_NO_OWNER, 0.0,
                                                                       0)
     assert report.failed_reason == (
-        'before job: can\'t get password entry for user "nobody-gridd-test". '
-        "Either the user does not exist or NIS error!")
+        'can\'t get password entry for user "nobody-gridd-test". '
+        "Either user does not exist or error with NIS/LDAP etc.")
     assert load_pending_reports(base / "spool") == [report]
     assert not mark.exists()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gridd.execd import shepherd
+from gridd.execd import runner, shepherd
 from gridd.model import task_lifecycle as life
 from gridd.model.job import JobSpec, Task, new_job
 from gridd.model.task_lifecycle import (
@@ -123,23 +123,25 @@ def test_a_run_ends_rescheduled_when_qmod_r_asked_and_qdel_did_not(
 
 
 @pytest.mark.parametrize(("failed", "rescheduling", "deleted", "event"), [
-    (26, False, False, FAIL), (27, False, False, FAIL), (28, False, False, FAIL),
-    (11, False, False, FINISH), (19, False, False, FINISH), (37, False, False, FINISH),
+    (1, False, False, FAIL), (26, False, False, FAIL), (27, False, False, FAIL),
+    (28, False, False, FAIL), (11, False, False, FINISH), (19, False, False, FINISH),
+    (37, False, False, FINISH),
     (28, True, False, FINISH_RESCHEDULED), (28, False, True, FINISH),
     (28, True, True, FINISH),
 ])
 def test_a_job_that_cannot_start_by_its_own_fault_goes_to_error_unless_its_end_was_asked(
         failed: int, rescheduling: bool, deleted: bool, event: str):
-    """8.1.9 puts a job in Eqw for its working directory (28), its input or output files
-    (26) and its shell (27); qmod -r and qdel asked for its end, which it then has."""
+    """8.1.9 puts a job in Eqw for its owner unknown on the host (1), its working
+    directory (28), its input or output files (26) and its shell (27); qmod -r and qdel
+    asked for its end, which it then has."""
     task = Task(task_id=1, state=TRANSFERRING, rescheduling=rescheduling,
                 delete_requested=deleted)
     assert life.finish_event(task, failed) == event
 
 
-def test_the_job_errors_are_the_shepherds_codes():
-    assert life.JOB_ERRORS == {shepherd.FAILED_OPEN_OUTPUT, shepherd.FAILED_NO_SHELL,
-                               shepherd.FAILED_NO_CWD}
+def test_the_job_errors_are_the_execds_codes():
+    assert life.JOB_ERRORS == {runner.FAILED_NO_OWNER, shepherd.FAILED_OPEN_OUTPUT,
+                               shepherd.FAILED_NO_SHELL, shepherd.FAILED_NO_CWD}
 
 
 @pytest.mark.parametrize(("holds", "deleted", "event"), [

@@ -45,7 +45,7 @@ def _report(job_id: int, task_id: int, host: str, now: float, n: int,
 
 def _apply(master: Master, op: str, n: int, now: float) -> None:
     """One message to the master ("error": an execd's report of a job that could not
-    start for a fault of its own, its working directory, files or shell)."""
+    start for a fault of its own: its owner, working directory, files or shell)."""
     fx = Effects()
     tasks = [(j.job_id, t) for j in master.s.jobs.values() for t in j.tasks.values()]
     job = _likely(sorted(master.s.jobs), n, lambda j: any(
@@ -88,7 +88,7 @@ def _apply(master: Master, op: str, n: int, now: float) -> None:
         master.accounted([s for i, s in enumerate(seqs) if n >> i & 1], fx)
     elif op == "error" and active:
         master.task_finished(_report(active[0], active[1].task_id, active[1].host or host,
-                                     now, n, failed=(26, 27, 28)[n % 3]), now, fx)
+                                     now, n, failed=(1, 26, 27, 28)[n % 4]), now, fx)
     elif op == "lost hosts":
         master.check_hosts(now + 1000, fx)
 
