@@ -28,6 +28,7 @@ import os
 import pwd
 import signal
 import subprocess
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -61,7 +62,6 @@ log = logging.getLogger("gridd.master")
 SCHED_ENDPOINT = "inproc://gridd-scheduler"
 ACCT_ENDPOINT = "inproc://gridd-accounting"
 BATCH = 2000  # messages applied per spool commit at most
-HOST_CHECK = 5.0
 AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
 REQUEST_RATE = 2000.0  # requests a second one connection may make on average...
@@ -159,8 +159,8 @@ class MasterActor:
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
                 nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
-                nursery.start_soon(_timer, HOST_CHECK, TIMER, send.clone())
-                nursery.start_soon(_timer, AR_CHECK, TICK, send.clone())
+                nursery.start_soon(_timer, self._host_check_interval, TIMER, send.clone())
+                nursery.start_soon(_timer, lambda: AR_CHECK, TICK, send.clone())
                 nursery.start_soon(partial(scheduler.run, self.ctx, SCHED_ENDPOINT,
                                            self.schedule_interval, self.base, wall=self.wall))
                 await self.stopping.wait()
@@ -323,6 +323,11 @@ class MasterActor:
             self._send_now(self.acct, msg)
         for to, text in fx.mails:
             self.nursery.start_soon(self._mail, to, text)
+        for level, text in fx.notices:
+            log.log(level, "%s", text)
+
+    def _host_check_interval(self) -> float:
+        return self.master.host_check_interval()
 
     async def _mail(self, to: list[str], text: str) -> None:
         """Send through the configured mailer (`mailer -s subject address...`, the text
@@ -361,11 +366,13 @@ class MasterActor:
             self._send_now(self.acct, msg)
 
 
-async def _timer(period: float, source: str, send: trio.MemorySendChannel) -> None:
-    """Put a message of `source` in the inbox every `period` seconds."""
+async def _timer(period: Callable[[], float], source: str,
+                 send: trio.MemorySendChannel) -> None:
+    """Put a message of `source` in the inbox every `period()` seconds, asked anew each
+    time (the hosts' checks follow max_unheard as qconf -mconf changes it)."""
     async with send:
         while True:
-            await trio.sleep(period)
+            await trio.sleep(period())
             await send.send((source, [], None))
 
 

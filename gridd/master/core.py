@@ -38,11 +38,13 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
     in parts, a module each (submission, control, queries, dispatch, execution); here
     are the state they work on and what more than one of them asks."""
 
-    def __init__(self, state: MasterState, host_timeout: float = 120.0,
-                 master_host: str = "") -> None:
+    def __init__(self, state: MasterState, master_host: str = "") -> None:
         self.s = state
-        self.host_timeout = host_timeout
         self.master_host = master_host  # the master's machine: never out of admin hosts
+        # Since when each host that is not up has been unknown, for reschedule_unknown:
+        # from max_unheard after its last report, or after the master's first look at
+        # its hosts if not heard from since the master started (not spooled).
+        self.unknown_since: dict[str, float] = {}
         self.sync_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.host_up: set[str] = set()
@@ -97,12 +99,13 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         spooled. What is never spooled carries over: which hosts are up and their load,
         how recent jobs ended, waiting clients, the scheduler's last word."""
         state.finished = self.s.finished
-        new = Master(state, self.host_timeout, self.master_host)
+        new = Master(state, self.master_host)
         for name, host in state.hosts.items():
             old = self.s.hosts.get(name)
             if old is not None:
                 host.load, host.last_report = old.load, old.last_report
         new.host_up = self.host_up & state.hosts.keys()
+        new.unknown_since = self.unknown_since
         new.sync_waiters, new.now_waiters = self.sync_waiters, self.now_waiters
         new.sched_seq = self.sched_seq
         new.sched_info, new.sched_reserved = self.sched_info, self.sched_reserved

@@ -1,6 +1,12 @@
 """Execution: execds registering and reporting (loads, what runs where), hosts timing
-out, tasks stopped and continued (suspend thresholds, qmod), started and finished, the
-bookkeeping until a finished job is accounted and forgotten, and what time alone changes.
+out and their jobs rescheduled (max_unheard, reschedule_unknown), tasks stopped and
+continued (suspend thresholds, qmod), started and finished, the bookkeeping until a
+finished job is accounted and forgotten, and what time alone changes.
+
+A host that comes back is reconciled with what its execd says: a task it runs that the
+master no longer places there (rescheduled or deleted meanwhile) is killed, and the report
+of such a run is acknowledged and never accounted, nor taken for the end of a later run
+of the task (Task.given_up); what ended there while it was cut off is accounted once.
 """
 
 from __future__ import annotations
@@ -10,11 +16,12 @@ import logging
 from gridd import protocol as p
 from gridd.master import ars, new_hosts, reporting, views
 from gridd.master.bootstrap import ALL_HOSTS
+from gridd.master.qmod import rerunnable
 from gridd.master.queries import exited_fields
 from gridd.master.sched_input import no_pending
 from gridd.master.state import Effects
 from gridd.model import host_lifecycle
-from gridd.model.cluster import ExecHost
+from gridd.model.cluster import ExecHost, split_instance
 from gridd.model.host_names import find_host
 from gridd.model.job import Job, Task
 from gridd.model.task_lifecycle import (
@@ -114,6 +121,8 @@ class Execution:
             return
         if state == host_lifecycle.UP:
             self.host_up.add(name)
+            self.unknown_since.pop(name, None)
+            fx.notices.append((logging.INFO, f"execution host {name} is up"))
         else:
             self.host_up.discard(name)
         fx.hosts_changed = True
@@ -162,9 +171,9 @@ class Execution:
 
     def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
                    resend_all: bool) -> None:
-        """Make what the master believes runs on ``host`` agree with what execd says.
-        The tasks that hold slots are those in `running` (a load report must not walk
-        every pending task of the cell)."""
+        """Make what the master believes runs on ``host`` agree with what execd says
+        (`running`), both ways. The tasks that hold slots are those in self.running (a
+        load report must not walk every pending task of the cell)."""
         for key in list(self.running):
             job = self.s.jobs.get(key[0])
             task = job.tasks.get(key[1]) if job is not None else None
@@ -188,16 +197,81 @@ class Execution:
                                  exit_status=137, failed=100,
                                  failed_reason="lost by execution host"),
                     now, fx)
+        for job_id, task_id in sorted(running):
+            if not self._placed(job_id, task_id, host):
+                fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
+                                                     reason="not running here")))
+
+    def _placed(self, job_id: int, task_id: int, host: str) -> bool:
+        """Whether the master places a run of the task on `host`: one its execd runs
+        otherwise was rescheduled or deleted while the host was cut off."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        return task is not None and task.state in ACTIVE and (
+            task.host == host or any(split_instance(qi)[1] == host for qi, _ in task.granted))
 
     def tick(self, now: float, fx: Effects) -> None:
         """What time alone changes: advance reservations starting and ending."""
         ars.tick(self, now, fx)
 
+    def max_unheard(self) -> float:
+        """max_unheard in seconds, as the global configuration says it now (qconf -mconf
+        changes it without a restart; a host's own configuration does not)."""
+        return host_lifecycle.seconds(self.s.config.conf.max_unheard,
+                                      host_lifecycle.MAX_UNHEARD)
+
+    def reschedule_unknown(self, host: str) -> float:
+        """reschedule_unknown in seconds for a host: its own configuration's, or the
+        global one's."""
+        config = self.s.config
+        text = config.host_confs.get(host, {}).get("reschedule_unknown",
+                                                   config.conf.reschedule_unknown)
+        return host_lifecycle.seconds(text, 0.0)
+
+    def host_check_interval(self) -> float:
+        """Seconds until the master looks at its hosts again (the actor's timer)."""
+        return host_lifecycle.check_interval(self.max_unheard())
+
     def check_hosts(self, now: float, fx: Effects) -> None:
-        """Hosts silent too long are up no more."""
-        for name in list(self.host_up):
-            if host_lifecycle.timed_out(self.s.hosts[name], self.host_timeout, now):
+        """Hosts silent longer than max_unheard are up no more; the rerunnable jobs of
+        those unknown for reschedule_unknown are rescheduled."""
+        max_unheard = self.max_unheard()
+        for name in sorted(self.host_up):
+            host = self.s.hosts[name]
+            if host_lifecycle.timed_out(host, max_unheard, now):
                 self._move_host(name, host_lifecycle.TIMEOUT, fx)
+                self.unknown_since[name] = host.last_report + max_unheard
+                fx.notices.append((logging.WARNING, f"execution host {name} not heard from "
+                                   f"for {max_unheard:g} s (max_unheard): it is unknown"))
+        for name in self.s.hosts.keys() - self.host_up - self.unknown_since.keys():
+            self.unknown_since[name] = now + max_unheard  # as if heard from at the start
+        due = {name for name, since in self.unknown_since.items()
+               if host_lifecycle.reschedule_due(since, self.reschedule_unknown(name), now)}
+        if not due:
+            return
+        for job_id, task_id in list(self.running):
+            job = self.s.jobs.get(job_id)
+            task = job.tasks.get(task_id) if job is not None else None
+            if (job is not None and task is not None and task.host in due
+                    and task.state in (TRANSFERRING, RUNNING) and not task.rescheduling
+                    and rerunnable(self, job, task)):
+                self._reschedule_lost(job, task, now, fx)
+
+    def _reschedule_lost(self, job: Job, task: Task, now: float, fx: Effects) -> None:
+        """End a run on a host unknown for reschedule_unknown as qmod -r ends one, without
+        waiting for its execd: accounted as rescheduled (failed 25), the task waits to run
+        again once that is confirmed. Its execd is told to kill it, should it hear."""
+        host = task.host
+        task.rescheduling = True
+        fx.to_execd.append((host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
+                                             reason="rescheduled")))
+        fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} rescheduled: "
+                           f"its host {host} has been unknown for reschedule_unknown"))
+        self._end_run(p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
+                                   start_time=task.start_time, end_time=now, exit_status=0,
+                                   failed=FAILED_RESCHEDULED, failed_reason="rescheduling"),
+                      now, fx, by="master")
+        task.given_up = now  # after: the report of the run given up is one of those
 
     def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
         job = self.s.jobs.get(req.job_id)
@@ -212,9 +286,15 @@ class Execution:
     def task_finished(self, report: p.TaskReport, now: float, fx: Effects) -> None:
         """Record the end of a task once, whatever number of times execd reports it."""
         fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id)))
+        self._end_run(report, now, fx, by="execution daemon")
+
+    def _end_run(self, report: p.TaskReport, now: float, fx: Effects, by: str) -> None:
+        """The end of the task's current run, if `report` is of it: not of a run on
+        another host, nor of one the master gave up before (started before given_up)."""
         job = self.s.jobs.get(report.job_id)
         task = job.tasks.get(report.task_id) if job else None
-        if job is None or task is None:
+        if job is None or task is None or task.host != report.host \
+                or 0 < report.start_time < task.given_up:
             return
         end = finish_event(task, report.failed)
         if not allows(task.state, end):
@@ -237,8 +317,8 @@ class Execution:
         fx.dirty_tasks.add((job.job_id, task.task_id))
         if task.state == RESCHEDULED:
             task.failed, task.failed_reason = FAILED_RESCHEDULED, "rescheduling"
-            reporting.job_log(self, job, task.task_id, now, fx, "finished", "r",
-                              "execution daemon", task.host, "job rescheduled")
+            reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", by,
+                              task.host, "job rescheduled")
             return
         if task.state == ERROR:  # its run accounted; qstat -j shows why, qmod -cj clears it
             reporting.consumables(self, task.host, now, fx)
@@ -332,8 +412,8 @@ class Execution:
         if task.state == DONE:  # qdel asked meanwhile
             self._maybe_forget(job, fx, deleted=True)
             return
-        fresh = Task(task_id=task_id, state=task.state, rerun=True,
-                     holds=task.holds)  # in place: all_done keeps the objects
+        fresh = Task(task_id=task_id, state=task.state, rerun=True, holds=task.holds,
+                     given_up=task.given_up)  # in place: all_done keeps the objects
         for name in Task.__struct_fields__:
             setattr(task, name, getattr(fresh, name))
         fx.sched.append(self.sched_job(job) or no_pending(job))

@@ -170,7 +170,7 @@ def _reschedule(master: Master, job: Job, task: Task, req: p.Qmod, fx: Effects) 
     if task.rescheduling or not allows(task.state, RESCHEDULE):
         return []
     what = _named(job, task)
-    if not (req.force or _rerunnable(master, job, task)):
+    if not (req.force or rerunnable(master, job, task)):
         return [f"The {what} is running in queue {task.queue} where jobs are not rerunable."]
     task.rescheduling = True
     fx.dirty_tasks.add((job.job_id, task.task_id))
@@ -179,8 +179,9 @@ def _reschedule(master: Master, job: Job, task: Task, req: p.Qmod, fx: Effects) 
     return [f"Pushed rescheduling of {what} on host {task.host}"]
 
 
-def _rerunnable(master: Master, job: Job, task: Task) -> bool:
-    """qsub -r y, or (without -r) the rerun flag of the queue it runs in."""
+def rerunnable(master: Master, job: Job, task: Task) -> bool:
+    """qsub -r y, or (without -r) the rerun flag of the queue it runs in: whether qmod -r
+    and reschedule_unknown may end a run of it for it to run again."""
     if job.spec.restart:
         return job.spec.restart == "y"
     qi = next((qi for qi in master.plan.instances if qi.name == task.queue), None)

@@ -47,6 +47,8 @@ class Effects:
     gone_ars: set[int] = field(default_factory=set)  # every AR again
     reports: list[tuple[int, Report]] = field(default_factory=list)  # (seq, record)
     mails: list[tuple[list[str], str]] = field(default_factory=list)  # (to, text)
+    # For the master's messages log: (logging's level, text).
+    notices: list[tuple[int, str]] = field(default_factory=list)
     stop_master: bool = False  # qconf -km, or a manager's Shutdown request
     sched_monitor: bool = False  # qconf -tsm
 

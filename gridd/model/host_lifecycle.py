@@ -1,12 +1,14 @@
 """The execution host lifecycle as the master sees it: the states a host is in, the events
 that move it, and the one table of where each event takes a host in each state, as
-gridd.model.task_lifecycle has for tasks; and what a host's state shows (qstat -f's "u",
-qhost's "-").
+gridd.model.task_lifecycle has for tasks; what a host's state shows (qstat -f's "u",
+qhost's "-"); and the times of sge_conf(5)'s max_unheard and reschedule_unknown.
 
 A host is unknown until its execd registers or reports its load, up while it reports,
-and unknown again once it has been silent past its timeout (the master's host timeout,
-and three of its load report intervals). Nothing is dispatched to a host that is not up,
-and its running tasks are taken as lost only when its execd registers again without them.
+and unknown again once it has been silent longer than max_unheard (global only, and a
+change takes effect at once, as in 8.1.9). Nothing is dispatched to a host that is not
+up. Once it has been unknown for reschedule_unknown (0: never), the rerunnable jobs whose
+master task runs there are rescheduled (gridd.master.execution); the others run on as
+far as the master knows, until the host comes back or an operator acts.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TypeGuard
 import msgspec
 
 from gridd.model.cluster import ExecHost
+from gridd.model.values import parse_time
 
 UNKNOWN = "unknown"  # not heard from since the master started, or silent too long
 UP = "up"  # registered or reporting, and not silent too long
@@ -34,6 +37,11 @@ TABLE: dict[str, dict[str, str]] = {
 # The letter a host's state adds to its queue instances' states (qstat -f, qselect -qs).
 INSTANCE_LETTERS = {UNKNOWN: "u", UP: ""}
 
+# The master looks at its hosts four times in max_unheard, but not more often than
+# CHECK_MIN nor less often than CHECK_MAX seconds.
+CHECK_MIN, CHECK_MAX = 0.5, 5.0
+MAX_UNHEARD = 300.0  # max_unheard's default, 00:05:00
+
 
 def after(state: str, event: str) -> str | None:
     """Where `event` takes a host in `state`, or None: the table refuses it."""
@@ -41,10 +49,30 @@ def after(state: str, event: str) -> str | None:
     return None if moves is None else moves.get(event)
 
 
-def timed_out(host: ExecHost, timeout: float, now: float) -> bool:
-    """Whether the host has been silent too long: longer than the master's host timeout
-    and than three of its load report intervals."""
-    return now - host.last_report > max(timeout, 3 * host.load_report_time)
+def seconds(text: str, default: float) -> float:
+    """A TIME of the global configuration in seconds; `default` for one that is not
+    (qconf refuses those, but a spooled configuration must never stop the master)."""
+    try:
+        return parse_time(text)
+    except ValueError:
+        return default
+
+
+def timed_out(host: ExecHost, max_unheard: float, now: float) -> bool:
+    """Whether the host has been silent longer than max_unheard."""
+    return now - host.last_report > max_unheard
+
+
+def check_interval(max_unheard: float) -> float:
+    """Seconds between the master's looks at its hosts: a host goes unknown at most a
+    quarter of max_unheard late."""
+    return min(CHECK_MAX, max(CHECK_MIN, max_unheard / 4))
+
+
+def reschedule_due(unknown_since: float, reschedule_unknown: float, now: float) -> bool:
+    """Whether the jobs of a host unknown since then are to be rescheduled: it has been
+    unknown for reschedule_unknown (0: never)."""
+    return reschedule_unknown > 0 and now >= unknown_since + reschedule_unknown
 
 
 def shown(host: ExecHost, state: str) -> ExecHost:

@@ -174,6 +174,9 @@ class Task(msgspec.Struct):
     rescheduling: bool = False  # qmod -r asked: its run ends, and it waits again
     rerun: bool = False  # rescheduled before (qstat shows Rq, Rr)
     holds: str = ""  # letters of HOLDS set on it ("" with state HELD: the user hold)
+    # When the master last ended a run of it on an unknown host (reschedule_unknown): a
+    # report of a run started before then is of that run, its execd cut off meanwhile.
+    given_up: float = 0.0
 
     def hold_letters(self) -> str:
         return self.holds or ("u" if self.state == HELD else "")

@@ -6,14 +6,15 @@ DEALER sockets of the actor's ZeroMQ context. Inproc messages take no time and t
 spool's and accounting's threads run inline, so trio's clock jumps whenever every task
 waits, and the master's now is a wall clock that moves with it.
 
-The master looks at its hosts every HOST_CHECK seconds: one unheard for its timeout
-(host_timeout, or three of its load report intervals if longer) goes unknown, and what
-runs there stays as it is until its execd registers again. It looks at advance
-reservations every AR_CHECK seconds: one starts, and ends, at the first look at or after
-its time, and goes into error at the first look once its host is unknown. The scheduler
-plans for the master's now. A task dispatched and not yet confirmed is sent again with
-the host's first load report more than 10 s after the dispatch, and at once when its
-execd registers.
+The master looks at its hosts four times in max_unheard, every 5 s at most: one unheard
+for max_unheard goes unknown, and what runs there stays as it is until its execd
+registers again, but for the rerunnable jobs once it has been unknown for
+reschedule_unknown: they are rescheduled, and killed there if the host comes back. It
+looks at advance reservations every AR_CHECK seconds: one starts, and ends, at the first
+look at or after its time, and goes into error at the first look once its host is
+unknown. The scheduler plans for the master's now. A task dispatched and not yet
+confirmed is sent again with the host's first load report more than 10 s after the
+dispatch, and at once when its execd registers.
 A connection's request rate is counted on the wall clock.
 """
 
@@ -31,7 +32,7 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.actors.master import AR_CHECK, HOST_CHECK, MasterActor
+from gridd.actors.master import AR_CHECK, MasterActor
 from gridd.master.bootstrap import CellConfig
 from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
@@ -82,9 +83,9 @@ class Cell:
             _, msg = await self.order()
             pytest.fail(f"the master sent {msg!r}")
 
-    async def submit(self) -> int:
+    async def submit(self, **kw) -> int:
         reply = await self.ask(p.Submit(spec=JobSpec(name="sleep", owner="root", binary=True,
-                                                     command=["sleep", "1000"])))
+                                                     command=["sleep", "1000"], **kw)))
         assert isinstance(reply, p.Submitted)
         return reply.job_id
 
@@ -95,6 +96,16 @@ class Cell:
         await self.report(p.TaskStarted(host=HOST, job_id=start.job.job_id,
                                         task_id=start.task_id, start_time=self.wall()))
         return start.job.job_id
+
+    async def configure(self, **values: str) -> None:
+        """qconf -Mconf: the global configuration with these values changed."""
+        shown = await self.ask(p.Qconf(argv=["-sconf"], user="root", host="head"))
+        assert isinstance(shown, p.QconfReply) and shown.code == 0, shown
+        lines = [line for line in shown.out[1:] if line and line.split()[0] not in values]
+        text = "\n".join([*lines, *(f"{k} {v}" for k, v in values.items())]) + "\n"
+        reply = await self.ask(p.Qconf(argv=["-Mconf", "/tmp/global"], user="root",
+                                       host="head", files={"/tmp/global": text}))
+        assert isinstance(reply, p.QconfReply) and reply.code == 0, reply
 
     async def unknown(self) -> list[str]:
         """The queue instances whose host is unknown ("u" in qstat -f)."""
@@ -136,13 +147,12 @@ async def cell(base: Path, monkeypatch: pytest.MonkeyPatch, slots: int = 1,
             actor.stopping.set()
 
 
-async def test_a_host_unheard_for_its_timeout_goes_unknown_and_its_job_stays(
+async def test_a_host_unheard_for_max_unheard_goes_unknown_and_its_job_stays(
         tmp_path, monkeypatch, autojump_clock):
-    """Reports every 10 s make a timeout of 120 s (host_timeout, the longer): the host
-    last heard at 62.5 goes unknown at the first check after 182.5, HOST_CHECK's of
-    185. Its job runs on; one submitted meanwhile is not sent there. Once execd registers
-    again with the job running, the job stays and the other starts."""
-    assert HOST_CHECK == 5.0
+    """max_unheard is 300 s by default, the hosts checked every 5 s: the host last heard
+    at 62.5 goes unknown at the first check after 362.5, that of 365. Its job runs on
+    (reschedule_unknown is 0, never); one submitted meanwhile is not sent there. Once
+    execd registers again with the job running, the job stays and the other starts."""
     async with cell(tmp_path, monkeypatch, slots=2) as c:
         await c.report(p.Register(host=HOST, load={}, load_report_time=10.0))
         job = await c.submit()
@@ -150,9 +160,9 @@ async def test_a_host_unheard_for_its_timeout_goes_unknown_and_its_job_stays(
         for when in (12.5, 22.5, 32.5, 42.5, 52.5, 62.5):
             await trio.sleep_until(when)
             await c.report(p.LoadReport(host=HOST, load={}, running=[(job, 0)]))
-        await trio.sleep_until(184.5)
+        await trio.sleep_until(364.5)
         assert await c.unknown() == []
-        await trio.sleep_until(185.5)
+        await trio.sleep_until(365.5)
         assert await c.unknown() == [INSTANCE]
         assert await c.task_state(job) == "r"
         other = await c.submit()
@@ -161,20 +171,52 @@ async def test_a_host_unheard_for_its_timeout_goes_unknown_and_its_job_stays(
         await c.report(p.Register(host=HOST, load={}, running=[(job, 0)],
                                   load_report_time=10.0))
         at, start = await c.order()
-        assert isinstance(start, p.StartTask) and (at, start.job.job_id) == (245.5, other)
+        assert isinstance(start, p.StartTask) and (at, start.job.job_id) == (425.5, other)
         assert await c.unknown() == []
         assert await c.task_state(job) == "r"
 
 
-async def test_a_host_reporting_seldom_is_given_three_of_its_intervals(
+async def test_a_short_max_unheard_set_with_qconf_is_checked_four_times_as_often(
         tmp_path, monkeypatch, autojump_clock):
-    """Reports every 60 s: unknown once unheard for 180 s, at the check of 185."""
+    """max_unheard set to 10 s at 1 takes effect at the next check, that of 5; from then
+    on the checks come every 2.5 s: the host last heard at 20 is unknown at 32.5."""
     async with cell(tmp_path, monkeypatch) as c:
         await c.report(p.Register(host=HOST, load={}, load_report_time=60.0))
-        await trio.sleep_until(184.5)
+        await trio.sleep_until(1.0)
+        await c.configure(max_unheard="0:0:10")
+        await trio.sleep_until(20.0)
+        await c.report(p.LoadReport(host=HOST, load={}))
+        await trio.sleep_until(32.4)
         assert await c.unknown() == []
-        await trio.sleep_until(185.5)
+        await trio.sleep_until(32.6)
         assert await c.unknown() == [INSTANCE]
+
+
+async def test_a_rerunnable_job_is_rescheduled_and_killed_when_its_host_returns(
+        tmp_path, monkeypatch, autojump_clock):
+    """max_unheard 10 s and reschedule_unknown 20 s; the host last heard at 20: unknown
+    at the check of 32.5, the job (-r y) rescheduled at the first check after 50, that
+    of 50 (checks at 2.5 s steps from 5), its execd told to kill it then. It waits
+    (Rq) until the host reports again with the old run still
+    there at 70: that run is killed, and the job sent there again."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.configure(max_unheard="0:0:10", reschedule_unknown="0:0:20")
+        await c.report(p.Register(host=HOST, load={}, load_report_time=5.0))
+        job = await c.submit(restart="y")
+        assert await c.started() == job
+        await trio.sleep_until(20.0)
+        await c.report(p.LoadReport(host=HOST, load={}, running=[(job, 0)]))
+        at, kill = await c.order()
+        assert (at, kill) == (50.0, p.KillTask(job_id=job, task_id=0, reason="rescheduled"))
+        assert await c.unknown() == [INSTANCE]
+        await trio.sleep_until(60.0)
+        assert await c.task_state(job) == "Rq"  # waiting, rerun
+        await trio.sleep_until(70.0)
+        await c.report(p.LoadReport(host=HOST, load={}, running=[(job, 0)]))
+        assert await c.order() == (70.0, p.KillTask(job_id=job, task_id=0,
+                                                    reason="not running here"))
+        at, start = await c.order()
+        assert isinstance(start, p.StartTask) and start.job.job_id == job
 
 
 async def test_an_advance_reservation_starts_and_ends_at_the_first_look_after_its_times(
@@ -226,14 +268,15 @@ async def test_a_connections_request_rate_is_counted_on_the_wall_clock(
 
 async def test_an_advance_reservation_goes_into_error_at_the_first_tick_its_host_is_unknown(
         tmp_path, monkeypatch, autojump_clock):
-    """The host, heard at 0 only, is unknown from the host check of 125: the AR that
-    started at 30.5 is E from the tick then (of the same time, or the next)."""
+    """The host, heard at 0 only, is unknown from the host check of 305 (max_unheard is
+    300 s): the AR that started at 30.5 is E from the tick then (of the same time, or
+    the next)."""
     async with cell(tmp_path, monkeypatch) as c:
         await c.report(p.Register(host=HOST, load={}, load_report_time=10.0))
         reply = await c.ask(p.ArSubmit(spec=ArSpec(owner="root", start=c.wall() + 30.5,
                                                    duration=600.0)))
         assert isinstance(reply, p.Ok), reply
-        for when, states in ((124.5, ["r"]), (126.5, ["E"])):
+        for when, states in ((304.5, ["r"]), (306.5, ["E"])):
             await trio.sleep_until(when)
             assert (when, await c.ar_states()) == (when, states)
 

@@ -3,6 +3,8 @@ master moving its hosts by it."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from gridd import protocol as p
@@ -32,13 +34,31 @@ def test_each_event_moves_a_host_as_listed_and_others_are_refused(state: str):
 
 
 @pytest.mark.parametrize(("silent", "report_time", "out"), [
-    (120.0, 40.0, False), (120.5, 40.0, True),  # the master's timeout, 120 s here
-    (150.0, 60.0, False), (180.5, 60.0, True),  # three report intervals when longer
+    (300.0, 40.0, False), (300.5, 40.0, True),  # max_unheard, 300 s here
+    (300.5, 600.0, True),  # alone: 8.1.9 asks only that it be above load_report_time
 ])
-def test_a_host_times_out_silent_past_the_timeout_and_three_report_intervals(
-        silent: float, report_time: float, out: bool):
+def test_a_host_times_out_silent_past_max_unheard(silent: float, report_time: float,
+                                                   out: bool):
     host = ExecHost(name="n", last_report=1000.0, load_report_time=report_time)
-    assert life.timed_out(host, 120.0, 1000.0 + silent) is out
+    assert life.timed_out(host, 300.0, 1000.0 + silent) is out
+
+
+@pytest.mark.parametrize(("max_unheard", "interval"), [
+    (300.0, 5.0), (20.0, 5.0), (10.0, 2.5), (1.0, 0.5), (0.0, 0.5)])
+def test_hosts_are_checked_four_times_in_max_unheard_within_bounds(
+        max_unheard: float, interval: float):
+    assert life.check_interval(max_unheard) == interval
+
+
+def test_jobs_are_rescheduled_once_a_host_was_unknown_for_reschedule_unknown():
+    assert not life.reschedule_due(110.0, 50.0, 159.9)
+    assert life.reschedule_due(110.0, 50.0, 160.0)
+    assert not life.reschedule_due(110.0, 0.0, 1e9)  # 0: never
+
+
+def test_configuration_times_are_read_and_bad_ones_keep_their_default():
+    assert life.seconds("00:05:00", 1.0) == 300.0 and life.seconds("10", 1.0) == 10.0
+    assert life.seconds("soon", 7.0) == 7.0
 
 
 def test_a_host_not_up_shows_no_last_report():
@@ -56,13 +76,26 @@ def test_the_master_moves_its_hosts_by_the_table():
     master.load_report(p.LoadReport(host="node1", load={}), 100.0, fx)
     assert not fx.hosts_changed  # up already
     fx = Effects()
-    master.check_hosts(150.0, fx)
+    master.check_hosts(350.0, fx)  # max_unheard's 300 s by default
     assert fx.hosts_changed and master.host_up == {"node1"}
     assert master.host_state("node2") == UNKNOWN
     assert master.instance_states() == {"all.q@node1": "", "all.q@node2": "u"}
+    assert fx.notices == [(logging.WARNING, "execution host node2 not heard from for 300 s "
+                           "(max_unheard): it is unknown")]
     fx = Effects()
-    master.check_hosts(160.0, fx)
+    master.check_hosts(360.0, fx)
     assert not fx.hosts_changed
     fx = Effects()
-    master.register(p.Register(host="node2", load={}), 170.0, fx)
+    master.register(p.Register(host="node2", load={}), 370.0, fx)
     assert fx.hosts_changed and master.host_up == {"node1", "node2"}
+    assert fx.notices == [(logging.INFO, "execution host node2 is up")]
+
+
+def test_a_change_of_max_unheard_takes_effect_at_the_next_check():
+    master = make_master(hosts=1)
+    master.check_hosts(20.0, Effects())
+    assert master.host_up == {"node1"} and master.host_check_interval() == 5.0
+    master.s.config.conf.max_unheard = "0:0:10"
+    assert master.host_check_interval() == 2.5
+    master.check_hosts(20.0, Effects())
+    assert master.host_up == set()
