@@ -1,8 +1,9 @@
 """The master's tasks follow the task lifecycle's table: over random sequences of what
 clients, the scheduler and execds send (submit, qhold/qrls, dispatch, starts, load
-reports, re-registrations, ends, qdel, qmod -sj/-usj/-cj/-rj/-sq/-usq/-rq, accounting),
-every state a task takes is one step of gridd.model.task_lifecycle.TABLE from the one it
-had, and a task holds slots exactly while its state says it does."""
+reports, re-registrations, ends, qdel, qmod -sj/-usj/-cj/-rj/-sq/-usq/-rq, accounting,
+hosts lost with reschedule_unknown or without), every state a task takes is one step of
+gridd.model.task_lifecycle.TABLE from the one it had, and a task holds slots exactly
+while its state says it does."""
 
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ def _apply(master: Master, op: str, n: int, now: float) -> None:
     elif op == "error" and active:
         master.task_finished(_report(active[0], active[1].task_id, active[1].host or host,
                                      now, n, failed=(1, 26, 27, 28)[n % 4]), now, fx)
-    elif op == "lost hosts":
+    elif op == "lost hosts":  # silent past max_unheard, rerunnable jobs rescheduled or not
+        master.s.config.conf.reschedule_unknown = "0:0:1" if n % 2 else "0"
         master.check_hosts(now + 1000, fx)
 
 
