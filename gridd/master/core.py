@@ -45,6 +45,10 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         # from max_unheard after its last report, or after the master's first look at
         # its hosts if not heard from since the master started (not spooled).
         self.unknown_since: dict[str, float] = {}
+        # By host, the tasks its execd last said it runs that the master places elsewhere
+        # or nowhere: killed there, and not started again until it no longer says so (an
+        # execd runs one run of a task at a time). Not spooled: execds say it again.
+        self.draining: dict[str, set[tuple[int, int]]] = {}
         self.sync_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.host_up: set[str] = set()
@@ -105,7 +109,7 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
             if old is not None:
                 host.load, host.last_report = old.load, old.last_report
         new.host_up = self.host_up & state.hosts.keys()
-        new.unknown_since = self.unknown_since
+        new.unknown_since, new.draining = self.unknown_since, self.draining
         new.sync_waiters, new.now_waiters = self.sync_waiters, self.now_waiters
         new.sched_seq = self.sched_seq
         new.sched_info, new.sched_reserved = self.sched_info, self.sched_reserved
@@ -138,6 +142,8 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         if pending and job.job_id in self.unaccounted:
             pending = [n for n in pending
                        if not self._failed_run_unaccounted(job.job_id, job.tasks[n])]
+        if self.draining:
+            pending = [n for n in pending if not self.still_running((job.job_id, n))]
         if not pending or self._held_by_dependency(job):
             return []
         if job.spec.hold_jid_ad:
@@ -150,6 +156,10 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         accounts that run again from the task's fields, which a new run would overwrite."""
         return (task.failed in JOB_ERRORS
                 and (job_id, task.task_id) in self.s.outbox.values())
+
+    def still_running(self, key: tuple[int, int]) -> bool:
+        """Whether an execd still runs a run of the task that was given up (draining)."""
+        return any(key in keys for keys in self.draining.values())
 
     def _waits_for_task(self, job: Job, task_id: int) -> bool:
         """Whether a task waits for the like-numbered task of an array it names with

@@ -51,7 +51,7 @@ class Dispatching:
             task = job.tasks.get(order.task_id) if job else None
             if job is None or task is None or not allows(task.state, DISPATCH):
                 continue
-            if not all(
+            if self.still_running((order.job_id, order.task_id)) or not all(
                 split_instance(qi)[1] in self.host_up
                 and used.get(qi, 0) + n <= capacity.get(qi, 0)
                 for qi, n in order.granted

@@ -197,10 +197,17 @@ class Execution:
                                  exit_status=137, failed=100,
                                  failed_reason="lost by execution host"),
                     now, fx)
-        for job_id, task_id in sorted(running):
-            if not self._placed(job_id, task_id, host):
-                fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
-                                                     reason="not running here")))
+        stale = {key for key in running if not self._placed(*key, host)}
+        for job_id, task_id in sorted(stale):
+            fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
+                                                 reason="not running here")))
+        was = self.draining.pop(host, set())
+        if stale:
+            self.draining[host] = stale
+        for job_id in sorted({job_id for job_id, _ in stale ^ was}):
+            job = self.s.jobs.get(job_id)
+            if job is not None:  # the scheduler learns which of its tasks may start
+                fx.sched.append(self.sched_job(job) or no_pending(job))
 
     def _placed(self, job_id: int, task_id: int, host: str) -> bool:
         """Whether the master places a run of the task on `host`: one its execd runs

@@ -197,8 +197,9 @@ async def test_a_rerunnable_job_is_rescheduled_and_killed_when_its_host_returns(
     """max_unheard 10 s and reschedule_unknown 20 s; the host last heard at 20: unknown
     at the check of 32.5, the job (-r y) rescheduled at the first check after 50, that
     of 50 (checks at 2.5 s steps from 5), its execd told to kill it then. It waits
-    (Rq) until the host reports again with the old run still
-    there at 70: that run is killed, and the job sent there again."""
+    (Rq) until the host reports again with the old run still there at 70: that run is
+    killed, and the job sent there again once the host reports it no longer runs, at 75
+    (an execd runs one run of a task at a time)."""
     async with cell(tmp_path, monkeypatch) as c:
         await c.configure(max_unheard="0:0:10", reschedule_unknown="0:0:20")
         await c.report(p.Register(host=HOST, load={}, load_report_time=5.0))
@@ -215,8 +216,10 @@ async def test_a_rerunnable_job_is_rescheduled_and_killed_when_its_host_returns(
         await c.report(p.LoadReport(host=HOST, load={}, running=[(job, 0)]))
         assert await c.order() == (70.0, p.KillTask(job_id=job, task_id=0,
                                                     reason="not running here"))
+        await c.no_order(5.0)  # not sent while the old run is there
+        await c.report(p.LoadReport(host=HOST, load={}, running=[]))  # at 75, it is over
         at, start = await c.order()
-        assert isinstance(start, p.StartTask) and start.job.job_id == job
+        assert isinstance(start, p.StartTask) and start.job.job_id == job and at >= 75.0
 
 
 async def test_an_advance_reservation_starts_and_ends_at_the_first_look_after_its_times(

@@ -182,11 +182,17 @@ def test_a_run_given_up_is_not_taken_for_the_end_of_the_next_run_on_the_same_hos
     fx = heard(master, 150.0, "node1", running=[(job, 0)])  # back, the old run still on
     assert ("node1", p.KillTask(job_id=job, task_id=0, reason="not running here")) \
         in fx.to_execd
-    schedule(master, 151.0)
+    assert [(j.job_id, j.pending) for j in fx.sched] == [(job, [])]  # not to start yet
     task = master.s.jobs[job].tasks[0]
+    schedule(master, 150.5)
+    assert task.state == PENDING
+    fx = heard(master, 151.0, "node1")  # the old run is over
+    assert [(j.job_id, j.pending) for j in fx.sched] == [(job, [0])]
+    schedule(master, 151.0)
     assert (task.state, task.host) == (TRANSFERRING, "node1")
     fx = Effects()
-    master.task_finished(ended(job, "node1", 100.0, 151.5), 151.5, fx)  # the old run's
+    # the old run's report, resent late (its first one lost with a connection)
+    master.task_finished(ended(job, "node1", 100.0, 151.5), 151.5, fx)
     assert not fx.outbox and task.state == TRANSFERRING
     master.task_started(p.TaskStarted(host="node1", job_id=job, task_id=0,
                                       start_time=152.0), 152.0, Effects())
