@@ -20,7 +20,7 @@ from gridd.master.qmod import rerunnable
 from gridd.master.queries import exited_fields
 from gridd.master.sched_input import no_pending
 from gridd.master.state import Effects
-from gridd.model import host_lifecycle
+from gridd.model import host_lifecycle, master_params
 from gridd.model.cluster import ExecHost, split_instance
 from gridd.model.host_names import find_host
 from gridd.model.job import Job, Task
@@ -256,13 +256,24 @@ class Execution:
                if host_lifecycle.reschedule_due(since, self.reschedule_unknown(name), now)}
         if not due:
             return
+        params = self.s.config.conf.qmaster_params
+        end_others = master_params.enabled(params, master_params.RESCHEDULE_KILL)
+        slaves_too = master_params.enabled(params, master_params.RESCHEDULE_SLAVE)
         for job_id, task_id in list(self.running):
             job = self.s.jobs.get(job_id)
             task = job.tasks.get(task_id) if job is not None else None
-            if (job is not None and task is not None and task.host in due
-                    and task.state in (TRANSFERRING, RUNNING) and not task.rescheduling
-                    and rerunnable(self, job, task)):
+            if job is None or task is None or task.state not in (TRANSFERRING, RUNNING) \
+                    or task.rescheduling:
+                continue
+            hosts = {task.host}
+            if slaves_too:
+                hosts.update(split_instance(qi)[1] for qi, _ in task.granted)
+            if not hosts & due:
+                continue
+            if rerunnable(self, job, task):
                 self._reschedule_lost(job, task, now, fx)
+            elif end_others:
+                self._end_lost(job, task, now, fx)
 
     def _reschedule_lost(self, job: Job, task: Task, now: float, fx: Effects) -> None:
         """End a run on a host unknown for reschedule_unknown as qmod -r ends one, without
@@ -279,6 +290,19 @@ class Execution:
                                    failed=FAILED_RESCHEDULED, failed_reason="rescheduling"),
                       now, fx, by="master")
         task.given_up = now  # after: the report of the run given up is one of those
+
+    def _end_lost(self, job: Job, task: Task, now: float, fx: Effects) -> None:
+        """End a run that may not run again on a host unknown for reschedule_unknown
+        (qmaster_params ENABLE_RESCHEDULE_KILL): accounted as lost by its host."""
+        host = task.host
+        fx.to_execd.append((host, p.KillTask(job_id=job.job_id, task_id=task.task_id)))
+        fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} ended: its "
+                           f"host {host} has been unknown for reschedule_unknown"))
+        self._end_run(p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
+                                   start_time=task.start_time, end_time=now, exit_status=137,
+                                   failed=100, failed_reason="lost by execution host"),
+                      now, fx, by="master")
+        task.given_up = now
 
     def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
         job = self.s.jobs.get(req.job_id)

@@ -8,7 +8,8 @@ and unknown again once it has been silent longer than max_unheard (global only, 
 change takes effect at once, as in 8.1.9). Nothing is dispatched to a host that is not
 up. Once it has been unknown for reschedule_unknown (0: never), the rerunnable jobs whose
 master task runs there are rescheduled (gridd.master.execution); the others run on as
-far as the master knows, until the host comes back or an operator acts.
+far as the master knows, until the host comes back or an operator acts (unless
+qmaster_params say otherwise: gridd.model.master_params).
 """
 
 from __future__ import annotations

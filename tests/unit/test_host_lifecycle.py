@@ -10,6 +10,7 @@ import pytest
 from gridd import protocol as p
 from gridd.master.state import Effects
 from gridd.model import host_lifecycle as life
+from gridd.model import master_params
 from gridd.model.cluster import ExecHost
 from gridd.model.host_lifecycle import REGISTER, REPORT, TIMEOUT, UNKNOWN, UP
 from tests.unit.test_master_core import make_master
@@ -99,3 +100,14 @@ def test_a_change_of_max_unheard_takes_effect_at_the_next_check():
     assert master.host_check_interval() == 2.5
     master.check_hosts(20.0, Effects())
     assert master.host_up == set()
+
+
+def test_qmaster_params_are_read_as_words_named_with_or_without_a_value():
+    text = "ENABLE_RESCHEDULE_KILL=1, enable_reschedule_slave MAX_DYN_EC=10"
+    assert master_params.read(text) == {"ENABLE_RESCHEDULE_KILL": "1",
+                                        "ENABLE_RESCHEDULE_SLAVE": "", "MAX_DYN_EC": "10"}
+    assert master_params.enabled(text, master_params.RESCHEDULE_KILL)
+    assert master_params.enabled(text, master_params.RESCHEDULE_SLAVE)
+    assert not master_params.enabled("ENABLE_RESCHEDULE_KILL=false",
+                                     master_params.RESCHEDULE_KILL)
+    assert master_params.read("none") == {} and master_params.read("NONE") == {}

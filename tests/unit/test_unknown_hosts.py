@@ -14,7 +14,7 @@ import logging
 from gridd import protocol as p
 from gridd.master.core import Master
 from gridd.master.state import Effects
-from gridd.model.task_lifecycle import PENDING, RESCHEDULED, RUNNING, TRANSFERRING
+from gridd.model.task_lifecycle import DONE, PENDING, RESCHEDULED, RUNNING, TRANSFERRING
 from tests.unit.test_master_core import make_master, schedule, spec
 
 HEARD, DUE = 105.0, 135.0
@@ -137,6 +137,29 @@ def test_a_parallel_job_is_rescheduled_when_its_master_tasks_host_is_lost_alone(
             master.check_hosts(now, Effects())
         assert master.host_state(lost) == "unknown"
         assert task.state == (RESCHEDULED if lost_master_host else RUNNING)
+
+
+def test_qmaster_params_widen_reschedule_unknown_as_8_1_9s_do():
+    """ENABLE_RESCHEDULE_SLAVE: a slave task's host counts too; ENABLE_RESCHEDULE_KILL:
+    a job that may not run again is ended, accounted as lost by its host."""
+    master = cell()
+    master.s.config.conf.qmaster_params = "ENABLE_RESCHEDULE_SLAVE=true ENABLE_RESCHEDULE_KILL"
+    heard(master, 99.0, "node2")
+    job = run(master, 100.0, restart="y", pe_name="mpi", pe_min=3, pe_max=3)
+    kept = run(master, 100.0, restart="n")
+    task, other = master.s.jobs[job].tasks[0], master.s.jobs[kept].tasks[0]
+    slave = other.host  # the slot the parallel job left
+    assert {qi for qi, _ in task.granted} == {"all.q@node1", "all.q@node2"} != task.host
+    assert slave != task.host
+    heard(master, HEARD, "node1", "node2", running=[(job, 0), (kept, 0)])
+    fx = Effects()
+    for now in (120.0, 140.0):
+        heard(master, now, task.host, running=[(job, 0)])
+        master.check_hosts(now, fx)
+    assert task.state == RESCHEDULED
+    assert (other.state, other.failed, other.exit_status) == (DONE, 100, 137)
+    assert (slave, p.KillTask(job_id=kept, task_id=0)) in fx.to_execd
+    assert [(j, t) for _, j, t in fx.outbox] == [(job, 0), (kept, 0)]
 
 
 def test_a_host_coming_back_kills_what_was_rescheduled_and_accounts_each_run_once():
