@@ -250,6 +250,8 @@ class Execution:
                 self.unknown_since[name] = host.last_report + max_unheard
                 fx.notices.append((logging.WARNING, f"execution host {name} not heard from "
                                    f"for {max_unheard:g} s (max_unheard): it is unknown"))
+        for name in self.unknown_since.keys() - self.s.hosts.keys():
+            del self.unknown_since[name]  # gone with qconf -de
         for name in self.s.hosts.keys() - self.host_up - self.unknown_since.keys():
             self.unknown_since[name] = now + max_unheard  # as if heard from at the start
         due = {name for name, since in self.unknown_since.items()
@@ -270,39 +272,30 @@ class Execution:
                 hosts.update(split_instance(qi)[1] for qi, _ in task.granted)
             if not hosts & due:
                 continue
-            if rerunnable(self, job, task):
-                self._reschedule_lost(job, task, now, fx)
-            elif end_others:
-                self._end_lost(job, task, now, fx)
+            again = rerunnable(self, job, task)
+            if again or end_others:
+                self._give_up(job, task, now, fx, again)
 
-    def _reschedule_lost(self, job: Job, task: Task, now: float, fx: Effects) -> None:
-        """End a run on a host unknown for reschedule_unknown as qmod -r ends one, without
-        waiting for its execd: accounted as rescheduled (failed 25), the task waits to run
-        again once that is confirmed. Its execd is told to kill it, should it hear."""
+    def _give_up(self, job: Job, task: Task, now: float, fx: Effects, again: bool) -> None:
+        """End a run on a host unknown for reschedule_unknown without waiting for its
+        execd, which is told to kill it should it hear: as qmod -r ends one if it may run
+        `again` (accounted as rescheduled, failed 25; the task waits again once that is
+        confirmed), else (ENABLE_RESCHEDULE_KILL) as lost by its host."""
         host = task.host
-        task.rescheduling = True
+        task.rescheduling = again
         fx.to_execd.append((host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
-                                             reason="rescheduled")))
-        fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} rescheduled: "
-                           f"its host {host} has been unknown for reschedule_unknown"))
-        self._end_run(p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
-                                   start_time=task.start_time, end_time=now, exit_status=0,
-                                   failed=FAILED_RESCHEDULED, failed_reason="rescheduling"),
-                      now, fx, by="master")
+                                             reason="rescheduled" if again else "")))
+        fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} "
+                           f"{'rescheduled' if again else 'ended'}: its host {host} has "
+                           "been unknown for reschedule_unknown"))
+        report = p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
+                              start_time=task.start_time, end_time=now, exit_status=0,
+                              failed=FAILED_RESCHEDULED, failed_reason="rescheduling")
+        if not again:
+            report.exit_status, report.failed = 137, 100
+            report.failed_reason = "lost by execution host"
+        self._end_run(report, now, fx, by="master")
         task.given_up = now  # after: the report of the run given up is one of those
-
-    def _end_lost(self, job: Job, task: Task, now: float, fx: Effects) -> None:
-        """End a run that may not run again on a host unknown for reschedule_unknown
-        (qmaster_params ENABLE_RESCHEDULE_KILL): accounted as lost by its host."""
-        host = task.host
-        fx.to_execd.append((host, p.KillTask(job_id=job.job_id, task_id=task.task_id)))
-        fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} ended: its "
-                           f"host {host} has been unknown for reschedule_unknown"))
-        self._end_run(p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
-                                   start_time=task.start_time, end_time=now, exit_status=137,
-                                   failed=100, failed_reason="lost by execution host"),
-                      now, fx, by="master")
-        task.given_up = now
 
     def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
         job = self.s.jobs.get(req.job_id)
