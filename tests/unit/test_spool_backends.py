@@ -103,7 +103,8 @@ def _state() -> MasterState:
                     NOW + 1)
     array.tasks[4] = Task(task_id=4, state="r", start_time=NOW + 2, queue="all.q@node1",
                           host="node1", granted=[("all.q@node1", 1)],
-                          usage=Usage(wallclock=1.5, maxvmem=1e9))
+                          usage=Usage(wallclock=1.5, maxvmem=1e9), rerun=True,
+                          given_up=NOW + 1.5)  # its first run given up on an unknown host
     state.jobs = {1: single, 2: array}
     state.hosts["node1"].load = {"load_avg": "0.50", "arch": "lx-amd64"}
     state.hosts["node1"].last_report = NOW
