@@ -1,10 +1,10 @@
 """A host lost and found again, with real daemons: node1's execd is stopped (SIGSTOP) past
 a short max_unheard and continued (SIGCONT), a rerunnable and a non-rerunnable job on
-it. qstat -f shows node1 unknown (u); after reschedule_unknown the rerunnable job runs
-again on node2 while the other is still shown running on node1; once node1's execd goes
-on, the run it still had of the rerunnable job is killed there (it never comes to its
-end) and never accounted, and qacct shows each run once: the rescheduled one (failed 25),
-the one on node2, the other job's."""
+it. qstat -f shows node1 unknown (u) and qhost its load as -; after reschedule_unknown
+the rerunnable job runs again on node2 while the other is still shown running on node1;
+once node1's execd goes on, the run it still had of the rerunnable job is killed there
+(it never comes to its end) and never accounted, and qacct shows each run once: the
+rescheduled one (failed 25), the one on node2, the other job's."""
 
 from __future__ import annotations
 
@@ -56,6 +56,14 @@ def where(cell: Cell) -> dict[int, str]:
     return found
 
 
+def host_load(cell: Cell, host: str) -> str:
+    """qhost's LOAD column for a host."""
+    header, *rows = cell.ok("qhost").splitlines()
+    column = header.split().index("LOAD")
+    [row] = [r.split() for r in rows if r.split()[:1] == [host]]
+    return row[column]
+
+
 def records(cell: Cell, job: int) -> list[dict[str, str]]:
     """qacct -j's records of a job, each field by its name."""
     out = cell.ok("qacct", "-j", str(job))
@@ -87,6 +95,7 @@ def test_a_host_stopped_past_max_unheard_is_unknown_and_reconciled_when_it_goes_
         assert states(cell)[str(rerun)] == "Rr"
         assert where(cell)[kept] == "all.q@node1" and states(cell)[str(kept)] == "r"
         assert "u" in instance_states(cell)["all.q@node1"]
+        assert host_load(cell, "node1") == "-" != host_load(cell, "node2")
     finally:
         os.kill(execd, signal.SIGCONT)
     wait_for(lambda: "u" not in instance_states(cell)["all.q@node1"], timeout=20,
