@@ -22,10 +22,15 @@ class CellConfig:
     machine: str = ""  # the machine's host name: admin and submit host
 
 
+PE_SLOTS_ANY = "999"  # a new cell's PEs: as many slots as its queues offer
+
+
 def initial_config(state: MasterState, cell: CellConfig) -> None:
     """all.q over the host group @allhosts of every host, which hosts that register
     later join (gridd.master.execution), as Grid Engine's installation makes them; the
-    two usual PEs (smp: one host, mpi: fill up), and the people and hosts with rights.
+    two usual PEs (smp: one host, mpi: fill up) with 999 slots, as the installation's
+    make PE has, so that hosts that join are not held to the cell's first size; and the
+    people and hosts with rights.
     Load thresholds are off: gridd has no alarm states yet.
     """
     cfg = state.config
@@ -34,9 +39,10 @@ def initial_config(state: MasterState, cell: CellConfig) -> None:
     cfg.queues["all.q"] = ClusterQueue(
         qname="all.q", hostlist=ALL_HOSTS, slots=str(cell.slots),
         pe_list="smp mpi", load_thresholds=NONE)
-    total = str(max(1, cell.slots * len(cell.hosts)))
-    cfg.pes["smp"] = ParallelEnvConf(pe_name="smp", slots=total, allocation_rule=PE_SLOTS)
-    cfg.pes["mpi"] = ParallelEnvConf(pe_name="mpi", slots=total, allocation_rule=FILL_UP)
+    cfg.pes["smp"] = ParallelEnvConf(pe_name="smp", slots=PE_SLOTS_ANY,
+                                     allocation_rule=PE_SLOTS)
+    cfg.pes["mpi"] = ParallelEnvConf(pe_name="mpi", slots=PE_SLOTS_ANY,
+                                     allocation_rule=FILL_UP)
     for host in ["global", *cell.hosts]:
         cfg.exechosts[host] = ExecHostConf(hostname=host)
     for host in cell.hosts:
