@@ -62,6 +62,10 @@ def test_jobs_run_on_each_node_and_across_them(cluster: Cluster) -> None:
     c.wait_accounted(job)
     hosts = {line.split()[0] for line in hostfile.read_text().splitlines() if line.strip()}
     assert hosts == set(NODES)
+    missing = c.tmp / "not-on-node7"  # a working directory the node does not have
+    job = c.qsub("-wd", str(missing), "-l", "h=node7", "-b", "y", "true")
+    wait_for(lambda: c.state(job)[0] == "Eqw", what="the job in error on node7")
+    assert f"can't chdir to {missing}" in c.master.ok("qstat", "-j", str(job))
     once_each(c)
 
 
