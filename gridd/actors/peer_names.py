@@ -67,8 +67,9 @@ class PeerNames:
         if ip is None:
             return address
         mapped = getattr(ip, "ipv4_mapped", None)
-        if ip.is_loopback or ip in self.own or (mapped is not None and (
-                mapped.is_loopback or mapped in self.own)):
+        if mapped is not None:  # an IPv4 peer of a master listening on [::]
+            ip, address = mapped, str(mapped)
+        if ip.is_loopback or ip in self.own:
             return self.machine
         with trio.move_on_after(RESOLVE_TIMEOUT):
             try:

@@ -62,5 +62,14 @@ async def test_other_addresses_go_by_the_resolvers_name_or_by_themselves(
     assert resolver.asked == ["10.77.0.2", "10.77.0.3"]
 
 
+async def test_an_ipv4_peer_of_a_master_on_every_ipv6_address_is_named_as_itself(
+        resolver: Resolver) -> None:
+    names = PeerNames("head")
+    await names.learn_own("::")
+    assert await names.name("::ffff:10.77.0.2") == "node7.example.org"
+    assert await names.name("::ffff:10.77.0.3") == "10.77.0.3"
+    assert resolver.asked == ["10.77.0.2", "10.77.0.3"]
+
+
 async def test_an_ipc_master_has_only_its_own_machine_for_peers(resolver: Resolver) -> None:
     assert await PeerNames("head", local_only=True).name("") == "head"
