@@ -66,9 +66,10 @@ class Cluster:
 
     def up_hosts(self) -> set[str]:
         """The execution hosts qhost shows with a load (up)."""
-        out = self.master.ok("qhost")
-        return {f[0] for f in (ln.split() for ln in out.splitlines()[3:])
-                if len(f) > 3 and f[3] != "-"}
+        lines = self.master.ok("qhost").splitlines()
+        load = lines[0].split().index("LOAD")
+        return {f[0] for f in (ln.split() for ln in lines[3:])
+                if len(f) > load and f[load] != "-"}
 
     def wait_up(self, *names: str, timeout: float = 60) -> None:
         wait_for(lambda: set(names) <= self.up_hosts(), timeout=timeout,

@@ -98,30 +98,32 @@ def test_an_execd_killed_and_restarted_keeps_its_jobs(cluster: Cluster) -> None:
 def test_a_node_cut_off_past_max_unheard_and_back(cluster: Cluster) -> None:
     c = cluster
     c.set_conf(max_unheard="00:00:10", reschedule_unknown="00:00:05")
+    c.master.ok("qconf", "-mattr", "queue", "slots", "3", "all.q")  # room for three jobs
     for node in NODES[:2]:  # what starts now starts on node7
         c.master.ok("qmod", "-d", f"all.q@{node}")
-    short = c.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "6")
     rerun = c.qsub("-r", "y", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "600")
     kept = c.qsub("-r", "n", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "600")
-    for job in (short, rerun, kept):
+    short = c.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "10")  # ends cut off
+    for job in (rerun, kept, short):
         assert c.wait_running(job).endswith("@node7")
+    c.node("node7").cut()
     for node in NODES[:2]:
         c.master.ok("qmod", "-e", f"all.q@{node}")
-    c.node("node7").cut()
     wait_for(lambda: "u" in instance_states(c).get("node7", ""), timeout=60,
              what="node7 unknown in qstat -f")
     assert "node7" not in c.up_hosts()
     # The rerunnable job runs again elsewhere; the other stays where it was.
-    wait_for(lambda: c.state(rerun)[0] == "r" and not c.state(rerun)[1].endswith("@node7"),
+    wait_for(lambda: c.state(rerun)[0] == "Rr" and not c.state(rerun)[1].endswith("@node7"),
              timeout=60, what="the rerunnable job running on another node")
     assert c.state(kept) == ("r", "all.q@node7")
-    ended_meanwhile = not c.runs(short)
+    wait_for(lambda: not any("sleep 10" in _cmdline(pid) for pid in c.node("node7").pids()),
+             what="the short job ended on node7")
+    assert c.runs(short) == []
     mended = time.monotonic()
     c.node("node7").mend()
     c.wait_accounted(short, timeout=90)
-    back = time.monotonic() - mended
-    print(f"node7's link back -> the record of the job that ended meanwhile: {back:.1f} s"
-          if ended_meanwhile else "the short job was accounted before the cut was noticed")
+    print(f"node7's link back -> the record of its job that ended meanwhile: "
+          f"{time.monotonic() - mended:.1f} s")
     c.wait_up("node7")
     assert c.state(kept) == ("r", "all.q@node7")
     c.master.ok("qdel", str(rerun), str(kept))
