@@ -184,12 +184,8 @@ def cmd_master(base: Path, args: argparse.Namespace) -> int:
     from gridd.actors import clock
     from gridd.actors.master import serve
 
-    if args.listen:
-        try:
-            _listen_at(base, args.listen)
-        except ListenError as exc:
-            print(f"gridd: {exc}", file=sys.stderr)
-            return 1
+    if args.listen and not _listen_at(base, args.listen):
+        return 1
     try:
         endpoint = _bound_endpoint(base)
     except FileNotFoundError as exc:
@@ -209,13 +205,23 @@ def _bound_endpoint(base: Path) -> str:
 
 
 def _listen_at(base: Path, text: str) -> bool:
-    """Make the master listen at `text` (ADDR:PORT) from its next start on; True when that
-    moves it. Refused while it runs: its execds and clients would lose it."""
+    """Make the master listen at `text` (ADDR:PORT) from its next start on; False, said,
+    when it cannot: refused while it runs (its execds and clients would lose it), or an
+    address it could not bind."""
+    try:
+        _move_master(base, text)
+    except ListenError as exc:
+        print(f"gridd: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _move_master(base: Path, text: str) -> None:
     listen = parse_listen(text, socket.gethostname())
     endpoint_file = paths.endpoint_file(base)
     before = endpoint_file.read_text().strip() if endpoint_file.exists() else None
     if before is not None and (before, _bound_endpoint(base)) == (listen.public, listen.bind):
-        return False
+        return
     if alive(read_pid(paths.master_spool(base) / "qmaster.pid")):
         raise ListenError(f"the master of the cell under {base} runs, listening at {before}: "
                           f"--listen {text} moves it only while it is stopped ('gridd "
@@ -229,7 +235,6 @@ def _listen_at(base: Path, text: str) -> bool:
         print(f"gridd: the master now listens at {listen.bind.removeprefix('tcp://')}, "
               f"reached at {listen.public} (was {before}); execds still running with the "
               "old endpoint are to be started again", file=sys.stderr)
-    return True
 
 
 def cmd_execd(base: Path, args: argparse.Namespace) -> int:
@@ -298,12 +303,8 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     if args.hosts is not None and args.hosts < 0:
         print(f"gridd: --hosts {args.hosts}: a number of hosts, 0 or more", file=sys.stderr)
         return 1
-    if args.listen:
-        try:
-            _listen_at(base, args.listen)
-        except ListenError as exc:
-            print(f"gridd: {exc}", file=sys.stderr)
-            return 1
+    if args.listen and not _listen_at(base, args.listen):
+        return 1
     paths.common(base).mkdir(parents=True, exist_ok=True)
     conf_file = paths.common(base) / "bootstrap.json"
     if conf_file.exists():
