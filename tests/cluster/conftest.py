@@ -25,6 +25,7 @@ from tests.cluster import netns
 from tests.e2e.conftest import BIN, cell_processes, wait_for
 
 NODES = ("node1", "node2", "node7")  # the README's
+STRANGER = "node9"  # a machine whose key the administrator did not make
 LISTEN = f"{netns.SUBNET}.1:6444"
 REPORTS = ("--load-report-time", "2")
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -151,7 +152,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="5",
                PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     env.pop("SGE_ROOT", None)
-    with netns.lab(("master", *NODES), env) as lab:
+    with netns.lab(("master", *NODES, STRANGER), env) as lab:
         c = Cluster(lab, root, tmp_path, {})
         try:
             shared, shared_nodes, bundle, joining = readme_blocks()[:4]

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import collections
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
 
 from tests.cluster import netns
-from tests.cluster.conftest import NODES, Cluster
+from tests.cluster.conftest import NODES, STRANGER, Cluster
 from tests.e2e.conftest import wait_for
 
 
@@ -36,6 +37,23 @@ def test_nodes_joined_as_the_readme_says_are_execution_hosts(cluster: Cluster) -
     assert cluster.master.ok("qconf", "-sel").split() == list(NODES)
     assert "hostname              node7" in cluster.master.ok("qconf", "-se", "node7")
     assert set(NODES) <= set(cluster.master.ok("qconf", "-shgrp", "@allhosts").split())
+
+
+def test_a_machine_with_a_key_the_master_did_not_make_is_refused(cluster: Cluster) -> None:
+    """node9 has the master's endpoint and public key but a host key of its own making:
+    its execd is refused over the network, says so and ends; it is no execution host."""
+    c = cluster
+    own = c.tmp / "node9-root"
+    (own / "common" / "keys").mkdir(parents=True)
+    shutil.copy(c.root / "common" / "master_endpoint", own / "common")
+    shutil.copy(c.root / "common" / "keys" / "master.key", own / "common" / "keys")
+    node9 = c.node(STRANGER)
+    env = dict(node9.env, GRIDD_ROOT=str(own))
+    node9.ok("gridd", "keys", "host", STRANGER, env=env)
+    res = node9.run("gridd", "execd", env=env, timeout=60)
+    assert res.returncode == 1
+    assert f"refused the key of host {STRANGER}" in res.stderr
+    assert STRANGER not in c.master.ok("qconf", "-sel").split()
 
 
 def test_jobs_run_on_each_node_and_across_them(cluster: Cluster) -> None:
