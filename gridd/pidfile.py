@@ -1,4 +1,10 @@
-"""Daemon pid files: which daemon of a cell runs.
+"""Daemon pid files: which daemon of a cell runs, and on which machine.
+
+A pid file holds the daemon's pid and the name of the machine it runs on: a cell root
+shared over NFS holds the pid files of execds on other machines, whose pids mean
+nothing here (another process of this machine may have that pid), so `gridd down`,
+`up` and `status` act only on those of their own machine. A file without a machine
+(written before) is taken for this machine's.
 
 Light on purpose (os only): q* commands use it to tell whether the master runs before
 deciding how to answer.
@@ -16,6 +22,31 @@ def read_pid(path: str | os.PathLike[str]) -> int:
             return int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def write_pid(path: str | os.PathLike[str]) -> None:
+    """Record this process, on this machine."""
+    with open(path, "w") as f:
+        f.write(f"{os.getpid()} {this_machine()}\n")
+
+
+def this_machine() -> str:
+    return os.uname().nodename
+
+
+def pid_machine(path: str | os.PathLike[str]) -> str:
+    """The machine a pid file names: this one when it names none (or is not there)."""
+    try:
+        with open(path) as f:
+            words = f.read().split()
+    except OSError:
+        words = []
+    return words[1] if len(words) > 1 else this_machine()
+
+
+def local_pid(path: str | os.PathLike[str]) -> int:
+    """The pid a file names if its daemon runs on this machine, else 0."""
+    return read_pid(path) if pid_machine(path) == this_machine() else 0
 
 
 def alive(pid: int) -> bool:

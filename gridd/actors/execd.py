@@ -45,6 +45,7 @@ from gridd import protocol as p
 from gridd.actors.clock import Wall
 from gridd.execd import runner, signals
 from gridd.execd.load import read_load
+from gridd.pidfile import write_pid
 from gridd.transport import TrioSocket, ipv6
 from gridd.zmtp import Curve
 
@@ -335,7 +336,7 @@ def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: W
         raise SystemExit(f"gridd: {exc}{hint}") from None
     pidfile = paths.execd_spool(name, base) / "execd.pid"
     pidfile.parent.mkdir(parents=True, exist_ok=True)
-    pidfile.write_text(f"{os.getpid()}\n")
+    write_pid(pidfile)
     actor = ExecdActor(base, name, endpoint, load_report_time, curve, wall=wall)
 
     async def signalled() -> None:

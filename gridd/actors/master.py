@@ -49,7 +49,14 @@ from gridd.master.handle import ACCT, CLIENT, SCHED, TICK, TIMER, Handler, unapp
 from gridd.master.ratelimit import Limiter, QuietLog
 from gridd.master.state import Effects, MasterState
 from gridd.model.objects import GlobalConf
-from gridd.pidfile import gridd_alive, master_pidfile, read_pid
+from gridd.pidfile import (
+    gridd_alive,
+    master_pidfile,
+    pid_machine,
+    read_pid,
+    this_machine,
+    write_pid,
+)
 from gridd.spool import admin as spool_admin
 from gridd.spool.base import SpoolError
 from gridd.spool.methods import choose, open_spool
@@ -419,9 +426,12 @@ def serve(base: Path, endpoint: str, schedule_interval: float, wall: Wall) -> No
     pidfile = Path(master_pidfile(base))
     pidfile.parent.mkdir(parents=True, exist_ok=True)
     running = read_pid(pidfile)
+    if (machine := pid_machine(pidfile)) != this_machine():
+        raise SystemExit(f"gridd: the master of this cell runs on {machine} (pid {running}, "
+                         f"by {pidfile}); if that machine is gone, remove the file first")
     if running != os.getpid() and gridd_alive(running):
         raise SystemExit(f"gridd: a master already runs for this cell (pid {running})")
-    pidfile.write_text(f"{os.getpid()}\n")
+    write_pid(pidfile)
     actor = MasterActor(base, endpoint, schedule_interval, key=key, wall=wall)
 
     async def main() -> None:

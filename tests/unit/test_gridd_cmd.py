@@ -154,3 +154,38 @@ def test_a_master_without_a_cell_says_so(tmp_path: Path, monkeypatch: pytest.Mon
     assert capsys.readouterr().err == (
         f"gridd: no cell under {tmp_path} (missing {tmp_path}/common/master_endpoint): "
         "'gridd up' makes one\n")
+
+
+def _elsewhere(cell: Path, spool: str, name: str) -> None:
+    """The pid file of a daemon on another machine (a root shared over NFS): a pid that
+    here is this very process's, which nothing may signal."""
+    (cell / "spool" / spool / name).write_text(f"{os.getpid()} node1\n")
+
+
+def test_gridd_status_names_the_machine_of_a_daemon_elsewhere(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    _elsewhere(made_cell, "node1", "execd.pid")
+    assert main(["status"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["execd", "on", "node1", "pid", str(os.getpid()), "node1"]
+    assert lines[2].split()[:2] == ["execd", "running"]
+
+
+def test_gridd_down_leaves_the_daemons_of_other_machines_alone(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    for spool, name in (("qmaster", "qmaster.pid"), ("node1", "execd.pid"),
+                        ("node2", "execd.pid")):
+        _elsewhere(made_cell, spool, name)
+    assert main(["down"]) == 0  # had it signalled a pid, this test would have ended
+    out = capsys.readouterr().out
+    assert "left alone: the master on node1 (stop it there)" in out
+    assert "left alone: the execd of node2 on node1 (stop it there)" in out
+    assert "stopped (0 process(es))" in out
+
+
+def test_gridd_up_refuses_on_another_machine_than_the_masters(
+        made_cell: Path, capsys: pytest.CaptureFixture[str]):
+    _elsewhere(made_cell, "qmaster", "qmaster.pid")
+    assert main(["up"]) == 1
+    err = capsys.readouterr().err
+    assert "the master of the cell under" in err and "runs on node1" in err
