@@ -120,7 +120,7 @@ def test_a_node_cut_off_past_max_unheard_and_back(cluster: Cluster) -> None:
     for node in NODES[:2]:  # what starts now starts on node7
         c.master.ok("qmod", "-d", f"all.q@{node}")
     rerun = c.qsub("-r", "y", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "600")
-    kept = c.qsub("-r", "n", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "600")
+    kept = c.qsub("-r", "n", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "601")
     short = c.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "10")  # ends cut off
     for job in (rerun, kept, short):
         assert c.wait_running(job).endswith("@node7")
@@ -134,7 +134,7 @@ def test_a_node_cut_off_past_max_unheard_and_back(cluster: Cluster) -> None:
     wait_for(lambda: c.state(rerun)[0] == "Rr" and not c.state(rerun)[1].endswith("@node7"),
              timeout=60, what="the rerunnable job running on another node")
     assert c.state(kept) == ("r", "all.q@node7")
-    wait_for(lambda: not any("sleep 10" in _cmdline(pid) for pid in c.node("node7").pids()),
+    wait_for(lambda: "sleep 10" not in commands_on(c, "node7"),
              what="the short job ended on node7")
     assert c.runs(short) == []
     mended = time.monotonic()
@@ -143,13 +143,14 @@ def test_a_node_cut_off_past_max_unheard_and_back(cluster: Cluster) -> None:
     print(f"node7's link back -> the record of its job that ended meanwhile: "
           f"{time.monotonic() - mended:.1f} s")
     c.wait_up("node7")
+    wait_for(lambda: "sleep 600" not in commands_on(c, "node7"),
+             what="the rescheduled job's old run killed on node7")
+    assert "sleep 601" in commands_on(c, "node7")
     assert c.state(kept) == ("r", "all.q@node7")
     c.master.ok("qdel", str(rerun), str(kept))
     runs = c.wait_accounted(rerun, runs=2)
     assert sorted(r[1] for r in runs)[0] != sorted(r[1] for r in runs)[1]
     c.wait_accounted(kept)
-    wait_for(lambda: not any("sleep 600" in _cmdline(pid) for pid in c.node("node7").pids()),
-             what="no run of the rescheduled job left on node7")
     assert len(c.runs(short)) == 1 and len(c.runs(kept)) == 1 and len(c.runs(rerun)) == 2
     once_each(c)
 
@@ -173,6 +174,11 @@ def test_the_master_killed_and_restarted_gets_its_execds_back(cluster: Cluster) 
         assert record[11] == "0" and record[12] == "0"
     assert all(len(c.runs(job)) == 1 for job in [*jobs, after])
     once_each(c)
+
+
+def commands_on(c: Cluster, node: str) -> set[str]:
+    """The command lines of what runs on a node."""
+    return {_cmdline(pid).strip() for pid in c.node(node).pids()}
 
 
 def _cmdline(pid: int) -> str:
