@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import api_submit
 import ar_grant
+import cluster_drain
 import dispatch
 import drain
 import ingest
@@ -65,6 +66,7 @@ def main() -> None:
     ag = run("advance reservation grant", ar_grant.main)
     ig = run("ingest into the reporting database", ingest.main)
     qa = run("qacct on 1,000,000 jobs", qacct.main)
+    cd = run("drain through namespaced nodes", cluster_drain.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -84,6 +86,10 @@ def main() -> None:
             ">= 200 jobs/s", d["from_end_per_s"] >= 200 if d else None),
         row("drain accounting records", d.get("records"), "", "exactly 2,000",
             d["records"] == 2000 if d else None),
+        row("drain, 3 local execds", cd.get("local_per_s"), "jobs/s", "(no target)", None),
+        row("drain, 3 nodes over a network", cd.get("nodes_per_s"), "jobs/s",
+            "as local, within noise",
+            None if "nodes_per_s" not in cd else cd["nodes_per_s"] >= 0.8 * cd["local_per_s"]),
         row("dispatch 10k x 1k, no categories", x.get("none_s"), "s", "(no target)", None),
         row("dispatch 10k x 1k, planner", x.get("cache_s"), "s", "< 0.5 s, same placements",
             x["cache_s"] < 0.5 and x["agree"] == 1 if x else None),
