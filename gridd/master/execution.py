@@ -42,6 +42,7 @@ from gridd.model.task_lifecycle import (
     finish_event,
     suspension,
 )
+from gridd.model.values import time_or
 from gridd.sched.levels import exceeded
 
 log = logging.getLogger("gridd.master")
@@ -224,8 +225,7 @@ class Execution:
     def max_unheard(self) -> float:
         """max_unheard in seconds, as the global configuration says it now (qconf -mconf
         changes it without a restart; a host's own configuration does not)."""
-        return host_lifecycle.seconds(self.s.config.conf.max_unheard,
-                                      host_lifecycle.MAX_UNHEARD)
+        return time_or(self.s.config.conf.max_unheard, host_lifecycle.MAX_UNHEARD)
 
     def reschedule_unknown(self, host: str) -> float:
         """reschedule_unknown in seconds for a host: its own configuration's, or the
@@ -233,7 +233,7 @@ class Execution:
         config = self.s.config
         text = config.host_confs.get(host, {}).get("reschedule_unknown",
                                                    config.conf.reschedule_unknown)
-        return host_lifecycle.seconds(text, 0.0)
+        return time_or(text, 0.0)
 
     def host_check_interval(self) -> float:
         """Seconds until the master looks at its hosts again (the actor's timer)."""

@@ -15,7 +15,7 @@ from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.config import Configuration
 from gridd.model.objects import NONE, ClusterQueue, ParallelEnvConf, words
 from gridd.model.pe import ParallelEnv
-from gridd.model.values import parse_time
+from gridd.model.values import time_or
 
 # Queue attributes offered as complex attributes on the queue level (`qstat -F` shows them
 # as qf:...), besides qname, hostname, slots and complex_values.
@@ -86,14 +86,14 @@ def plan_conf(cfg: Configuration) -> PlanConf:
         queue_sort_method=cfg.sched.queue_sort_method.strip().lower(),
         load_formula=cfg.sched.load_formula.strip(),
         load_adjustments=_known(_values(cfg.sched.job_load_adjustments), table),
-        load_adjustment_decay=_seconds(cfg.sched.load_adjustment_decay_time, 450.0),
+        load_adjustment_decay=time_or(cfg.sched.load_adjustment_decay_time, 450.0),
         job_info=job_info,
         rqs=[rs for rs in cfg.rqs.values() if rs.enabled],
         usersets={name: list(us.entries) for name, us in cfg.usersets.items()},
         host_access=_host_access(cfg),
         max_reservation=max(to_int(cfg.sched.max_reservation), 0),
-        default_duration=_seconds(cfg.sched.default_duration, math.inf),
-        duration_offset=_seconds(params.get("DURATION_OFFSET", ""), 60.0),
+        default_duration=time_or(cfg.sched.default_duration, math.inf),
+        duration_offset=time_or(params.get("DURATION_OFFSET", ""), 60.0),
         monitor=params.get("MONITOR", "0").lower() not in ("0", "false"),
         max_aj_instances=max(to_int(cfg.conf.max_aj_instances), 0),
         **{name: _float(getattr(cfg.sched, name), default) for name, default in (
@@ -111,13 +111,6 @@ def _host_access(cfg: Configuration) -> dict[str, HostAccess]:
         if access.user_lists or access.xuser_lists or access.projects or access.xprojects:
             out[name] = access
     return out
-
-
-def _seconds(text: str, default: float) -> float:
-    try:
-        return parse_time(text) if text.strip() else default
-    except ValueError:
-        return default
 
 
 def _instance(cq: ClusterQueue, host: str, groups: list[str], table: ComplexTable) -> Instance:

@@ -19,7 +19,6 @@ from typing import TypeGuard
 import msgspec
 
 from gridd.model.cluster import ExecHost
-from gridd.model.values import parse_time
 
 UNKNOWN = "unknown"  # not heard from since the master started, or silent too long
 UP = "up"  # registered or reporting, and not silent too long
@@ -48,15 +47,6 @@ def after(state: str, event: str) -> str | None:
     """Where `event` takes a host in `state`, or None: the table refuses it."""
     moves = TABLE.get(state)
     return None if moves is None else moves.get(event)
-
-
-def seconds(text: str, default: float) -> float:
-    """A TIME of the global configuration in seconds; `default` for one that is not
-    (qconf refuses those, but a spooled configuration must never stop the master)."""
-    try:
-        return parse_time(text)
-    except ValueError:
-        return default
 
 
 def timed_out(host: ExecHost, max_unheard: float, now: float) -> bool:

@@ -72,6 +72,15 @@ def parse_time(text: str) -> float:
     return total
 
 
+
+def time_or(text: str, default: float) -> float:
+    """Seconds in a configuration's TIME value, `default` for one empty or not a time
+    (qconf refuses those, but a spooled configuration must never stop the master)."""
+    try:
+        return parse_time(text) if text.strip() else default
+    except ValueError:
+        return default
+
 def format_time(seconds: float) -> str:
     """`H:MM:SS` for a duration, `INFINITY` for an unlimited one.
 

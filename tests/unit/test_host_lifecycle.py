@@ -57,11 +57,6 @@ def test_jobs_are_rescheduled_once_a_host_was_unknown_for_reschedule_unknown():
     assert not life.reschedule_due(110.0, 0.0, 1e9)  # 0: never
 
 
-def test_configuration_times_are_read_and_bad_ones_keep_their_default():
-    assert life.seconds("00:05:00", 1.0) == 300.0 and life.seconds("10", 1.0) == 10.0
-    assert life.seconds("soon", 7.0) == 7.0
-
-
 def test_a_host_not_up_shows_no_last_report():
     host = ExecHost(name="n", load={"load_avg": "0.5"}, last_report=5.0)
     assert life.shown(host, UP) is host and life.shown_up(host)

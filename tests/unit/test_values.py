@@ -8,9 +8,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.model.values import format_bool, format_time, parse_bool, parse_memory, parse_time
+from gridd.model.values import (
+    format_bool,
+    format_time,
+    parse_bool,
+    parse_memory,
+    parse_time,
+    time_or,
+)
 
 # --- TIME ---------------------------------------------------------------------------
+
+
+def test_configuration_times_are_read_and_bad_or_empty_ones_keep_their_default():
+    assert time_or("00:05:00", 1.0) == 300.0 and time_or("10", 1.0) == 10.0
+    assert time_or("soon", 7.0) == 7.0 and time_or(" ", 7.0) == 7.0
 
 
 @pytest.mark.parametrize(
