@@ -15,13 +15,30 @@ from __future__ import annotations
 import os
 
 
-def read_pid(path: str | os.PathLike[str]) -> int:
-    """The pid a file names, 0 when there is none."""
+def pid_and_machine(path: str | os.PathLike[str]) -> tuple[int, str]:
+    """The pid a file names (0 when there is none) and its machine (this one when it
+    names none, or is not there)."""
     try:
         with open(path) as f:
-            return int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
+            words = f.read().split()
+    except OSError:
+        words = []
+    try:
+        pid = int(words[0]) if words else 0
+    except ValueError:
+        pid = 0
+    return pid, words[1] if len(words) > 1 else this_machine()
+
+
+def read_pid(path: str | os.PathLike[str]) -> int:
+    """The pid a file names, 0 when there is none."""
+    return pid_and_machine(path)[0]
+
+
+def local_pid(path: str | os.PathLike[str]) -> int:
+    """The pid a file names if its daemon runs on this machine, else 0."""
+    pid, machine = pid_and_machine(path)
+    return pid if machine == this_machine() else 0
 
 
 def write_pid(path: str | os.PathLike[str]) -> None:
@@ -32,21 +49,6 @@ def write_pid(path: str | os.PathLike[str]) -> None:
 
 def this_machine() -> str:
     return os.uname().nodename
-
-
-def pid_machine(path: str | os.PathLike[str]) -> str:
-    """The machine a pid file names: this one when it names none (or is not there)."""
-    try:
-        with open(path) as f:
-            words = f.read().split()
-    except OSError:
-        words = []
-    return words[1] if len(words) > 1 else this_machine()
-
-
-def local_pid(path: str | os.PathLike[str]) -> int:
-    """The pid a file names if its daemon runs on this machine, else 0."""
-    return read_pid(path) if pid_machine(path) == this_machine() else 0
 
 
 def alive(pid: int) -> bool:

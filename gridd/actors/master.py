@@ -52,7 +52,7 @@ from gridd.model.objects import GlobalConf
 from gridd.pidfile import (
     gridd_alive,
     master_pidfile,
-    pid_machine,
+    pid_and_machine,
     read_pid,
     this_machine,
     write_pid,
@@ -425,8 +425,8 @@ def serve(base: Path, endpoint: str, schedule_interval: float, wall: Wall) -> No
         raise SystemExit(f"gridd: {exc}{hint}") from None
     pidfile = Path(master_pidfile(base))
     pidfile.parent.mkdir(parents=True, exist_ok=True)
-    running = read_pid(pidfile)
-    if (machine := pid_machine(pidfile)) != this_machine():
+    running, machine = pid_and_machine(pidfile)
+    if machine != this_machine():
         raise SystemExit(f"gridd: the master of this cell runs on {machine} (pid {running}, "
                          f"by {pidfile}); if that machine is gone, remove the file first")
     if running != os.getpid() and gridd_alive(running):

@@ -35,7 +35,7 @@ from gridd.cli import dbwriter, report, spool_cmd
 from gridd.cli.listen import ListenError, check_bindable
 from gridd.cli.listen import parse as parse_listen
 from gridd.execd import signals
-from gridd.pidfile import alive, local_pid, pid_machine, read_pid, this_machine
+from gridd.pidfile import alive, local_pid, master_pidfile, pid_and_machine, this_machine
 from gridd.spool import methods as spool_methods
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def _move_master(base: Path, text: str) -> None:
     before = endpoint_file.read_text().strip() if endpoint_file.exists() else None
     if before is not None and (before, _bound_endpoint(base)) == (listen.public, listen.bind):
         return
-    if alive(local_pid(paths.master_spool(base) / "qmaster.pid")):
+    if alive(local_pid(master_pidfile(base))):
         raise ListenError(f"the master of the cell under {base} runs, listening at {before}: "
                           f"--listen {text} moves it only while it is stopped ('gridd "
                           "down' or 'qconf -km' first)")
@@ -303,8 +303,8 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
     if args.hosts is not None and args.hosts < 0:
         print(f"gridd: --hosts {args.hosts}: a number of hosts, 0 or more", file=sys.stderr)
         return 1
-    master_file = paths.master_spool(base) / "qmaster.pid"
-    if (machine := pid_machine(master_file)) != this_machine():
+    master_file = master_pidfile(base)
+    if (machine := pid_and_machine(master_file)[1]) != this_machine():
         print(f"gridd: the master of the cell under {base} runs on {machine} (by "
               f"{master_file}): 'gridd up' is for that machine, 'gridd execd' for this one; "
               "if that machine is gone, remove the file first", file=sys.stderr)
@@ -348,7 +348,7 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
     endpoint = endpoint_file.read_text().strip()
     started = 0
-    if not alive(local_pid(paths.master_spool(base) / "qmaster.pid")):
+    if not alive(local_pid(master_file)):
         _spawn(base, ["master"], paths.master_spool(base))
         started += 1
     for host in cell.hosts:
@@ -390,10 +390,12 @@ def kept_shape(cell: CellConfig, hosts: int | None, slots: int | None) -> list[s
 def cmd_down(base: Path, args: argparse.Namespace) -> int:
     """Stop the daemons; the jobs go on under their shepherds unless --kill-jobs (see
     gridd.execd.signals), and whatever still runs afterwards is said."""
-    master = local_pid(paths.master_spool(base) / "qmaster.pid")
-    execds = [local_pid(f) for f in sorted((base / "spool").glob("*/execd.pid"))]
-    for pidfile, machine in _elsewhere(base):
-        print(f"gridd: left alone: the {_daemon(pidfile)} on {machine} (stop it there)")
+    found = {f: pid_and_machine(f) for f in _pidfiles(base)}
+    for f, (_, machine) in found.items():
+        if machine != this_machine():
+            print(f"gridd: left alone: the {_daemon(f)} on {machine} (stop it there)")
+    master, *execds = [pid if machine == this_machine() else 0
+                       for pid, machine in found.values()]
     stop_execd = signals.KILL_JOBS if args.kill_jobs else signals.LEAVE_JOBS[0]
     pids = []
     for pid, signum in [(master, signal.SIGTERM), *((pid, stop_execd) for pid in execds)]:
@@ -424,34 +426,33 @@ def _jobs_running(base: Path) -> int:
 def cmd_status(base: Path, args: argparse.Namespace) -> int:
     """What runs on this machine; the daemons of other machines (a root shared over NFS)
     by the machine their pid files name, whose processes cannot be looked at from here."""
-    master_file = paths.master_spool(base) / "qmaster.pid"
     endpoint = paths.endpoint_file(base)
     where = endpoint.read_text().strip() if endpoint.exists() else "-"
-    running = alive(local_pid(master_file))
-    print(_status_line("master", master_file, where))
-    for pidfile in sorted((base / "spool").glob("*/execd.pid")):
-        print(_status_line("execd", pidfile, pidfile.parent.name))
-    return 0 if running or pid_machine(master_file) != this_machine() else 1
+    master, *execds = _pidfiles(base)
+    master_line, master_up = _status("master", master, where)
+    print(master_line)
+    for pidfile in execds:
+        print(_status("execd", pidfile, pidfile.parent.name)[0])
+    return 0 if master_up else 1
 
 
-def _status_line(daemon: str, pidfile: Path, what: str) -> str:
-    pid, machine = read_pid(pidfile), pid_machine(pidfile)
+def _status(daemon: str, pidfile: Path, what: str) -> tuple[str, bool]:
+    """A daemon's line of `gridd status`, and whether it runs here or elsewhere."""
+    pid, machine = pid_and_machine(pidfile)
     if machine != this_machine():
-        return f"{daemon:7} {'on ' + machine:8} pid {pid or '-':<8} {what}"
-    state = "running" if alive(pid) else "stopped"
-    return f"{daemon:7} {state:8} pid {pid or '-':<8} {what}"
+        return f"{daemon:7} {'on ' + machine:8} pid {pid or '-':<8} {what}", True
+    running = alive(pid)
+    state = "running" if running else "stopped"
+    return f"{daemon:7} {state:8} pid {pid or '-':<8} {what}", running
 
 
-def _elsewhere(base: Path) -> list[tuple[Path, str]]:
-    """The pid files of daemons of other machines, with the machine each names."""
-    files = [paths.master_spool(base) / "qmaster.pid",
-             *sorted((base / "spool").glob("*/execd.pid"))]
-    return [(f, machine) for f in files if f.exists()
-            and (machine := pid_machine(f)) != this_machine()]
+def _pidfiles(base: Path) -> list[Path]:
+    """The master's pid file, then the execds' there are."""
+    return [Path(master_pidfile(base)), *sorted((base / "spool").glob("*/execd.pid"))]
 
 
 def _daemon(pidfile: Path) -> str:
-    return "master" if pidfile.name == "qmaster.pid" else f"execd of {pidfile.parent.name}"
+    return "master" if pidfile.parent.name == "qmaster" else f"execd of {pidfile.parent.name}"
 
 
 def cmd_keys(base: Path, args: argparse.Namespace) -> int:
