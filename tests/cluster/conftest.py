@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from gridd.pidfile import read_pid
 from tests.cluster import netns
 from tests.e2e.conftest import BIN, cell_processes, wait_for
 
@@ -63,7 +64,7 @@ class Cluster:
 
     def execd_pid(self, name: str) -> int:
         pidfile = self.node_root(name) / "spool" / name / "execd.pid"
-        return int(pidfile.read_text().split()[0])
+        return read_pid(pidfile)
 
     def up_hosts(self) -> set[str]:
         """The execution hosts qhost shows with a load (up)."""

@@ -25,6 +25,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gridd.pidfile import alive
+
 NETNS_ETC = Path("/etc/netns")
 SUBNET = "10.77.0"  # private to the lab's switch: every lab may use it at once
 
@@ -141,7 +143,7 @@ class Lab:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 10
-        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
         for ns in reversed(self.made):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
@@ -150,17 +152,6 @@ class Lab:
         if self.made_etc:
             with contextlib.suppress(OSError):
                 NETNS_ETC.rmdir()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie no parent of ours reaps is gone for our purposes
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

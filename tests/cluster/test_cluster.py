@@ -12,7 +12,7 @@ import signal
 import time
 from pathlib import Path
 
-from tests.cluster import netns
+from gridd.pidfile import alive, master_pidfile, read_pid
 from tests.cluster.conftest import NODES, STRANGER, Cluster
 from tests.e2e.conftest import wait_for
 
@@ -161,9 +161,9 @@ def test_the_master_killed_and_restarted_gets_its_execds_back(cluster: Cluster) 
             for node in NODES]
     for job in jobs:
         c.wait_running(job)
-    pid = int((c.root / "spool" / "qmaster" / "qmaster.pid").read_text().split()[0])
+    pid = read_pid(master_pidfile(c.root))
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not netns._alive(pid), what="the master gone")
+    wait_for(lambda: not alive(pid), what="the master gone")
     c.master.ok("gridd", "up")  # starts what of the cell does not run: the master
     c.wait_up(*NODES)
     after = c.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "true")
