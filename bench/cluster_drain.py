@@ -11,7 +11,6 @@ It needs root and iproute2; without them only the local figure is printed.
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import os
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package
 
-from _cell import BIN, cell  # noqa: E402
+from _cell import BIN, Cell, cell  # noqa: E402
 
 from tests.cluster import netns  # noqa: E402
 
@@ -36,29 +35,17 @@ NODES = ("node1", "node2", "node3")
 def measure(root: Path, jobs: int) -> dict[str, float]:
     """Submit `jobs` jobs to the cell under `root` and wait until all are accounted."""
     from gridd.client import Client
-    from gridd.model.job import JobSpec
 
-    accounting = root / "common" / "accounting"
-
-    def accounted() -> int:
-        try:
-            with open(accounting, "rb") as f:
-                return sum(1 for ln in f if ln.strip() and not ln.startswith(b"#"))
-        except FileNotFoundError:
-            return 0
-
-    spec = JobSpec(name="sleep", owner=getpass.getuser(), uid=os.getuid(), gid=os.getgid(),
-                   binary=True, command=["sleep", "0"], o_home=str(root),
-                   o_workdir=str(root), cwd=str(root))
-    before = accounted()
+    c = Cell(root=root, env=dict(os.environ))
+    before = c.accounted()
     with Client(root) as client:
         t0 = time.perf_counter()
-        client.submit_many([spec] * jobs)
+        client.submit_many([c.spec("sleep", "0")] * jobs)
         submitted = time.perf_counter() - t0
         done = 0
         while done < jobs and time.perf_counter() - t0 < TIMEOUT:
             time.sleep(POLL)
-            done = accounted() - before
+            done = c.accounted() - before
         total = time.perf_counter() - t0
     return {"jobs": float(done), "submit_s": submitted, "total_s": total,
             "per_s": done / total}
