@@ -20,7 +20,6 @@ Every field must be there, once; the host's public key must be its secret key's.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -62,22 +61,16 @@ def write(path: str, bundle: Bundle) -> None:
 def read(path: str) -> Bundle:
     """The bundle in `path`, checked whole: private, complete, keys that are keys."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        data = keys.read_private(path, MAX_SIZE)
     except OSError as exc:
         raise BundleError(f"cannot read the bundle {path}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise BundleError(f"the bundle {path} is not a regular file")
-        mode = stat.S_IMODE(info.st_mode)
-        if mode & 0o077:
-            raise BundleError(f"the bundle {path} may be read or changed by others (mode "
-                              f"{mode:04o}): it holds a secret key; make it private "
-                              f"('chmod 600 {path}') if nobody else could have read it, "
-                              "else make a new one on the master with --renew")
-        data = os.read(fd, MAX_SIZE + 1)
-    finally:
-        os.close(fd)
+    except keys.NotRegular:
+        raise BundleError(f"the bundle {path} is not a regular file") from None
+    except keys.NotPrivate as exc:
+        raise BundleError(f"the bundle {path} may be read or changed by others (mode "
+                          f"{exc.mode:04o}): it holds a secret key; make it private "
+                          f"('chmod 600 {path}') if nobody else could have read it, "
+                          "else make a new one on the master with --renew") from None
     if len(data) > MAX_SIZE:
         raise BundleError(f"{path} is not a gridd join bundle (larger than {MAX_SIZE} bytes)")
     try:

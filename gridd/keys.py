@@ -33,6 +33,9 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,254}")
 _KEY_LINE = re.compile(r'^[ \t]*(public|secret)-key[ \t]*=[ \t]*["\']?(.*?)["\']?[ \t]*$', re.M)
 
 
+_MAX_KEY_FILE = 64 * 1024  # a certificate is a few hundred bytes
+
+
 class KeyFileError(Exception):
     """A key file that is missing, malformed or not private enough: the text names the
     file and what to do about it."""
@@ -101,27 +104,55 @@ def read_public(path: str) -> bytes:
     return _parse(text, path)[0]
 
 
+class NotPrivate(Exception):
+    """A file that holds a secret and that others may read or change."""
+
+    def __init__(self, mode: int) -> None:
+        super().__init__(f"mode {mode:04o}")
+        self.mode = mode
+
+
+class NotRegular(Exception):
+    """Where a private file is to be read, something else than a file (a pipe that would
+    block, a device)."""
+
+
+def read_private(path: str, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes (so that a caller tells one too large) of a regular file
+    only its owner may read and change, checked on the file opened; OSError when it
+    cannot be opened, NotRegular or NotPrivate when it is not such a file."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(path)
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            raise NotPrivate(stat.S_IMODE(info.st_mode))
+        return os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+
+
 def read_secret(path: str) -> KeyPair:
     """A key pair from a secret certificate file, which must be private: a secret key
     others may read lets them act as its owner, one they may write lets them swap it."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        data = read_private(path, _MAX_KEY_FILE)
     except FileNotFoundError:
         raise KeyMissing(f"no secret key file {path}") from None
     except OSError as exc:
         raise KeyFileError(f"cannot read the secret key file {path}: {exc.strerror}") from None
+    except NotRegular:
+        raise KeyFileError(f"the secret key file {path} is not a regular file") from None
+    except NotPrivate as exc:
+        raise KeyFileError(
+            f"the secret key file {path} may be read or changed by others (mode "
+            f"{exc.mode:04o}); it must be private to its owner: run 'chmod 600 {path}'"
+        ) from None
     try:
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        if mode & 0o077:
-            raise KeyFileError(
-                f"the secret key file {path} may be read or changed by others (mode "
-                f"{mode:04o}); it must be private to its owner: run 'chmod 600 {path}'")
-        with os.fdopen(fd, encoding="utf-8", closefd=False) as f:
-            text = f.read()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise KeyFileError(f"cannot read the secret key file {path}: {exc}") from None
-    finally:
-        os.close(fd)
     public, secret = _parse(text, path)
     if secret is None:
         raise KeyFileError(f"{path} holds no secret key")
