@@ -192,12 +192,7 @@ class Execution:
                 fx.to_execd.append((host, self.start_message(job, task)))
             elif task.state in (RUNNING, DELETING) and resend_all:
                 # execd neither runs it nor has a report: it was lost with the host.
-                self.task_finished(
-                    p.TaskReport(job_id=key[0], task_id=key[1], host=host,
-                                 start_time=task.start_time, end_time=now,
-                                 exit_status=137, failed=100,
-                                 failed_reason="lost by execution host"),
-                    now, fx)
+                self.task_finished(_lost(job, task, now), now, fx)
         stale = {key for key in running if not self._placed(*key, host)}
         for job_id, task_id in sorted(stale):
             fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
@@ -288,12 +283,10 @@ class Execution:
         fx.notices.append((logging.WARNING, f"job {job.job_id}.{task.task_id} "
                            f"{'rescheduled' if again else 'ended'}: its host {host} has "
                            "been unknown for reschedule_unknown"))
-        report = p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=host,
-                              start_time=task.start_time, end_time=now, exit_status=0,
-                              failed=FAILED_RESCHEDULED, failed_reason="rescheduling")
-        if not again:
-            report.exit_status, report.failed = 137, 100
-            report.failed_reason = "lost by execution host"
+        report = _lost(job, task, now)
+        if again:
+            report.exit_status, report.failed = 0, FAILED_RESCHEDULED
+            report.failed_reason = "rescheduling"
         self._end_run(report, now, fx, by="master")
         task.given_up = now  # after: the report of the run given up is one of those
 
@@ -460,3 +453,11 @@ class Execution:
             if job and task_id in job.tasks:
                 out.append(p.AccountTask(seq=seq, job=job, task=job.tasks[task_id]))
         return out
+
+
+def _lost(job: Job, task: Task, now: float) -> p.TaskReport:
+    """The end of a run its host lost (its execd registered without it, or the master
+    gave it up on a host unknown for reschedule_unknown), as 8.1.9 accounts it."""
+    return p.TaskReport(job_id=job.job_id, task_id=task.task_id, host=task.host,
+                        start_time=task.start_time, end_time=now, exit_status=137,
+                        failed=100, failed_reason="lost by execution host")
