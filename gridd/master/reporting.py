@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from gridd import protocol as p
 from gridd.model.job import Job
 from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
-from gridd.model.values import parse_time
+from gridd.model.values import time_or
 from gridd.sched.levels import build_levels
 
 if TYPE_CHECKING:
@@ -54,10 +54,8 @@ def _true(word: str | None, default: bool) -> bool:
 
 
 def _seconds(word: str | None, default: float) -> float:
-    try:
-        value = parse_time(word) if word else default
-    except ValueError:
-        return default
+    """A finite time of reporting_params, `default` for one missing, wrong or INFINITY."""
+    value = time_or(word or "", default)
     return value if value != float("inf") else default
 
 
