@@ -45,8 +45,6 @@ from gridd.model.task_lifecycle import (
 from gridd.model.values import time_or
 from gridd.sched.levels import exceeded
 
-log = logging.getLogger("gridd.master")
-
 FINISHED_MEMORY = 50_000  # finished jobs remembered for late -sync waiters
 FAILED_RESCHEDULED = 25  # the failed code of a run qmod -r ended (8.1.9's)
 
@@ -78,16 +76,17 @@ class Execution:
         a change of the configuration, spooled and told as qconf's are."""
         problems = new_hosts.admit(self.s.config, name, self.master_host)
         if name not in self.s.config.exechosts:
-            log.warning("execution host %s registered but could not be added: %s", name,
-                        "; ".join(problems))
+            fx.notices.append((logging.WARNING, f"execution host {name} registered but "
+                               f"could not be added: {'; '.join(problems)}"))
             return
         fx.config_changed = True
         self.refresh_views()
         joined = not problems and ALL_HOSTS in self.s.config.hostgroups
-        log.info("execution host %s registered: added to the exec host list%s", name,
-                 f" and host group {ALL_HOSTS}" if joined else "")
-        for problem in problems:
-            log.warning("execution host %s: %s", name, problem)
+        fx.notices.append((logging.INFO, f"execution host {name} registered: added to the "
+                           "exec host list" + (f" and host group {ALL_HOSTS}" if joined
+                                               else "")))
+        fx.notices.extend((logging.WARNING, f"execution host {name}: {problem}")
+                          for problem in problems)
 
     def host_called(self, name: str) -> str:
         """The configuration's name of the host an execd names (host names compare as
