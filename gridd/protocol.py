@@ -84,6 +84,42 @@ class Scheduled(Msg, tag="scheduled"):
     started: bool
 
 
+class WaitStarted(Msg, tag="wait_started"):
+    """qrsh, qlogin: answered with Started once the job's task runs (its execd holds the
+    session open for the key in the job's spec), with an Error when it ended first or was
+    found unschedulable with -now y (Grid Engine's message and exit code)."""
+
+    job_id: int
+    task_id: int = 0
+
+
+class StartPeTask(Msg, tag="start_pe_task"):
+    """qrsh -inherit: start a task of a running parallel job on one of its hosts;
+    answered like WaitStarted, once it runs there."""
+
+    job_id: int
+    task_id: int  # of an array job; 0 otherwise
+    host: str  # as the user named it: one of the job's granted hosts
+    command: list[str]  # its argument vector
+    env: dict[str, str] = {}  # qrsh's own environment with -V, else none
+    cwd: str = ""  # where qrsh runs; "" the job's working directory
+    session_key: bytes = b""  # qrsh's one-time CURVE public key
+    nostdin: bool = False  # -nostdin: the task's stdin is /dev/null
+    user: str = ""  # stamped by the master
+
+
+class Started(Msg, tag="started"):
+    """Where to open the session of a started task: the endpoint of its execd's session
+    socket and the CURVE public key of that host (empty without security)."""
+
+    job_id: int
+    task_id: int
+    host: str
+    endpoint: str
+    server_key: bytes = b""
+    pe_task: str = ""  # the PE task id of a qrsh -inherit task
+
+
 class Delete(Msg, tag="delete"):
     targets: list[str]  # ids, id.task, names
     user: str
@@ -328,6 +364,7 @@ class TaskReport(msgspec.Struct, kw_only=True):
     failed_reason: str = ""
     signal: str = ""
     usage: Usage = msgspec.field(default_factory=Usage)
+    pe_task: str = ""  # of a task started by qrsh -inherit; "" the job's own task
 
 
 class Register(Msg, tag="register"):
@@ -336,6 +373,8 @@ class Register(Msg, tag="register"):
     running: list[tuple[int, int]] = []  # (job, task) still running here
     finished: list[TaskReport] = []  # reports not yet acknowledged
     load_report_time: float = 40.0
+    session_port: int = 0  # the TCP port of its session socket (qrsh's streams)
+    running_pe: list[tuple[int, int, str]] = []  # (job, task, PE task) running here
 
 
 class LoadReport(Msg, tag="load"):
@@ -350,6 +389,7 @@ class TaskStarted(Msg, tag="task_started"):
     job_id: int
     task_id: int
     start_time: float
+    pe_task: str = ""
 
 
 class TaskFinished(Msg, tag="task_finished"):
@@ -361,9 +401,14 @@ class Ack(Msg, tag="ack"):
 
     job_id: int
     task_id: int
+    pe_task: str = ""
 
 
 class StartTask(Msg, tag="start_task"):
+    """Run a task: the job's own (its script or command), or with pe_task a task of
+    qrsh -inherit on this host (its command, env and cwd). A session_key makes it an
+    interactive task whose streams go to the qrsh holding that key (see gridd.session)."""
+
     job: Job  # with only the task to start in tasks
     task_id: int
     queue: str  # master queue instance
@@ -372,6 +417,13 @@ class StartTask(Msg, tag="start_task"):
     h_rt: float = 0.0  # 0 = unlimited
     s_rt: float = 0.0
     shell: str = "/bin/sh"
+    pe_task: str = ""
+    command: list[str] = []  # a PE task's argument vector
+    env: dict[str, str] = {}  # a PE task's variables from qrsh -V
+    cwd: str = ""
+    session_key: bytes = b""
+    pty: bool = False
+    nostdin: bool = False
 
 
 class StopExecd(Msg, tag="stop_execd"):
@@ -381,9 +433,12 @@ class StopExecd(Msg, tag="stop_execd"):
 
 
 class KillTask(Msg, tag="kill_task"):
+    """Kill a task; without pe_task its PE tasks on that host too."""
+
     job_id: int
     task_id: int
     reason: str = ""
+    pe_task: str = ""
 
 
 class SuspendTask(Msg, tag="suspend_task"):
@@ -469,6 +524,7 @@ Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
+    | WaitStarted | StartPeTask | Started
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask | StopExecd

@@ -78,6 +78,13 @@ class JobSpec(msgspec.Struct):
     checkpoint_when: str = ""  # -c: when to checkpoint (letters of nsmxr, or an interval)
     master_queues: list[str] = msgspec.field(default_factory=list)  # -masterq
     task_concurrency: int = 0  # -tc: an array's tasks running at once at most (0: any)
+    # An interactive job (qrsh, qlogin; "" a batch job): its standard streams travel to
+    # the qrsh that submitted it, over a session with execd that session_key (qrsh's
+    # one-time CURVE public key) opens; pty: on a pseudo-terminal (qlogin, qrsh without
+    # a command, -pty y).
+    interactive: str = ""
+    pty: bool = False
+    session_key: bytes = b""
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""
@@ -152,6 +159,21 @@ def name_refusal(name: str) -> str | None:
     return None
 
 
+class PeTask(msgspec.Struct):
+    """A task of a parallel job started by ``qrsh -inherit`` on one of its hosts: counted
+    against the job's slots there, killed with the job, accounted as a task of it."""
+
+    pe_task_id: str  # as Grid Engine names them: a number and the host ("1.node2")
+    host: str
+    command: list[str] = msgspec.field(default_factory=list)
+    start_time: float = 0.0  # 0 until its execd says it runs
+    end_time: float = 0.0
+    exit_status: int = 0
+    failed: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
+    done: bool = False  # ended; kept until accounted
+
+
 class Task(msgspec.Struct):
     """One array task (task 0 stands for the only task of a non-array job)."""
 
@@ -177,6 +199,8 @@ class Task(msgspec.Struct):
     # When the master last ended a run of it on an unknown host (reschedule_unknown): a
     # report of a run started before then is of that run, its execd cut off meanwhile.
     given_up: float = 0.0
+    # The tasks qrsh -inherit started of this (parallel) task, by PE task id ("1.node2").
+    pe_tasks: dict[str, PeTask] = msgspec.field(default_factory=dict)
 
     def hold_letters(self) -> str:
         return self.holds or ("u" if self.state == HELD else "")
