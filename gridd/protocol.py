@@ -373,7 +373,9 @@ class Register(Msg, tag="register"):
     running: list[tuple[int, int]] = []  # (job, task) still running here
     finished: list[TaskReport] = []  # reports not yet acknowledged
     load_report_time: float = 40.0
-    session_port: int = 0  # the TCP port of its session socket (qrsh's streams)
+    # Where qrsh opens a task's session here: tcp://HOST:PORT (HOST this host's name,
+    # as the master knows it) or, on a cell of one machine, ipc://PATH.
+    session_endpoint: str = ""
     running_pe: list[tuple[int, int, str]] = []  # (job, task, PE task) running here
 
 
