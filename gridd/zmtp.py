@@ -79,6 +79,15 @@ def _properties(properties: dict[bytes, bytes]) -> bytes:
                     for key, value in properties.items())
 
 
+def _metadata(identity: bytes) -> bytes:
+    """This peer's READY (or INITIATE) metadata: a DEALER, with a routing id when given
+    (the ROUTER then knows the connection by it: a session by qrsh's public key)."""
+    properties = {b"Socket-Type": b"DEALER"}
+    if identity:
+        properties[b"Identity"] = identity
+    return _properties(properties)
+
+
 def _command(name: bytes, data: bytes) -> bytes:
     return _frame(bytes([len(name)]) + name + data, _COMMAND)
 
@@ -127,7 +136,7 @@ class _CurveSession:
     the server's must strictly increase, which is what stops replayed messages.
     """
 
-    def __init__(self, keys: Curve) -> None:
+    def __init__(self, keys: Curve, identity: bytes = b"") -> None:
         from nacl import bindings, exceptions  # ~8 ms on top of what a q* command loads
 
         if any(len(key) != 32 for key in keys):
@@ -135,6 +144,7 @@ class _CurveSession:
         self.nacl = bindings
         self.crypto_error = exceptions.CryptoError
         self.keys = keys
+        self.identity = identity
         self.public, self.secret = bindings.crypto_box_keypair()  # transient: C', c'
         self.nonce = 1
         self.peer_nonce = 0
@@ -175,7 +185,7 @@ class _CurveSession:
             server_transient, self.keys.secret)
         short = self._short()
         box = self.nacl.crypto_box_afternm(
-            self.keys.public + vouch + _properties({b"Socket-Type": b"DEALER"}),
+            self.keys.public + vouch + _metadata(self.identity),
             b"CurveZMQINITIATE" + short, self.shared)
         return _command(b"INITIATE", cookie + short + box)
 
@@ -231,19 +241,21 @@ class Dealer:
     nonces increase as the server requires.
     """
 
-    def __init__(self, endpoint: str, timeout: float, curve: Curve | None = None) -> None:
+    def __init__(self, endpoint: str, timeout: float, curve: Curve | None = None,
+                 identity: bytes = b"") -> None:
         self.sock = _connect(endpoint, timeout)
         self.buffer = bytearray()
         self.curve: _CurveSession | None = None
         try:
-            self._handshake(endpoint, timeout, curve)
+            self._handshake(endpoint, timeout, curve, identity)
         except BaseException:
             self.close()
             raise
 
-    def _handshake(self, endpoint: str, timeout: float, keys: Curve | None) -> None:
+    def _handshake(self, endpoint: str, timeout: float, keys: Curve | None,
+                   identity: bytes) -> None:
         mechanism = b"CURVE" if keys else b"NULL"
-        session = _CurveSession(keys) if keys else None
+        session = _CurveSession(keys, identity) if keys else None
         try:
             # Signature and major version first, as ZMTP allows: libzmq then sends its whole
             # greeting, so that a server of the other mechanism is named, not just a closed
@@ -258,8 +270,7 @@ class Dealer:
                 raise ZmtpError(f"{endpoint} uses the {theirs.decode(errors='replace')} "
                                 f"security mechanism, not {mechanism.decode()}")
             if session is None:
-                self.sock.sendall(ours[11:] + _command(
-                    b"READY", _properties({b"Socket-Type": b"DEALER"})))
+                self.sock.sendall(ours[11:] + _command(b"READY", _metadata(identity)))
                 self._expect(b"READY")
                 return
             self.sock.sendall(ours[11:] + session.hello())
@@ -297,6 +308,22 @@ class Dealer:
 
     def settimeout(self, timeout: float | None) -> None:
         self.sock.settimeout(timeout)
+
+    def fileno(self) -> int:
+        """The socket's descriptor, for select: readable when bytes arrive."""
+        return self.sock.fileno()
+
+    def buffered(self) -> bool:
+        """Whether a whole frame is already read and waits here, which select cannot see:
+        a loop calls recv while this holds before it selects again."""
+        if len(self.buffer) < 2:
+            return False
+        if self.buffer[0] & _LONG:
+            if len(self.buffer) < 9:
+                return False
+            (size,) = struct.unpack_from(">Q", self.buffer, 1)
+            return len(self.buffer) >= 9 + size
+        return len(self.buffer) >= 2 + self.buffer[1]
 
     def send(self, frames: list[bytes]) -> None:
         self.send_raw(self.encode(frames))

@@ -219,3 +219,44 @@ def test_the_client_imports_neither_zmq_nor_nacl_without_curve() -> None:
                          check=True, cwd=Path(__file__).parents[2])
     assert out.stdout.strip() == "[]"
 
+
+
+
+@pytest.mark.parametrize("curve", [True, False])
+def test_the_identity_property_names_the_connection_at_the_router(
+        ctx: zmq.Context, tmp_path: Path, curve: bool) -> None:
+    """qrsh's session is known at execd's ROUTER by qrsh's public key: with CURVE (in
+    INITIATE's metadata) and without (in READY's, on a cell without security)."""
+    with _serve(ctx, tmp_path) as server:
+        router, endpoint = server.router, server.endpoint
+        if not curve:
+            router = ctx.socket(zmq.ROUTER)
+            endpoint = f"tcp://127.0.0.1:{router.bind_to_random_port('tcp://127.0.0.1')}"
+        identity = server.keys.public
+        try:
+            with closing(Dealer(endpoint, timeout=5, curve=server.keys if curve else None,
+                                identity=identity)) as dealer:
+                dealer.send([b"hi"])
+                assert _recv(router) == (identity, [b"hi"])
+        finally:
+            if not curve:
+                router.close(linger=0)
+
+
+def test_buffered_says_whether_a_whole_frame_waits_unread(ctx: zmq.Context) -> None:
+    """A select loop cannot see bytes already read into the Dealer's buffer."""
+    router = ctx.socket(zmq.ROUTER)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    try:
+        with closing(Dealer(f"tcp://127.0.0.1:{port}", timeout=5)) as dealer:
+            assert not dealer.buffered()
+            for frame in (b"short", b"x" * 300):
+                data = Dealer.encode([frame])
+                dealer.buffer += data[:-1]
+                assert not dealer.buffered()
+                dealer.buffer += data[-1:]
+                assert dealer.buffered()
+                assert dealer.recv() == [frame]
+            assert not dealer.buffered()
+    finally:
+        router.close(linger=0)
