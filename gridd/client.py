@@ -156,6 +156,17 @@ class Client:
     def wait_scheduled(self, job_id: int) -> p.Scheduled:
         return self.request(p.WaitScheduled(job_id=job_id), timeout=None)
 
+    def wait_started(self, job_id: int, task_id: int = 0) -> p.Started:
+        """qrsh, qlogin: where to open the session once the job's task runs; Refused
+        when it cannot be scheduled at once (-now y) or ended first. No time limit:
+        with -now n the wait is as long as the queue."""
+        return self.request(p.WaitStarted(job_id=job_id, task_id=task_id), timeout=None)
+
+    def start_pe_task(self, request: p.StartPeTask) -> p.Started:
+        """qrsh -inherit: start a task of a running parallel job on one of its hosts;
+        where to open its session once it runs there."""
+        return self.request(request)
+
     def jobs(self, ids: list[str] | None = None, details: bool = False,
              resources: list[str] | None = None, host_resources: list[str] | None = None,
              host_request: dict[str, str] | None = None, parts: bool = False,

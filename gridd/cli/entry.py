@@ -90,3 +90,11 @@ def qselect() -> None:
 
 def qresub() -> None:
     _run("qresub")
+
+
+def qrsh() -> None:
+    _run("qrsh")
+
+
+def qlogin() -> None:
+    _run("qlogin")

@@ -483,14 +483,15 @@ def _source_settings(
     return _prefixed(prefix, lambda: _collect(_options_only(tokens(), ctx), ctx))
 
 
-def _command_line(argv: list[str], ctx: _Context) -> tuple[_Scanned, dict[str, Any]]:
+def _command_line(argv: list[str], ctx: _Context,
+                  prefix: str) -> tuple[_Scanned, dict[str, Any]]:
     """Options of the command line and the command or script after them."""
 
     def scan_and_collect() -> tuple[_Scanned, dict[str, Any]]:
         scanned = _scan(argv, ctx, _Scanned())
         return scanned, _collect(scanned, ctx)
 
-    return _prefixed("qsub: ", scan_and_collect)
+    return _prefixed(prefix, scan_and_collect)
 
 
 def _request_file_settings(paths: list[str], ctx: _Context) -> list[dict[str, Any]]:
@@ -547,6 +548,17 @@ def _binary_body(scanned: _Scanned) -> _JobBody:
     command = scanned.positional
     return _JobBody(True, list(command), command[1:], "", command[0],
                     os.path.basename(command[0]))
+
+
+def _interactive_body(scanned: _Scanned, kind: str) -> _JobBody:
+    """qrsh's command (none: a login shell there), named as 8.1.9 names it: after the
+    first word of its first argument ('qrsh "echo a; exit 3"' is "echo"); QRLOGIN for a
+    qrsh without a command, QLOGIN for qlogin."""
+    command = list(scanned.positional)
+    if not command:
+        return _JobBody(True, [], [], "", "", "QLOGIN" if kind == "qlogin" else "QRLOGIN")
+    first = (command[0].split() or [command[0]])[0]
+    return _JobBody(True, command, command[1:], "", command[0], os.path.basename(first))
 
 
 def _script_body(scanned: _Scanned, ctx: _Context, stdin_text: Callable[[], str]) -> _JobBody:
@@ -620,21 +632,26 @@ def parse_qsub(
     host: str,
     stdin_text: Callable[[], str],
     now: float,
+    prefix: str = "qsub: ",
+    interactive: str = "",
 ) -> QsubRequest:
     """Turn qsub's arguments, request files and script directives into one request.
 
     `argv` excludes the program name. Raises QsubError with Grid Engine's text and exit
-    code for anything qsub refuses before contacting the master.
+    code for anything qsub refuses before contacting the master, its own complaints
+    after `prefix`. With `interactive` (qrsh, qlogin) a binary job's command may be
+    empty, and is named as qrsh names it.
     """
     ctx = _Context(environ=environ, cwd=cwd, read_file=read_file, now=now)
-    command_line, cli_settings = _command_line(argv, ctx)
+    command_line, cli_settings = _command_line(argv, ctx, prefix)
     if cli_settings.get("help"):
         return QsubRequest(spec=JobSpec(), help=True)
     paths = [f"{root}/common/sge_request", f"{home}/.sge_request", f"{cwd}/.sge_request"]
     sources = _request_file_settings(paths, ctx)
     sources.append(cli_settings)
     if _last(sources, "binary", False):
-        body = _binary_body(command_line)
+        body = (_interactive_body(command_line, interactive) if interactive
+                else _binary_body(command_line))
     else:
         body = _script_body(command_line, ctx, stdin_text)
         prefix = _last(sources, "prefix", DEFAULT_PREFIX)

@@ -14,8 +14,8 @@ from gridd.manual.page import FilePage
 from gridd.manual.roff import command_page, file_page
 
 # The q* commands, each with its source gridd/manual/<command>.py.
-COMMANDS = ("qacct", "qalter", "qconf", "qdel", "qhold", "qhost", "qmod", "qquota", "qrdel",
-            "qresub", "qrls", "qrstat", "qrsub", "qselect", "qstat", "qsub")
+COMMANDS = ("qacct", "qalter", "qconf", "qdel", "qhold", "qhost", "qlogin", "qmod", "qquota",
+            "qrdel", "qresub", "qrls", "qrsh", "qrstat", "qrsub", "qselect", "qstat", "qsub")
 # The files gridd writes and reads, each with its source gridd/manual/files/<name>.py.
 FILES = ("accounting", "reporting", "sge_schedule", "queue_conf", "host_conf", "sge_pe",
          "sge_resource_quota")

@@ -21,6 +21,7 @@ from gridd.cli import (
     qmod,
     qquota,
     qresub,
+    qrsh_args,
     qrstat,
     qrsub_args,
     qselect,
@@ -43,6 +44,7 @@ def accepted() -> dict[str, frozenset[str]]:
         "qselect": qselect.OPTIONS, "qhost": qhost.OPTIONS, "qquota": qquota.OPTIONS,
         "qmod": qmod.OPTIONS, "qrsub": qrsub_args.OPTIONS, "qrstat": qrstat.OPTIONS,
         "qacct": qacct.OPTIONS, "qconf": qconf.options(),
+        "qrsh": qrsh_args.QRSH_OPTIONS, "qlogin": qrsh_args.QLOGIN_OPTIONS,
     }
 
 
@@ -75,8 +77,8 @@ def test_the_pages_are_built_without_gridds_dependencies(tmp_path: Path) -> None
 GE_LAYOUT = {
     "qacct": (1, 35), "qhost": (2, 29), "qmod": (3, 27), "qquota": (2, 39),
     "qselect": (8, 42), "qstat": (8, 42),
-    **dict.fromkeys(("qalter", "qconf", "qdel", "qhold", "qrdel", "qresub", "qrls",
-                     "qrstat", "qrsub", "qsub"), (3, 44)),
+    **dict.fromkeys(("qalter", "qconf", "qdel", "qhold", "qlogin", "qrdel", "qresub", "qrls",
+                     "qrsh", "qrstat", "qrsub", "qsub"), (3, 44)),
 }
 
 
