@@ -1,6 +1,7 @@
 """The whole qrsh under a pseudo-terminal, against a stand-in master and execd: a qrsh
-without a command puts its terminal in raw mode, sends the window size, passes ^C as a
-byte, exits with the task's status and leaves the terminal as it found it."""
+without a command puts its terminal in raw mode, sends the window size and each new one
+(SIGWINCH), passes ^C as a byte, exits with the task's status and leaves the terminal as
+it found it."""
 
 from __future__ import annotations
 
@@ -84,6 +85,11 @@ def test_qrsh_on_a_terminal(ctx: zmq.Context, tmp_path: Path) -> None:
         while not any(isinstance(m, s.Window) for m in execd.got):
             assert time.monotonic() < deadline, f"no window size: {execd.got}"
             time.sleep(0.02)
+        # A resized terminal: the kernel sends its foreground group (qrsh) SIGWINCH.
+        fcntl.ioctl(master_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        while sum(isinstance(m, s.Window) for m in execd.got) < 2:
+            assert time.monotonic() < deadline, f"no new window size: {execd.got}"
+            time.sleep(0.02)
         os.write(master_fd, b"\x03")
         output = _read_until_eof(master_fd, deadline)
         _, status = os.waitpid(pid, 0)
@@ -94,7 +100,7 @@ def test_qrsh_on_a_terminal(ctx: zmq.Context, tmp_path: Path) -> None:
     assert b"got ^C" in output
     assert b"restored 5" in output, output
     windows = [m for m in execd.got if isinstance(m, s.Window)]
-    assert windows[0] == s.Window(rows=31, cols=101)
+    assert windows == [s.Window(rows=31, cols=101), s.Window(rows=40, cols=120)]
     assert raw_at_ctrl_c == [True]
     assert not any(isinstance(m, s.Signal) for m in execd.got)  # ^C was a byte
     submitted = next(m for m in master.got if isinstance(m, p.Submit)).spec
