@@ -62,7 +62,8 @@ class Execd(threading.Thread):
 
 class Master(threading.Thread):
     """A master of a --security none cell at `root`: Submit is job 1, WaitStarted and
-    StartPeTask are answered with `started` (or `refusal`, an Error)."""
+    StartPeTask are answered with `started` (or `refusal`, an Error), or not at all with
+    `hold` (a job that waits)."""
 
     def __init__(self, ctx: zmq.Context, root: Path, started: p.Started | None = None,
                  refusal: p.Error | None = None) -> None:
@@ -73,6 +74,7 @@ class Master(threading.Thread):
         (root / "common" / "master_endpoint").write_text(f"tcp://127.0.0.1:{port}\n")
         keys.set_security(root, keys.NONE)
         self.started, self.refusal = started, refusal
+        self.hold = False
         self.got: list[p.Msg] = []
         self.stopping = threading.Event()
 
@@ -85,17 +87,21 @@ class Master(threading.Thread):
                 msg = p.decode(frame)
                 self.got.append(msg)
                 answer = self._answer(msg)
+                if answer is None:
+                    continue
                 answer.rid = msg.rid
                 self.router.send_multipart([identity, p.encode(answer)])
         finally:
             self.router.close(linger=1000)
 
-    def _answer(self, msg: p.Msg) -> p.Msg:
+    def _answer(self, msg: p.Msg) -> p.Msg | None:
         if isinstance(msg, p.Submit):
             return p.Submitted(job_id=1, name=msg.spec.name)
         if isinstance(msg, p.Delete):
             return p.Ok()
         if isinstance(msg, (p.WaitStarted, p.StartPeTask)):
+            if self.hold:
+                return None
             return self.refusal or self.started or p.Error(text="no answer set")
         return p.Error(text=f"unexpected {type(msg).__name__}")
 

@@ -100,6 +100,8 @@ def _submit_and_wait(client: Client, req: QrshRequest, program: str) -> p.Starte
         started = client.wait_started(reply.job_id)
     except KeyboardInterrupt:
         _withdraw(reply.job_id)
+        print(f"\nerror: interrupted while job {reply.job_id} waited to start: the job is "
+              "deleted", file=sys.stderr)
         raise _Withdrawn from None
     if req.verbose:
         print(f"Your interactive job {reply.job_id} has been successfully scheduled.\n"

@@ -4,6 +4,9 @@ refusal in the master's words, and qrsh -inherit's request."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +105,23 @@ def test_a_session_that_cannot_open_is_an_error(cell, capfd) -> None:
     assert qrsh.main(["-nostdin", "true"]) == 1
     assert capfd.readouterr().err.startswith(
         "error: cannot open the session of job 1 on host node1 at tcp://127.0.0.1:1: ")
+
+
+def test_interrupted_while_waiting_the_job_is_deleted(cell, capfd) -> None:
+    master, _ = cell
+    master.hold = True
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 10
+        while not any(isinstance(m, p.WaitStarted) for m in master.got):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    assert qrsh.main(["-now", "n", "true"]) == 1
+    assert capfd.readouterr().err == ("\nerror: interrupted while job 1 waited to start: the "
+                                      "job is deleted\n")
+    (delete,) = [m for m in master.got if isinstance(m, p.Delete)]
+    assert delete.targets == ["1"]
