@@ -65,7 +65,10 @@ def run(program: str, args: list[str]) -> int:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
-    return _open_session(started, req, public, secret)
+    try:
+        return _open_session(started, req, public, secret)
+    except KeyboardInterrupt:  # before the session took the signals over: execd ends the
+        return EXIT_ERROR      # task its qrsh never attached to
 
 
 def _parse(program: str, args: list[str], public: bytes) -> QrshRequest:
