@@ -60,6 +60,16 @@ class Execd(threading.Thread):
         self.join(5)
 
 
+class KeyGate:
+    """A ZAP handler's credentials check, as execd's: only the keys of sessions held."""
+
+    def __init__(self, *allowed: bytes) -> None:
+        self.allowed = set(allowed)
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        return z85.decode(key) in self.allowed
+
+
 class Master(threading.Thread):
     """A master of a --security none cell at `root`: Submit is job 1, WaitStarted and
     StartPeTask are answered with `started` (or `refusal`, an Error), or not at all with

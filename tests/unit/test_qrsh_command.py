@@ -125,3 +125,21 @@ def test_interrupted_while_waiting_the_job_is_deleted(cell, capfd) -> None:
                                       "job is deleted\n")
     (delete,) = [m for m in master.got if isinstance(m, p.Delete)]
     assert delete.targets == ["1"]
+
+
+def test_a_session_key_execd_does_not_hold_is_refused(ctx, cell, capfd) -> None:
+    """execd's ZAP handler lets in only the keys of the sessions it holds."""
+    from zmq.auth.thread import ThreadAuthenticator
+
+    from tests.session_standins import KeyGate
+
+    auth = ThreadAuthenticator(ctx)
+    auth.start()
+    try:
+        auth.configure_curve_callback("*", credentials_provider=KeyGate(bytes(32)))
+        assert qrsh.main(["-nostdin", "true"]) == 1
+    finally:
+        auth.stop()
+    err = capfd.readouterr().err
+    assert err.startswith("error: cannot open the session of job 1 on host node1 at ")
+    assert "this client's key is not authorized" in err
