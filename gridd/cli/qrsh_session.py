@@ -75,7 +75,7 @@ class Session:
         self.conn = conn
         self.host = host
         self.pty = pty
-        self.reading = not nostdin
+        self.reading = not nostdin and _is_open(stdin)  # `qrsh cmd <&-`: no input
         self.fds = {1: stdout, 2: stderr}
         self.stdin = stdin
         self.alive_every = alive_every
@@ -186,6 +186,14 @@ class Session:
         except (ZmtpError, OSError) as exc:
             raise _Lost(str(exc)) from None
         self.last_sent = self.clock()
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _noted(signum: int, frame: object) -> None:

@@ -12,7 +12,7 @@ import pytest
 import zmq
 
 from gridd import session as s
-from gridd.cli.qrsh_session import EXIT_LOST, Session
+from gridd.cli.qrsh_session import EXIT_LOST, Session, _is_open
 from gridd.zmtp import Curve, Dealer
 from tests.session_standins import Execd, Script
 
@@ -128,3 +128,17 @@ def test_an_execd_that_closes_is_lost(ctx: zmq.Context, capfd) -> None:
                          lost_after=5).run()
     assert status == EXIT_LOST
     assert "error: lost the connection to host node1" in capfd.readouterr().err
+
+
+def test_a_closed_stdin_is_no_input(ctx: zmq.Context, capfd) -> None:
+    """`qrsh cmd <&-`: there is nothing to select on."""
+    closed = next(fd for fd in range(900, 1000) if not _is_open(fd))
+    execd = Execd(ctx, _echo_then_exit, curve=False)
+    execd.start()
+    try:
+        with closing(Dealer(execd.endpoint, 5, identity=b"k" * 32)) as conn:
+            status = Session(conn, "node1", pty=False, stdin=closed).run()
+    finally:
+        execd.stop()
+    assert status == 3
+    assert [type(m) for m in execd.got] == [s.Alive, s.InputEnd]
