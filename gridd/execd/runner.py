@@ -112,12 +112,15 @@ from gridd.accounting.render import FAILED_REASONS
 from gridd.actors.clock import SYSTEM, Wall
 from gridd.execd.load import arch_name
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
+from gridd.execd.streams import TaskStreams
 from gridd.model.job import Usage
 from gridd.paths import cell_variables
 from gridd.protocol import StartTask, TaskReport
 
 # Told the job's start time once it runs (execd tells the master the task started).
 OnStarted = Callable[[float], Awaitable[None]]
+# A task here: job, array task and, for a task of qrsh -inherit, its PE task id ("").
+Key = tuple[int, int, str]
 
 # Grid Engine's codes for the accounting "failed" field that execd sets (their words:
 # render.FAILED_REASONS); those of the steps of a job's start are the shepherd's.
@@ -133,6 +136,7 @@ ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found stil
 _GIB = float(1 << 30)
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts cpu time in these
 _S = TypeVar("_S", bound=msgspec.Struct)
+_PE_TASK_ID = re.compile(r"[0-9]+\.[A-Za-z0-9][A-Za-z0-9._-]*")
 _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 # A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
 DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
@@ -153,6 +157,8 @@ class ActiveTask(msgspec.Struct, kw_only=True):
     s_rt: float = 0.0
     tmpdir: str = ""
     script: str = ""  # the job script it runs; "" for a binary job
+    pe_task: str = ""  # a task of qrsh -inherit: its PE task id
+    interactive: bool = False  # its streams went to a qrsh, with the execd that started it
 
 
 class JobStarted(msgspec.Struct):
@@ -183,6 +189,7 @@ class Owner(msgspec.Struct, frozen=True):
     gid: int
     groups: tuple[int, ...]  # supplementary, the primary gid among them (getgrouplist)
     home: str
+    shell: str = "/bin/sh"  # the login shell, which qlogin and qrsh without a command run
 
 
 class ShepherdConfig(msgspec.Struct, kw_only=True):
@@ -198,6 +205,8 @@ class ShepherdConfig(msgspec.Struct, kw_only=True):
     stdout: str
     stderr: str
     merge: bool
+    fds: list[int] = []  # an interactive task's 0, 1, 2 passed to the shepherd (-1: a file)
+    tty: bool = False  # the first of them is a pseudo-terminal
 
 
 class SetupError(Exception):
@@ -214,9 +223,17 @@ class SetupError(Exception):
 # ---- spool files ------------------------------------------------------------------
 
 
-def task_dir(spool_dir: Path, job_id: int, task_id: int) -> Path:
-    """Grid Engine names a non-array task 1 (``23.1``); gridd's task 0 follows suit."""
-    return spool_dir / "active_jobs" / f"{job_id}.{task_id or 1}"
+def task_dir(spool_dir: Path, job_id: int, task_id: int, pe_task: str = "") -> Path:
+    """Grid Engine names a non-array task 1 (``23.1``); gridd's task 0 follows suit. A PE
+    task's directory is its own beside the task's (``23.1.1.node2``), so that each is
+    taken over, reported and forgotten alone."""
+    name = f"{job_id}.{task_id or 1}"
+    return spool_dir / "active_jobs" / (f"{name}.{pe_task}" if pe_task else name)
+
+
+def valid_pe_task(pe_task: str) -> bool:
+    """A PE task id names a directory: a number and a host name ("1.node2")."""
+    return bool(_PE_TASK_ID.fullmatch(pe_task))
 
 
 def list_active(spool_dir: Path) -> list[ActiveTask]:
@@ -236,9 +253,9 @@ def load_pending_reports(spool_dir: Path) -> list[TaskReport]:
     return [report for report in reports if report is not None]
 
 
-def forget(spool_dir: Path, job_id: int, task_id: int) -> None:
+def forget(spool_dir: Path, job_id: int, task_id: int, pe_task: str = "") -> None:
     """Drop everything kept for a task once the master holds its report durably."""
-    shutil.rmtree(task_dir(spool_dir, job_id, task_id), ignore_errors=True)
+    shutil.rmtree(task_dir(spool_dir, job_id, task_id, pe_task), ignore_errors=True)
 
 
 def _task_dirs(spool_dir: Path) -> list[Path]:
@@ -319,6 +336,8 @@ class TaskPlan:
     pe_hostfile: str
     h_rt: float
     s_rt: float
+    pe_task: str = ""
+    interactive: bool = False
 
 
 def plan_task(
@@ -327,7 +346,10 @@ def plan_task(
     """Decide paths, command line and environment of a task from its StartTask.
 
     HOME, and the working directory without -cwd/-wd, are the owner's home on this host
-    as Grid Engine has them (the submitter's is SGE_O_HOME).
+    as Grid Engine has them (the submitter's is SGE_O_HOME). A PE task (qrsh -inherit)
+    runs its command (found on the job's PATH, no shell) in the directory qrsh ran in,
+    with a TMPDIR of its own; qlogin and qrsh without a command run the owner's login
+    shell.
     """
     job, spec, task_id = start.job, start.job.spec, start.task_id
     home = owner.home
@@ -348,13 +370,22 @@ def plan_task(
         argv = [shell, "-c", binary_command_line(spec.command)]
     else:
         argv = [shell, str(script_path), *spec.args]
+    tmpdir = Path(start.tmpdir) / f"{job.job_id}.{task_id or 1}.{cluster_queue}"
+    if start.pe_task:
+        argv, script_path, workdir = list(start.command), None, start.cwd or workdir
+        tmpdir = tmpdir.with_name(f"{tmpdir.name}.{start.pe_task}")
+    elif spec.interactive and not spec.command:
+        argv = [owner.shell, "-l"]
+    interactive = bool(session_key(start))
     plan = TaskPlan(
         job_id=job.job_id, task_id=task_id, queue=start.queue, owner=owner, argv=argv, env={},
-        workdir=workdir, shell=shell, stdin=spec.stdin_path or "/dev/null", stdout=stdout,
-        stderr=stderr, merge=spec.merge, spool=task_dir(spool_dir, job.job_id, task_id),
-        tmpdir=Path(start.tmpdir) / f"{job.job_id}.{task_id or 1}.{cluster_queue}",
-        script_path=script_path, script=spec.script, pe_hostfile=_pe_hostfile(start),
-        h_rt=start.h_rt, s_rt=start.s_rt)
+        workdir=workdir, shell=shell,
+        stdin="/dev/null" if interactive or start.pe_task else spec.stdin_path or "/dev/null",
+        stdout=stdout, stderr=stderr, merge=spec.merge and not interactive,
+        spool=task_dir(spool_dir, job.job_id, task_id, start.pe_task), tmpdir=tmpdir,
+        script_path=script_path, script=spec.script if script_path else "",
+        pe_hostfile=_pe_hostfile(start), h_rt=start.h_rt, s_rt=start.s_rt,
+        pe_task=start.pe_task, interactive=interactive)
     plan.env = _environment(start, plan, host=host, root=root, home=home)
     return plan
 
@@ -365,7 +396,7 @@ def _environment(
     """The job's -v/-V variables, then Grid Engine's; nothing of execd's own environment,
     which is not the owner's to see (nor to be steered by: LD_PRELOAD, PYTHONPATH...)."""
     job, spec = start.job, start.job.spec
-    env = dict(spec.env)
+    env = {**spec.env, **start.env}  # a PE task's qrsh -V environment over the job's
     job_script = str(plan.script_path) if plan.script_path else (spec.command or [""])[0]
     env.update({
         "HOME": home, "USER": spec.owner, "LOGNAME": spec.owner, "SHELL": plan.shell,
@@ -379,7 +410,7 @@ def _environment(
         "SGE_JOB_SPOOL_DIR": str(plan.spool), "SGE_CWD_PATH": plan.workdir,
         "SGE_STDOUT_PATH": plan.stdout, "SGE_STDERR_PATH": plan.stderr,
         "SGE_STDIN_PATH": plan.stdin,
-        "PATH": f"{plan.tmpdir}:{spec.env.get('PATH') or DEFAULT_PATH}",
+        "PATH": f"{plan.tmpdir}:{env.get('PATH') or DEFAULT_PATH}",
     })
     env.update(_task_range_env(spec.array, start.task_id))
     env.update(_submit_env(start))
@@ -388,6 +419,17 @@ def _environment(
         pe = (task.pe if task else "") or spec.pe_name
         env.update({"PE": pe, "PE_HOSTFILE": str(plan.spool / "pe_hostfile")})
     return env
+
+
+def session_key(start: StartTask) -> bytes:
+    """The key of the qrsh a task's streams go to; b"" for a batch task. The master may
+    name it in the StartTask or leave it in the job's spec (the job's own task)."""
+    return start.session_key or (b"" if start.pe_task else start.job.spec.session_key)
+
+
+def wants_pty(start: StartTask) -> bool:
+    """Whether an interactive task runs on a pseudo-terminal (never a PE task)."""
+    return not start.pe_task and (start.pty or start.job.spec.pty)
 
 
 def _pe_hostfile(start: StartTask) -> str:
@@ -478,8 +520,8 @@ class RunningTask:
     mem: float = 0.0  # GiB seconds: vmem integrated over the samples
 
     @property
-    def key(self) -> tuple[int, int]:
-        return self.state.job_id, self.state.task_id
+    def key(self) -> Key:
+        return self.state.job_id, self.state.task_id, self.state.pe_task
 
     def sample(self, now: TreeSample, elapsed: float) -> None:
         """Take in a sample of the tree, `elapsed` seconds after the last. Processes that
@@ -550,62 +592,89 @@ class TaskRunner:
         self.vmem_interval = vmem_interval
         self.wall = wall
         self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
-        self._running: dict[tuple[int, int], RunningTask] = {}
+        self._running: dict[Key, RunningTask] = {}
         self._script_users: dict[int, int] = {}
-        self._stopped: set[tuple[int, int]] = set()  # tasks to keep stopped (suspended)
+        # (job, task) to keep stopped (suspended), its PE tasks here with it
+        self._stopped: set[tuple[int, int]] = set()
 
-    def running(self) -> list[tuple[int, int]]:
-        """(job, task) pairs with a live shepherd followed here."""
+    def running(self) -> list[Key]:
+        """The tasks with a live shepherd followed here."""
         return list(self._running)
 
     def usage(self) -> list[tuple[int, int, Usage]]:
-        """What each task whose job runs has used so far."""
+        """What each task whose job runs has used so far (a PE task's is in its report)."""
         now = self.wall()
-        return [(*key, task.usage(now)) for key, task in self._running.items() if task.job_pid]
+        return [(job_id, task_id, task.usage(now))
+                for (job_id, task_id, pe_task), task in self._running.items()
+                if task.job_pid and not pe_task]
 
-    def kill(self, job_id: int, task_id: int) -> bool:
-        """qdel: kill the task's process group; False when it is not running here."""
-        task = self._running.get((job_id, task_id))
-        if task is None:
-            return False
-        task.kill(FAILED_AFTER_JOB)
-        return True
+    def kill(self, job_id: int, task_id: int, pe_task: str = "") -> bool:
+        """qdel: kill a PE task, or a task and its PE tasks here; False when none of them
+        runs here."""
+        killed = False
+        for key, task in list(self._running.items()):
+            if key[:2] == (job_id, task_id) and (not pe_task or key[2] == pe_task):
+                task.kill(FAILED_AFTER_JOB)
+                killed = True
+        return killed
 
-    def suspend(self, job_id: int, task_id: int, stop: bool) -> None:
-        """Stop or continue a task's process group; a wish for a task not spawned yet is
-        kept for when it is (the master may suspend a job that is still being sent)."""
-        key = (job_id, task_id)
-        if stop:
-            self._stopped.add(key)
-        else:
-            self._stopped.discard(key)
+    def signal(self, key: Key, signum: int) -> None:
+        """A signal from a task's qrsh, for the task's process group."""
         task = self._running.get(key)
         if task is not None:
-            task.signal(signal.SIGSTOP if stop else signal.SIGCONT)
+            task.signal(signum)
+
+    def suspend(self, job_id: int, task_id: int, stop: bool) -> None:
+        """Stop or continue a task's process groups (its PE tasks' too); a wish for a
+        task not spawned yet is kept for when it is (the master may suspend a job that is
+        still being sent)."""
+        if stop:
+            self._stopped.add((job_id, task_id))
+        else:
+            self._stopped.discard((job_id, task_id))
+        for key, task in list(self._running.items()):
+            if key[:2] == (job_id, task_id):
+                task.signal(signal.SIGSTOP if stop else signal.SIGCONT)
 
     async def run_task(
         self,
         start: StartTask,
         on_started: OnStarted | None = None,
+        streams: TaskStreams | None = None,
     ) -> TaskReport:
-        """Run one task to its end; on_started gets the start time once the job runs."""
-        job_id, task_id = key = (start.job.job_id, start.task_id)
+        """Run one task to its end; on_started gets the start time once the job runs.
+        An interactive task's `streams` are execd's ends of its standard streams (see
+        gridd.execd.streams): the job gets the others."""
+        job_id, task_id, pe_task = key = (start.job.job_id, start.task_id, start.pe_task)
         if key in self._running:
-            raise RuntimeError(f"task {job_id}.{task_id} is already running")
+            raise RuntimeError(f"task {_named(key)} is already running")
         try:
+            if pe_task and not valid_pe_task(pe_task):
+                raise SetupError(FAILED_BEFORE_JOB, f"not a PE task id: {pe_task!r}")
+            if pe_task and not start.command:
+                raise SetupError(FAILED_BEFORE_JOB, f"PE task {pe_task} has no command")
             owner = self.owner(start.job.spec.owner)
         except SetupError as exc:
-            self._stopped.discard(key)
-            report = self._setup_report(job_id, task_id, exc.failed, exc.reason)
-            return self._finish(task_dir(self.spool_dir, job_id, task_id), None, None, report)
+            if streams is not None:
+                streams.close_child()
+            if not pe_task:
+                self._stopped.discard(key[:2])
+            report = self._setup_report(key, exc.failed, exc.reason)
+            if pe_task and not valid_pe_task(pe_task):
+                return report  # no directory to keep it in; the master hears it all the same
+            return self._finish(task_dir(self.spool_dir, *key), None, None, report)
         plan = plan_task(start, host=self.host, spool_dir=self.spool_dir, root=self.root,
                          owner=owner)
         try:
-            task = self._launch(plan)
+            task = self._launch(plan, streams)
         except SetupError as exc:
-            self._stopped.discard(key)
-            report = self._setup_report(job_id, task_id, exc.failed, exc.reason)
+            if not pe_task:
+                self._stopped.discard(key[:2])
+            report = self._setup_report(key, exc.failed, exc.reason)
             return self._finish(plan.spool, plan.tmpdir, plan.script_path, report)
+        finally:
+            if streams is not None:
+                streams.close_child()
         return await self._follow(task, on_started)
 
     def owner(self, name: str) -> Owner:
@@ -624,7 +693,7 @@ class TaskRunner:
             raise SetupError(FAILED_NO_OWNER, text, reason=text)
         return Owner(name=entry.pw_name, uid=entry.pw_uid, gid=entry.pw_gid,
                      groups=tuple(os.getgrouplist(entry.pw_name, entry.pw_gid)),
-                     home=entry.pw_dir)
+                     home=entry.pw_dir, shell=entry.pw_shell or "/bin/sh")
 
     # -- taking over after a restart
 
@@ -661,8 +730,8 @@ class TaskRunner:
         return alive
 
     def _drop(self, directory: Path, state: ActiveTask) -> None:
-        log.info("task %d.%d never started; left for the master to send again",
-                 state.job_id, state.task_id)
+        log.info("task %s never started; left for the master to send again",
+                 _named((state.job_id, state.task_id, state.pe_task)))
         shutil.rmtree(directory, ignore_errors=True)
         if state.tmpdir:
             shutil.rmtree(state.tmpdir, ignore_errors=True)
@@ -673,25 +742,40 @@ class TaskRunner:
         state: ActiveTask,
         on_started: OnStarted | None = None,
     ) -> TaskReport:
-        """Follow a task that ``recover`` found running to its end, as ``run_task`` would."""
-        directory = task_dir(self.spool_dir, state.job_id, state.task_id)
+        """Follow a task that ``recover`` found running to its end, as ``run_task`` would.
+
+        An interactive task is killed: its streams went with the execd that started it,
+        and nobody could reach it any more."""
+        directory = task_dir(self.spool_dir, state.job_id, state.task_id, state.pe_task)
         task = RunningTask(state=state, directory=directory,
                            failed=_read_killed(directory))
+        if state.interactive:
+            log.info("task %s was interactive: its session is gone, it is killed",
+                     _named(task.key))
+            task.kill(FAILED_AFTER_JOB)  # carried out as soon as its pid is known
         return await self._follow(task, on_started)
 
     # -- start
 
-    def _launch(self, plan: TaskPlan) -> RunningTask:
+    def _launch(self, plan: TaskPlan, streams: TaskStreams | None) -> RunningTask:
         """Start the task's shepherd; every file a restarted execd needs comes first."""
         self._prepare_files(plan)
+        if streams is not None and self.uid == 0:
+            try:
+                streams.give_terminal(plan.owner.uid, plan.owner.gid)
+            except OSError as exc:
+                raise SetupError(FAILED_BEFORE_JOB, f"can't prepare terminal: {exc}") from None
         environment = environment_file(plan.env)
         owner = plan.owner
+        child = streams.child if streams is not None else []
         config = ShepherdConfig(user=owner.name, uid=owner.uid, gid=owner.gid,
                                 groups=owner.groups, cwd=plan.workdir, stdin=plan.stdin,
-                                stdout=plan.stdout, stderr=plan.stderr, merge=plan.merge)
+                                stdout=plan.stdout, stderr=plan.stderr, merge=plan.merge,
+                                fds=child, tty=streams is not None and streams.pty)
         state = ActiveTask(job_id=plan.job_id, task_id=plan.task_id, queue=plan.queue,
                            h_rt=plan.h_rt, s_rt=plan.s_rt, tmpdir=str(plan.tmpdir),
-                           script=str(plan.script_path or ""))
+                           script=str(plan.script_path or ""), pe_task=plan.pe_task,
+                           interactive=streams is not None)
         lock = notify_read = notify_write = -1
         try:
             for stale in (STARTED, ENDED, KILLED, REPORT):
@@ -708,7 +792,8 @@ class TaskRunner:
                 [*self.shepherd, str(plan.spool), str(lock), str(notify_write), "--",
                  *plan.argv],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=plan.spool,
-                env={}, start_new_session=True, pass_fds=(lock, notify_write))
+                env={}, start_new_session=True,
+                pass_fds=(lock, notify_write, *sorted(set(child) - {-1})))
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in an argument
             if notify_read >= 0:
                 os.close(notify_read)
@@ -792,7 +877,8 @@ class TaskRunner:
                 await self._shepherd_exit(task)
         finally:
             del self._running[key]
-            self._stopped.discard(key)
+            if not key[2]:  # the task's end ends the wish; a PE task's does not
+                self._stopped.discard(key[:2])
             task.close()
         return self._conclude(task)
 
@@ -821,7 +907,7 @@ class TaskRunner:
         task.job_pid, task.start_time = started.job_pid, started.start_time
         if task.failed:
             task.signal(signal.SIGKILL)
-        elif task.key in self._stopped:
+        elif task.key[:2] in self._stopped:
             task.signal(signal.SIGSTOP)
         return True
 
@@ -873,12 +959,11 @@ class TaskRunner:
         state = task.state
         ended = _read_json(task.directory / ENDED, JobEnded)
         if ended is not None and ended.error:  # the shepherd's words, stamped as 8.1.9's
-            report = self._setup_report(state.job_id, state.task_id, ended.failed,
-                                        ended.error)
+            report = self._setup_report(task.key, ended.failed, ended.error)
         elif ended is not None:
             report = self._exit_report(task, ended)
         elif not task.job_pid:
-            report = self._setup_report(state.job_id, state.task_id, FAILED_BEFORE_JOB,
+            report = self._setup_report(task.key, FAILED_BEFORE_JOB,
                                         f"{FAILED_REASONS[FAILED_BEFORE_JOB]}: the shepherd "
                                         "ended before starting the job")
         else:
@@ -890,9 +975,8 @@ class TaskRunner:
     def _lost_report(self, task: RunningTask) -> TaskReport:
         """The job ran, but its shepherd died without recording how it ended."""
         killed = _kill_orphan(task.directory, task.job_pid)
-        log.warning("task %d.%d: its shepherd died without recording the job's end%s",
-                    task.state.job_id, task.state.task_id,
-                    "; the job was killed" if killed else "")
+        log.warning("task %s: its shepherd died without recording the job's end%s",
+                    _named(task.key), "; the job was killed" if killed else "")
         now = self.wall()
         reason = (f"{FAILED_REASONS[FAILED_NO_EXIT_STATUS]}: the shepherd ended without "
                   "recording how the job ended")
@@ -900,7 +984,7 @@ class TaskRunner:
             job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
             start_time=task.start_time, end_time=now, exit_status=137 if killed else 0,
             failed=FAILED_NO_EXIT_STATUS, failed_reason=reason,
-            signal="SIGKILL" if killed else "",
+            signal="SIGKILL" if killed else "", pe_task=task.state.pe_task,
             usage=Usage(wallclock=max(0.0, now - task.start_time), utime=task.cpu,
                         mem=task.mem, io=float(task.io), maxvmem=float(task.maxvmem)))
 
@@ -913,16 +997,18 @@ class TaskRunner:
             job_id=task.state.job_id, task_id=task.state.task_id, host=self.host,
             start_time=ended.start_time, end_time=ended.end_time, exit_status=exit_status,
             failed=task.failed, failed_reason=FAILED_REASONS.get(task.failed, ""),
-            signal=signal_name, usage=usage)
+            signal=signal_name, usage=usage, pe_task=task.state.pe_task)
 
-    def _setup_report(self, job_id: int, task_id: int, failed: int, reason: str) -> TaskReport:
+    def _setup_report(self, key: Key, failed: int, reason: str) -> TaskReport:
         """A task that never started: start time 0, as qacct then prints ``-/-``. The
         reason goes to the master with the report (qstat -j shows it of a job it put in
         error state) and to execd's log."""
-        log.warning("task %d.%d failed before its job started: %s", job_id, task_id, reason)
+        log.warning("task %s failed before its job started: %s", _named(key), reason)
+        job_id, task_id, pe_task = key
         return TaskReport(
             job_id=job_id, task_id=task_id, host=self.host, start_time=0.0,
-            end_time=self.wall(), exit_status=0, failed=failed, failed_reason=reason)
+            end_time=self.wall(), exit_status=0, failed=failed, failed_reason=reason,
+            pe_task=pe_task)
 
     def _finish(
         self, directory: Path, tmpdir: Path | None, script: Path | None, report: TaskReport
@@ -939,6 +1025,12 @@ class TaskRunner:
             shutil.rmtree(tmpdir, ignore_errors=True)
         self._release_script(report.job_id, script)
         return report
+
+
+def _named(key: Key) -> str:
+    """A task as the log names it: 23.1, or 23.1 PE task 1.node2."""
+    job_id, task_id, pe_task = key
+    return f"{job_id}.{task_id}" + (f" PE task {pe_task}" if pe_task else "")
 
 
 def _user_name(uid: int) -> str:

@@ -13,7 +13,11 @@ separated by NUL bytes, as in ``/proc/<pid>/environ``), not taken from the sheph
 because the interpreter adds to that one (``LC_CTYPE`` when the locale is C). Who the job
 runs as and where it runs come from ``TASK_DIR/config.json``: ``user``, ``uid``, ``gid``,
 ``groups`` (supplementary), ``cwd``, ``stdin``, ``stdout``, ``stderr`` and ``merge``
-(stderr goes to stdout's file). In ``TASK_DIR`` it writes:
+(stderr goes to stdout's file). An interactive task's streams are not files but pipes or a
+pseudo-terminal whose other ends execd holds: ``fds`` names the descriptors (passed to
+the shepherd) that become the job's 0, 1 and 2 (-1: the file named as above), and
+``tty`` says that the first is a pseudo-terminal, made the job's controlling terminal.
+The shepherd closes its copies once the job runs. In ``TASK_DIR`` it writes:
 
 ``job.json``
     ``{"shepherd_pid", "job_pid", "start_time"}`` once the job runs. Then the shepherd
@@ -54,6 +58,7 @@ import json
 import os
 import signal
 import sys
+import termios
 import time
 from typing import Any
 
@@ -173,22 +178,45 @@ def enter_job(command: list[str], config: dict[str, Any]) -> None:
     except OSError as exc:
         raise StartError(FAILED_NO_CWD, stamped(
             f"error: can't chdir to {config['cwd']}: {exc.strerror}")) from None
-    try:
-        streams = [os.open(config["stdin"], os.O_RDONLY)]
-    except OSError:
-        raise StartError(FAILED_OPEN_OUTPUT, stamped(
-            f"error: can't open {config['stdin']} as dummy input file")) from None
+    given = config.get("fds") or [-1, -1, -1]
+    if config.get("tty"):
+        _take_terminal(given[0])
+    streams = [given[0] if given[0] >= 0 else _open_input(config["stdin"])]
     outputs = [config["stdout"]] if config["merge"] else [config["stdout"], config["stderr"]]
-    for path in outputs:
-        try:
-            streams.append(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, OUTPUT_MODE))
-        except OSError as exc:
-            raise StartError(FAILED_OPEN_OUTPUT, stamped(
-                f'error: can\'t open output file "{path}": {exc.strerror}')) from None
+    for number, path in enumerate(outputs, start=1):
+        streams.append(given[number] if given[number] >= 0 else _open_output(path))
     if config["merge"]:
         streams.append(streams[1])
     for target, fd in enumerate(streams):  # none below 3: the shepherd's own 0-2 are open
         os.dup2(fd, target)
+    for fd in set(given) - {-1, 0, 1, 2}:
+        os.close(fd)
+
+
+def _take_terminal(fd: int) -> None:
+    """Make the pseudo-terminal `fd` the job's controlling terminal (its session is new)."""
+    try:
+        fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+    except OSError as exc:
+        raise StartError(FAILED_BEFORE_JOB, stamped(
+            f"error: can't make the pseudo-terminal the job's terminal: {exc.strerror}")
+        ) from None
+
+
+def _open_input(path: str) -> int:
+    try:
+        return os.open(path, os.O_RDONLY)
+    except OSError:
+        raise StartError(FAILED_OPEN_OUTPUT, stamped(
+            f"error: can't open {path} as dummy input file")) from None
+
+
+def _open_output(path: str) -> int:
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, OUTPUT_MODE)
+    except OSError as exc:
+        raise StartError(FAILED_OPEN_OUTPUT, stamped(
+            f'error: can\'t open output file "{path}": {exc.strerror}')) from None
 
 
 def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any]) -> int:
@@ -215,6 +243,10 @@ def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any
         finally:
             os._exit(127)
     os.close(errors_write)
+    # The job alone holds its ends of an interactive task's streams: their end of file
+    # (or a pseudo-terminal's hang-up) reaches execd when the job's processes are gone.
+    for fd in set(config.get("fds") or ()) - {-1}:
+        os.close(fd)
     with os.fdopen(errors_read, "rb") as errors:
         error = errors.read()
     if error:

@@ -252,7 +252,7 @@ async def test_a_stopping_execd_waits_for_its_jobs_stop_grace_at_most(
     actor = ExecdActor(tmp_path, HOST, "tcp://127.0.0.1:1", 10.0, None,
                        wall=virtual_wall())
     try:
-        actor.active = {(3, 0)}  # a task whose end never comes
+        actor.active = {(3, 0, "")}  # a task whose end never comes
         await actor.stop()
         assert trio.current_time() == pytest.approx(execd.STOP_GRACE)
 
@@ -260,7 +260,7 @@ async def test_a_stopping_execd_waits_for_its_jobs_stop_grace_at_most(
             await trio.sleep_until(when)
             actor.active.clear()
 
-        actor.active = {(4, 0)}
+        actor.active = {(4, 0, "")}
         async with trio.open_nursery() as nursery:
             nursery.start_soon(over_at, execd.STOP_GRACE + 1.02)
             await actor.stop()

@@ -425,7 +425,7 @@ async def test_kill_hits_the_whole_process_group(work: Path, runner: TaskRunner)
         with trio.fail_after(10):
             while not pidfile.exists() or not pidfile.read_text().strip():
                 await trio.sleep(0.01)
-        assert runner.running() == [(17, 0)]
+        assert runner.running() == [(17, 0, "")]
         [active] = list_active(work / "spool")
         assert (active.job_id, active.task_id, active.queue) == (17, 0, f"all.q@{HOST}")
         assert runner.kill(17, 0) is True

@@ -122,8 +122,8 @@ async def test_running_task_is_taken_over_and_reported_once(work: Path) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(resume)
         await wait_until(lambda: announced)
-        assert restarted.running() == [(5, 0)]
-        await wait_until(lambda: restarted._running[(5, 0)].maxvmem > 0)  # sampled anew
+        assert restarted.running() == [(5, 0, "")]
+        await wait_until(lambda: restarted._running[(5, 0, "")].maxvmem > 0)  # sampled anew
         (work / "go").touch()
     [report] = reports
     assert (report.exit_status, report.failed, report.signal) == (7, 0, "")
