@@ -45,13 +45,15 @@ from gridd import protocol as p
 from gridd.actors.clock import Wall
 from gridd.execd import runner, signals
 from gridd.execd.load import read_load
+from gridd.execd.sessions import SessionSocket
+from gridd.execd.streams import open_streams
 from gridd.pidfile import write_pid
 from gridd.transport import TrioSocket, ipv6
 from gridd.zmtp import Curve
 
 log = logging.getLogger("gridd.execd")
 
-Key = tuple[int, int]
+Key = runner.Key
 STOP_GRACE = 5.0  # seconds a stopping execd waits for the jobs it killed to be over
 
 
@@ -96,10 +98,11 @@ class ExecdActor:
         self.runner = runner.TaskRunner(name, self.spool, str(base), wall=wall)
         # Before anything else: what an earlier execd left behind.
         self.resumed = self.runner.recover()
-        self.active: set[Key] = {(t.job_id, t.task_id) for t in self.resumed}  # not reported
+        self.active: set[Key] = {  # not reported
+            (t.job_id, t.task_id, t.pe_task) for t in self.resumed}
         self.starting: set[Key] = set()  # of those, sent here and whose job has not started
         self.unacked: dict[Key, p.TaskReport] = {
-            (r.job_id, r.task_id): r for r in runner.load_pending_reports(self.spool)
+            (r.job_id, r.task_id, r.pe_task): r for r in runner.load_pending_reports(self.spool)
         }
         if self.active or self.unacked:
             log.info("taking over %d running task(s); %d report(s) to deliver",
@@ -115,6 +118,9 @@ class ExecdActor:
         self.connected = False
         self.connection_changed = trio.Event()
         self.ctx = zmq.Context()
+        # Where the qrsh of an interactive task here connects (bound by run).
+        self.sessions = SessionSocket(self.ctx, curve, kill=lambda key: self.runner.kill(*key),
+                                      signal=self.runner.signal)
 
     async def run(self) -> None:
         security: dict[str, int | bytes] = {}
@@ -126,12 +132,15 @@ class ExecdActor:
                                  IPV6=ipv6(self.endpoint),
                                  **self.connection, **security)
         monitor = TrioSocket(sock.zsock.get_monitor_socket(_CONNECTION_EVENTS))
+        session_endpoint = self.sessions.bind(self.endpoint, self.name, self.spool)
         sock.connect(self.endpoint)
         self.sock = sock
-        log.info("execd %s connecting to %s (pid %d)", self.name, self.endpoint, os.getpid())
+        log.info("execd %s connecting to %s (pid %d); sessions at %s", self.name,
+                 self.endpoint, os.getpid(), session_endpoint)
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
+                await nursery.start(self.sessions.serve)
                 nursery.start_soon(self._on_connect, monitor)
                 nursery.start_soon(self._tell_unreached)
                 nursery.start_soon(self._receive)
@@ -154,18 +163,23 @@ class ExecdActor:
         self.stopping = True
         with trio.move_on_after(STOP_GRACE):
             while self.active:
-                for job_id, task_id in self.runner.running():
-                    self.runner.kill(job_id, task_id)
+                for key in self.runner.running():
+                    self.runner.kill(*key)
                 await trio.sleep(0.05)
 
-    def _running(self) -> list[Key]:
-        """The tasks to tell the master about as running: not those still starting.
+    def _running(self) -> list[tuple[int, int]]:
+        """The tasks to tell the master about as running: not those still starting, nor
+        PE tasks (``_running_pe``).
 
         Until its job runs, a task must not count as running at the master: if execd died
         then, the next one would find nothing started and leave the task to the master to
         send again, which it does only for a task it still believes on its way.
         """
-        return sorted(self.active - self.starting)
+        return sorted(key[:2] for key in self.active - self.starting if not key[2])
+
+    def _running_pe(self) -> list[Key]:
+        """The PE tasks (qrsh -inherit) running here, for Register."""
+        return sorted(key for key in self.active - self.starting if key[2])
 
     async def _send(self, msg: p.Msg) -> None:
         await self.sock.send([p.encode(msg)])
@@ -194,7 +208,8 @@ class ExecdActor:
             log.info("connected to master: registering")
             await self._send(p.Register(
                 host=self.name, load=read_load(), running=self._running(),
-                finished=list(self.unacked.values()), load_report_time=self.load_report_time))
+                finished=list(self.unacked.values()), load_report_time=self.load_report_time,
+                session_endpoint=self.sessions.endpoint, running_pe=self._running_pe()))
 
     def _refusal(self, event: int, broken: int) -> str | None:
         """What a monitor event says of a master that will never let this execd in."""
@@ -267,7 +282,7 @@ class ExecdActor:
                 case p.StartTask():
                     self._start(msg)
                 case p.KillTask():
-                    self.runner.kill(msg.job_id, msg.task_id)
+                    self.runner.kill(msg.job_id, msg.task_id, msg.pe_task)
                 case p.SuspendTask():
                     self.runner.suspend(msg.job_id, msg.task_id, msg.suspend)
                 case p.StopExecd():
@@ -276,19 +291,35 @@ class ExecdActor:
                     self.kill_jobs = msg.kill_jobs
                     self.told_to_stop.set()
                 case p.Ack():
-                    key = (msg.job_id, msg.task_id)
+                    key = (msg.job_id, msg.task_id, msg.pe_task)
                     if self.unacked.pop(key, None) is not None:
                         runner.forget(self.spool, *key)
                 case _:
                     log.warning("unexpected %s from master", type(msg).__name__)
 
     def _start(self, msg: p.StartTask) -> None:
-        key = (msg.job.job_id, msg.task_id)
+        key = (msg.job.job_id, msg.task_id, msg.pe_task)
         if key in self.active or key in self.unacked or self.stopping:
             return  # a resend of something already under way or done, or too late
         self.active.add(key)
         self.starting.add(key)
-        self.nursery.start_soon(self._deliver, key, partial(self.runner.run_task, msg))
+        follow = (partial(self._run_interactive, msg, key) if runner.session_key(msg)
+                  else partial(self.runner.run_task, msg))
+        self.nursery.start_soon(self._deliver, key, follow)
+
+    async def _run_interactive(self, msg: p.StartTask, key: Key,
+                               started: runner.OnStarted) -> p.TaskReport:
+        """Run a task whose streams go to its qrsh: its session is held before it starts
+        and told when it ended, so that the last of its output and its Exit follow."""
+        streams = open_streams(pty=runner.wants_pty(msg), nostdin=msg.nostdin)
+        try:
+            session = self.sessions.open(runner.session_key(msg), key, streams)
+        except ValueError:
+            streams.close()
+            raise
+        report = await self.runner.run_task(msg, started, streams)
+        self.sessions.task_ended(session, report)
+        return report
 
     async def _deliver(
         self, key: Key, follow: Callable[[runner.OnStarted], Awaitable[p.TaskReport]]
@@ -302,15 +333,16 @@ class ExecdActor:
         async def started(start_time: float) -> None:
             self.starting.discard(key)
             await self._send(p.TaskStarted(host=self.name, job_id=key[0], task_id=key[1],
-                                           start_time=start_time))
+                                           start_time=start_time, pe_task=key[2]))
 
         try:
             report = await follow(started)
         except Exception as exc:  # a bug here must cost one job, not the execd
-            log.exception("task %d.%d could not be run", *key)
+            log.exception("task %d.%d %s could not be run", *key)
             report = p.TaskReport(job_id=key[0], task_id=key[1], host=self.name,
                                   start_time=0.0, end_time=self.wall(), exit_status=0,
-                                  failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc))
+                                  failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc),
+                                  pe_task=key[2])
         self.unacked[key] = report
         self.active.discard(key)
         self.starting.discard(key)
