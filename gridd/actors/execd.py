@@ -146,7 +146,7 @@ class ExecdActor:
                 nursery.start_soon(self._receive)
                 nursery.start_soon(self._report_load)
                 for state in self.resumed:
-                    key = (state.job_id, state.task_id)
+                    key = (state.job_id, state.task_id, state.pe_task)
                     nursery.start_soon(self._deliver, key, partial(self.runner.resume, state))
                 self.resumed = []
         finally:
@@ -338,7 +338,7 @@ class ExecdActor:
         try:
             report = await follow(started)
         except Exception as exc:  # a bug here must cost one job, not the execd
-            log.exception("task %d.%d %s could not be run", *key)
+            log.exception("task %d.%d %r could not be run", *key)
             report = p.TaskReport(job_id=key[0], task_id=key[1], host=self.name,
                                   start_time=0.0, end_time=self.wall(), exit_status=0,
                                   failed=runner.FAILED_BEFORE_JOB, failed_reason=str(exc),

@@ -11,7 +11,8 @@ report it twice. Only a parent learns how its child ended, so execd does not sta
 itself: each task gets a shepherd (``gridd/execd/shepherd.py``, a small stdlib-only
 program, one per task, as in Grid Engine), which starts the job in a session and process
 group of its own, waits for it and writes how it ended (wait status and rusage) to the
-task's spool directory ``<spool>/active_jobs/<job>.<task>/`` before it exits. The files:
+task's spool directory ``<spool>/active_jobs/<job>.<task>/`` (a PE task's:
+``<job>.<task>.<PE task id>/``, see below) before it exits. The files:
 
 ``state.json``   written by execd *before* the shepherd starts: what a restarted execd
                  needs to take the task over (queue, limits, TMPDIR, job script).
@@ -54,6 +55,24 @@ task (about 10 MB); vmem, maxvmem, cpu, io and the memory integral (mem) are sam
 execd (each interval, over the job's process tree) for the master's load reports and the
 final report, so samples an execd that died would have taken are lost, and an s_rt
 warning that fell due while no execd ran is not sent late.
+
+Interactive tasks and PE tasks
+------------------------------
+A task is known by (job, task, PE task id), the id "" for the job's own task. A PE task
+(``StartTask.pe_task``: a task of a parallel job started by ``qrsh -inherit``) runs its
+``command`` with no shell, found on the job's PATH, in qrsh's directory (``cwd``), with
+the job's environment on this host over qrsh's own (``env``, from -V: execd's values of
+the job's variables win); it has its spool directory and TMPDIR of its own, so that it is
+taken over, reported, acknowledged and forgotten alone, and its report carries its id.
+``kill`` without a PE task id kills the task and its PE tasks here, as the master's
+KillTask says; a suspension stops them all.
+
+An interactive task (``session_key``: qrsh, qlogin, qrsh -inherit) gets ``streams``
+(``gridd.execd.streams``): pipes, or a pseudo-terminal given to the owner, whose job ends
+go to the shepherd (``ShepherdConfig.fds``, ``tty``) and are closed here once it has
+them; execd's ends belong to the task's session (``gridd.execd.sessions``). The task is
+marked ``interactive`` in ``state.json``: those ends die with execd, so a restarted execd
+that takes such a task over kills it (``resume``), reported as killed (failed 100).
 
 Whose identity a job runs with
 ------------------------------

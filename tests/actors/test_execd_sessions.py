@@ -392,6 +392,8 @@ async def test_execd_registers_its_session_endpoint_and_runs_a_qrsh_task(
                     [s.Alive(), s.Input(b"round trip\n"), s.InputEnd()])
                 finished = await receive(p.TaskFinished)
                 assert isinstance(finished, p.TaskFinished)
+                await master.send([peer[0], p.encode(p.Ack(job_id=17, task_id=0))])
+                await until(lambda: not task_dir(actor.spool, 17, 0).exists())
                 nursery.cancel_scope.cancel()
     finally:
         master.close()
