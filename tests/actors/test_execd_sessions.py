@@ -9,6 +9,7 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import pytest
@@ -34,6 +35,7 @@ from gridd.model.job import Job, JobSpec, Task
 from gridd.transport import TrioSocket
 from gridd.zmtp import Curve, Dealer, ZmtpError
 
+_M = TypeVar("_M", bound=p.Msg)
 HOST = "localhost"  # the session endpoint names this host: it must resolve
 LIMIT = 30.0  # real seconds a test may wait for what it expects
 
@@ -357,46 +359,80 @@ async def test_a_restarted_execd_kills_the_interactive_tasks_it_takes_over(
 # ---- the actor ------------------------------------------------------------------------------
 
 
-async def test_execd_registers_its_session_endpoint_and_runs_a_qrsh_task(
-        tmp_path: Path) -> None:
-    """On a cell without security: the session socket has no CURVE and knows a
-    connection by the Identity it presents."""
-    ctx = zmq.Context()
-    master = TrioSocket.create(ctx, zmq.ROUTER, SNDHWM=0, RCVHWM=0)
-    endpoint = master.bind("tcp://127.0.0.1:*")
-    actor = ExecdActor(tmp_path, HOST, endpoint, 1000.0, None, wall=SYSTEM)
-    key = key_pair()
+class PlayedMaster:
+    """The master's end of an execd's connection."""
 
-    peer = [b""]  # the routing id of execd's connection
+    def __init__(self, sock: TrioSocket) -> None:
+        self.sock = sock
+        self.execd = b""  # the routing id of execd's connection
 
-    async def receive(kind: type[p.Msg]) -> p.Msg:
+    async def receive(self, kind: type[_M]) -> _M:
+        """execd's next message of `kind`; the others are passed over."""
         while True:
-            peer[0], frame = await master.recv()
+            self.execd, frame = await self.sock.recv()
             if isinstance(msg := p.decode(frame), kind):
                 return msg
 
+    async def send(self, msg: p.Msg) -> None:
+        await self.sock.send([self.execd, p.encode(msg)])
+
+
+@asynccontextmanager
+async def execd_actor(base: Path) -> AsyncIterator[tuple[ExecdActor, PlayedMaster]]:
+    """An execd actor on a cell without security (its session socket has no CURVE and
+    knows a connection by the Identity it presents), and its master."""
+    ctx = zmq.Context()
+    sock = TrioSocket.create(ctx, zmq.ROUTER, SNDHWM=0, RCVHWM=0)
+    actor = ExecdActor(base, HOST, sock.bind("tcp://127.0.0.1:*"), 1000.0, None,
+                       wall=SYSTEM)
     try:
         with trio.fail_after(LIMIT):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(actor.run)
-                register = await receive(p.Register)
-                assert isinstance(register, p.Register)
-                assert register.session_endpoint.startswith(f"tcp://{HOST}:")
-                assert register.running_pe == []
-                start = start_task(tmp_path, "sh", "-c", "cat; exit 4", session_key=key[0])
-                await master.send([peer[0], p.encode(start)])
-                started = await receive(p.TaskStarted)
-                assert isinstance(started, p.TaskStarted)
-                got = await trio.to_thread.run_sync(
-                    converse, register.session_endpoint, key, None,
-                    [s.Alive(), s.Input(b"round trip\n"), s.InputEnd()])
-                finished = await receive(p.TaskFinished)
-                assert isinstance(finished, p.TaskFinished)
-                await master.send([peer[0], p.encode(p.Ack(job_id=17, task_id=0))])
-                await until(lambda: not task_dir(actor.spool, 17, 0).exists())
+                yield actor, PlayedMaster(sock)
                 nursery.cancel_scope.cancel()
     finally:
-        master.close()
+        sock.close()
         ctx.destroy(linger=0)
+
+
+async def test_execd_registers_its_session_endpoint_and_runs_a_qrsh_task(
+        tmp_path: Path) -> None:
+    key = key_pair()
+    async with execd_actor(tmp_path) as (actor, master):
+        register = await master.receive(p.Register)
+        assert register.session_endpoint.startswith(f"tcp://{HOST}:")
+        assert register.running_pe == []
+        await master.send(start_task(tmp_path, "sh", "-c", "cat; exit 4", session_key=key[0]))
+        await master.receive(p.TaskStarted)
+        got = await trio.to_thread.run_sync(
+            converse, register.session_endpoint, key, None,
+            [s.Alive(), s.Input(b"round trip\n"), s.InputEnd()])
+        finished = await master.receive(p.TaskFinished)
+        await master.send(p.Ack(job_id=17, task_id=0))
+        await until(lambda: not task_dir(actor.spool, 17, 0).exists())
     assert (got.out, got.exit) == (b"round trip\n", s.Exit(status=4))
     assert finished.report.exit_status == 4
+
+
+async def test_a_pe_task_is_reported_by_its_id_and_killed_when_execd_restarts(
+        tmp_path: Path) -> None:
+    """Its qrsh never attaches here; what counts is that the restarted execd kills it."""
+    start = start_task(tmp_path, "x", pe_task="1.localhost", command=["sleep", "100"],
+                       session_key=key_pair()[0], nostdin=True)
+    async with execd_actor(tmp_path) as (actor, master):
+        await master.receive(p.Register)
+        await master.send(start)
+        started = await master.receive(p.TaskStarted)
+        assert (started.job_id, started.task_id, started.pe_task) == (17, 0, "1.localhost")
+    async with execd_actor(tmp_path) as (actor, master):
+        register = await master.receive(p.Register)
+        assert register.running == []
+        # Listed while it is being killed, unless that was quicker than the connection.
+        assert register.running_pe in ([(17, 0, "1.localhost")], [])
+        finished = await master.receive(p.TaskFinished)
+        report = finished.report
+        assert (report.pe_task, report.failed, report.signal) == (
+            "1.localhost", FAILED_AFTER_JOB, "SIGKILL")
+        await master.send(p.Ack(job_id=17, task_id=0, pe_task="1.localhost"))
+        await until(lambda: not task_dir(actor.spool, 17, 0, "1.localhost").exists())
