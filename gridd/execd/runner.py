@@ -60,7 +60,9 @@ Interactive tasks and PE tasks
 ------------------------------
 A task is known by (job, task, PE task id), the id "" for the job's own task. A PE task
 (``StartTask.pe_task``: a task of a parallel job started by ``qrsh -inherit``) runs its
-``command`` with no shell, found on the job's PATH, in qrsh's directory (``cwd``), with
+``command`` as 8.1.9 does, its words joined with blanks into the text of ``SHELL -c``
+(Open MPI's words rely on it: a leading blank, quoted values), in qrsh's directory
+(``cwd``), with
 the job's environment on this host over qrsh's own (``env``, from -V: execd's values of
 the job's variables win); it has its spool directory and TMPDIR of its own, so that it is
 taken over, reported, acknowledged and forgotten alone, and its report carries its id.
@@ -366,9 +368,9 @@ def plan_task(
 
     HOME, and the working directory without -cwd/-wd, are the owner's home on this host
     as Grid Engine has them (the submitter's is SGE_O_HOME). A PE task (qrsh -inherit)
-    runs its command (found on the job's PATH, no shell) in the directory qrsh ran in,
-    with a TMPDIR of its own; qlogin and qrsh without a command run the owner's login
-    shell.
+    runs its command words as a -b y job's, joined into the text of ``SHELL -c``, in the
+    directory qrsh ran in, with a TMPDIR of its own; qlogin and qrsh without a command
+    run the owner's login shell.
     """
     job, spec, task_id = start.job, start.job.spec, start.task_id
     home = owner.home
@@ -391,7 +393,8 @@ def plan_task(
         argv = [shell, str(script_path), *spec.args]
     tmpdir = Path(start.tmpdir) / f"{job.job_id}.{task_id or 1}.{cluster_queue}"
     if start.pe_task:
-        argv, script_path, workdir = list(start.command), None, start.cwd or workdir
+        argv, script_path = [shell, "-c", binary_command_line(start.command)], None
+        workdir = start.cwd or workdir
         tmpdir = tmpdir.with_name(f"{tmpdir.name}.{start.pe_task}")
     elif spec.interactive and not spec.command:
         argv = [owner.shell, "-l"]

@@ -296,7 +296,7 @@ async def test_a_pe_task_runs_its_command_with_qrsh_s_environment_where_qrsh_ran
         tmp_path: Path, runner: TaskRunner) -> None:
     (tmp_path / "there").mkdir()
     start = start_task(tmp_path, "ignored", pe_task="1.localhost",
-                       command=["sh", "-c", 'echo "$X $PWD $SGE_TASK_ID"; test -t 0 || cat'],
+                       command=['echo "$X $PWD $SGE_TASK_ID";', "test -t 0 || cat"],
                        env={"X": "from-V", "JOB_ID": "999"}, cwd=str(tmp_path / "there"),
                        nostdin=True)
     streams = open_streams(pty=False, nostdin=True)
@@ -310,6 +310,18 @@ async def test_a_pe_task_runs_its_command_with_qrsh_s_environment_where_qrsh_ran
     assert load_pending_reports(runner.spool_dir) == [report]
     forget(runner.spool_dir, 17, 0, "1.localhost")
     assert not directory.exists()
+
+
+async def test_a_pe_task_s_words_are_shell_text_as_open_mpi_needs(
+        tmp_path: Path, runner: TaskRunner) -> None:
+    """As 8.1.9 runs them (measured): a leading blank, quoting and variables."""
+    start = start_task(tmp_path, "x", pe_task="2.localhost",
+                       command=[" echo", '"a;b"', "$JOB_ID", ";", "echo", "x"], nostdin=True)
+    streams = open_streams(pty=False, nostdin=True)
+    report = await runner.run_task(start, None, streams)
+    out = await streams.read(1, 4096)
+    streams.close()
+    assert (out, report.exit_status) == (b"a;b 17\nx\n", 0)
 
 
 async def test_a_kill_without_pe_task_kills_the_task_and_its_pe_tasks(
