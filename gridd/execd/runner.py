@@ -397,7 +397,7 @@ def plan_task(
         workdir = start.cwd or workdir
         tmpdir = tmpdir.with_name(f"{tmpdir.name}.{start.pe_task}")
     elif spec.interactive and not spec.command:
-        argv = [owner.shell, "-l"]
+        argv, script_path = [owner.shell, "-l"], None
     interactive = bool(session_key(start))
     plan = TaskPlan(
         job_id=job.job_id, task_id=task_id, queue=start.queue, owner=owner, argv=argv, env={},

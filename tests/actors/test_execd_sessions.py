@@ -5,6 +5,7 @@ the rules of attaching and of a qrsh lost, in virtual time where they allow it."
 from __future__ import annotations
 
 import getpass
+import pwd
 import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -179,6 +180,23 @@ async def test_a_task_on_a_pseudo_terminal_sees_a_terminal_of_qrsh_s_size(
     assert b"tty\n30 100\ngot:yo\n" in text
     assert got.err == b""
     assert got.exit == s.Exit(status=5)
+
+
+async def test_qlogin_runs_the_owner_s_login_shell_on_a_terminal(
+        tmp_path: Path, runner: TaskRunner) -> None:
+    key = key_pair()
+    start = start_task(tmp_path, session_key=key[0], pty=True)
+    start.job.spec.interactive = "qlogin"
+    shell = pwd.getpwnam(getpass.getuser()).pw_shell
+    async with session_socket(tmp_path, kill=lambda k: runner.kill(*k)) as (sessions, server):
+        async with trio.open_nursery() as nursery:
+            streams = open_streams(pty=True, nostdin=False)
+            nursery.start_soon(run_interactive, runner, sessions, start, key[0], streams)
+            got = await trio.to_thread.run_sync(
+                converse, sessions.endpoint, key, server,
+                [s.Alive(), s.Input(b'echo "login:$0"; exit 7\r')])
+    assert f"login:{shell}".encode() in got.out
+    assert got.exit == s.Exit(status=7)
 
 
 async def test_a_signal_from_qrsh_reaches_the_task(tmp_path: Path, runner: TaskRunner) -> None:
