@@ -24,6 +24,12 @@ while ZeroMQ goes on trying (RECONNECT_IVL doubling up to RECONNECT_IVL_MAX, eac
 given CONNECT_TIMEOUT); heartbeats drop a connection to a master that vanished without a
 word (a machine gone, a link cut) so that it is made again, and HEARTBEAT_TTL lets the
 master drop this one likewise.
+
+Interactive tasks (qrsh, qlogin, qrsh -inherit) have their streams on execd's session
+socket (``gridd.execd.sessions``), bound before execd registers, which tells the master
+where it is (``Register.session_endpoint``). Tasks are known by (job, task, PE task id):
+a PE task's start, report and Ack carry its id, and ``Register.running_pe`` lists those
+running here, as ``running`` lists the tasks.
 """
 
 from __future__ import annotations
