@@ -64,8 +64,10 @@ A task is known by (job, task, PE task id), the id "" for the job's own task. A 
 (Open MPI's words rely on it: a leading blank, quoted values), in qrsh's directory
 (``cwd``), with
 the job's environment on this host over qrsh's own (``env``, from -V: execd's values of
-the job's variables win); it has its spool directory and TMPDIR of its own, so that it is
-taken over, reported, acknowledged and forgotten alone, and its report carries its id.
+the job's variables win) and the job's TMPDIR here, which the job's tasks on this host
+share (the first makes it, the last to end removes it); it has a spool directory of its
+own, so that it is taken over, reported, acknowledged and forgotten alone, and its
+report carries its id.
 ``kill`` without a PE task id kills the task and its PE tasks here, as the master's
 KillTask says; a suspension stops them all.
 
@@ -369,7 +371,7 @@ def plan_task(
     HOME, and the working directory without -cwd/-wd, are the owner's home on this host
     as Grid Engine has them (the submitter's is SGE_O_HOME). A PE task (qrsh -inherit)
     runs its command words as a -b y job's, joined into the text of ``SHELL -c``, in the
-    directory qrsh ran in, with a TMPDIR of its own; qlogin and qrsh without a command
+    directory qrsh ran in, with the job's TMPDIR on this host; qlogin and qrsh without a command
     run the owner's login shell.
     """
     job, spec, task_id = start.job, start.job.spec, start.task_id
@@ -395,7 +397,6 @@ def plan_task(
     if start.pe_task:
         argv, script_path = [shell, "-c", binary_command_line(start.command)], None
         workdir = start.cwd or workdir
-        tmpdir = tmpdir.with_name(f"{tmpdir.name}.{start.pe_task}")
     elif spec.interactive and not spec.command:
         argv, script_path = [owner.shell, "-l"], None
     interactive = bool(session_key(start))
@@ -616,6 +617,7 @@ class TaskRunner:
         self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
         self._running: dict[Key, RunningTask] = {}
         self._script_users: dict[int, int] = {}
+        self._tmpdir_users: dict[str, int] = {}  # a job's TMPDIR here: tasks using it
         # (job, task) to keep stopped (suspended), its PE tasks here with it
         self._stopped: set[tuple[int, int]] = set()
 
@@ -738,7 +740,7 @@ class TaskRunner:
             else:
                 ended.append((directory, state))
         for state in [*alive, *(state for _, state in ended)]:
-            self._count_script_user(state)
+            self._count_users(state)
         for directory, state in ended:
             started = _read_json(directory / STARTED, JobStarted)
             if started is None and not (directory / ENDED).exists():
@@ -755,8 +757,7 @@ class TaskRunner:
         log.info("task %s never started; left for the master to send again",
                  _named((state.job_id, state.task_id, state.pe_task)))
         shutil.rmtree(directory, ignore_errors=True)
-        if state.tmpdir:
-            shutil.rmtree(state.tmpdir, ignore_errors=True)
+        self._release_tmpdir(Path(state.tmpdir) if state.tmpdir else None)
         self._release_script(state.job_id, Path(state.script) if state.script else None)
 
     async def resume(
@@ -836,9 +837,26 @@ class TaskRunner:
             plan.spool.mkdir(mode=0o755, parents=True, exist_ok=True)
             if plan.pe_hostfile:
                 _write_file(plan.spool / "pe_hostfile", plan.pe_hostfile.encode(), 0o644)
-            self._make_tmpdir(plan.tmpdir, plan.owner)
+            self._acquire_tmpdir(plan)
         except OSError as exc:
             raise SetupError(FAILED_BEFORE_JOB, f"can't prepare job: {exc}") from None
+
+    def _acquire_tmpdir(self, plan: TaskPlan) -> None:
+        """A job's tasks on this host share its TMPDIR, as in Grid Engine (the task and
+        its PE tasks): the first makes it, the last to end removes it."""
+        users = self._tmpdir_users.get(str(plan.tmpdir), 0)
+        if not users:
+            self._make_tmpdir(plan.tmpdir, plan.owner)
+        self._tmpdir_users[str(plan.tmpdir)] = users + 1
+
+    def _release_tmpdir(self, tmpdir: Path | None) -> None:
+        if tmpdir is None:
+            return
+        users = self._tmpdir_users.pop(str(tmpdir), 1) - 1
+        if users > 0:
+            self._tmpdir_users[str(tmpdir)] = users
+        else:
+            shutil.rmtree(tmpdir, ignore_errors=True)
 
     def _make_tmpdir(self, path: Path, owner: Owner) -> None:
         """TMPDIR, made anew for the owner. Whatever is at its path already is removed
@@ -869,9 +887,12 @@ class TaskRunner:
         except OSError as exc:
             raise SetupError(FAILED_BEFORE_JOB, f"can't write job script: {exc}") from None
 
-    def _count_script_user(self, state: ActiveTask) -> None:
+    def _count_users(self, state: ActiveTask) -> None:
+        """A task taken over uses its job's script and TMPDIR, as one started here."""
         if state.script:
             self._script_users[state.job_id] = self._script_users.get(state.job_id, 0) + 1
+        if state.tmpdir:
+            self._tmpdir_users[state.tmpdir] = self._tmpdir_users.get(state.tmpdir, 0) + 1
 
     def _release_script(self, job_id: int, script_path: Path | None) -> None:
         if script_path is None:
@@ -1043,8 +1064,7 @@ class TaskRunner:
         with contextlib.suppress(OSError):
             directory.mkdir(parents=True, exist_ok=True)
             _write_json(directory / REPORT, report)
-        if tmpdir is not None:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        self._release_tmpdir(tmpdir)
         self._release_script(report.job_id, script)
         return report
 

@@ -342,6 +342,24 @@ async def test_a_pe_task_s_words_are_shell_text_as_open_mpi_needs(
     assert (out, report.exit_status) == (b"a;b 17\nx\n", 0)
 
 
+async def test_a_job_s_tasks_here_share_its_tmpdir_which_the_last_removes(
+        tmp_path: Path, runner: TaskRunner) -> None:
+    tmpdir = tmp_path / "tmp" / "17.1.all.q"
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(runner.run_task, start_task(tmp_path, "sleep", "100"))
+        await until(lambda: (task_dir(runner.spool_dir, 17, 0) / STARTED).exists())
+        pe = start_task(tmp_path, "x", pe_task="1.localhost", nostdin=True,
+                        command=['echo "$TMPDIR"; touch "$TMPDIR/left"'])
+        streams = open_streams(pty=False, nostdin=True)
+        report = await runner.run_task(pe, None, streams)
+        out = await streams.read(1, 4096)
+        streams.close()
+        assert (out, report.exit_status) == (f"{tmpdir}\n".encode(), 0)
+        assert (tmpdir / "left").exists()  # the job's task still uses it
+        runner.kill(17, 0)
+    assert not tmpdir.exists()
+
+
 async def test_a_kill_without_pe_task_kills_the_task_and_its_pe_tasks(
         tmp_path: Path, runner: TaskRunner) -> None:
     job = start_task(tmp_path, "sleep", "100")
