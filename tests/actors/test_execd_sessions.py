@@ -268,6 +268,21 @@ async def test_a_task_nobody_attaches_to_is_killed_after_attach_within(
         assert sessions.sessions == {}
 
 
+async def test_an_attached_qrsh_silent_for_lost_after_is_lost(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """In virtual time, with qrsh's attaching played (its connection is real below)."""
+    killed: list[tuple[float, tuple[int, int, str]]] = []
+    async with session_socket(tmp_path, kill=lambda k: killed.append((trio.current_time(), k)),
+                              secure=False, alive_every=1000.0) as (sessions, _):
+        session = sessions.open(b"k" * 32, (3, 0, ""), open_streams(pty=False, nostdin=False))
+        await trio.sleep(7.0)
+        session.heard = trio.current_time()  # its first message
+        session.attached.set()
+        await trio.sleep(s.LOST_AFTER + 1)
+        assert killed == [(7.0 + s.LOST_AFTER, (3, 0, ""))]
+        assert sessions.sessions == {}
+
+
 async def test_a_silent_qrsh_is_lost_and_its_task_killed(tmp_path: Path) -> None:
     key = key_pair()
     killed: list[tuple[int, int, str]] = []
