@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -214,7 +215,10 @@ class SessionSocket:
                 continue
             session.heard = trio.current_time()
             session.attached.set()
-            self._take(session, msg)
+            try:
+                self._take(session, msg)
+            except Exception:  # what one qrsh sends must not end the others' sessions
+                log.exception("session of task %s: %r not taken", session.named(), msg)
 
     def _key_of(self, peer: bytes, frame: zmq.Frame) -> bytes:
         """The session key a message came with: its connection's CURVE key as the ZAP
@@ -237,8 +241,10 @@ class SessionSocket:
                 session.queued += size
                 assert session.input_send is not None
                 session.input_send.send_nowait(msg)
-            case s.Signal():
+            case s.Signal() if 0 < msg.signum < signal.NSIG:
                 self.signal(session.task, msg.signum)
+            case s.Signal():
+                log.warning("session of task %s: no signal %d", session.named(), msg.signum)
             case s.Window():
                 session.streams.set_window(msg.rows, msg.cols)
 

@@ -199,7 +199,8 @@ async def test_qlogin_runs_the_owner_s_login_shell_on_a_terminal(
     assert got.exit == s.Exit(status=7)
 
 
-async def test_a_signal_from_qrsh_reaches_the_task(tmp_path: Path, runner: TaskRunner) -> None:
+async def test_a_signal_from_qrsh_reaches_the_task_and_nonsense_is_passed_over(
+        tmp_path: Path, runner: TaskRunner) -> None:
     key = key_pair()
     start = start_task(tmp_path, "sh", "-c", "echo up; exec sleep 100", session_key=key[0])
     async with session_socket(tmp_path, kill=lambda k: runner.kill(*k),
@@ -210,7 +211,8 @@ async def test_a_signal_from_qrsh_reaches_the_task(tmp_path: Path, runner: TaskR
             await until(lambda: (task_dir(runner.spool_dir, 17, 0) / STARTED).exists())
             got = await trio.to_thread.run_sync(
                 converse, sessions.endpoint, key, server,
-                [s.Alive(), s.Signal(int(signal.SIGTERM))])
+                [s.Alive(), s.Signal(0), s.Signal(1 << 40), s.Signal(-9),
+                 s.Window(rows=-1, cols=1 << 40), s.Signal(int(signal.SIGTERM))])
     assert got.out == b"up\n"
     assert got.exit == s.Exit(status=128 + signal.SIGTERM, signal="SIGTERM")
 
