@@ -56,6 +56,7 @@ OUTPUT_GRACE = 2.0  # seconds an ended task's outputs may stay silent before Exi
 MAX_QUEUED = 16 << 20  # bytes of input waiting for a task at most
 SEND_RETRY = 0.01  # seconds between tries to queue a message for a qrsh that lags behind
 SNDHWM = 256  # messages queued for one qrsh before execd waits (stops reading the task)
+MAX_MESSAGE = 4 * s.CHUNK  # bytes of a message from qrsh at most: a larger one drops it
 
 
 @dataclass(eq=False)
@@ -128,7 +129,7 @@ class SessionSocket:
                         "ZAP_DOMAIN": ZAP_DOMAIN}
         tcp = master_endpoint.startswith("tcp://")
         self.sock = TrioSocket.create(
-            self.ctx, zmq.ROUTER, ROUTER_MANDATORY=1, SNDHWM=SNDHWM,
+            self.ctx, zmq.ROUTER, ROUTER_MANDATORY=1, SNDHWM=SNDHWM, MAXMSGSIZE=MAX_MESSAGE,
             IPV6=ipv6(master_endpoint) if tcp else 0, **security)
         if not tcp:
             try:
