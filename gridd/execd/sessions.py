@@ -42,6 +42,8 @@ import trio
 import zmq
 
 from gridd import session as s
+from gridd.actors.zap import ENDPOINT as ZAP_ENDPOINT
+from gridd.execd.runner import Key
 from gridd.execd.streams import TaskStreams
 from gridd.protocol import TaskReport
 from gridd.transport import TrioSocket, ipv6
@@ -49,8 +51,6 @@ from gridd.zmtp import Curve, z85_decode, z85_encode
 
 log = logging.getLogger("gridd.execd")
 
-Key = tuple[int, int, str]  # as gridd.execd.runner's
-ZAP_ENDPOINT = "inproc://zeromq.zap.01"
 ZAP_DOMAIN = b"gridd-session"
 OUTPUT_GRACE = 2.0  # seconds an ended task's outputs may stay silent before Exit is sent
 MAX_QUEUED = 16 << 20  # bytes of input waiting for a task at most
