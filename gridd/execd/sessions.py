@@ -1,13 +1,15 @@
 """execd's session socket: where the qrsh of each interactive task here connects.
 
 One ROUTER socket per execd, bound at start: ``tcp://*:0`` reported as
-``tcp://HOST:PORT`` when the master is reached over tcp, else ``ipc://SPOOL/session``
-(a cell of one machine). With security it is a CURVE server with this host's key pair,
-and its ZAP handler (here, in execd's own ZeroMQ context) lets in only the one-time key of
-a session execd holds, and names the connection by it (its User-Id, the key's Z85): a
-connection speaks for its own session alone, whatever routing id it has, and the first
-connection to speak is the one the session answers. Without security (a cell made with
-``--security none``) the session is known by the ZMTP Identity qrsh presents, its key.
+``tcp://HOST:PORT`` when the master is reached over tcp on another machine; on a cell of
+one machine, whose execds' names are no machine's (node1...), ``ipc://SPOOL/session``,
+or ``tcp://127.0.0.1:PORT`` when the master is reached on a loopback address. With
+security it is a CURVE server with this host's key pair, and its ZAP handler (here, in
+execd's own ZeroMQ context) lets in only the one-time key of a session execd holds, and
+names the connection by it (its User-Id, the key's Z85): a connection speaks for its own
+session alone, whatever routing id it has, and the first connection to speak is the one
+the session answers. Without security (a cell made with ``--security none``) the session
+is known by the ZMTP Identity qrsh presents, its key.
 
 A session is opened with its task, before the task starts. Its rules (gridd.session has
 the messages and the times):
@@ -31,6 +33,7 @@ the messages and the times):
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import signal
@@ -137,9 +140,10 @@ class SessionSocket:
                 return self.endpoint
             except zmq.ZMQError as exc:  # a path too long for a unix socket
                 log.warning("cannot bind the session socket in %s (%s): using tcp", spool, exc)
-        bound = self.sock.bind("tcp://*:0" if tcp else "tcp://127.0.0.1:0")
+        outside = tcp and not _loopback(master_endpoint)
+        bound = self.sock.bind("tcp://*:0" if outside else "tcp://127.0.0.1:0")
         port = bound.rpartition(":")[2]
-        self.endpoint = f"tcp://{host if tcp else '127.0.0.1'}:{port}"
+        self.endpoint = f"tcp://{host if outside else '127.0.0.1'}:{port}"
         return self.endpoint
 
     async def serve(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -338,3 +342,15 @@ class SessionSocket:
                 return
             session.sent = trio.current_time()
             return
+
+
+def _loopback(endpoint: str) -> bool:
+    """Whether a tcp:// endpoint names this machine alone (127.0.0.0/8, ::1, localhost):
+    a master there serves a cell of one machine."""
+    address = endpoint.removeprefix("tcp://").rpartition(":")[0].strip("[]")
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
