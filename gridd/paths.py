@@ -4,10 +4,12 @@ The root is ``$GRIDD_ROOT``; else, as Grid Engine's commands find their cell,
 ``$SGE_ROOT/$SGE_CELL`` (``SGE_CELL`` defaulting to ``default``), since wrappers such as
 batchspawner pass on only ``SGE_*`` variables; else ``~/.gridd``, so that a user can
 bring up a private cell without configuration. A job's environment names its cell both
-ways (``cell_variables``). Where ``SGE_ROOT`` leads to a cell of Grid Engine itself (its
-settings.sh sets it), gridd must say so and touch nothing there (``grid_engine_cell``).
-The client commands need only the endpoint file, which is found with os.path so that they
-do not pay for importing pathlib.
+ways (``cell_variables``): its ``SGE_ROOT`` is a directory inside the root shaped as Grid
+Engine's (``gridd.sge_root``), whose ``$SGE_ROOT/$SGE_CELL`` leads back to the root.
+Where ``SGE_ROOT`` leads to a cell of Grid Engine itself (its settings.sh sets it), gridd
+must say so and touch nothing there (``grid_engine_cell``). The client commands need
+only the endpoint file, which is found with os.path so that they do not pay for
+importing pathlib.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 DEFAULT_CELL = "default"  # SGE_CELL when unset, as for Grid Engine
+JOB_SGE_ROOT = "sge"  # a job's $SGE_ROOT, inside the root (gridd.sge_root)
+JOB_CELL = DEFAULT_CELL  # a job's $SGE_CELL: $SGE_ROOT/$SGE_CELL links back to the root
 # Files of a Grid Engine cell that a gridd cell never has (it has master_endpoint and
 # bootstrap.json instead).
 GRID_ENGINE_FILES = ("act_qmaster", "bootstrap")
@@ -48,9 +52,13 @@ def _found_root() -> tuple[str, str]:
 def cell_variables(base: str) -> dict[str, str]:
     """The variables that lead the commands to the cell at ``base``: in a job's
     environment, its own q* commands (and a wrapper that passes on only SGE_ROOT and
-    SGE_CELL) reach the cell it runs in."""
-    sge_root, cell = os.path.split(base)
-    return {"GRIDD_ROOT": base, "SGE_ROOT": sge_root, "SGE_CELL": cell}
+    SGE_CELL) reach the cell it runs in, and ``$SGE_ROOT/bin/$ARC`` holds them."""
+    return {"GRIDD_ROOT": base, "SGE_ROOT": job_sge_root(base), "SGE_CELL": JOB_CELL}
+
+
+def job_sge_root(base: str) -> str:
+    """The ``SGE_ROOT`` of the jobs of the cell at ``base``."""
+    return os.path.join(base, JOB_SGE_ROOT)
 
 
 def grid_engine_cell(base: str | os.PathLike[str]) -> str | None:

@@ -268,6 +268,8 @@ def cmd_execd(base: Path, args: argparse.Namespace) -> int:
                   "on the master)", file=sys.stderr)
             return 1
     _log_to(paths.execd_spool(name, base) / "messages")
+    for problem in _make_job_sge_root(base):
+        logging.getLogger("gridd.execd").warning("%s", problem)
     return serve(base, name, endpoint, args.load_report_time, clock.SYSTEM)
 
 
@@ -343,6 +345,7 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         except SpoolError as exc:
             print(f"gridd: {exc}", file=sys.stderr)
             return 1
+    _make_job_sge_root(base)
     endpoint_file = paths.endpoint_file(base)
     if not endpoint_file.exists():
         endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
@@ -543,6 +546,17 @@ def _loopback(endpoint: str) -> bool:
 
 COMMANDS = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "master": cmd_master,
             "execd": cmd_execd, "keys": cmd_keys}
+
+
+def _make_job_sge_root(base: Path) -> list[str]:
+    """The jobs' $SGE_ROOT under the root with this installation's commands
+    (gridd.sge_root); what could not be made is said on stderr, and returned."""
+    from gridd import sge_root
+
+    problems = sge_root.make(str(base), sge_root.own_commands(), sge_root.arch_name())
+    for problem in problems:
+        print(f"gridd: warning: {problem}", file=sys.stderr)
+    return problems
 
 
 def _spawn(base: Path, args: list[str], logdir: Path) -> None:

@@ -7,16 +7,9 @@ convention: memory as whole bytes, loads with six decimals.
 
 from __future__ import annotations
 
-import platform
 from pathlib import Path
 
-_ARCHES = {"x86_64": "lx-amd64", "aarch64": "lx-arm64", "i686": "lx-x86", "ppc64le": "lx-ppc64le"}
-
-
-def arch_name(machine: str | None = None) -> str:
-    """Grid Engine's architecture string, which jobs see as $SGE_ARCH."""
-    machine = machine or platform.machine()
-    return _ARCHES.get(machine, f"lx-{machine}")
+from gridd.sge_root import arch_name
 
 
 def parse_loadavg(text: str) -> tuple[float, float, float]:

@@ -133,12 +133,12 @@ import trio
 
 from gridd.accounting.render import FAILED_REASONS
 from gridd.actors.clock import SYSTEM, Wall
-from gridd.execd.load import arch_name
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.execd.streams import TaskStreams
 from gridd.model.job import Usage
 from gridd.paths import cell_variables
 from gridd.protocol import StartTask, TaskReport
+from gridd.sge_root import arch_name, bin_dir
 
 # Told the job's start time once it runs (execd tells the master the task started).
 OnStarted = Callable[[float], Awaitable[None]]
@@ -163,6 +163,7 @@ _PE_TASK_ID = re.compile(r"[0-9]+\.[A-Za-z0-9][A-Za-z0-9._-]*")
 _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 # A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
 DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
+PE_TASK_NAME = "petask"  # JOB_NAME and REQUEST of a task of qrsh -inherit, as 8.1.9's
 
 # Names of the files in a task's spool directory (see the module docstring; the lock's is
 # the shepherd's LOCK).
@@ -416,27 +417,33 @@ def plan_task(
 def _environment(
     start: StartTask, plan: TaskPlan, *, host: str, root: str, home: str
 ) -> dict[str, str]:
-    """The job's -v/-V variables, then Grid Engine's; nothing of execd's own environment,
-    which is not the owner's to see (nor to be steered by: LD_PRELOAD, PYTHONPATH...)."""
+    """The job's -v/-V variables (a PE task's qrsh -V ones over them), then Grid Engine's;
+    nothing of execd's own environment, which is not the owner's to see (nor to be
+    steered by: LD_PRELOAD, PYTHONPATH...). PATH has the cell's $SGE_ROOT/bin/$ARC after
+    TMPDIR, so that the job's q* commands are the cell's: Open MPI looks for qrsh on PATH
+    before $SGE_ROOT/bin/$ARC, and another qrsh there (an installed Grid Engine) would win."""
     job, spec = start.job, start.job.spec
     env = {**spec.env, **start.env}  # a PE task's qrsh -V environment over the job's
+    arc = arch_name()
     job_script = str(plan.script_path) if plan.script_path else (spec.command or [""])[0]
+    name = PE_TASK_NAME if start.pe_task else spec.name
     env.update({
         "HOME": home, "USER": spec.owner, "LOGNAME": spec.owner, "SHELL": plan.shell,
-        "JOB_ID": str(job.job_id), "JOB_NAME": spec.name, "JOB_SCRIPT": job_script,
-        "REQUEST": spec.name, "QUEUE": start.queue.partition("@")[0], "HOSTNAME": host,
+        "JOB_ID": str(job.job_id), "JOB_NAME": name, "JOB_SCRIPT": job_script,
+        "REQUEST": name, "QUEUE": start.queue.partition("@")[0], "HOSTNAME": host,
         "NSLOTS": str(sum(slots for _, slots in start.granted)),
         "NHOSTS": str(len({instance.partition("@")[2] for instance, _ in start.granted})),
         "NQUEUES": str(len(start.granted)), "RESTARTED": "0", "ENVIRONMENT": "BATCH",
         "TMPDIR": str(plan.tmpdir), "TMP": str(plan.tmpdir),
-        "SGE_ACCOUNT": spec.account, "SGE_ARCH": arch_name(), **cell_variables(root),
+        "SGE_ACCOUNT": spec.account, "ARC": arc, "SGE_ARCH": arc, **cell_variables(root),
         "SGE_JOB_SPOOL_DIR": str(plan.spool), "SGE_CWD_PATH": plan.workdir,
         "SGE_STDOUT_PATH": plan.stdout, "SGE_STDERR_PATH": plan.stderr,
         "SGE_STDIN_PATH": plan.stdin,
-        "PATH": f"{plan.tmpdir}:{env.get('PATH') or DEFAULT_PATH}",
+        "PATH": f"{plan.tmpdir}:{bin_dir(root, arc)}:{env.get('PATH') or DEFAULT_PATH}",
     })
     env.update(_task_range_env(spec.array, start.task_id))
     env.update(_submit_env(start))
+    env.update(_interactive_env(start))
     if spec.pe_name:
         task = start.job.tasks.get(start.task_id)
         pe = (task.pe if task else "") or spec.pe_name
@@ -453,6 +460,23 @@ def session_key(start: StartTask) -> bytes:
 def wants_pty(start: StartTask) -> bool:
     """Whether an interactive task runs on a pseudo-terminal (never a PE task)."""
     return not start.pe_task and (start.pty or start.job.spec.pty)
+
+
+def _interactive_env(start: StartTask) -> dict[str, str]:
+    """What 8.1.9 sets for a task whose streams go to a qrsh (qrsh, qlogin, qrsh
+    -inherit): JOB_SCRIPT is QRSH (QLOGIN for qlogin), QRSH_COMMAND its command words
+    as the shell runs them, and no stream paths (/dev/null)."""
+    if start.pe_task:
+        script, command = "QRSH", start.command
+    elif start.job.spec.interactive:
+        script, command = start.job.spec.interactive.upper(), start.job.spec.command
+    else:
+        return {}
+    env = {"JOB_SCRIPT": script, "SGE_STDIN_PATH": "/dev/null",
+           "SGE_STDOUT_PATH": "/dev/null", "SGE_STDERR_PATH": "/dev/null"}
+    if command:
+        env["QRSH_COMMAND"] = binary_command_line(command)
+    return env
 
 
 def _pe_hostfile(start: StartTask) -> str:

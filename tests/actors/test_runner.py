@@ -31,6 +31,7 @@ from gridd.execd.runner import (
 from gridd.execd.shepherd import FAILED_NO_CWD, FAILED_NO_SHELL, FAILED_OPEN_OUTPUT
 from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask
+from gridd.sge_root import arch_name
 
 HOST = "node1"
 # 8.1.9's stamp before a start failure's words: local time, [uid:pid] of who met it.
@@ -244,17 +245,19 @@ async def test_script_job_environment_and_default_output(
         "MYVAR": "x y",
         "SGE_TASK_ID": "undefined", "SGE_TASK_FIRST": "undefined",
         "SGE_TASK_LAST": "undefined", "SGE_TASK_STEPSIZE": "undefined",
-        "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": "/opt", "SGE_CELL": "gridd",
-        "GRIDD_ROOT": ROOT,
+        "TMPDIR": str(tmpdir), "TMP": str(tmpdir), "SGE_ROOT": f"{ROOT}/sge",
+        "SGE_CELL": "default", "GRIDD_ROOT": ROOT, "ARC": arch_name(), "SGE_ARCH": arch_name(),
         "SGE_ACCOUNT": "sge", "SGE_JOB_SPOOL_DIR": str(spool / "active_jobs" / "17.1"),
         "SGE_O_HOME": str(work / "home"), "SGE_O_HOST": "subhost",
         "SGE_O_PATH": "/usr/bin:/bin", "SGE_O_SHELL": "/bin/bash",
         "SGE_O_WORKDIR": str(work / "work"), "SGE_CWD_PATH": str(work / "work"),
         "SGE_STDOUT_PATH": str(out), "SGE_STDERR_PATH": str(err),
-        "SGE_STDIN_PATH": "/dev/null", "PATH": f"{tmpdir}:{DEFAULT_PATH}",
+        "SGE_STDIN_PATH": "/dev/null",
+        "PATH": f"{tmpdir}:{ROOT}/sge/bin/{arch_name()}:{DEFAULT_PATH}",
     }
     assert {key: env.get(key) for key in expected} == expected
     assert env["SGE_ARCH"].startswith("lx-")
+    assert "QRSH_COMMAND" not in env
     assert "PE" not in env and "PE_HOSTFILE" not in env
     assert not tmpdir.exists()
     assert not (spool / "job_scripts" / "17").exists()

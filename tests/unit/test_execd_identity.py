@@ -38,6 +38,7 @@ from gridd.execd.runner import (
 from gridd.execd.shepherd import FAILED_NO_CWD, FAILED_OPEN_OUTPUT
 from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask, TaskReport
+from gridd.sge_root import arch_name
 from tests.actors.test_runner import unstamped
 from tests.users import interpreter, people, python_path
 
@@ -176,7 +177,7 @@ async def test_root_runs_the_job_as_its_owner(
     tmpdir = base / "tmp" / f"{JOB_ID}.1.all.q"
     assert {key: env.get(key) for key in ("HOME", "USER", "LOGNAME", "PATH", "MINE")} == {
         "HOME": entry.pw_dir, "USER": "roland", "LOGNAME": "roland",
-        "PATH": f"{tmpdir}:{DEFAULT_PATH}", "MINE": "from -v"}
+        "PATH": f"{tmpdir}:{ROOT}/sge/bin/{arch_name()}:{DEFAULT_PATH}", "MINE": "from -v"}
     assert env["SGE_O_HOME"] == "/submitter/home"
     assert "GRIDD_EXECD_ONLY" not in env and "LD_LIBRARY_PATH" not in env
     given = {os.fsdecode(name) for name in _environment_names(base)}

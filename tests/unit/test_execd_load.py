@@ -1,7 +1,6 @@
 from pathlib import Path
 
 from gridd.execd.load import (
-    arch_name,
     load_values,
     parse_cpuinfo,
     parse_loadavg,
@@ -76,12 +75,6 @@ def test_cpuinfo_without_topology_counts_processors_as_cores() -> None:
 
 def test_cpuinfo_empty_still_one_processor() -> None:
     assert parse_cpuinfo("") == (1, 1, 1, 1)
-
-
-def test_arch_names() -> None:
-    assert arch_name("x86_64") == "lx-amd64"
-    assert arch_name("aarch64") == "lx-arm64"
-    assert arch_name("riscv64") == "lx-riscv64"
 
 
 def test_load_values_format_and_arithmetic() -> None:

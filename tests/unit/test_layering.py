@@ -45,7 +45,8 @@ LAYERS = {
                          "duckdb msgspec"),
     "client": _layer("gridd.client gridd.zmtp gridd.keys gridd.join_bundle gridd.session",
                      "model protocol base", "nacl zmq msgspec"),
-    "base": _layer("gridd gridd.durable gridd.collector gridd.paths gridd.pidfile"),
+    "base": _layer("gridd gridd.durable gridd.collector gridd.paths gridd.pidfile "
+                   "gridd.sge_root"),
     "resources": _layer("gridd.resources"),
     "manual": _layer("gridd.manual", "cli"),
     "cli": _layer("gridd.cli", "*", "*"),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from gridd import paths
+from gridd import paths, sge_root
 
 VARIABLES = ("GRIDD_ROOT", "SGE_ROOT", "SGE_CELL", "HOME")
 
@@ -44,18 +45,23 @@ def test_a_relative_root_is_taken_from_the_working_directory(
     assert paths.root_dir() == str(tmp_path / "sge" / "c")
 
 
-@pytest.mark.parametrize("root", ["/opt/cells/gridd", "/home/ann/.gridd", "/c"])
+@pytest.mark.parametrize("name", ["gridd", ".gridd", "default"])
 def test_the_cell_variables_of_a_job_name_its_cell(monkeypatch: pytest.MonkeyPatch,
-                                                   root: str) -> None:
+                                                   tmp_path: Path, name: str) -> None:
     """A job's SGE_ROOT/SGE_CELL lead its own q* commands back to the cell, as do they for
-    a wrapper that passes on only those (GRIDD_ROOT outranks them: it names the cell too)."""
-    variables = paths.cell_variables(root)
-    assert variables == {"GRIDD_ROOT": root, "SGE_ROOT": root.rpartition("/")[0] or "/",
-                         "SGE_CELL": root.rpartition("/")[2]}
+    a wrapper that passes on only those (GRIDD_ROOT outranks them: it names the cell too).
+    SGE_ROOT is inside the root (gridd.sge_root makes it), its SGE_CELL default a link back."""
+    root = tmp_path / name
+    root.mkdir()
+    variables = paths.cell_variables(str(root))
+    assert variables == {"GRIDD_ROOT": str(root), "SGE_ROOT": str(root / "sge"),
+                         "SGE_CELL": "default"}
+    assert sge_root.make(str(root), {}, "lx-amd64") == []
     monkeypatch.delenv("GRIDD_ROOT", raising=False)
     monkeypatch.setenv("SGE_ROOT", variables["SGE_ROOT"])
     monkeypatch.setenv("SGE_CELL", variables["SGE_CELL"])
-    assert paths.root_dir() == root
+    assert paths.root_dir() == str(root / "sge" / "default")
+    assert os.path.samefile(paths.root_dir(), root)
 
 
 def test_a_grid_engine_cell_is_told_apart(tmp_path: Path) -> None:
