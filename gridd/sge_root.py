@@ -35,15 +35,14 @@ def bin_dir(base: str, arc: str) -> str:
 
 def own_commands() -> dict[str, str]:
     """The commands of this installation (gridd's console scripts) by name, as paths in
-    the scripts directory of the Python that runs this (a venv's bin)."""
-    from importlib.metadata import PackageNotFoundError, distribution
+    the scripts directory of the Python that runs this (a venv's bin). Every gridd
+    distribution in sight is asked (a source tree's egg-info may shadow the installed
+    one): only what is in the scripts directory counts."""
+    from importlib.metadata import distributions
 
     scripts = sysconfig.get_path("scripts")
-    try:
-        names = [entry.name for entry in distribution("gridd").entry_points
-                 if entry.group == "console_scripts"]
-    except PackageNotFoundError:
-        return {}
+    names = {entry.name for found in distributions() if found.metadata["Name"] == "gridd"
+             for entry in found.entry_points if entry.group == "console_scripts"}
     found = {name: os.path.join(scripts, name) for name in sorted(names)}
     return {name: path for name, path in found.items() if os.path.isfile(path)}
 
