@@ -14,6 +14,7 @@ import ingest
 import load_adjust_dispatch
 import master_rss
 import qacct
+import qrsh_latency
 import qsub_latency
 import quota_dispatch
 import reservation_dispatch
@@ -67,12 +68,17 @@ def main() -> None:
     ig = run("ingest into the reporting database", ingest.main)
     qa = run("qacct on 1,000,000 jobs", qacct.main)
     cd = run("drain through namespaced nodes", cluster_drain.main)
+    qr = run("qrsh latency", qrsh_latency.main)
 
     ge = q.get("sge_ms")
     rows = [
         row("CLI qsub median (gridd)", q.get("gridd_ms"), "ms",
             f"<= real GE ({ge:.1f} ms)" if ge else "<= real GE (n/a)",
             q["gridd_ms"] <= ge if ge and "gridd_ms" in q else None),
+        row("qrsh -now y true median (gridd)", qr.get("gridd_ms"), "ms",
+            f"<= real GE ({qr['sge_ms']:.1f} ms)" if qr.get("sge_ms") else "<= real GE (n/a)",
+            qr["gridd_ms"] <= qr["sge_ms"] if qr.get("sge_ms") and qr.get("gridd_ms")
+            else None),
         row("API submit_many", a.get("many_per_s"), "jobs/s", ">= 2,000 jobs/s",
             a["many_per_s"] >= 2000 if a else None),
         row("API sequential submit", a.get("sequential_per_s"), "jobs/s", "(no target)", None),
