@@ -164,6 +164,9 @@ _PSEUDO_VARIABLE = re.compile(r"\$(HOME|USER|JOB_ID|JOB_NAME|HOSTNAME|TASK_ID)")
 # A job's PATH when it brings none (-v PATH, -V), after its TMPDIR: Grid Engine's.
 DEFAULT_PATH = "/usr/local/bin:/bin:/usr/bin"
 PE_TASK_NAME = "petask"  # JOB_NAME and REQUEST of a task of qrsh -inherit, as 8.1.9's
+# Between the words of QRSH_COMMAND 8.1.9 puts the byte 0xff (the job gets bytes: it is
+# the surrogate os.fsencode turns back into that byte).
+QRSH_WORD_SEPARATOR = os.fsdecode(b"\xff")
 
 # Names of the files in a task's spool directory (see the module docstring; the lock's is
 # the shepherd's LOCK).
@@ -465,7 +468,7 @@ def wants_pty(start: StartTask) -> bool:
 def _interactive_env(start: StartTask) -> dict[str, str]:
     """What 8.1.9 sets for a task whose streams go to a qrsh (qrsh, qlogin, qrsh
     -inherit): JOB_SCRIPT is QRSH (QLOGIN for qlogin), QRSH_COMMAND its command words
-    as the shell runs them, and no stream paths (/dev/null)."""
+    (byte 0xff between them), and no stream paths (/dev/null)."""
     if start.pe_task:
         script, command = "QRSH", start.command
     elif start.job.spec.interactive:
@@ -475,7 +478,7 @@ def _interactive_env(start: StartTask) -> dict[str, str]:
     env = {"JOB_SCRIPT": script, "SGE_STDIN_PATH": "/dev/null",
            "SGE_STDOUT_PATH": "/dev/null", "SGE_STDERR_PATH": "/dev/null"}
     if command:
-        env["QRSH_COMMAND"] = binary_command_line(command)
+        env["QRSH_COMMAND"] = QRSH_WORD_SEPARATOR.join(command)
     return env
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gridd.execd.runner import DEFAULT_PATH, Owner, plan_task
+from gridd.execd.runner import DEFAULT_PATH, Owner, environment_file, plan_task
 from gridd.model.job import Job, JobSpec, Task
 from gridd.protocol import StartTask
 from gridd.sge_root import arch_name
@@ -52,15 +52,18 @@ def test_every_job_names_the_cells_grid_engine_root_and_its_arch() -> None:
 
 
 def test_a_qrsh_job_is_told_its_command_and_has_no_stream_files() -> None:
+    """QRSH_COMMAND has its words apart, the byte 0xff between them (8.1.9's
+    `qrsh printenv QRSH_COMMAND` prints printenv, 0xff, QRSH_COMMAND)."""
     env = environment(start(name="env", command=["env", "a b", "$HOME"], interactive="qrsh",
                             pe_name=""))
     assert {name: env[name] for name in ("JOB_SCRIPT", "QRSH_COMMAND", "ENVIRONMENT",
                                          "JOB_NAME", "REQUEST", "SGE_STDIN_PATH",
                                          "SGE_STDOUT_PATH", "SGE_STDERR_PATH")} == {
-        "JOB_SCRIPT": "QRSH", "QRSH_COMMAND": "env a b $HOME", "ENVIRONMENT": "BATCH",
+        "JOB_SCRIPT": "QRSH", "QRSH_COMMAND": "env\udcffa b\udcff$HOME", "ENVIRONMENT": "BATCH",
         "JOB_NAME": "env", "REQUEST": "env", "SGE_STDIN_PATH": "/dev/null",
         "SGE_STDOUT_PATH": "/dev/null", "SGE_STDERR_PATH": "/dev/null"}
     assert "PE" not in env and "PE_HOSTFILE" not in env
+    assert b"\0QRSH_COMMAND=env\xffa b\xff$HOME\0" in environment_file(env)
 
 
 def test_a_login_session_has_no_command() -> None:
@@ -82,7 +85,8 @@ def test_a_pe_task_is_a_petask_running_its_command_with_qrshs_variables_under_th
                                          "FROM_V", "OMPI_X", "TMPDIR", "HOSTNAME", "QUEUE",
                                          "PE", "JOB_ID", "SGE_STDOUT_PATH")} == {
         "JOB_NAME": "petask", "REQUEST": "petask", "JOB_SCRIPT": "QRSH",
-        "QRSH_COMMAND": ' orted -mca ess "env"', "FROM_V": "qrsh", "OMPI_X": "1",
+        "QRSH_COMMAND": '\udcff'.join([" orted", "-mca", "ess", '"env"']),
+        "FROM_V": "qrsh", "OMPI_X": "1",
         "TMPDIR": "/tmp/8.1.all.q", "HOSTNAME": "node2", "QUEUE": "all.q", "PE": "mpi",
         "JOB_ID": "8", "SGE_STDOUT_PATH": "/dev/null"}
     assert env["PATH"] == f"/tmp/8.1.all.q:{ROOT}/sge/bin/{arch_name()}:/usr/bin"
