@@ -82,15 +82,15 @@ def run_pe_job(c: Cluster, name: str, script: str) -> tuple[int, str, list[list[
     out = c.tmp / f"{name}.out"
     job = c.qsub("-N", name, "-pe", PE, "4", "-q", ",".join(f"all.q@{h}" for h in HOSTS),
                  "-j", "y", "-o", str(out), input=script)
-    try:
-        wait_for(lambda: c.runs(job) and c.state(job) == ("", ""), timeout=JOB_TIMEOUT,
-                 what=f"job {job} ({name}) ended and accounted")
+    try:  # the master task's record comes last, once its PE tasks' are in (8.1.9's order)
+        wait_for(lambda: any(rec[PE_TASKID] == "NONE" for rec in c.runs(job))
+                 and c.state(job) == ("", ""), timeout=JOB_TIMEOUT,
+                 what=f"job {job} ({name}) ended and its own record written")
     except AssertionError as exc:
         printed = out.read_text() if out.exists() else "(no output file)"
         state = c.master.run("qstat", "-j", str(job)).stdout
         raise AssertionError(f"{exc}\n--- its output:\n{printed}\n--- qstat -j:\n{state}\n"
                              f"--- qstat:\n{c.master.run('qstat', '-g', 't').stdout}") from None
-    # PE tasks are accounted with the job (or before it): their records are in by now
     return job, out.read_text(), c.runs(job)
 
 
