@@ -467,6 +467,7 @@ class AccountTask(Msg, tag="account"):
     seq: int
     job: Job
     task: Task
+    pe_task: str = ""  # the record of this PE task of it (qrsh -inherit)
 
 
 class ReportRecord(Msg, tag="report_record"):

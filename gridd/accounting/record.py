@@ -7,11 +7,11 @@ so that existing accounting tools (and GE's own qacct) read gridd's file unchang
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # readers of accounting files (qacct) need not load the job model
-    from gridd.model.job import Job, Task
+    from gridd.model.job import Job, PeTask, Task
 
 # The first lines of every accounting file; readers skip lines starting with '#'.
 FILE_HEADER = ("# Version: 8.1.9", "# ", "# DO NOT MODIFY THIS FILE MANUALLY!", "# ")
@@ -134,9 +134,17 @@ def category(job: Job, *, user_in_category: bool = False) -> str:
     return " ".join(parts) or "NONE"
 
 
-def record_for(job: Job, task: Task, *, user_in_category: bool = False) -> AccountingRecord:
-    """Build the line for a finished task."""
-    spec, usage = job.spec, task.usage
+def record_for(job: Job, task: Task, *, user_in_category: bool = False,
+               pe_task: str = "") -> AccountingRecord:
+    """Build the line for a finished task, or with `pe_task` for that PE task of it (as
+    8.1.9 writes one: the job's fields and slots, its PE task id, host, queue, times,
+    usage and exit status). The task's own line sums the usage of the PE tasks that have
+    no line of their own (accounting_summary TRUE)."""
+    from gridd.model.pe_tasks import summed_usage
+
+    if pe_task:
+        return _pe_task_record(job, task, task.pe_tasks[pe_task], user_in_category)
+    spec, usage = job.spec, summed_usage(task)
     slots = sum(n for _, n in task.granted) or spec.slots()
     return AccountingRecord(
         qname=task.queue.partition("@")[0],
@@ -185,6 +193,18 @@ def record_for(job: Job, task: Task, *, user_in_category: bool = False) -> Accou
         arid=spec.ar,
         ar_submission_time=int(spec.ar_submission_time) if spec.ar else 0,
     )
+
+
+def _pe_task_record(job: Job, task: Task, pe: PeTask,
+                    user_in_category: bool) -> AccountingRecord:
+    import msgspec
+
+    own = msgspec.structs.replace(task, pe_tasks={}, usage=pe.usage, queue=pe.queue,
+                                  host=pe.host, start_time=pe.start_time,
+                                  end_time=pe.end_time, exit_status=pe.exit_status,
+                                  failed=pe.failed)
+    return replace(record_for(job, own, user_in_category=user_in_category),
+                   submission_time=int(pe.requested), pe_taskid=pe.pe_task_id)
 
 
 def _format(value: str | int | float) -> str:

@@ -258,7 +258,8 @@ def _read(frames: list[list[bytes]],
         try:
             msg = p.decode(parts[-1], max_size=None)
             if isinstance(msg, p.AccountTask):
-                items.append(Item(msg.seq, acct=record_for(msg.job, msg.task)))
+                items.append(Item(msg.seq, acct=record_for(msg.job, msg.task,
+                                                          pe_task=msg.pe_task)))
             elif isinstance(msg, p.ReportRecord):
                 items.append(_report_item(msg))
             elif isinstance(msg, (p.DbQuery, p.DbExport)):

@@ -6,7 +6,7 @@ spools the effects first and only then sends anything, so nothing is acknowledge
 a crash could take back.
 
 Master's handlers are in its parts, a module each: submission, control, queries,
-dispatch and execution. This module holds its state and what more than one part asks.
+dispatch, execution and interactive. This module holds its state and what more than one part asks.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from gridd.master import views
 from gridd.master.control import Control
 from gridd.master.dispatch import Dispatching
 from gridd.master.execution import Execution
+from gridd.master.interactive import Interactive
 from gridd.master.queries import Queries
 from gridd.master.sched_input import sched_job, task_holding
 from gridd.master.state import Effects, MasterState
@@ -33,9 +34,10 @@ from gridd.model.values import is_unsigned
 from gridd.sched.plan import Planner
 
 
-class Master(Submission, Control, Queries, Dispatching, Execution):
+class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
     """Owns the cluster state; every method is one request or event. The methods are
-    in parts, a module each (submission, control, queries, dispatch, execution); here
+    in parts, a module each (submission, control, queries, dispatch, execution,
+    interactive); here
     are the state they work on and what more than one of them asks."""
 
     def __init__(self, state: MasterState, master_host: str = "") -> None:
@@ -51,6 +53,13 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         self.draining: dict[str, set[tuple[int, int]]] = {}
         self.sync_waiters: dict[int, list[tuple[bytes, int]]] = {}
         self.now_waiters: dict[int, list[tuple[bytes, int]]] = {}
+        # qrsh and qlogin waiting for their task to run, by (job, task); qrsh -inherit
+        # for its PE task, by (job, task, PE task); where each host's execd holds the
+        # sessions of its tasks (its Register says). None spooled: clients ask again,
+        # execds register again.
+        self.started_waiters: dict[tuple[int, int], list[tuple[bytes, int]]] = {}
+        self.pe_waiters: dict[tuple[int, int, str], tuple[bytes, int]] = {}
+        self.session_endpoints: dict[str, str] = {}
         self.host_up: set[str] = set()
         self.sched_seq = 0
         # jobs with -hold_jid or -hold_jid_ad: looked at again whenever some task ends
@@ -111,6 +120,8 @@ class Master(Submission, Control, Queries, Dispatching, Execution):
         new.host_up = self.host_up & state.hosts.keys()
         new.unknown_since, new.draining = self.unknown_since, self.draining
         new.sync_waiters, new.now_waiters = self.sync_waiters, self.now_waiters
+        new.started_waiters, new.pe_waiters = self.started_waiters, self.pe_waiters
+        new.session_endpoints = self.session_endpoints
         new.sched_seq = self.sched_seq
         new.sched_info, new.sched_reserved = self.sched_info, self.sched_reserved
         new.sched_global_info = self.sched_global_info

@@ -55,6 +55,6 @@ def for_accounting(m: Master, fx: Effects) -> list[p.Msg]:
     for seq, job_id, task_id in fx.outbox:
         job = m.s.jobs.get(job_id)
         if job is not None:
-            out.append(p.AccountTask(seq=seq, job=job, task=job.tasks[task_id]))
+            out.append(m.account_task(seq, job, job.tasks[task_id]))
     out.extend(p.ReportRecord(seq=seq, record=record) for seq, record in fx.reports)
     return out

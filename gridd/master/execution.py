@@ -16,14 +16,15 @@ import logging
 from gridd import protocol as p
 from gridd.master import ars, new_hosts, reporting, views
 from gridd.master.bootstrap import ALL_HOSTS
+from gridd.master.interactive import KeyOf, no_key
 from gridd.master.qmod import rerunnable
 from gridd.master.queries import exited_fields
 from gridd.master.sched_input import no_pending
 from gridd.master.state import Effects
-from gridd.model import host_lifecycle, master_params
+from gridd.model import host_lifecycle, master_params, pe_tasks
 from gridd.model.cluster import ExecHost, split_instance
 from gridd.model.host_names import find_host
-from gridd.model.job import Job, Task
+from gridd.model.job import Job, PeTask, Task
 from gridd.model.task_lifecycle import (
     ACTIVE,
     CONTINUE,
@@ -57,9 +58,14 @@ class Execution:
         if req.host not in self.s.config.exechosts:
             self._admit(req.host, fx)
         self._heard(req.host, host_lifecycle.REGISTER, req.load, now, fx, req.load_report_time)
+        if req.session_endpoint:
+            self.session_endpoints[req.host] = req.session_endpoint
+        else:
+            self.session_endpoints.pop(req.host, None)
         for report in req.finished:
             self.task_finished(report, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, resend_all=True)
+        self.reconcile_pe_tasks(req.host, set(req.running_pe), now, fx)
 
     def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
         self._heard(req.host, host_lifecycle.REPORT, req.load, now, fx, None)
@@ -289,7 +295,13 @@ class Execution:
         self._end_run(report, now, fx, by="master")
         task.given_up = now  # after: the report of the run given up is one of those
 
-    def task_started(self, req: p.TaskStarted, now: float, fx: Effects) -> None:
+    def task_started(self, req: p.TaskStarted, now: float, fx: Effects,
+                     key_of: KeyOf = no_key) -> None:
+        """A task runs (or a PE task of it): its qrsh, if waiting, learns where its
+        session is (`key_of`: a host's public key, which the actor reads)."""
+        if req.pe_task:
+            self.pe_task_started(req, fx, key_of)
+            return
         job = self.s.jobs.get(req.job_id)
         task = job.tasks.get(req.task_id) if job else None
         if task is None or not task.move(STARTED):
@@ -298,9 +310,13 @@ class Execution:
         fx.dirty_tasks.add((req.job_id, req.task_id))
         reporting.job_log(self, job, task.task_id, now, fx, "delivered", "r", "master",
                           task.host, "job received by execd")
+        self.answer_started(job, task, fx, key_of)
 
     def task_finished(self, report: p.TaskReport, now: float, fx: Effects) -> None:
         """Record the end of a task once, whatever number of times execd reports it."""
+        if report.pe_task:
+            self.pe_task_finished(report, now, fx)
+            return
         fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id)))
         self._end_run(report, now, fx, by="execution daemon")
 
@@ -317,6 +333,7 @@ class Execution:
             return
         self._release(job, task, fx)
         task.move(end)
+        self.fail_started(job, task, fx, reason=report.failed_reason)
         # A job in error state never ran: qacct prints its start as -/-, as 8.1.9 does.
         task.start_time = report.start_time if task.state == ERROR else (
             report.start_time or task.start_time)
@@ -352,19 +369,25 @@ class Execution:
                             account: bool) -> None:
         if not task.end_time:
             task.end_time = now
-        if account:
-            seq = self.s.next_seq
-            self.s.next_seq += 1
-            fx.counters_changed = True
-            self.s.outbox[seq] = (job.job_id, task.task_id)
-            self.unaccounted[job.job_id] = self.unaccounted.get(job.job_id, 0) + 1
-            fx.outbox.append((seq, job.job_id, task.task_id))
+        if account and self.pe_tasks_over(job, task, fx):  # else once they have ended
+            self.to_outbox(job, task, fx)
         # a finished task may release dependants
         for other_id in sorted(self.dependants - {job.job_id}):
             other = self.s.jobs.get(other_id)
             sj = self.sched_job(other) if other else None
             if sj:
                 fx.sched.append(sj)
+
+    def to_outbox(self, job: Job, task: Task, fx: Effects) -> int:
+        """Put a record of the task (its own, or one of its PE tasks') in the durable
+        outbox, to be accounted: its sequence number."""
+        seq = self.s.next_seq
+        self.s.next_seq += 1
+        fx.counters_changed = True
+        self.s.outbox[seq] = (job.job_id, task.task_id)
+        self.unaccounted[job.job_id] = self.unaccounted.get(job.job_id, 0) + 1
+        fx.outbox.append((seq, job.job_id, task.task_id))
+        return seq
 
     def _maybe_forget(self, job: Job, fx: Effects, deleted: bool) -> None:
         """Once every task is done, answer -sync waiters; the job leaves when accounted."""
@@ -387,13 +410,18 @@ class Execution:
         for ident, rid in self.sync_waiters.pop(job.job_id, []):
             fx.replies.append((ident, p.JobExited(**exited_fields(exited), rid=rid)))
         self._answer_now(job.job_id, False, fx)
+        if self.started_waiters:
+            for task in job.tasks.values():
+                self.fail_started(job, task, fx, unschedulable=not task.start_time)
         self.dependants.discard(job.job_id)
         self._drop_if_settled(job.job_id, fx)
 
     def _drop_if_settled(self, job_id: int, fx: Effects) -> None:
-        """A job leaves the state once every task is done and accounted."""
+        """A job leaves the state once every task is done and accounted, its PE tasks
+        included."""
         job = self.s.jobs.get(job_id)
-        if job is None or self.unaccounted.get(job_id):
+        if job is None or self.unaccounted.get(job_id) or any(
+                pe_tasks.running(task) for task in job.tasks.values() if task.pe_tasks):
             return
         if self.all_done(job):
             del self.s.jobs[job_id]
@@ -410,8 +438,9 @@ class Execution:
                 continue
             fx.outbox_done.append(seq)
             job_id = entry[0]
-            self._after_rescheduled_run(job_id, entry[1], fx)
-            self._after_failed_run(job_id, entry[1], fx)
+            if self.pe_task_of(seq, job_id, entry[1]) is None:  # the task's own record
+                self._after_rescheduled_run(job_id, entry[1], fx)
+                self._after_failed_run(job_id, entry[1], fx)
             self.unaccounted[job_id] -= 1
             if not self.unaccounted[job_id]:
                 del self.unaccounted[job_id]
@@ -450,8 +479,23 @@ class Execution:
         for seq, (job_id, task_id) in sorted(self.s.outbox.items()):
             job = self.s.jobs.get(job_id)
             if job and task_id in job.tasks:
-                out.append(p.AccountTask(seq=seq, job=job, task=job.tasks[task_id]))
+                out.append(self.account_task(seq, job, job.tasks[task_id]))
         return out
+
+    def account_task(self, seq: int, job: Job, task: Task) -> p.AccountTask:
+        """The accounting actor's message for an outbox entry of the task: its own record
+        or one of its PE tasks'."""
+        pe = self.pe_task_of(seq, job.job_id, task.task_id)
+        return p.AccountTask(seq=seq, job=job, task=task,
+                             pe_task=pe.pe_task_id if pe is not None else "")
+
+    def pe_task_of(self, seq: int, job_id: int, task_id: int) -> PeTask | None:
+        """The PE task whose record an outbox entry is; None for the task's own."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        if task is None or not task.pe_tasks:
+            return None
+        return next((pe for pe in task.pe_tasks.values() if pe.seq == seq), None)
 
 
 def _lost(job: Job, task: Task, now: float) -> p.TaskReport:

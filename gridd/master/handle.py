@@ -45,6 +45,10 @@ class Outside(Protocol):
     def spool_action(self, req: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool, as a manager asked: the answer to send."""
 
+    def host_key(self, host: str) -> bytes:
+        """A host's CURVE public key, which qrsh opens its task's session with (b""
+        without security or when the host has none)."""
+
 
 class Handled(Struct, frozen=True):
     """What the actor must do for one message besides its Effects, before the commit."""
@@ -158,6 +162,10 @@ class Handler:
                 reply = m.wait_job(ident, msg)
             case p.WaitScheduled():
                 reply = m.wait_scheduled(ident, msg)
+            case p.WaitStarted():
+                reply = m.wait_started(ident, msg, self.outside.host_key)
+            case p.StartPeTask():
+                reply = m.start_pe_task(ident, msg, now, fx)
             case p.Qconf():
                 reply = m.qconf(msg, fx)
             case p.Qmod():
@@ -186,7 +194,7 @@ class Handler:
             case p.LoadReport():
                 m.load_report(msg, now, fx)
             case p.TaskStarted():
-                m.task_started(msg, now, fx)
+                m.task_started(msg, now, fx, self.outside.host_key)
             case p.TaskFinished():
                 m.task_finished(msg.report, now, fx)
             case _:

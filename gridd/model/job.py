@@ -166,6 +166,9 @@ class PeTask(msgspec.Struct):
     pe_task_id: str  # as Grid Engine names them: a number and the host ("1.node2")
     host: str
     command: list[str] = msgspec.field(default_factory=list)
+    queue: str = ""  # the job's queue instance on its host
+    requested: float = 0.0  # when qrsh -inherit asked for it (its record's submission)
+    seq: int = 0  # the outbox entry of its own accounting record; 0 while it has none
     start_time: float = 0.0  # 0 until its execd says it runs
     end_time: float = 0.0
     exit_status: int = 0

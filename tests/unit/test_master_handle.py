@@ -45,6 +45,9 @@ class Outside:
         self.spool_actions.append(req)
         return p.Ok(lines=["spool is consistent"])
 
+    def host_key(self, host: str) -> bytes:
+        return b""
+
 
 class Spy:
     """A master that records which of its rules a message reached and answers with the
@@ -105,6 +108,8 @@ TASK = p.TaskReport(job_id=1, task_id=1, host="node1", start_time=1.0, end_time=
     (p.SelectQueues(select=p.QueueSelect()), "select_queues"),
     (p.WaitJob(job_id=1), "wait_job"),
     (p.WaitScheduled(job_id=1), "wait_scheduled"),
+    (p.WaitStarted(job_id=1), "wait_started"),
+    (p.StartPeTask(job_id=1, task_id=0, host="n", command=["true"]), "start_pe_task"),
     (p.Qconf(argv=["-sql"], user="alice", host="head"), "qconf"),
     (p.Qmod(action="d", targets=["all.q"], user="alice", host="head"), "qmod"),
     (p.QueryQuota(), "quota"),
