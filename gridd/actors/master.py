@@ -78,7 +78,8 @@ HANDSHAKE_MS = 10_000  # a connection still not through its handshake by then is
 
 class MasterActor:
     """The master's sockets, spool and timers around the core (gridd.master.handle), and
-    the core's Outside: users' accounts and the spool's administration."""
+    the core's Outside: users' accounts, hosts' public keys and the spool's
+    administration."""
 
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
@@ -99,6 +100,7 @@ class MasterActor:
         self.peer_names = PeerNames(self.machine,
                                     local_only=endpoint.startswith(("ipc://", "inproc://")))
         self.accounts: dict[str, Account] = {}  # see account
+        self.host_keys: dict[str, bytes] = {}  # see host_key
         self.execds: dict[str, bytes] = {}  # host -> routing id of its execd's connection
         spool_dir = paths.master_spool(base)
         self.spool = open_spool(spool_dir, choose(spool_dir))
@@ -303,6 +305,24 @@ class MasterActor:
     def forget_accounts(self) -> None:
         """At each host check: users' groups and ids may have changed since."""
         self.accounts.clear()
+
+    def host_key(self, host: str) -> bytes:
+        """A host's CURVE public key (common/keys/hosts/NAME.key, NAME its name or its
+        name without domain), which qrsh opens a session at its execd with; b"" without
+        security or when it has none. Cached once read: a host's key changes only with
+        its execd's, which the master refuses until restarted with it."""
+        if self.key is None:
+            return b""
+        found = self.host_keys.get(host)
+        if found is None:
+            for name in dict.fromkeys((host, host.partition(".")[0])):
+                try:
+                    found = keys.read_public(keys.key_file(self.base, keys.HOSTS, name))
+                except keys.KeyFileError:
+                    continue
+                self.host_keys[host] = found
+                break
+        return found or b""
 
     def spool_action(self, req: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool, between two transactions: it is consistent."""
