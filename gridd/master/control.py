@@ -86,6 +86,7 @@ class Control:
                                                           task_id=task.task_id)))
                 self._release(job, task, fx)
                 task.exit_status = 0
+                self.force_pe_tasks(job, task, now, fx)
                 self._finish_bookkeeping(job, task, now, fx, account=True)
             else:  # deleting
                 running = True

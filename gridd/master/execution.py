@@ -458,7 +458,8 @@ class Execution:
             self._maybe_forget(job, fx, deleted=True)
             return
         fresh = Task(task_id=task_id, state=task.state, rerun=True, holds=task.holds,
-                     given_up=task.given_up)  # in place: all_done keeps the objects
+                     given_up=task.given_up,  # in place: all_done keeps the objects
+                     pe_tasks=pe_tasks.with_records(task))
         for name in Task.__struct_fields__:
             setattr(task, name, getattr(fresh, name))
         fx.sched.append(self.sched_job(job) or no_pending(job))

@@ -172,7 +172,9 @@ class Interactive:
         self._end_pe_task(job, task, pe, report, now, fx)
 
     def _end_pe_task(self, job: Job, task: Task, pe: PeTask, report: p.TaskReport,
-                     now: float, fx: Effects) -> None:
+                     now: float, fx: Effects, settle: bool = True) -> None:
+        """Record a PE task's end and account it; `settle`: account the task too if it
+        ended and waited for this one."""
         pe.done = True
         pe.start_time = pe.start_time or report.start_time
         pe.end_time = report.end_time or now
@@ -187,7 +189,7 @@ class Interactive:
         conf = self.s.config.pes.get(task.pe)
         if conf is None or not parse_bool(conf.accounting_summary):
             pe.seq = self.to_outbox(job, task, fx)
-        if task.state not in ACTIVE and not pe_tasks.running(task):
+        if settle and task.state not in ACTIVE and not pe_tasks.running(task):
             self.to_outbox(job, task, fx)  # its own record waited for its PE tasks
             self._drop_if_settled(job.job_id, fx)
 
@@ -199,6 +201,17 @@ class Interactive:
             fx.to_execd.append((pe.host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
                                                     pe_task=pe.pe_task_id)))
         return not left
+
+    def force_pe_tasks(self, job: Job, task: Task, now: float, fx: Effects) -> None:
+        """qdel -f: the task's PE tasks are killed and done at once, killed or not, as
+        the task is."""
+        for pe in pe_tasks.running(task):
+            fx.to_execd.append((pe.host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
+                                                    pe_task=pe.pe_task_id)))
+            self._end_pe_task(job, task, pe, p.TaskReport(
+                job_id=job.job_id, task_id=task.task_id, host=pe.host,
+                start_time=pe.start_time, end_time=now, exit_status=0, failed=100,
+                pe_task=pe.pe_task_id), now, fx, settle=False)
 
     def reconcile_pe_tasks(self, host: str, running: set[tuple[int, int, str]], now: float,
                            fx: Effects) -> None:

@@ -17,7 +17,8 @@ _OWN = ("wallclock",)
 def next_id(task: Task, host: str) -> str:
     """A new PE task's id as Grid Engine names them: its number in the task (from 1,
     never reused while the job lives) and the host it runs on."""
-    return f"{len(task.pe_tasks) + 1}.{host}"
+    numbers = (int(pe_task_id.partition(".")[0]) for pe_task_id in task.pe_tasks)
+    return f"{max(numbers, default=0) + 1}.{host}"
 
 
 def running(task: Task) -> list[PeTask]:
@@ -56,3 +57,9 @@ def summed_usage(task: Task) -> Usage:
             mine, theirs = getattr(total, name), getattr(usage, name)
             setattr(total, name, max(mine, theirs) if name in _PEAKS else mine + theirs)
     return total
+
+
+def with_records(task: Task) -> dict[str, PeTask]:
+    """The PE tasks a task's next run keeps: those with a record of their own, which may
+    wait in the outbox still (the others' usage went into the run's record)."""
+    return {pe_task_id: pe for pe_task_id, pe in task.pe_tasks.items() if pe.seq}

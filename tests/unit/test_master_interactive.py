@@ -293,3 +293,29 @@ def test_a_registering_execd_ends_the_pe_tasks_it_lost_and_kills_those_unknown()
     assert pe.done and (pe.exit_status, pe.failed) == (137, 100)
     assert len(fx.outbox) == 1  # its record
     assert master.session_endpoints["node2"] == "ipc:///s"
+
+
+def test_qdel_f_ends_the_pe_tasks_at_once_and_accounts_the_job():
+    master = make_master()
+    job_id = running_pe_job(master)
+    inherit(master, job_id, "node2")
+    fx = Effects()
+    master.delete(p.Delete(targets=[str(job_id)], user="alice", force=True), 8.0, fx)
+    assert ("node2", p.KillTask(job_id=job_id, task_id=0, pe_task="1.node2")) in fx.to_execd
+    task = master.s.jobs[job_id].tasks[0]
+    assert task.pe_tasks["1.node2"].done and len(fx.outbox) == 2  # its record, the job's
+    master.accounted(sorted(master.s.outbox), Effects())
+    assert job_id not in master.s.jobs
+
+
+def test_pe_task_ids_count_on_past_the_ones_a_rerun_keeps():
+    master = make_master()
+    job_id = running_pe_job(master)
+    task = master.s.jobs[job_id].tasks[0]
+    inherit(master, job_id, "node2")
+    finished(master, job_id, "node2", 7.0, pe_task="1.node2")
+    inherit(master, job_id, "node2")
+    assert sorted(task.pe_tasks) == ["1.node2", "2.node2"]
+    del task.pe_tasks["1.node2"]
+    inherit(master, job_id, "node1")
+    assert sorted(task.pe_tasks) == ["2.node2", "3.node1"]
