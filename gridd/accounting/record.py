@@ -119,10 +119,10 @@ def category(job: Job, *, user_in_category: bool = False) -> str:
     parts: list[str] = []
     if user_in_category:
         parts.append(f"-u {spec.owner}")
+    if spec.hard_queues:  # before -l, as 8.1.9 writes "-q all.q -l h_rt=100"
+        parts.append(f"-q {','.join(spec.hard_queues)}")
     if spec.hard_resources:
         parts.append(f"-l {_resource_list(spec.hard_resources)}")
-    if spec.hard_queues:
-        parts.append(f"-q {','.join(spec.hard_queues)}")
     if spec.pe_name:
         parts.append(f"-pe {spec.pe_name} {_pe_range(spec.pe_min, spec.pe_max)}")
     if spec.project:

@@ -130,6 +130,12 @@ def test_record_for_category_like_ge() -> None:
     )
     assert record_for(job, task).category == "-l h_rt=60,license=2 -pe mpi 2"
     assert record_for(job, task, user_in_category=True).category.startswith("-u u -l ")
+    # 8.1.9 (qsub -l h_rt=100 -q all.q, and with -now y, as qrsh -now y writes it)
+    job, task = _finished_job(hard_resources={"h_rt": "100"}, hard_queues=["all.q"])
+    assert record_for(job, task).category == "-q all.q -l h_rt=100"
+    job, task = _finished_job(hard_resources={"h_rt": "100"}, hard_queues=["all.q"],
+                              immediate=True, interactive="qrsh")
+    assert record_for(job, task).category == "-q all.q -l h_rt=100 -I y"
     job, task = _finished_job(ar=12, ar_submission_time=99.0, hard_queues=["all.q"],
                               array=(1, 3, 1))
     rec = record_for(job, task)
