@@ -94,6 +94,7 @@ class Control:
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id,
                                                           reason="deleted")))
+                self.kill_pe_tasks(job, task, fx)
         fx.dirty_jobs.add(job.job_id)
         self._maybe_forget(job, fx, deleted=True)
         if req.force:

@@ -54,7 +54,8 @@ class Execution:
     """Master's side of the execds and of accounting; its state is declared in
     gridd.master.core."""
 
-    def register(self, req: p.Register, now: float, fx: Effects) -> None:
+    def register(self, req: p.Register, now: float, fx: Effects,
+                 key_of: KeyOf = no_key) -> None:
         if req.host not in self.s.config.exechosts:
             self._admit(req.host, fx)
         self._heard(req.host, host_lifecycle.REGISTER, req.load, now, fx, req.load_report_time)
@@ -64,13 +65,14 @@ class Execution:
             self.session_endpoints.pop(req.host, None)
         for report in req.finished:
             self.task_finished(report, now, fx)
-        self._reconcile(req.host, set(req.running), now, fx, resend_all=True)
+        self._reconcile(req.host, set(req.running), now, fx, key_of, resend_all=True)
         self.reconcile_pe_tasks(req.host, set(req.running_pe), now, fx)
 
-    def load_report(self, req: p.LoadReport, now: float, fx: Effects) -> None:
+    def load_report(self, req: p.LoadReport, now: float, fx: Effects,
+                    key_of: KeyOf = no_key) -> None:
         self._heard(req.host, host_lifecycle.REPORT, req.load, now, fx, None)
         reporting.host_load(self, req.host, req.load, now, fx)
-        self._reconcile(req.host, set(req.running), now, fx, resend_all=False)
+        self._reconcile(req.host, set(req.running), now, fx, key_of, resend_all=False)
         for job_id, task_id, usage in req.usage:
             job = self.s.jobs.get(job_id)
             task = job.tasks.get(task_id) if job is not None else None
@@ -176,10 +178,11 @@ class Execution:
                     job_id=job.job_id, task_id=task.task_id, suspend=stop)))
 
     def _reconcile(self, host: str, running: set[tuple[int, int]], now: float, fx: Effects,
-                   resend_all: bool) -> None:
+                   key_of: KeyOf, resend_all: bool) -> None:
         """Make what the master believes runs on ``host`` agree with what execd says
         (`running`), both ways. The tasks that hold slots are those in self.running (a
-        load report must not walk every pending task of the cell)."""
+        load report must not walk every pending task of the cell). A task found running
+        answers its waiting qrsh (`key_of`: a host's public key)."""
         for key in list(self.running):
             job = self.s.jobs.get(key[0])
             task = job.tasks.get(key[1]) if job is not None else None
@@ -188,6 +191,7 @@ class Execution:
             if key in running:
                 if task.move(STARTED):  # from TRANSFERRING
                     fx.dirty_tasks.add(key)
+                    self.answer_started(job, task, fx, key_of)
                 if task.state == DELETING:
                     fx.to_execd.append((host, p.KillTask(job_id=key[0], task_id=key[1])))
                 elif resend_all and task.stopped:

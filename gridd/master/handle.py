@@ -190,9 +190,9 @@ class Handler:
                 reply = p.Ok(lines=["master shutting down"])
                 fx.stop_master = True
             case p.Register():
-                m.register(msg, now, fx)
+                m.register(msg, now, fx, self.outside.host_key)
             case p.LoadReport():
-                m.load_report(msg, now, fx)
+                m.load_report(msg, now, fx, self.outside.host_key)
             case p.TaskStarted():
                 m.task_started(msg, now, fx, self.outside.host_key)
             case p.TaskFinished():

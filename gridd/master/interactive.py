@@ -196,18 +196,21 @@ class Interactive:
     def pe_tasks_over(self, job: Job, task: Task, fx: Effects) -> bool:
         """The task has ended: whether none of its PE tasks runs; those that do are
         killed (the task is accounted once they have ended)."""
+        return not self.kill_pe_tasks(job, task, fx)
+
+    def kill_pe_tasks(self, job: Job, task: Task, fx: Effects) -> list[PeTask]:
+        """Tell the execds of the task's running PE tasks to kill them (qdel, the end of
+        the task): those PE tasks."""
         left = pe_tasks.running(task)
         for pe in left:
             fx.to_execd.append((pe.host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
                                                     pe_task=pe.pe_task_id)))
-        return not left
+        return left
 
     def force_pe_tasks(self, job: Job, task: Task, now: float, fx: Effects) -> None:
         """qdel -f: the task's PE tasks are killed and done at once, killed or not, as
         the task is."""
-        for pe in pe_tasks.running(task):
-            fx.to_execd.append((pe.host, p.KillTask(job_id=job.job_id, task_id=task.task_id,
-                                                    pe_task=pe.pe_task_id)))
+        for pe in self.kill_pe_tasks(job, task, fx):
             self._end_pe_task(job, task, pe, p.TaskReport(
                 job_id=job.job_id, task_id=task.task_id, host=pe.host,
                 start_time=pe.start_time, end_time=now, exit_status=0, failed=100,

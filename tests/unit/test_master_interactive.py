@@ -319,3 +319,27 @@ def test_pe_task_ids_count_on_past_the_ones_a_rerun_keeps():
     del task.pe_tasks["1.node2"]
     inherit(master, job_id, "node1")
     assert sorted(task.pe_tasks) == ["2.node2", "3.node1"]
+
+
+def test_a_task_a_load_report_finds_running_answers_its_waiting_qrsh():
+    master = make_master()
+    job_id = master.submit(spec(interactive="qrsh"), 1.0, Effects()).job_id
+    master.wait_started(WHO, p.WaitStarted(job_id=job_id, rid=5), key_of)
+    schedule(master, 2.0)
+    host = master.s.jobs[job_id].tasks[0].host
+    fx = Effects()
+    master.load_report(p.LoadReport(host=host, load={}, running=[(job_id, 0)]), 3.0, fx,
+                       key_of)
+    assert [(w, type(m), m.rid) for w, m in fx.replies] == [(WHO, p.Started, 5)]
+
+
+def test_qdel_kills_the_pe_tasks_on_every_host_at_once():
+    master = make_master()
+    job_id = running_pe_job(master)
+    task = master.s.jobs[job_id].tasks[0]
+    other = ({"node1", "node2"} - {task.host}).pop()
+    inherit(master, job_id, other)
+    fx = Effects()
+    master.delete(p.Delete(targets=[str(job_id)], user="alice"), 8.0, fx)
+    assert (other, p.KillTask(job_id=job_id, task_id=0, pe_task=f"1.{other}")) in fx.to_execd
+    assert (task.host, p.KillTask(job_id=job_id, task_id=0, reason="deleted")) in fx.to_execd
