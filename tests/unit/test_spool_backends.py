@@ -31,7 +31,7 @@ from gridd.master.state import MasterState
 from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
 from gridd.model.cluster import ExecHost
 from gridd.model.config import Userset
-from gridd.model.job import JobSpec, Task, Usage, new_job
+from gridd.model.job import JobSpec, PeTask, Task, Usage, new_job
 from gridd.model.objects import HostGroup, Project, User
 from gridd.model.report import ConfigRecord, HostRecord, JobRecord, QueueRecord
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
@@ -104,7 +104,12 @@ def _state() -> MasterState:
     array.tasks[4] = Task(task_id=4, state="r", start_time=NOW + 2, queue="all.q@node1",
                           host="node1", granted=[("all.q@node1", 1)],
                           usage=Usage(wallclock=1.5, maxvmem=1e9), rerun=True,
-                          given_up=NOW + 1.5)  # its first run given up on an unknown host
+                          given_up=NOW + 1.5,  # its first run given up on an unknown host
+                          pe_tasks={"1.node2": PeTask(  # a task of qrsh -inherit, ended
+                              pe_task_id="1.node2", host="node2", command=["orted"],
+                              queue="all.q@node2", requested=NOW + 3, start_time=NOW + 3,
+                              end_time=NOW + 4, exit_status=2, usage=Usage(utime=0.5),
+                              done=True, seq=2)})
     state.jobs = {1: single, 2: array}
     state.hosts["node1"].load = {"load_avg": "0.50", "arch": "lx-amd64"}
     state.hosts["node1"].last_report = NOW
