@@ -66,7 +66,7 @@ class Execution:
         for report in req.finished:
             self.task_finished(report, now, fx)
         self._reconcile(req.host, set(req.running), now, fx, key_of, resend_all=True)
-        self.reconcile_pe_tasks(req.host, set(req.running_pe), now, fx)
+        self.reconcile_pe_tasks(req.host, set(req.running_pe), now, fx, key_of)
 
     def load_report(self, req: p.LoadReport, now: float, fx: Effects,
                     key_of: KeyOf = no_key) -> None:

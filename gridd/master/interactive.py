@@ -217,16 +217,21 @@ class Interactive:
                 pe_task=pe.pe_task_id), now, fx, settle=False)
 
     def reconcile_pe_tasks(self, host: str, running: set[tuple[int, int, str]], now: float,
-                           fx: Effects) -> None:
+                           fx: Effects, key_of: KeyOf) -> None:
         """An execd registers with the PE tasks it runs: those it does not run any more
-        ended with its host (lost), those the master does not know of are killed."""
+        ended with its host (lost), those the master does not know of are killed, and
+        one it runs whose start the master missed is started."""
         for job_id, task_id, pe_task_id in sorted(running):
             job = self.s.jobs.get(job_id)
             task = job.tasks.get(task_id) if job is not None else None
             pe = task.pe_tasks.get(pe_task_id) if task is not None else None
-            if pe is None or pe.done or pe.host != host:
+            if job is None or task is None or pe is None or pe.done or pe.host != host:
                 fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
                                                      pe_task=pe_task_id)))
+            elif not pe.start_time:
+                self.pe_task_started(p.TaskStarted(host=host, job_id=job_id, task_id=task_id,
+                                                   start_time=now, pe_task=pe_task_id),
+                                     fx, key_of)
         for key in list(self.running):
             job = self.s.jobs.get(key[0])
             task = job.tasks.get(key[1]) if job is not None else None

@@ -343,3 +343,17 @@ def test_qdel_kills_the_pe_tasks_on_every_host_at_once():
     master.delete(p.Delete(targets=[str(job_id)], user="alice"), 8.0, fx)
     assert (other, p.KillTask(job_id=job_id, task_id=0, pe_task=f"1.{other}")) in fx.to_execd
     assert (task.host, p.KillTask(job_id=job_id, task_id=0, reason="deleted")) in fx.to_execd
+
+
+def test_a_registering_execd_running_a_pe_task_whose_start_was_missed_starts_it():
+    master = make_master()
+    job_id = running_pe_job(master)
+    inherit(master, job_id, "node2")
+    task = master.s.jobs[job_id].tasks[0]
+    fx = Effects()
+    master.register(p.Register(host="node2", load={},
+                               running=[(job_id, 0)] if task.host == "node2" else [],
+                               running_pe=[(job_id, 0, "1.node2")],
+                               session_endpoint="tcp://node2:7"), 20.0, fx, key_of)
+    assert [(type(m), m.pe_task) for _, m in fx.replies] == [(p.Started, "1.node2")]
+    assert task.pe_tasks["1.node2"].start_time == 20.0 and not fx.outbox
