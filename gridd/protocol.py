@@ -5,7 +5,7 @@ is not a known message of this version into ``ProtocolError`` so that no actor e
 sees a malformed value.
 """
 
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -96,6 +96,8 @@ class WaitStarted(Msg, tag="wait_started"):
 class StartPeTask(Msg, tag="start_pe_task"):
     """qrsh -inherit: start a task of a running parallel job on one of its hosts;
     answered like WaitStarted, once it runs there."""
+
+    NOT_STAMPED: ClassVar[tuple[str, ...]] = ("host",)  # the user's choice, not the sender
 
     job_id: int
     task_id: int  # of an array job; 0 otherwise

@@ -8,7 +8,8 @@ its address, and overwrites all of those with what it knows, so that the core ca
 them: a client claiming another user's name is simply taken for who it is.
 
 Generic over the protocol on purpose: a message that gains a ``user`` or ``host`` field
-is stamped without a change here.
+is stamped without a change here, unless its class names the field in ``NOT_STAMPED``
+(StartPeTask's ``host`` is where the task is to run, which the user chooses).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def stamp(msg: msgspec.Struct, user: str, group: str, host: str, *, uid: int | N
     uid and gid too when they are known (None: the user is unknown to the master)."""
     who = {"user": user, "group": group, "host": host, "uid": uid, "gid": gid}
     fields = msg.__struct_fields__
+    kept = getattr(type(msg), "NOT_STAMPED", ())
     for name in ("user", "host"):
-        if name in fields:
+        if name in fields and name not in kept:
             setattr(msg, name, who[name])
     spec = getattr(msg, "spec", None) if "spec" in fields else None
     if isinstance(spec, msgspec.Struct):

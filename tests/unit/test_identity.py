@@ -59,3 +59,9 @@ def test_a_message_gaining_such_fields_is_stamped_without_a_change_to_stamp():
     stamp(msg, "andre", "staff", "login1")
     assert (msg.user, msg.host, msg.spec.owner, msg.spec.submit_host) == (
         "andre", "login1", "andre", "login1")
+
+
+def test_the_host_a_pe_task_is_to_run_on_is_the_users_choice_not_the_sender():
+    msg = p.StartPeTask(job_id=1, task_id=0, host="node2", command=["true"], user="mallory")
+    stamp(msg, "alice", "staff", "node1")
+    assert (msg.user, msg.host) == ("alice", "node2")
