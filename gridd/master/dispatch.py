@@ -122,6 +122,7 @@ class Dispatching:
             job=one, task_id=task.task_id, queue=task.queue, granted=task.granted,
             tmpdir=queue.tmpdir if queue else "/tmp", h_rt=h_rt, s_rt=s_rt,
             shell=queue.shell if queue else "/bin/sh",
+            session_key=spec.session_key, pty=spec.pty,  # an interactive job's session
         )
 
     def runtime_limit(self, spec: JobSpec) -> float | None:

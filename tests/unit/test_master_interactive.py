@@ -100,7 +100,8 @@ def test_a_waiting_qrsh_learns_where_its_session_is_once_its_task_runs():
     job_id = master.submit(spec(interactive="qrsh", session_key=b"k" * 32), 1.0,
                            Effects()).job_id
     assert master.wait_started(WHO, p.WaitStarted(job_id=job_id, rid=4), key_of) is None
-    schedule(master, 2.0)
+    (start,) = [m for _, m in schedule(master, 2.0).to_execd]
+    assert (start.session_key, start.pty) == (b"k" * 32, False)  # execd holds its session
     host = master.s.jobs[job_id].tasks[0].host
     fx = started(master, job_id, host, 3.0)
     assert fx.replies == [(WHO, p.Started(job_id=job_id, task_id=0, host=host,
