@@ -24,6 +24,7 @@ from gridd.master.queries import Queries
 from gridd.master.sched_input import sched_job, task_holding
 from gridd.master.state import Effects, MasterState
 from gridd.master.submission import Submission
+from gridd.model import pe_tasks
 from gridd.model.cluster import PlanConf, Running, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.job import Job, Task, Usage
@@ -60,6 +61,11 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
         self.started_waiters: dict[tuple[int, int], list[tuple[bytes, int]]] = {}
         self.pe_waiters: dict[tuple[int, int, str], tuple[bytes, int]] = {}
         self.session_endpoints: dict[str, str] = {}
+        # Tasks that ended while PE tasks of theirs ran: accounted once those have ended.
+        self.awaiting_pe_tasks: set[tuple[int, int]] = {
+            (job.job_id, task.task_id) for job in state.jobs.values()
+            for task in job.tasks.values()
+            if task.pe_tasks and task.state not in ACTIVE and pe_tasks.running(task)}
         self.host_up: set[str] = set()
         self.sched_seq = 0
         # jobs with -hold_jid or -hold_jid_ad: looked at again whenever some task ends

@@ -279,6 +279,7 @@ class Execution:
             again = rerunnable(self, job, task)
             if again or end_others:
                 self._give_up(job, task, now, fx, again)
+        self.lose_pe_tasks(due, now, fx)
 
     def _give_up(self, job: Job, task: Task, now: float, fx: Effects, again: bool) -> None:
         """End a run on a host unknown for reschedule_unknown without waiting for its

@@ -15,7 +15,7 @@ own (its own outbox entry, `PeTask.seq`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import msgspec
 
@@ -190,13 +190,17 @@ class Interactive:
         if conf is None or not parse_bool(conf.accounting_summary):
             pe.seq = self.to_outbox(job, task, fx)
         if settle and task.state not in ACTIVE and not pe_tasks.running(task):
+            self.awaiting_pe_tasks.discard((job.job_id, task.task_id))
             self.to_outbox(job, task, fx)  # its own record waited for its PE tasks
             self._drop_if_settled(job.job_id, fx)
 
     def pe_tasks_over(self, job: Job, task: Task, fx: Effects) -> bool:
         """The task has ended: whether none of its PE tasks runs; those that do are
         killed (the task is accounted once they have ended)."""
-        return not self.kill_pe_tasks(job, task, fx)
+        if not self.kill_pe_tasks(job, task, fx):
+            return True
+        self.awaiting_pe_tasks.add((job.job_id, task.task_id))
+        return False
 
     def kill_pe_tasks(self, job: Job, task: Task, fx: Effects) -> list[PeTask]:
         """Tell the execds of the task's running PE tasks to kill them (qdel, the end of
@@ -232,14 +236,28 @@ class Interactive:
                 self.pe_task_started(p.TaskStarted(host=host, job_id=job_id, task_id=task_id,
                                                    start_time=now, pe_task=pe_task_id),
                                      fx, key_of)
-        for key in list(self.running):
-            job = self.s.jobs.get(key[0])
-            task = job.tasks.get(key[1]) if job is not None else None
-            if job is None or task is None:
-                continue
+        self.lose_pe_tasks({host}, now, fx, keep=running)
+
+    def lose_pe_tasks(self, hosts: set[str], now: float, fx: Effects,
+                      keep: Collection[tuple[int, int, str]] = ()) -> None:
+        """The PE tasks running on `hosts` (but those in `keep`) ended with their host:
+        a registering execd no longer runs them, or the host has been unknown for
+        reschedule_unknown."""
+        for job, task in self._with_pe_tasks():
             for pe in pe_tasks.running(task):
-                if pe.host == host and (job.job_id, task.task_id, pe.pe_task_id) not in running:
+                if pe.host in hosts and (job.job_id, task.task_id, pe.pe_task_id) not in keep:
                     self._end_pe_task(job, task, pe, _lost_pe(job, task, pe, now), now, fx)
+
+    def _with_pe_tasks(self) -> list[tuple[Job, Task]]:
+        """The tasks that may have PE tasks running: those holding slots, and those that
+        ended and wait for theirs."""
+        found = []
+        for job_id, task_id in [*self.running, *self.awaiting_pe_tasks]:
+            job = self.s.jobs.get(job_id)
+            task = job.tasks.get(task_id) if job is not None else None
+            if job is not None and task is not None and task.pe_tasks:
+                found.append((job, task))
+        return found
 
 
 def _never_started(job_id: int, kind: str, unschedulable: bool) -> str:

@@ -358,3 +358,22 @@ def test_a_registering_execd_running_a_pe_task_whose_start_was_missed_starts_it(
                                session_endpoint="tcp://node2:7"), 20.0, fx, key_of)
     assert [(type(m), m.pe_task) for _, m in fx.replies] == [(p.Started, "1.node2")]
     assert task.pe_tasks["1.node2"].start_time == 20.0 and not fx.outbox
+
+
+def test_a_task_waiting_for_a_pe_task_its_host_lost_is_accounted_when_that_host_registers():
+    master = make_master()
+    job_id = running_pe_job(master)
+    task = master.s.jobs[job_id].tasks[0]
+    other = ({"node1", "node2"} - {task.host}).pop()
+    pe_task_id = f"1.{other}"
+    inherit(master, job_id, other)
+    started(master, job_id, other, 6.0, pe_task=pe_task_id)
+    assert not finished(master, job_id, task.host, 9.0).outbox  # waits for its PE task
+    assert master.awaiting_pe_tasks == {(job_id, 0)}
+    assert Master(master.s).awaiting_pe_tasks == {(job_id, 0)}  # after a restart too
+    fx = Effects()
+    master.register(p.Register(host=other, load={}), 20.0, fx)
+    assert task.pe_tasks[pe_task_id].failed == 100 and len(fx.outbox) == 2
+    assert not master.awaiting_pe_tasks
+    master.accounted(sorted(master.s.outbox), Effects())
+    assert job_id not in master.s.jobs
