@@ -50,8 +50,8 @@ class Interactive:
         if job is None or task is None:
             done = self.s.finished.get(req.job_id)
             if done is not None:  # deleted before it ran, by -now y or qdel, or ended
-                return p.Error(text=_never_started(req.job_id, self._kind(None),
-                                                   done.deleted))
+                return p.Error(text=_never_started(
+                    req.job_id, self._kind(self.zombies.get(req.job_id)), done.deleted))
             return p.Error(text=f'denied: job "{req.job_id}" does not exist')
         if task.state == RUNNING:
             return self._started(job, task, key_of)
