@@ -103,6 +103,8 @@ class Interactive:
         failed = f"error: executing task of job {req.job_id} failed: "
         if job is None or task is None:
             return p.Error(text=f'{failed}job "{req.job_id}" does not exist')
+        if not req.command or not req.command[0]:
+            return p.Error(text=f"{failed}no command to run")
         if req.user and req.user != job.spec.owner:
             return p.Error(text=f"{failed}{req.user} does not own job {job.job_id}")
         if task.state != RUNNING:

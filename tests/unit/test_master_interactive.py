@@ -196,6 +196,10 @@ def test_pe_tasks_are_refused_in_grid_engines_words_and_change_nothing():
              "execd@nosuch: can't resolve host name")
     assert isinstance(inherit(master, job_id, "node2", user="mallory")[0], p.Error)
     assert isinstance(inherit(master, 99, "node2")[0], p.Error)
+    empty = master.start_pe_task(WHO, p.StartPeTask(job_id=job_id, task_id=0, host="node1",
+                                                    command=[]), 5.0, Effects())
+    assert empty == p.Error(text=f"error: executing task of job {job_id} failed: no command "
+                                 "to run")
     assert not master.s.jobs[job_id].tasks[0].pe_tasks
 
 
