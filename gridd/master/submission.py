@@ -14,7 +14,7 @@ from gridd.master.sched_input import sched_job
 from gridd.master.state import Effects
 from gridd.model.ar import ArSpec
 from gridd.model.complexes import value_problem
-from gridd.model.job import Job, JobSpec, name_refusal, new_job
+from gridd.model.job import Job, JobSpec, interactive_refusal, name_refusal, new_job
 from gridd.model.objects import NONE, User, words
 from gridd.model.planning import SchedJob
 from gridd.model.queue_ref import queue_matches
@@ -212,6 +212,9 @@ class Submission:
         refusal = name_refusal(spec.name)
         if refusal is not None:
             return f"Unable to run job: {refusal}"
+        refusal = interactive_refusal(spec)
+        if refusal is not None:
+            return f"Unable to run job: job rejected: {refusal}"
         if spec.array is not None:
             problem = self._array_problem(*spec.array)
             if problem:

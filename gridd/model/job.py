@@ -159,6 +159,23 @@ def name_refusal(name: str) -> str | None:
     return None
 
 
+INTERACTIVE = ("qrsh", "qlogin")  # JobSpec.interactive of an interactive job
+SESSION_KEY_BYTES = 32  # a CURVE public key
+
+
+def interactive_refusal(spec: JobSpec) -> str | None:
+    """Why a job's interactive part cannot be: an unknown kind, no session key to open
+    its streams with (or one that is not a key), a pty for a batch job."""
+    if spec.interactive and spec.interactive not in INTERACTIVE:
+        return f'unknown interactive job type "{spec.interactive}"'
+    if spec.interactive and len(spec.session_key) != SESSION_KEY_BYTES:
+        return (f"an interactive job needs its session's public key of {SESSION_KEY_BYTES} "
+                f"bytes, not {len(spec.session_key)}")
+    if not spec.interactive and (spec.session_key or spec.pty):
+        return "a batch job has no session and no pseudo-terminal"
+    return None
+
+
 class PeTask(msgspec.Struct):
     """A task of a parallel job started by ``qrsh -inherit`` on one of its hosts: counted
     against the job's slots there, killed with the job, accounted as a task of it."""

@@ -117,7 +117,8 @@ def test_now_y_with_no_place_is_refused_in_grid_engines_words_for_qrsh_and_qlogi
         master = make_master(hosts=1, slots=1)
         master.submit(spec(), 1.0, Effects())
         schedule(master, 2.0)  # the only slot taken
-        job_id = master.submit(spec(interactive=kind, immediate=True), 3.0,
+        job_id = master.submit(spec(interactive=kind, immediate=True,
+                                               session_key=b"k" * 32), 3.0,
                                Effects()).job_id
         assert master.wait_started(WHO, p.WaitStarted(job_id=job_id, rid=2), key_of) is None
         fx = schedule(master, 4.0)
@@ -130,7 +131,8 @@ def test_now_y_with_no_place_is_refused_in_grid_engines_words_for_qrsh_and_qlogi
 
 def test_a_task_that_cannot_start_or_is_deleted_ends_the_wait_with_an_error():
     master = make_master()
-    job_id = master.submit(spec(interactive="qrsh"), 1.0, Effects()).job_id
+    job_id = master.submit(spec(interactive="qrsh", session_key=b"k" * 32), 1.0,
+                           Effects()).job_id
     master.wait_started(WHO, p.WaitStarted(job_id=job_id, rid=1), key_of)
     schedule(master, 2.0)
     host = master.s.jobs[job_id].tasks[0].host
@@ -141,7 +143,8 @@ def test_a_task_that_cannot_start_or_is_deleted_ends_the_wait_with_an_error():
     (reply,) = [m for _, m in fx.replies if isinstance(m, p.Error)]
     assert reply.text == f"error: job {job_id} could not start: error: can't chdir to /nope"
 
-    other = master.submit(spec(interactive="qlogin", hold=True), 4.0, Effects()).job_id
+    other = master.submit(spec(interactive="qlogin", hold=True, session_key=b"k" * 32), 4.0,
+                          Effects()).job_id
     master.wait_started(WHO, p.WaitStarted(job_id=other, rid=3), key_of)
     fx = Effects()
     master.delete(p.Delete(targets=[str(other)], user="alice"), 5.0, fx)
@@ -328,7 +331,8 @@ def test_pe_task_ids_count_on_past_the_ones_a_rerun_keeps():
 
 def test_a_task_a_load_report_finds_running_answers_its_waiting_qrsh():
     master = make_master()
-    job_id = master.submit(spec(interactive="qrsh"), 1.0, Effects()).job_id
+    job_id = master.submit(spec(interactive="qrsh", session_key=b"k" * 32), 1.0,
+                           Effects()).job_id
     master.wait_started(WHO, p.WaitStarted(job_id=job_id, rid=5), key_of)
     schedule(master, 2.0)
     host = master.s.jobs[job_id].tasks[0].host
@@ -381,3 +385,16 @@ def test_a_task_waiting_for_a_pe_task_its_host_lost_is_accounted_when_that_host_
     assert not master.awaiting_pe_tasks
     master.accounted(sorted(master.s.outbox), Effects())
     assert job_id not in master.s.jobs
+
+
+def test_an_interactive_job_s_kind_and_session_key_are_checked_at_submission():
+    master = make_master()
+    for bad, why in [
+        (spec(interactive="qsh", session_key=b"k" * 32), 'unknown interactive job type "qsh"'),
+        (spec(interactive="qrsh", session_key=b"k"),
+         "an interactive job needs its session's public key of 32 bytes, not 1"),
+        (spec(pty=True), "a batch job has no session and no pseudo-terminal"),
+    ]:
+        assert master.submit(bad, 1.0, fx := Effects()) == p.Error(
+            text=f"Unable to run job: job rejected: {why}")
+        assert not fx.dirty_jobs and not master.s.jobs
