@@ -17,7 +17,7 @@ from gridd.durable import fsync_dir, write_all
 
 _CHUNK = 64 * 1024
 
-RecordKey = tuple[int, int, int, int]
+RecordKey = tuple[int, int, str, int, int]
 
 
 def _complete_length(fd: int, size: int) -> int:
@@ -95,7 +95,7 @@ def tail_lines(path: str | os.PathLike[str], n: int) -> list[str]:
 
 
 def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:
-    """(job_number, task_number, start_time, end_time) of the last n records on disk.
+    """The keys (record_key) of the last n records on disk.
 
     Header lines and lines that do not parse count against n but give no key: recovery only
     needs to know what certainly was written.
@@ -110,5 +110,12 @@ def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:
         except ValueError:
             continue
         if rec is not None:
-            keys.add((rec.job_number, rec.task_number, rec.start_time, rec.end_time))
+            keys.add(record_key(rec))
     return keys
+
+
+def record_key(rec: AccountingRecord) -> RecordKey:
+    """What tells a record from any other: a job's task, its PE task (two of qrsh
+    -inherit may start and end in the same second) and its run's times."""
+    return (rec.job_number, rec.task_number, rec.pe_taskid, int(rec.start_time),
+            int(rec.end_time))

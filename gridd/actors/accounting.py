@@ -42,7 +42,14 @@ import zmq
 from gridd import paths
 from gridd import protocol as p
 from gridd.accounting import config_history, report_lines
-from gridd.accounting.accounting_file import append_lines, append_records, tail_keys, tail_lines
+from gridd.accounting.accounting_file import (
+    RecordKey,
+    append_lines,
+    append_records,
+    record_key,
+    tail_keys,
+    tail_lines,
+)
 from gridd.accounting.record import AccountingRecord, acct_line, record_for
 from gridd.model.report import ConfigRecord
 from gridd.transport import TrioSocket
@@ -53,7 +60,6 @@ RECENT = 10_000  # keys of accounting (and reporting) lines remembered against d
 RETRY = 5.0  # seconds between attempts when a sink fails
 DB_BATCH = 5000  # rows that make a DuckDB batch at once
 
-Key = tuple[int, int, int, int]
 R = TypeVar("R")
 
 
@@ -75,7 +81,7 @@ class Writers:
         self.base = base
         self.conf = p.ReportingParams()
         self.file = paths.accounting_file(base)
-        self.recent: OrderedDict[Key, None] = OrderedDict(
+        self.recent: OrderedDict[RecordKey, None] = OrderedDict(
             (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
         self.report = paths.reporting_file(base)
         self.recent_lines: OrderedDict[str, None] = OrderedDict(
@@ -106,7 +112,7 @@ class Writers:
         return rows
 
     def _append_accounting(self, records: list[AccountingRecord]) -> None:
-        fresh = {_key(rec): rec for rec in records if _key(rec) not in self.recent}
+        fresh = {record_key(rec): rec for rec in records if record_key(rec) not in self.recent}
         if fresh:
             append_records(self.file, fresh.values())
             _remember(self.recent, fresh)
@@ -165,10 +171,6 @@ class Writers:
                 log.error("cannot fold the database's inbox: %s", exc)
             self.db.close()
         self.db = self.reader = None
-
-
-def _key(rec: AccountingRecord) -> Key:
-    return (rec.job_number, rec.task_number, int(rec.start_time), int(rec.end_time))
 
 
 def _remember(recent: OrderedDict, keys: Any) -> None:

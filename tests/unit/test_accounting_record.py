@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import fields
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.accounting.accounting_file import append_records, read_records, tail_keys
+from gridd.accounting.accounting_file import (
+    append_records,
+    read_records,
+    record_key,
+    tail_keys,
+)
 from gridd.accounting.record import (
     FIELDS,
     FILE_HEADER,
@@ -154,9 +160,16 @@ def test_accounting_file_append_read_and_tail(tmp_path) -> None:
     append_records(path, recs[2:])
     assert path.read_text().splitlines()[:4] == list(FILE_HEADER)
     assert list(read_records(path)) == recs
-    assert tail_keys(path, 2) == {(40, 0, 1795327215, 1795327220), (47, 0, 1795327375, 1795327378)}
+    assert tail_keys(path, 2) == {(40, 0, "NONE", 1795327215, 1795327220),
+                                  (47, 0, "NONE", 1795327375, 1795327378)}
     assert len(tail_keys(path, 100)) == 4
     assert tail_keys(tmp_path / "missing", 3) == set()
+    # Two PE tasks of qrsh -inherit may start and end in the same second: both are kept.
+    first = dataclasses.replace(recs[0], pe_taskid="1.node1")
+    second = dataclasses.replace(recs[0], pe_taskid="2.node1")
+    append_records(path, [first, second])
+    assert {record_key(first), record_key(second)} <= tail_keys(path, 2)
+    assert record_key(first) != record_key(second)
 
 
 def test_append_cuts_a_torn_last_line(tmp_path) -> None:
@@ -165,6 +178,6 @@ def test_append_cuts_a_torn_last_line(tmp_path) -> None:
     append_records(path, recs[:1])
     with path.open("a") as stream:
         stream.write(REFERENCE_LINES[1][:30])  # a crash in the middle of a write
-    assert tail_keys(path, 5) == {(1, 0, 1795326922, 1795326923)}
+    assert tail_keys(path, 5) == {(1, 0, "NONE", 1795326922, 1795326923)}
     append_records(path, recs[1:2])
     assert list(read_records(path)) == recs[:2]
