@@ -41,7 +41,7 @@ class _Terminal:
             import tty
 
             self.saved = termios.tcgetattr(fd)
-            tty.setraw(fd)
+            tty.setraw(fd, termios.TCSANOW)  # not TCSAFLUSH: what was typed ahead is kept
 
     def window(self) -> s.Window | None:
         if not self.is_tty:
