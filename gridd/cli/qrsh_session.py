@@ -202,11 +202,11 @@ def _noted(signum: int, frame: object) -> None:
 
 
 def _write_all(fd: int, data: bytes) -> None:
+    """All of `data`, also to a descriptor left non-blocking by whoever shares it."""
     view = memoryview(data)
-    while view:
+    done = 0
+    while done < len(data):
         try:
-            written = os.write(fd, view)
+            done += os.write(fd, view[done:])
         except BlockingIOError:
             select.select([], [fd], [])
-            continue
-        view = view[written:]
