@@ -29,8 +29,10 @@ def initial_config(state: MasterState, cell: CellConfig) -> None:
     """all.q over the host group @allhosts of every host, which hosts that register
     later join (gridd.master.execution), as Grid Engine's installation makes them; the
     two usual PEs (smp: one host, mpi: fill up) with 999 slots, as the installation's
-    make PE has, so that hosts that join are not held to the cell's first size; and the
-    people and hosts with rights.
+    make PE has, so that hosts that join are not held to the cell's first size, mpi
+    tightly integrated as MPI libraries want it (control_slaves TRUE: mpirun starts its
+    daemons with qrsh -inherit; job_is_first_task FALSE: the job script takes no slot of
+    its ranks); and the people and hosts with rights.
     Load thresholds are off: gridd has no alarm states yet.
     """
     cfg = state.config
@@ -42,7 +44,8 @@ def initial_config(state: MasterState, cell: CellConfig) -> None:
     cfg.pes["smp"] = ParallelEnvConf(pe_name="smp", slots=PE_SLOTS_ANY,
                                      allocation_rule=PE_SLOTS)
     cfg.pes["mpi"] = ParallelEnvConf(pe_name="mpi", slots=PE_SLOTS_ANY,
-                                     allocation_rule=FILL_UP)
+                                     allocation_rule=FILL_UP, control_slaves="TRUE",
+                                     job_is_first_task="FALSE")
     for host in ["global", *cell.hosts]:
         cfg.exechosts[host] = ExecHostConf(hostname=host)
     for host in cell.hosts:
