@@ -277,6 +277,14 @@ run "qstat -f"
 run "qdel $inside"
 run "qrdel $ar"
 
+step "Interactive jobs" \
+    "qrsh runs a command on an execution host now, scheduled as any job, its input and" \
+    "output here and its exit status qrsh's own; qlogin (or qrsh with no command) opens a" \
+    "shell there on a terminal of this one's size (not in this tour: it needs a terminal)."
+run "qrsh hostname"
+run "echo a b c | qrsh wc -w"
+run "qrsh 'exit 3' || echo \"qrsh exited \$?\""
+
 step "The cell's daemons, and stopping them" \
     "gridd down stops the daemons and leaves running jobs to the next gridd up;" \
     "--kill-jobs stops the jobs too."
