@@ -180,6 +180,7 @@ class SessionSocket:
         """The task is over: its outputs are read to their end (or a short silence)."""
         session.report = report
         session.ended.set()
+        session.streams.release_terminal()
         for scope in session.reads:
             scope.deadline = min(scope.deadline, trio.current_time() + OUTPUT_GRACE)
 

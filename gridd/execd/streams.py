@@ -32,6 +32,10 @@ class TaskStreams:
     stdin: int  # -1 with -nostdin or once closed; with a pty, the master side
     outputs: dict[int, int]  # the stream's number (1, 2) -> the end execd reads
     child: list[int] = field(default_factory=list)  # the job's 0, 1, 2 (-1: a file)
+    # execd's own copy of a pseudo-terminal's job side, held until the task has ended:
+    # a terminal whose last holder closed it may read as hung up (EIO) before the last
+    # bytes written to it have reached the master side, and those would be lost.
+    held: int = -1
     _closed: set[int] = field(default_factory=set)
 
     def close_child(self) -> None:
@@ -40,6 +44,12 @@ class TaskStreams:
         for fd in set(self.child) - {-1}:
             _close(fd)
         self.child = []
+
+    def release_terminal(self) -> None:
+        """The task has ended: the terminal may hang up once what it holds is read."""
+        if self.held >= 0:
+            _close(self.held)
+            self.held = -1
 
     def close_input(self) -> None:
         """qrsh's input ended: so does the job's (pipes only; on a terminal ^D says it)."""
@@ -87,6 +97,7 @@ class TaskStreams:
 
     def close(self) -> None:
         self.close_child()
+        self.release_terminal()
         for fd in {self.stdin, *self.outputs.values()} - {-1}:
             self._close(fd)
         self.stdin = -1
@@ -109,7 +120,8 @@ def open_streams(*, pty: bool, nostdin: bool) -> TaskStreams:
         _window(master, *DEFAULT_WINDOW)
         os.set_blocking(master, False)
         return TaskStreams(pty=True, stdin=master, outputs={1: master},
-                           child=[slave, slave, slave])
+                           child=[slave, slave, slave],
+                           held=os.dup(slave))
     stdin = child_in = -1
     if not nostdin:
         child_in, stdin = os.pipe()

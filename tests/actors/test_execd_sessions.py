@@ -5,6 +5,7 @@ the rules of attaching and of a qrsh lost, in virtual time where they allow it."
 from __future__ import annotations
 
 import getpass
+import os
 import pwd
 import signal
 from collections.abc import AsyncIterator, Callable
@@ -501,3 +502,22 @@ async def test_a_pe_task_is_reported_by_its_id_and_killed_when_execd_restarts(
             "1.localhost", FAILED_AFTER_JOB, "SIGKILL")
         await master.send(p.Ack(job_id=17, task_id=0, pe_task="1.localhost"))
         await until(lambda: not task_dir(actor.spool, 17, 0, "1.localhost").exists())
+
+
+async def test_a_terminal_is_held_open_until_its_task_ended() -> None:
+    """What the job wrote last is read before the terminal hangs up: execd holds its
+    side open until the task has ended, so that the master side never reads as hung up
+    (EIO) while bytes may still be on their way to it."""
+    streams = open_streams(pty=True, nostdin=False)
+    try:
+        job_side = os.dup(streams.child[1])
+        streams.close_child()
+        os.write(job_side, b"last words")
+        os.close(job_side)  # the job is gone; its terminal still held by execd
+        assert await streams.read(1, 100) == b"last words"
+        with pytest.raises(BlockingIOError):
+            os.read(streams.outputs[1], 100)  # nothing more, and not hung up
+        streams.release_terminal()
+        assert await streams.read(1, 100) == b""  # the task ended: now it hangs up
+    finally:
+        streams.close()
