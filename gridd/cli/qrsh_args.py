@@ -196,8 +196,11 @@ def parse_qrsh(
         raise QrshError(text if text != exc.message else f"error: {text.strip()}",
                         EXIT_ERROR) from None
     pty = own.pty if own.pty is not None else program == "qlogin" or not own.positional
+    env = req.spec.env
+    if "TERM" in environ and "TERM" not in env:  # as 8.1.9's: what the terminal is
+        env = {**env, "TERM": environ["TERM"]}
     spec = msgspec.structs.replace(
-        req.spec, interactive=program, pty=pty, session_key=session_key,
+        req.spec, interactive=program, pty=pty, session_key=session_key, env=env,
         noshell=req.spec.noshell or "-noshell" in own.flags)
     return QrshRequest(spec=spec, verify_only=req.verify_only, pty=pty,
                        verbose=program == "qlogin" or "-verbose" in own.flags,

@@ -47,6 +47,15 @@ def test_without_a_command_a_login_shell_on_a_pty_named_qrlogin() -> None:
         "QLOGIN", "qlogin", True, True)
 
 
+def test_the_terminals_type_goes_with_the_job() -> None:
+    """8.1.9's qrsh passes TERM (TERM=vt100 here gave TERM=vt100 in the job)."""
+    assert parse("true", env={**ENV, "TERM": "vt100"}).spec.env == {"TERM": "vt100"}
+    assert parse(program="qlogin", env={**ENV, "TERM": "xterm"}).spec.env == {"TERM": "xterm"}
+    assert parse("-v", "TERM=dumb", "true", env={**ENV, "TERM": "vt100"}).spec.env == {
+        "TERM": "dumb"}
+    assert parse("true").spec.env == {}
+
+
 def test_own_options_mix_with_qsubs() -> None:
     req = parse("-verbose", "-now", "n", "-pty", "y", "-N", "mine", "-noshell", "-nostdin",
                 "ls", "-l")
