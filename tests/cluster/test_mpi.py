@@ -52,10 +52,15 @@ def mpirun() -> str:
         return found
     if shutil.which("apt-get") is None:
         pytest.skip("no mpirun and no apt-get to install Debian's openmpi-bin")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     try:
         res = subprocess.run(["apt-get", "install", "-y", "openmpi-bin"], capture_output=True,
-                             text=True, timeout=600,
-                             env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+                             text=True, timeout=600, env=env)
+        if res.returncode != 0:  # a fresh machine's package lists may be missing or stale
+            subprocess.run(["apt-get", "update", "-q"], capture_output=True, timeout=600,
+                           env=env)
+            res = subprocess.run(["apt-get", "install", "-y", "openmpi-bin"],
+                                 capture_output=True, text=True, timeout=600, env=env)
     except subprocess.TimeoutExpired:
         pytest.skip("no mpirun: apt-get install openmpi-bin took over 600 s")
     found = shutil.which("mpirun")
