@@ -148,12 +148,22 @@ class Interactive:
                                          f"{why}"))
         return p.Error(text=f'{failed}execution daemon on host "{host}" didn\'t accept task')
 
+    def _live_pe_task(self, job_id: int, task_id: int, pe_task_id: str, host: str
+                      ) -> tuple[Job, Task, PeTask] | None:
+        """The PE task an execd on `host` speaks of, if the master knows it there and it
+        has not ended."""
+        job = self.s.jobs.get(job_id)
+        task = job.tasks.get(task_id) if job is not None else None
+        pe = task.pe_tasks.get(pe_task_id) if task is not None else None
+        if job is None or task is None or pe is None or pe.done or pe.host != host:
+            return None
+        return job, task, pe
+
     def pe_task_started(self, req: p.TaskStarted, fx: Effects, key_of: KeyOf) -> None:
-        job = self.s.jobs.get(req.job_id)
-        task = job.tasks.get(req.task_id) if job is not None else None
-        pe = task.pe_tasks.get(req.pe_task) if task is not None else None
-        if job is None or task is None or pe is None or pe.done or pe.host != req.host:
+        found = self._live_pe_task(req.job_id, req.task_id, req.pe_task, req.host)
+        if found is None:
             return
+        job, task, pe = found
         pe.start_time = req.start_time
         fx.dirty_tasks.add((job.job_id, task.task_id))
         waiter = self.pe_waiters.pop((job.job_id, task.task_id, pe.pe_task_id), None)
@@ -166,12 +176,10 @@ class Interactive:
         """Record a PE task's end once, whatever number of times its execd reports it."""
         fx.to_execd.append((report.host, p.Ack(job_id=report.job_id, task_id=report.task_id,
                                                pe_task=report.pe_task)))
-        job = self.s.jobs.get(report.job_id)
-        task = job.tasks.get(report.task_id) if job is not None else None
-        pe = task.pe_tasks.get(report.pe_task) if task is not None else None
-        if job is None or task is None or pe is None or pe.done or pe.host != report.host:
-            return
-        self._end_pe_task(job, task, pe, report, now, fx)
+        found = self._live_pe_task(report.job_id, report.task_id, report.pe_task,
+                                   report.host)
+        if found is not None:
+            self._end_pe_task(*found, report, now, fx)
 
     def _end_pe_task(self, job: Job, task: Task, pe: PeTask, report: p.TaskReport,
                      now: float, fx: Effects, settle: bool = True) -> None:
@@ -228,13 +236,11 @@ class Interactive:
         ended with its host (lost), those the master does not know of are killed, and
         one it runs whose start the master missed is started."""
         for job_id, task_id, pe_task_id in sorted(running):
-            job = self.s.jobs.get(job_id)
-            task = job.tasks.get(task_id) if job is not None else None
-            pe = task.pe_tasks.get(pe_task_id) if task is not None else None
-            if job is None or task is None or pe is None or pe.done or pe.host != host:
+            found = self._live_pe_task(job_id, task_id, pe_task_id, host)
+            if found is None:
                 fx.to_execd.append((host, p.KillTask(job_id=job_id, task_id=task_id,
                                                      pe_task=pe_task_id)))
-            elif not pe.start_time:
+            elif not found[2].start_time:
                 self.pe_task_started(p.TaskStarted(host=host, job_id=job_id, task_id=task_id,
                                                    start_time=now, pe_task=pe_task_id),
                                      fx, key_of)
