@@ -35,6 +35,22 @@ class UsageError(Exception):
     """A command line refused with the command's usage; no message: -help asked for it."""
 
 
+def interrupt(signum: int, frame: object) -> None:
+    """A signal handler that makes SIGTERM (or any) end a waiting command as ^C does."""
+    raise KeyboardInterrupt
+
+
+def withdraw(job_id: int) -> None:
+    """Delete the job an interrupted command (qsub -now or -sync, qrsh) waited for, as
+    8.1.9's do (over a connection of its own: the one interrupted may still hold an
+    answer)."""
+    try:
+        with Client() as client:
+            client.delete([str(job_id)], current_user())
+    except GriddError:
+        pass  # it could not be reached: the job stays, as after any lost connection
+
+
 def usage_exit(command: str, exc: UsageError) -> int:
     """-help prints the usage on stdout and succeeds; anything else prints it on stderr
     with the complaint, and fails."""

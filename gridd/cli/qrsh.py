@@ -18,7 +18,7 @@ from contextlib import closing
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_group, current_user, read_text
+from gridd.cli.common import current_group, current_user, interrupt, read_text, withdraw
 from gridd.cli.qrsh_args import QrshError, QrshRequest, parse_qrsh
 from gridd.client import CONNECT_TIMEOUT, Client, GriddError
 from gridd.formats.requests import submitted_line
@@ -52,7 +52,7 @@ def run(program: str, args: list[str]) -> int:
 
         sys.stdout.write(unsubmitted_detail(Job(job_id=0, spec=req.spec, submit_time=0.0)))
         return 0
-    before = {signum: signal.signal(signum, _interrupt) for signum in _INTERRUPTING}
+    before = {signum: signal.signal(signum, interrupt) for signum in _INTERRUPTING}
     try:
         with Client() as client:
             started = _start_pe_task(client, req, public) if req.inherit else (
@@ -88,10 +88,6 @@ class _Withdrawn(Exception):
     """qrsh was interrupted while its job waited: the job is deleted."""
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def _submit_and_wait(client: Client, req: QrshRequest, program: str) -> p.Started:
     reply = client.submit(req.spec)
     for line in reply.warnings:
@@ -102,7 +98,7 @@ def _submit_and_wait(client: Client, req: QrshRequest, program: str) -> p.Starte
     try:
         started = client.wait_started(reply.job_id)
     except KeyboardInterrupt:
-        _withdraw(reply.job_id)
+        withdraw(reply.job_id)
         print(f"\nerror: interrupted while job {reply.job_id} waited to start: the job is "
               "deleted", file=sys.stderr)
         raise _Withdrawn from None
@@ -110,16 +106,6 @@ def _submit_and_wait(client: Client, req: QrshRequest, program: str) -> p.Starte
         print(f"Your interactive job {reply.job_id} has been successfully scheduled.\n"
               f"Establishing builtin session to host {started.host} ...", file=sys.stderr)
     return started
-
-
-def _withdraw(job_id: int) -> None:
-    """Delete the job an interrupted qrsh waited for (over a connection of its own: the
-    one interrupted may still hold an answer)."""
-    try:
-        with Client() as client:
-            client.delete([str(job_id)], current_user())
-    except GriddError:
-        pass  # the master cannot be reached: the job stays, as after any lost connection
 
 
 def _start_pe_task(client: Client, req: QrshRequest, public: bytes) -> p.Started:

@@ -10,7 +10,7 @@ import time
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_group, current_user, read_text
+from gridd.cli.common import current_group, current_user, interrupt, read_text, withdraw
 from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range, submitted_line
@@ -75,7 +75,7 @@ def _submit(client: Client, req: QsubRequest) -> int:
     if not (req.now or req.sync):
         return 0
     code = 0
-    before = signal.signal(signal.SIGTERM, _interrupt)  # as ^C: the job goes with qsub
+    before = signal.signal(signal.SIGTERM, interrupt)  # as ^C: the job goes with qsub
     try:
         if req.now:
             code = _wait_immediate(client, job_id)
@@ -85,25 +85,11 @@ def _submit(client: Client, req: QsubRequest) -> int:
             code = _wait_sync(client, job_id, quiet=req.terse)
     except KeyboardInterrupt:
         print("\nInterrupted!\nPlease wait while qsub shuts down.", file=sys.stderr)
-        _withdraw(job_id)
+        withdraw(job_id)
         return 1
     finally:
         signal.signal(signal.SIGTERM, before)
     return code
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _withdraw(job_id: int) -> None:
-    """Delete the job that an interrupted qsub -now or -sync waited for, as 8.1.9's qsub
-    does (over a connection of its own: the one interrupted may still hold an answer)."""
-    try:
-        with Client() as client:
-            client.delete([str(job_id)], current_user())
-    except GriddError:
-        pass  # it could not be reached: the job stays, as after any lost connection
 
 
 def _wait_immediate(client: Client, job_id: int) -> int:
