@@ -100,7 +100,7 @@ class MasterActor:
         self.peer_names = PeerNames(self.machine,
                                     local_only=endpoint.startswith(("ipc://", "inproc://")))
         self.accounts: dict[str, Account] = {}  # see account
-        self.host_keys: dict[str, bytes] = {}  # see host_key
+        self.keyring = zap.Keyring(base)  # the keys let in, which host_key asks too
         self.execds: dict[str, bytes] = {}  # host -> routing id of its execd's connection
         spool_dir = paths.master_spool(base)
         self.spool = open_spool(spool_dir, choose(spool_dir))
@@ -161,7 +161,7 @@ class MasterActor:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery
                 if guard is not None:
-                    nursery.start_soon(zap.serve, guard, zap.Handler(zap.Keyring(self.base)))
+                    nursery.start_soon(zap.serve, guard, zap.Handler(self.keyring))
                 nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
                 await self._resend_outbox()  # first, and once the actor is there to hear it
                 nursery.start_soon(self._pump_clients, front, send.clone())
@@ -307,22 +307,17 @@ class MasterActor:
         self.accounts.clear()
 
     def host_key(self, host: str) -> bytes:
-        """A host's CURVE public key (common/keys/hosts/NAME.key, NAME its name or its
-        name without domain), which qrsh opens a session at its execd with; b"" without
-        security or when it has none. Cached once read: a host's key changes only with
-        its execd's, which the master refuses until restarted with it."""
+        """A host's CURVE public key (its key by its name, or its name without domain),
+        which qrsh opens a session at its execd with, from the keys the ZAP handler lets
+        in (a host's execd is let in before it registers); b"" without security or when
+        the host has none."""
         if self.key is None:
             return b""
-        found = self.host_keys.get(host)
-        if found is None:
-            for name in dict.fromkeys((host, host.partition(".")[0])):
-                try:
-                    found = keys.read_public(keys.key_file(self.base, keys.HOSTS, name))
-                except keys.KeyFileError:
-                    continue
-                self.host_keys[host] = found
-                break
-        return found or b""
+        for name in dict.fromkeys((host, host.partition(".")[0])):
+            found = self.keyring.public_key(f"host:{name}")
+            if found is not None:
+                return found
+        return b""
 
     def spool_action(self, req: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool, between two transactions: it is consistent."""

@@ -45,6 +45,7 @@ class Keyring:
         self.base = base
         self.clock = clock
         self.ids: dict[bytes, str] = {}
+        self.keys: dict[str, bytes] = {}  # the other way: User-Id -> public key
         self.scanned: tuple[int, ...] | None = None  # the directories' mtimes when read
         self.scanned_at = float("-inf")
         self.problems: list[str] = []  # as the last scan found them: each logged once
@@ -75,6 +76,11 @@ class Keyring:
             if problem not in self.problems:
                 log.warning("key file not used: %s", problem)
         self.ids, self.problems = found.ids, found.problems
+        self.keys = {user: public for public, user in found.ids.items()}
+
+    def public_key(self, user: str) -> bytes | None:
+        """The public key let in as `user` ("host:node1"), as the last scan found it."""
+        return self.keys.get(user)
 
 
 class Handler:
