@@ -29,7 +29,6 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ import msgspec
 from _cell import BIN, cell
 from master_rss import spec as realistic_spec
 
+from gridd import master_endpoint, paths
 from gridd.client import Client, GriddError
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Master
@@ -163,12 +163,6 @@ def read_back(spool_dir: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, len(state.jobs) if state else 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def master_start(root: Path) -> float:
     """Seconds from exec of `gridd master` until it answers a ping; the master is stopped
     (SIGTERM, then SIGKILL by PID) afterwards."""
@@ -177,7 +171,8 @@ def master_start(root: Path) -> float:
     cellconf = CellConfig(hosts=["node1"], slots=4, manager=getpass.getuser(),
                           machine=os.uname().nodename)
     (common / "bootstrap.json").write_bytes(msgspec.json.encode(cellconf))
-    (common / "master_endpoint").write_text(f"tcp://127.0.0.1:{_free_port()}\n")
+    paths.master_spool(root).mkdir(parents=True, exist_ok=True)
+    paths.listen_file(root).write_text(f"{master_endpoint.ANY_PORT}\n")
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="1")
     log = open(root / "master.out", "wb")  # noqa: SIM115 (closed below)
     t0 = time.perf_counter()

@@ -22,10 +22,12 @@ sends what the core said once it is spooled.
 
 from __future__ import annotations
 
+import errno
 import grp
 import logging
 import os
 import pwd
+import random
 import signal
 import subprocess
 from collections.abc import Callable
@@ -36,7 +38,7 @@ import msgspec
 import trio
 import zmq
 
-from gridd import keys, paths
+from gridd import keys, master_endpoint, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
 from gridd.actors.clock import SYSTEM, Wall
@@ -76,6 +78,11 @@ REQUEST_BURST = 10_000.0  # ...after this many at once (a pipelined submit_many)
 HANDSHAKE_MS = 10_000  # a connection still not through its handshake by then is closed
 
 
+class ListenFailed(Exception):
+    """The master's endpoint could not be bound (a port taken, an address not this
+    machine's): the master stops, and says so as its last line."""
+
+
 class MasterActor:
     """The master's sockets, spool and timers around the core (gridd.master.handle), and
     the core's Outside: users' accounts, hosts' public keys and the spool's
@@ -113,6 +120,26 @@ class MasterActor:
         self.ctx = zmq.Context()
         self.stopping = trio.Event()
 
+    def _bind(self, front: TrioSocket) -> None:
+        """Bind the master's endpoint; a new cell's on a port found free, published
+        (gridd.master_endpoint)."""
+        unchosen = master_endpoint.port_unchosen(self.endpoint)
+        tries = [self.endpoint]
+        if unchosen:
+            tries = master_endpoint.candidates(self.endpoint, random.Random(),
+                                               master_endpoint.ephemeral_ports())
+        for endpoint in tries:
+            try:
+                bound = front.bind(endpoint)
+                break
+            except zmq.ZMQError as exc:
+                if exc.errno != errno.EADDRINUSE or endpoint == tries[-1]:
+                    raise ListenFailed(f"the master cannot listen at {endpoint}: "
+                                       f"{zmq.strerror(exc.errno)}") from None
+        if unchosen:
+            self.endpoint = bound
+            master_endpoint.publish(self.base, bound)
+
     def _bootstrap(self, state: MasterState) -> None:
         """A new cell: create all.q and the PEs from the bootstrap file gridd up wrote."""
         conf = paths.common(self.base) / "bootstrap.json"
@@ -148,7 +175,7 @@ class MasterActor:
         front = TrioSocket.create(self.ctx, zmq.ROUTER, MAXMSGSIZE=4 * p.MAX_MESSAGE,
                                   SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS,
                                   IPV6=ipv6(self.endpoint), **security)
-        front.bind(self.endpoint)
+        self._bind(front)
         sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
         sched.bind(SCHED_ENDPOINT)
         acct = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
@@ -457,6 +484,9 @@ def serve(base: Path, endpoint: str, schedule_interval: float, wall: Wall) -> No
 
     try:
         trio.run(main)
+    except* ListenFailed as group:
+        log.error("%s", group.exceptions[0])
+        raise SystemExit(f"gridd: {group.exceptions[0]}") from None
     finally:
         if read_pid(pidfile) == os.getpid():  # not another master's
             pidfile.unlink(missing_ok=True)

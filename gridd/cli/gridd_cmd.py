@@ -28,9 +28,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from gridd import keys, paths
+from gridd import keys, master_endpoint, paths
 from gridd.cli import dbwriter, report, spool_cmd
 from gridd.cli.listen import ListenError, check_bindable
 from gridd.cli.listen import parse as parse_listen
@@ -346,27 +346,28 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
             print(f"gridd: {exc}", file=sys.stderr)
             return 1
     _make_job_sge_root(base)
-    endpoint_file = paths.endpoint_file(base)
-    if not endpoint_file.exists():
-        endpoint_file.write_text(f"tcp://127.0.0.1:{_free_port()}\n")
-    endpoint = endpoint_file.read_text().strip()
-    started = 0
+    if not paths.endpoint_file(base).exists() and not paths.listen_file(base).exists():
+        paths.master_spool(base).mkdir(parents=True, exist_ok=True)
+        paths.listen_file(base).write_text(f"{master_endpoint.ANY_PORT}\n")
+    spawned: list[Daemon] = []
     if not alive(local_pid(master_file)):
-        _spawn(base, ["master"], paths.master_spool(base))
-        started += 1
-    for host in cell.hosts:
-        if not alive(local_pid(paths.execd_spool(host, base) / "execd.pid")):
-            _spawn(base, ["execd", "--name", host, "--master", endpoint,
-                          "--load-report-time", str(args.load_report_time)],
-                   paths.execd_spool(host, base))
-            started += 1
-    if not started:
-        print(f"gridd: the cell under {base} is already running", file=sys.stderr)
-        return 0
+        spawned.append(_spawn(base, "master", ["master"], paths.master_spool(base)))
     try:
-        _wait_ready(base, cell.hosts)
-    except TimeoutError as exc:
-        print(f"gridd: {exc}; see {paths.master_spool(base) / 'messages'}", file=sys.stderr)
+        endpoint = _wait_endpoint(base, spawned)
+        for host in cell.hosts:
+            if not alive(local_pid(paths.execd_spool(host, base) / "execd.pid")):
+                spawned.append(_spawn(base, f"execd of {host}",
+                                      ["execd", "--name", host, "--master", endpoint,
+                                       "--load-report-time", str(args.load_report_time)],
+                                      paths.execd_spool(host, base)))
+        if not spawned:
+            print(f"gridd: the cell under {base} is already running", file=sys.stderr)
+            return 0
+        _wait_ready(base, cell.hosts, spawned)
+    except StartError as exc:
+        _stop(spawned)
+        print(f"gridd: {exc}; see {paths.master_spool(base) / 'messages'}; the daemons "
+              "this started are stopped", file=sys.stderr)
         return 1
     print(f"gridd: cell up under {base}: master at {endpoint}, "
           f"{len(cell.hosts)} host(s) here x {cell.slots} slots in all.q")
@@ -559,22 +560,73 @@ def _make_job_sge_root(base: Path) -> list[str]:
     return problems
 
 
-def _spawn(base: Path, args: list[str], logdir: Path) -> None:
+class Daemon(NamedTuple):
+    """A daemon `gridd up` started: what it is, its process, where its output goes."""
+    what: str
+    process: subprocess.Popen[bytes]
+    output: Path
+
+
+class StartError(Exception):
+    """The cell did not come up; the text says which daemon, and why when it is known."""
+
+
+def _spawn(base: Path, what: str, args: list[str], logdir: Path) -> Daemon:
     logdir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, GRIDD_ROOT=str(base))
-    with open(logdir / "daemon.out", "ab") as out:
-        subprocess.Popen([sys.executable, "-m", "gridd.cli.gridd_cmd", *args], env=env,
-                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                         start_new_session=True, close_fds=True)
+    output = logdir / "daemon.out"
+    with open(output, "ab") as out:
+        process = subprocess.Popen([sys.executable, "-m", "gridd.cli.gridd_cmd", *args],
+                                   env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   close_fds=True)
+    return Daemon(what, process, output)
 
 
-def _wait_ready(base: Path, hosts: list[str]) -> None:
+def _check_running(spawned: list[Daemon]) -> None:
+    """Raise StartError for a daemon that has already ended, with its last words."""
+    for daemon in spawned:
+        if (code := daemon.process.poll()) is not None:
+            lines = daemon.output.read_text(errors="replace").strip().splitlines()
+            last = f": {lines[-1]}" if lines else ""
+            raise StartError(f"the {daemon.what} stopped as it started (exit {code}){last}")
+
+
+def _stop(spawned: list[Daemon]) -> None:
+    """End what a failed `gridd up` started as `gridd down` would (jobs left running)."""
+    for daemon in spawned:
+        if daemon.process.poll() is None:
+            daemon.process.send_signal(signal.SIGTERM if daemon.what == "master"
+                                       else signals.LEAVE_JOBS[0])
+    for daemon in spawned:
+        try:
+            daemon.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            daemon.process.kill()
+            daemon.process.wait()
+
+
+def _wait_endpoint(base: Path, spawned: list[Daemon]) -> str:
+    """The master's endpoint; on a new cell, once the master has bound a port and
+    published it (gridd.master_endpoint)."""
+    endpoint_file = paths.endpoint_file(base)
+    deadline = time.monotonic() + START_TIMEOUT
+    while not endpoint_file.exists():
+        _check_running(spawned)
+        if time.monotonic() > deadline:
+            raise StartError(f"the master did not listen within {START_TIMEOUT:g} s")
+        time.sleep(0.02)
+    return endpoint_file.read_text().strip()
+
+
+def _wait_ready(base: Path, hosts: list[str], spawned: list[Daemon]) -> None:
     from gridd.client import Client, GriddError
     from gridd.model.host_lifecycle import shown_up
 
     deadline = time.monotonic() + START_TIMEOUT
-    missing = set(hosts)
+    missing: set[str] | None = None  # None until the master answers
     while time.monotonic() < deadline:
+        _check_running(spawned)
         try:
             with Client(base) as client:
                 reply = client.jobs()
@@ -585,14 +637,10 @@ def _wait_ready(base: Path, hosts: list[str]) -> None:
         if not missing:
             return
         time.sleep(0.05)
-    raise TimeoutError(f"the cell did not come up within {START_TIMEOUT:g} s "
-                       f"(hosts not reporting: {', '.join(sorted(missing)) or 'master'})")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    if missing is None:
+        raise StartError(f"the master did not answer within {START_TIMEOUT:g} s")
+    raise StartError(f"the cell did not come up within {START_TIMEOUT:g} s (hosts not "
+                     f"reporting: {', '.join(sorted(missing))})")
 
 
 def _log_to(path: Path) -> None:
