@@ -46,7 +46,7 @@ LAYERS = {
     "client": _layer("gridd.client gridd.zmtp gridd.keys gridd.join_bundle gridd.session",
                      "model protocol base", "nacl zmq msgspec"),
     "base": _layer("gridd gridd.durable gridd.collector gridd.paths gridd.pidfile "
-                   "gridd.sge_root"),
+                   "gridd.sge_root gridd.master_endpoint"),
     "resources": _layer("gridd.resources"),
     "manual": _layer("gridd.manual", "cli"),
     "cli": _layer("gridd.cli", "*", "*"),
