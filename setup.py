@@ -29,7 +29,8 @@ setup(
     distclass=_Distribution,
     packages=find_packages(include=["gridd", "gridd.*"]) + ["gridd.grammar", "gridd.reports"],
     package_dir={"gridd.grammar": "grammar", "gridd.reports": "reports"},
-    package_data={"gridd.grammar": ["*.lark"], "gridd.reports": ["*.sql", "schema/*.sql"]},
+    package_data={"gridd.grammar": ["*.lark"], "gridd.reports": ["*.sql", "schema/*.sql"],
+                  "gridd.web": ["templates/*.html", "static/*"]},
     data_files=[(f"share/man/{section}", sorted(str(p.relative_to(HERE)) for p in paths))
                 for section, paths in sorted(PAGES.items())],
 )

@@ -105,6 +105,11 @@ def listen_file(base: Path | None = None) -> Path:
     return master_spool(base) / "listen"
 
 
+def web_url_file(base: Path | None = None) -> Path:
+    """Where a running `gridd web` says its URL, for `gridd web login`."""
+    return (base or root()) / "spool" / "web" / "url"
+
+
 def execd_spool(host: str, base: Path | None = None) -> Path:
     return (base or root()) / "spool" / host
 

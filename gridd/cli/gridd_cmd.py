@@ -15,6 +15,8 @@
     gridd report [NAME | --sql SQL | --export DIR | --html FILE] ...
                                        named SQL reports over the reporting database
     gridd dbwriter FILE... [--db PATH]  load accounting/reporting files into the database
+    gridd web [--listen ADDR:PORT] | login
+                                       the web interface, and a URL that logs you in
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gridd import keys, master_endpoint, paths
-from gridd.cli import dbwriter, report, spool_cmd
+from gridd.cli import dbwriter, report, spool_cmd, web_cmd
 from gridd.cli.listen import ListenError, check_bindable
 from gridd.cli.listen import parse as parse_listen
 from gridd.execd import signals
@@ -152,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.configure(sub)
     dbwriter.configure(sub)
     spool_cmd.configure(sub)
+    web_cmd.configure(sub)
     return parser
 
 
@@ -174,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         return dbwriter.cmd_dbwriter(base, args)
     if args.cmd == "spool":
         return spool_cmd.cmd_spool(base, args)
+    if args.cmd == "web":
+        return web_cmd.cmd_web(base, args)
     try:
         return COMMANDS[args.cmd](base, args)
     except KeyboardInterrupt:

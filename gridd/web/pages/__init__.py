@@ -1,0 +1,7 @@
+"""The pages, a module each with its ROUTES; templates/ has a template of the same name."""
+
+from __future__ import annotations
+
+from gridd.web.pages import overview
+
+PAGES = [overview]

@@ -1,0 +1,38 @@
+"""Nothing without a login: every route, every method; CSRF on every change."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from tests.web.conftest import log_in, routes
+
+
+def test_every_route_without_a_login_says_how_to_log_in_and_shows_nothing(web: TestClient):
+    for path, methods in routes(web):
+        for method in sorted(methods - {"HEAD"}):
+            answer = web.request(method, path)
+            assert answer.status_code == (401 if method == "GET" else 403), (method, path)
+            assert "gridd web login" in answer.text
+            assert "node1" not in answer.text  # no host, job or queue shown
+
+
+def test_a_change_without_the_login_csrf_token_is_refused(web: TestClient):
+    log_in(web, "root")
+    for path, methods in routes(web):
+        if "POST" in methods:
+            answer = web.post(path, data={"csrf": "not-it"})
+            assert answer.status_code == 403 and "CSRF" in answer.text, path
+
+
+def test_a_logged_in_browser_sees_the_overview(web: TestClient):
+    log_in(web, "root")
+    answer = web.get("/")
+    assert answer.status_code == 200 and "node1" in answer.text
+    fragment = web.get("/", headers={"X-Fragment": "1"})
+    assert "<html" not in fragment.text and "node1" in fragment.text
+
+
+def test_a_bad_token_logs_nobody_in(web: TestClient):
+    answer = web.get("/login?token=nobody.AAAA")
+    assert answer.status_code == 403 and "gridd_session" not in answer.headers.get(
+        "set-cookie", "")
