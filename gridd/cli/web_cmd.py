@@ -42,15 +42,19 @@ def cmd_web(base: Path, args: argparse.Namespace) -> int:
 
 
 def _login(base: Path) -> int:
-    from gridd import login_token
-    from gridd.client import Client, GriddError
-    from gridd.web import server
+    from gridd import paths
 
-    url = server.read_url(base)
-    if url is None:
+    try:
+        url = paths.web_url_file(base).read_text().strip()
+    except OSError:
+        url = ""
+    if not url:
         print(f"gridd: no web server runs for the cell under {base}: start one with "
               "'gridd web'", file=sys.stderr)
         return 1
+    from gridd import login_token
+    from gridd.client import Client, GriddError
+
     try:
         with Client(base) as client:  # the master knows this user's key, and runs
             client.ping()

@@ -20,14 +20,6 @@ from gridd.web.app import make_app
 from gridd.web.state import WebState
 
 
-def read_url(base: Path) -> str | None:
-    """The running server's URL, None when none runs (or it left no file)."""
-    try:
-        return paths.web_url_file(base).read_text().strip() or None
-    except OSError:
-        return None
-
-
 def parse_listen(text: str) -> tuple[str, int]:
     """`ADDR:PORT` (IPv6 in brackets); port 0 for one the system picks."""
     addr, colon, port = text.rpartition(":")
@@ -71,11 +63,18 @@ def run(base: Path, listen: tuple[str, int]) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        if read_url(base) == url:  # not a newer server's
+        if _written_url(where) == url:  # not a newer server's
             where.unlink(missing_ok=True)
         state.pool.close()
         sock.close()
     return 0
+
+
+def _written_url(where: Path) -> str:
+    try:
+        return where.read_text().strip()
+    except OSError:
+        return ""
 
 
 async def _serve(state: WebState, config: Config) -> None:

@@ -51,11 +51,12 @@ LAYERS = {
     "manual": _layer("gridd.manual", "cli"),
     "cli": _layer("gridd.cli", "*", "*"),
     "shells": _layer("gridd.actors gridd.execd gridd.transport gridd.sim_processes", "*", "*"),
+    "web": _layer("gridd.web", "*", "*"),
 }
 # What the pure core never imports: an event loop, sockets, databases, other processes.
 IMPURE = frozenset({"trio", "zmq", "duckdb", "sqlite3", "socket", "_socket", "subprocess"})
 # What a command must not pay for at start-up: imported by gridd.cli only inside functions.
-HEAVY = frozenset({"trio", "zmq", "duckdb", "lark"})
+HEAVY = frozenset({"trio", "zmq", "duckdb", "lark", "starlette", "hypercorn", "jinja2", "anyio"})
 # Reading a clock: the pure core is given `now`.
 CLOCKS = frozenset({"time.time", "time.time_ns", "time.monotonic", "time.monotonic_ns",
                     "time.perf_counter", "time.perf_counter_ns", "time.process_time",

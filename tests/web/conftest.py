@@ -4,7 +4,6 @@ TestClient (the browser tests run a real `gridd web` beside Chromium instead).""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
