@@ -4,6 +4,7 @@ script then fetches its live parts again (static/gridd.js)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from functools import partial
 
@@ -15,6 +16,8 @@ from starlette.routing import Route
 from gridd.client import Client, GriddError
 from gridd.web.context import state_of
 from gridd.web.state import WebState
+
+log = logging.getLogger("gridd.web")
 
 WATCH_TIMEOUT = 120.0  # the master answers a Watch at its host-check tick at the latest
 RETRY_AFTER = 1.0  # seconds before asking again after the master could not be reached
@@ -30,6 +33,10 @@ async def watch(state: WebState) -> None:
                 state.pool.run, None, partial(_watch_once, since=seen),
                 abandon_on_cancel=True)
         except GriddError:
+            await anyio.sleep(RETRY_AFTER)
+            continue
+        except Exception:  # a bug must not end the server: the pages just stop updating
+            log.exception("the watch of the master's changes failed")
             await anyio.sleep(RETRY_AFTER)
             continue
         if version != seen:

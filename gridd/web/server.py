@@ -5,6 +5,8 @@ server's URL in $GRIDD_ROOT/spool/web/url for `gridd web login` while it runs.""
 from __future__ import annotations
 
 import ipaddress
+import logging
+import os
 import signal
 import socket
 import sys
@@ -50,9 +52,11 @@ def run(base: Path, listen: tuple[str, int]) -> int:
     port = sock.getsockname()[1]
     url = f"http://{f'[{addr}]' if family == socket.AF_INET6 else addr}:{port}/"
     config = Config()
-    config.bind = [f"fd://{sock.fileno()}"]
+    config.bind = [f"fd://{os.dup(sock.fileno())}"]  # Hypercorn closes the one it is given
     config.accesslog = None
     config.errorlog = "-"
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
     state = WebState(base)
     where = paths.web_url_file(base)
     where.parent.mkdir(parents=True, exist_ok=True)
