@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gridd import protocol as p
+from gridd.login_token import Claim
 from gridd.master import ars, events
 from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
@@ -33,6 +34,7 @@ class Outside:
         self.looked_up: list[str] = []
         self.forgotten = 0
         self.spool_actions: list[p.SpoolRequest] = []
+        self.sessions = 0  # session ids made
 
     def account(self, user: str) -> Account:
         self.looked_up.append(user)
@@ -47,6 +49,15 @@ class Outside:
 
     def host_key(self, host: str) -> bytes:
         return b""
+
+    def open_login(self, token: str) -> Claim | str:
+        """Tokens as "USER:EXPIRES:NONCE"; anything else does not open."""
+        user, expires, nonce = (token.split(":") + ["", ""])[:3]
+        return Claim(user, float(expires), nonce) if nonce else "not a token"
+
+    def new_session_id(self) -> str:
+        self.sessions += 1
+        return f"session{self.sessions}"
 
 
 class Spy:
