@@ -36,10 +36,12 @@ class Refused(GriddError):
 
 
 class Client:
+    session: str | None = None  # a web session whose user every request is sent as
+
     def __init__(self, base: str | os.PathLike[str] | None = None,
                  endpoint: str | None = None, *, session: str | None = None) -> None:
         """`session`: a web session (see login) whose user every request is sent as;
-        it may be set to another between requests."""
+        it may be set to another, or None, between requests."""
         self.endpoint = endpoint or _read_endpoint(base)
         self.session = session
         curve, key_file = own_keys(base)
