@@ -276,14 +276,15 @@ class Handler:
 
 def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | None:
     """The refusal, with `text`, of a client's change of jobs or ARs left in a burst
-    after the spool failed (see the actor's one-by-one retry); None for anything else,
-    which is applied."""
+    after the spool failed (see the actor's one-by-one retry), a web session's user's
+    too; None for anything else, which is applied."""
     if source != CLIENT or len(parts) != 2:
         return None
     try:
         msg = p.decode(parts[-1])
+        inner = p.decode(msg.request) if isinstance(msg, p.AsUser) else msg
     except p.ProtocolError:
         return None  # answered as any bad message is
-    if not isinstance(msg, CHANGES):
+    if not isinstance(inner, CHANGES):
         return None
     return p.Error(text=text, rid=msg.rid)

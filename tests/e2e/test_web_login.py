@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gridd import login_token
+from gridd import keys, login_token
 from gridd.client import Client, Refused, current_user
 from gridd.master.web_sessions import ENDED
 from gridd.model.job import JobSpec
@@ -21,6 +21,14 @@ def job(cell: Cell) -> JobSpec:
                    o_home=str(cell.root), o_workdir=str(cell.root), cwd=str(cell.root))
 
 
+def as_host(cell: Cell) -> str:
+    """A token made with a host's key under its name: no user's, so no login."""
+    host = next(name for kind, name, _, _ in keys.listing(cell.root) if kind == "host")
+    pair = keys.read_secret(keys.secret_file(cell.root, keys.HOSTS, host))
+    master = keys.read_public(keys.key_file(cell.root, keys.MASTER))
+    return login_token.make(host, pair.secret, master, time.time())
+
+
 def test_a_user_logs_in_with_a_token_acts_in_the_session_and_watches(cell: Cell):
     me = current_user()
     token = login_token.for_current_user(cell.root, time.time())
@@ -29,6 +37,8 @@ def test_a_user_logs_in_with_a_token_acts_in_the_session_and_watches(cell: Cell)
         assert session.user == me and session.expires > time.time() + 11 * 3600
         with pytest.raises(Refused, match="the login token was used before"):
             web.login(token)
+        with pytest.raises(Refused, match="the cell has no key of user"):
+            web.login(as_host(cell))
         with Client(cell.root, session=session.session) as browser:
             before = browser.watch(since=-1, timeout=10)
             seen: list[int] = []

@@ -346,6 +346,14 @@ def test_after_a_spool_failure_only_clients_changes_of_jobs_and_ars_are_refused_
     refused = unapplied_refusal(CLIENT, frames(p.Submit(spec=spec(), rid=4)), "error: full")
     assert refused == p.Error(text="error: full", rid=4)
     assert unapplied_refusal(CLIENT, frames(p.Ping(rid=4)), "error: full") is None
+    in_session = p.AsUser(session="s", request=p.encode(p.Delete(targets=["1"], user="")),
+                          rid=5)
+    assert unapplied_refusal(CLIENT, frames(in_session), "error: full") == p.Error(
+        text="error: full", rid=5)
+    asking = p.AsUser(session="s", request=p.encode(p.QueryJobs()), rid=5)
+    assert unapplied_refusal(CLIENT, frames(asking), "error: full") is None
+    garbled = p.AsUser(session="s", request=b"garbage")
+    assert unapplied_refusal(CLIENT, frames(garbled), "error: full") is None
     assert unapplied_refusal(CLIENT, [ID, b"garbage"], "error: full") is None
     assert unapplied_refusal(SCHED, [p.encode(p.Submit(spec=spec()))], "error: full") is None
 
