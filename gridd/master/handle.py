@@ -6,7 +6,10 @@ its connection names) and the time; what the message causes is written into the 
 Effects, which the actor spools and then sends. Everything here is decided without I/O:
 what needs the outside (the user database, the spool between two transactions) is asked
 of the actor through Outside, and what must be sent before the spool commit is returned
-in Handled.
+in Handled. A web server's request made in a user's web session (AsUser) is unwrapped
+here, before admission, and admitted as if that user had sent it
+(gridd.master.web_sessions); the web sessions and the Watches waiting for the cell to
+change (gridd.master.watches) live in the Handler.
 """
 
 from __future__ import annotations
