@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from starlette.testclient import TestClient
 
+from gridd import login_token
 from tests.web.conftest import log_in, routes
 
 
@@ -35,4 +38,15 @@ def test_a_logged_in_browser_sees_the_overview(web: TestClient):
 def test_a_bad_token_logs_nobody_in(web: TestClient):
     answer = web.get("/login?token=nobody.AAAA")
     assert answer.status_code == 403 and "gridd_session" not in answer.headers.get(
+        "set-cookie", "")
+
+
+def test_a_login_url_logs_its_user_in_once(web: TestClient):
+    login = log_in(web, "alice")
+    assert login.user == "alice" and "alice" in web.get("/").text
+    token = login_token.for_current_user(web.app.state.web.base, time.time())
+    assert web.get("/login", params={"token": token}).status_code == 303
+    web.cookies.clear()
+    again = web.get("/login", params={"token": token})
+    assert again.status_code == 403 and "gridd_session" not in again.headers.get(
         "set-cookie", "")
