@@ -7,6 +7,7 @@ import time
 from starlette.testclient import TestClient
 
 from gridd import login_token
+from gridd.client import Client
 from tests.web.conftest import log_in, routes
 
 
@@ -50,3 +51,12 @@ def test_a_login_url_logs_its_user_in_once(web: TestClient):
     again = web.get("/login", params={"token": token})
     assert again.status_code == 403 and "gridd_session" not in again.headers.get(
         "set-cookie", "")
+
+
+def test_a_session_the_master_ended_sends_the_browser_to_log_in_again(web: TestClient):
+    login = log_in(web, "root")
+    with Client(web.app.state.web.base) as client:
+        client.logout(login.session)
+    answer = web.get("/")
+    assert answer.status_code == 401 and "Your login has ended" in answer.text
+    assert web.get("/").status_code == 401  # the server forgot the login too
