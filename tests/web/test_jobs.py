@@ -158,6 +158,21 @@ def test_a_job_page_is_qstat_j(clean: Cell, as_nobody: TestClient):
     clean.ok("qrdel", str(ar))
 
 
+def test_a_job_page_shows_the_scheduling_info_qstat_j_shows(clean: Cell,
+                                                            as_nobody: TestClient):
+    job = qsub(clean, "-l", UNSATISFIABLE, *SLEEP)
+
+    def reasons() -> list[str]:
+        out = clean.ok("qstat", "-j", str(job))
+        block = out[out.find("scheduling info:"):].removeprefix("scheduling info:")
+        return [line.strip() for line in block.splitlines()] if "scheduling info" in out else []
+
+    shown = wait_for(reasons, what="scheduling info")
+    page = as_nobody.get(f"/jobs/{job}").text
+    items = re.search(r'<ul id="reasons">(.*?)</ul>', page, re.S)[1]
+    assert [html.unescape(i) for i in re.findall(r"<li>([^<]*)</li>", items)] == shown
+
+
 def test_an_unknown_job_is_qstat_s_not_found(as_nobody: TestClient):
     for ref in ("99999", "nosuch"):
         page = as_nobody.get(f"/jobs/{ref}")
