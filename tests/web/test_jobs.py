@@ -88,8 +88,8 @@ def qstat_rows(cell: Cell, *args: str) -> list[tuple[str, str, str]]:
     return [(line.split()[0], line.split()[4], line[tasks_at:].strip()) for line in lines[2:]]
 
 
-_ROW = re.compile(r'<tr id="job-(\d+)[^"]*" data-state="([^"]*)">.*?<td class="tasks">'
-                  r"([^<]*)</td>", re.S)
+_ROW = re.compile(r'<tr id="job-(\d+)[^"]*" data-job="\d+" data-state="([^"]*)">'
+                  r'.*?<td class="tasks">([^<]*)</td>', re.S)
 
 
 def page_rows(text: str) -> list[tuple[str, str, str]]:
