@@ -58,6 +58,12 @@ def _sorted(ars: Iterable[AdvanceReservation]) -> list[AdvanceReservation]:
 
 # ---- text --------------------------------------------------------------------------
 
+def columns(ar: AdvanceReservation) -> tuple[str, ...]:
+    """An AR's values under HEADER's columns, unclipped (the web's table shows them)."""
+    return (str(ar.ar_id), ar.spec.name, ar.spec.owner, ar.state, stamp(ar.start),
+            stamp(ar.end), _duration(ar))
+
+
 def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[str]:
     """Plain `qrstat`: one line per AR under a header; with -explain, an AR's message on
     an indented line below it."""
@@ -66,9 +72,10 @@ def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[s
         return []
     lines = [HEADER, "-" * 90]
     for ar in ars:
+        ar_id, name, owner, state, start, end, duration = columns(ar)
         lines.append(
-            f"{ar.ar_id:>7} {ar.spec.name:<10.10} {ar.spec.owner:<12.12} {ar.state:<5.5} "
-            f"{stamp(ar.start):<20.20} {stamp(ar.end):<20.20} {_duration(ar)}"
+            f"{ar_id:>7} {name:<10.10} {owner:<12.12} {state:<5.5} "
+            f"{start:<20.20} {end:<20.20} {duration}"
         )
         if explain and ar.message:
             lines.append(f"       {ar.message}")

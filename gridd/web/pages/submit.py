@@ -60,7 +60,7 @@ def qsub_argv(form: dict[str, str]) -> tuple[list[str], str]:
     return argv, script
 
 
-def _reader(uid: int, shared: str) -> Callable[[str], str | None]:
+def user_reader(uid: int, shared: str) -> Callable[[str], str | None]:
     """How qsub's parser reads the request files here: the cell's sge_request, and the
     user's own files only (the server may read what the user may not)."""
 
@@ -92,7 +92,7 @@ def parse(form: dict[str, str], user: str, root: str, now: float) -> QsubRequest
     environ = {"HOME": home, "LOGNAME": user, "USER": user, "SHELL": shell,
                "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     return parse_qsub(argv, environ=environ, cwd=home, home=home, root=root,
-                      read_file=_reader(uid, f"{root}/common/sge_request"), user=user,
+                      read_file=user_reader(uid, f"{root}/common/sge_request"), user=user,
                       uid=uid, group=group, gid=gid, host=socket.gethostname(),
                       stdin_text=lambda: script, now=now)
 
