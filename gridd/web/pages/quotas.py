@@ -6,6 +6,7 @@ grammar as the user types, so a syntax error shows at its line before anything i
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 from urllib.parse import urlencode
 
@@ -51,8 +52,10 @@ def check(text: str) -> dict[str, Any]:
 
 async def _qconf(request: Request, argv: list[str], files: dict[str, str] | None = None
                  ) -> p.QconfReply:
+    """qconf's request of these arguments, as the login's user."""
+    user = login_of(request).user
     return await call(request, lambda client: client.request(
-        p.Qconf(argv=argv, files=files or {})))
+        p.Qconf(argv=argv, files=files or {}, user=user, host=socket.gethostname())))
 
 
 async def _listing(request: Request) -> dict[str, Any]:
