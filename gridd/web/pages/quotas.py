@@ -18,7 +18,7 @@ from gridd import protocol as p
 from gridd.cli import qquota
 from gridd.client import GriddError
 from gridd.formats.parsing import FormatError
-from gridd.formats.rqs import parse_rule_sets, template
+from gridd.formats.rqs import parse_rule_sets, print_rule_set, template
 from gridd.web.context import call, login_of, render, wants_fragment
 
 # The name the editor's text travels under, as qconf names the file it sends.
@@ -26,17 +26,9 @@ FILE = "web-rqs"
 
 
 def rule_sets(lines: list[str]) -> list[tuple[str, str]]:
-    """(name, text) of each set in qconf -srqs's lines, its braces included."""
-    found: list[tuple[str, str]] = []
-    block: list[str] = []
-    for line in lines:
-        block.append(line)
-        if line.strip() == "}":
-            name = next((b.split(None, 1)[1].strip() for b in block
-                         if b.split(None, 1)[:1] == ["name"] and len(b.split()) > 1), "")
-            found.append((name, "\n".join(block) + "\n"))
-            block = []
-    return found
+    """(name, text) of each set in qconf -srqs's lines, each printed as qconf prints it."""
+    return [(rule_set.name, print_rule_set(rule_set))
+            for rule_set in parse_rule_sets("".join(line + "\n" for line in lines))]
 
 
 def check(text: str) -> dict[str, Any]:

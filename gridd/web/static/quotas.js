@@ -35,7 +35,7 @@
       event.preventDefault();
       clearTimeout(timer);
       const verdict = await check();
-      if (verdict && verdict.ok) form.submit();
+      if (verdict === null || verdict.ok) form.submit();  // unanswered: the master judges
     });
     check();
   }
