@@ -26,7 +26,7 @@ from gridd.client import current_user
 from tests.e2e.conftest import BIN, Cell, make_cell
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 URL_LINE = re.compile(r"^gridd: web interface at (\S+) ")
@@ -95,10 +95,22 @@ def logged_in(browser: Browser, server: WebServer) -> Page:
     """A new browser context (its own cookies) logged in through a printed URL."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(EXPECT_TIMEOUT)
-    page = context.new_page()
+    page = new_page(context)
     page.goto(server.login_url())
     assert page.url == server.url, f"the login ended at {page.url}"
     return page
+
+
+def new_page(context: BrowserContext) -> Page:
+    """A tab of the context whose confirmations ("Delete job 3?") the user accepts."""
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    return page
+
+
+def send(form: Locator) -> None:
+    """Submit a form as its user does, with its (first) submit button."""
+    form.locator("button[type=submit], input[type=submit], button:not([type])").first.click()
 
 
 def shot(page: Page, name: str) -> None:

@@ -19,7 +19,9 @@ from tests.web.browser import (  # noqa: F401  (the fixtures this module uses)
     browser_cell_fixture,
     browser_fixture,
     needs_browser,
+    new_page,
     page_fixture,
+    send,
     shot,
     web_server_fixture,
 )
@@ -44,7 +46,7 @@ def test_the_printed_url_logs_in_once_and_shows_the_overview(browser, web_server
     url = web_server.login_url()
     context = browser.new_context()
     try:
-        anonymous = context.new_page()
+        anonymous = new_page(context)
         answer = anonymous.goto(web_server.url)
         assert answer.status == 401
         expect(anonymous.locator("body")).to_contain_text("gridd web login")
@@ -72,13 +74,13 @@ def test_a_job_submitted_in_the_form_appears_starts_and_goes_in_an_open_jobs_pag
     watcher.goto(f"{web_server.url}jobs")
     keep_open(watcher)
 
-    form = watcher.context.new_page()
+    form = new_page(watcher.context)
     form.goto(f"{web_server.url}submit")
     submit = form.locator("form#submit")
     submit.locator("[name=command]").fill("sleep 600")
     submit.locator("[name=name]").fill("from_browser")
     submit.locator("[name=hold]").check()
-    submit.locator("[type=submit]").click()
+    send(submit)
     expect(form.locator("#message")).to_contain_text("has been submitted")
     job_id = re.search(r"Your job (\d+)", form.locator("#message").inner_text()).group(1)
 
@@ -109,19 +111,19 @@ def test_an_ar_submitted_in_the_form_appears_in_an_open_overview_and_is_deleted(
     keep_open(watcher)
     granted = watcher.locator("table#ars")
 
-    form = watcher.context.new_page()
+    form = new_page(watcher.context)
     form.goto(f"{web_server.url}reservations")
     submit = form.locator("form#ar-submit")
     submit.locator("[name=name]").fill("browser_ar")
     submit.locator("[name=duration]").fill("1:00:00")
-    submit.locator("[type=submit]").click()
+    send(submit)
     expect(form.locator("#message")).to_contain_text("granted")
     ar_id = re.search(r"(\d+)", form.locator("#message").inner_text()).group(1)
     row = form.locator(f"table#ars tr#ar-{ar_id}")
     expect(row).to_contain_text("browser_ar")
     expect(granted).to_contain_text("browser_ar")
 
-    row.locator("[type=submit]").click()
+    send(row.locator("form"))
     expect(form.locator(f"table#ars tr#ar-{ar_id}")).to_have_count(0)
     expect(granted).not_to_contain_text("browser_ar")
     assert was_not_reloaded(watcher)
@@ -149,13 +151,14 @@ def test_a_quota_set_with_a_syntax_error_shows_the_line_before_anything_is_sent(
     text.fill(RULE_SET.replace("to slots=1", "too slots=1"))
     text.dispatch_event("input")
     expect(page.locator("#rqs-error")).to_contain_text("line 5")
-    assert f"POST {web_server.url}quotas" not in sent  # checked, not saved
+    assert f"POST {web_server.url}quotas/check" in sent  # checked by the server's grammar,
+    assert f"POST {web_server.url}quotas" not in sent  # not saved
     assert "browser_rqs" not in web_server.cell.run("qconf", "-srqsl").stdout
 
     text.fill(RULE_SET)
     text.dispatch_event("input")
     expect(page.locator("#rqs-error")).not_to_contain_text("line")
-    editor.locator("[type=submit]").click()
+    send(editor)
     expect(page.locator("body")).to_contain_text("browser_rqs")
     try:
         assert "users {*} to slots=1" in web_server.cell.ok("qconf", "-srqs", "browser_rqs")
