@@ -36,10 +36,15 @@ class Refused(GriddError):
 
 
 class Client:
+    session: str | None = None  # a web session whose user every request is sent as
+
     def __init__(self, base: str | os.PathLike[str] | None = None,
-                 endpoint: str | None = None) -> None:
+                 endpoint: str | None = None, *, session: str | None = None) -> None:
+        """`session`: a web session (see login) whose user every request is sent as;
+        it may be set to another, or None, between requests."""
         self.endpoint = endpoint or _read_endpoint(base)
-        curve, key_file = _curve(base)
+        self.session = session
+        curve, key_file = own_keys(base)
         try:
             self.conn = Dealer(self.endpoint, CONNECT_TIMEOUT, curve)
         except (ZmtpError, TimeoutError) as exc:
@@ -63,10 +68,14 @@ class Client:
     # ---- plumbing ----------------------------------------------------------------
 
     def _frame(self, msg: p.Msg) -> bytes:
+        """One request's frame; with a session, wrapped in AsUser under the same rid
+        (logging in and out are the web server's own, never a user's)."""
         self._rid += 1
         msg.rid = self._rid
         try:
             body = p.encode(msg)
+            if self.session is not None and not isinstance(msg, (p.WebLogin, p.WebLogout)):
+                body = p.encode(p.AsUser(session=self.session, request=body, rid=self._rid))
         except UnicodeEncodeError as exc:
             # Python hands over command-line words and files that are not UTF-8 with
             # their bad bytes as lone surrogates, which the protocol cannot carry.
@@ -210,8 +219,22 @@ class Client:
     def shutdown(self) -> None:
         self.request(p.Shutdown(), timeout=CONNECT_TIMEOUT)
 
+    def login(self, token: str) -> p.WebSession:
+        """A web session for the user whose token this is (gridd.login_token), usable
+        from this client's key only."""
+        return self.request(p.WebLogin(token=token))
 
-def _curve(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
+    def logout(self, session: str) -> None:
+        self.request(p.WebLogout(session=session))
+
+    def watch(self, since: int, timeout: float) -> int:
+        """The master's version of the cell once it differs from `since`, or the same
+        at its next host check (a heartbeat); GriddError after `timeout` seconds."""
+        changed = self.request(p.Watch(since=since), timeout=timeout)
+        return changed.version
+
+
+def own_keys(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
     """The keys to connect with, and the secret key file they come from: $GRIDD_KEY,
     else the running user's in the cell. A cell made with `--security none` (only ever
     for measuring) has none."""

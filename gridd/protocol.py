@@ -351,6 +351,46 @@ class QconfReply(Msg, tag="qconf_reply"):
     code: int = 0
 
 
+# ---- the web server -> master (gridd web; see gridd.master.web_sessions) --------------
+
+class WebLogin(Msg, tag="web_login"):
+    """A web server logs a browser's user in with a token that user made
+    (gridd.login_token); answered with a WebSession or an Error."""
+
+    token: str
+
+
+class WebSession(Msg, tag="web_session"):
+    """A session the connection that asked for it may act as `user` in, until `expires`."""
+
+    session: str
+    user: str
+    expires: float
+
+
+class AsUser(Msg, tag="as_user"):
+    """`request`, an encoded client request with the same rid, handled as if the
+    session's user had sent it over this connection."""
+
+    session: str
+    request: bytes
+
+
+class WebLogout(Msg, tag="web_logout"):
+    session: str
+
+
+class Watch(Msg, tag="watch"):
+    """Answered with Changed once the master's version differs from `since`, else at
+    its next host check with the same version."""
+
+    since: int
+
+
+class Changed(Msg, tag="changed"):
+    version: int
+
+
 # ---- execd <-> master --------------------------------------------------------------
 
 class TaskReport(msgspec.Struct, kw_only=True):
@@ -531,6 +571,7 @@ Message = (
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | WaitStarted | StartPeTask | Started
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
+    | WebLogin | WebSession | AsUser | WebLogout | Watch | Changed
     | Register | LoadReport
     | TaskStarted | TaskFinished | Ack | StartTask | KillTask | SuspendTask | StopExecd
     | SchedState | SchedEvent

@@ -28,6 +28,7 @@ import logging
 import os
 import pwd
 import random
+import secrets
 import signal
 import subprocess
 from collections.abc import Callable
@@ -38,7 +39,7 @@ import msgspec
 import trio
 import zmq
 
-from gridd import keys, master_endpoint, paths
+from gridd import keys, login_token, master_endpoint, paths
 from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
 from gridd.actors.clock import SYSTEM, Wall
@@ -85,8 +86,8 @@ class ListenFailed(Exception):
 
 class MasterActor:
     """The master's sockets, spool and timers around the core (gridd.master.handle), and
-    the core's Outside: users' accounts, hosts' public keys and the spool's
-    administration."""
+    the core's Outside: users' accounts, hosts' public keys, web login tokens, session ids
+    and the spool's administration."""
 
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
@@ -346,6 +347,18 @@ class MasterActor:
                 return found
         return b""
 
+    def open_login(self, token: str) -> login_token.Claim | str:
+        """What a web login token claims: opened with the master's secret key and the
+        public key of the user it names, as the ZAP handler last read the keys."""
+        if self.key is None:
+            return ("web logins need a cell with keys: this one was made with 'gridd up "
+                    "--security none'")
+        return login_token.open(token, self.key.secret,
+                                lambda user: self.keyring.public_key(f"user:{user}"))
+
+    def new_session_id(self) -> str:
+        return secrets.token_urlsafe(32)
+
     def spool_action(self, req: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool, between two transactions: it is consistent."""
         try:
@@ -362,7 +375,8 @@ class MasterActor:
         sock.send_nowait([p.encode(msg)])
 
     def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
-        """Send what a spooled burst caused."""
+        """Send what a spooled burst caused, with the watches it answers."""
+        self.handler.committed(fx)
         for ident, reply in fx.replies:
             self.front.send_nowait([ident, p.encode(reply)])
         for host, msg in fx.to_execd:

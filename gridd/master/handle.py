@@ -6,7 +6,10 @@ its connection names) and the time; what the message causes is written into the 
 Effects, which the actor spools and then sends. Everything here is decided without I/O:
 what needs the outside (the user database, the spool between two transactions) is asked
 of the actor through Outside, and what must be sent before the spool commit is returned
-in Handled.
+in Handled. A web server's request made in a user's web session (AsUser) is unwrapped
+here, before admission, and admitted as if that user had sent it
+(gridd.master.web_sessions); the web sessions and the Watches waiting for the cell to
+change (gridd.master.watches) live in the Handler.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from msgspec import Struct
 
 from gridd import protocol as p
 from gridd.master import ars
-from gridd.master.admission import Account, Door, Peer, name_reporter, unless_manager
+from gridd.master.admission import EXECD, Account, Door, Peer, name_reporter, unless_manager
 from gridd.master.state import Effects
+from gridd.master.watches import Watches
+from gridd.master.web_sessions import ENDED, Claim, WebSessions
 
 if TYPE_CHECKING:
     from gridd.master.core import Master
@@ -31,6 +36,9 @@ log = logging.getLogger("gridd.master")
 CLIENT, SCHED, ACCT, TIMER, TICK = "client", "sched", "acct", "timer", "tick"
 # Client requests that change jobs or ARs (see unapplied_refusal).
 CHANGES = (p.Submit, p.Delete, p.Alter, p.Hold, p.Qmod, p.ArSubmit, p.ArDelete)
+# What a web session's user may not send (AsUser): logins are the web server's, and
+# reports its hosts'.
+NOT_AS_USER = (p.AsUser, p.WebLogin, p.WebLogout, *EXECD)
 
 
 class Outside(Protocol):
@@ -49,6 +57,14 @@ class Outside(Protocol):
         """A host's CURVE public key, which qrsh opens its task's session with (b""
         without security or when the host has none)."""
 
+    def open_login(self, token: str) -> Claim | str:
+        """What a web login token claims, opened with the master's secret key and the
+        user's public key (gridd.login_token); or why it cannot be, in words for the
+        user."""
+
+    def new_session_id(self) -> str:
+        """A fresh random web session id, which nobody can guess."""
+
 
 class Handled(Struct, frozen=True):
     """What the actor must do for one message besides its Effects, before the commit."""
@@ -62,12 +78,19 @@ NOTHING = Handled()  # what most messages leave the actor to do beyond their eff
 
 
 class Handler:
-    """Applies the master actor's messages: its Door, and the Outside that it asks."""
+    """Applies the master actor's messages: its Door, and the Outside that it asks; with
+    the web sessions and the held Watches, which live as long as the actor."""
 
     def __init__(self, door: Door, outside: Outside) -> None:
         self.door = door
         self.outside = outside
         self.account = outside.account  # bound once: asked of every user's request
+        self.sessions = WebSessions()
+        self.watches = Watches()
+
+    def committed(self, fx: Effects) -> None:
+        """A burst with these effects is spooled: the watches it answers go with it."""
+        self.watches.committed(fx)
 
     def handle(self, m: Master, source: str, parts: list[bytes], peer: Peer | None,
                now: float, fx: Effects) -> Handled:
@@ -76,6 +99,8 @@ class Handler:
         if source == TIMER:
             m.check_hosts(now, fx)
             self.outside.forget_accounts()  # users' groups are looked up afresh now and then
+            self.sessions.expire(now)
+            self.watches.answer(fx)  # a heartbeat: a watcher never waits for ever
             return NOTHING
         if source == TICK:
             m.tick(now, fx)
@@ -93,6 +118,13 @@ class Handler:
                 return NOTHING
             fx.replies.append((ident, self.door.garbage(ident, peer, exc, now)))
             return NOTHING
+        if isinstance(msg, p.AsUser) and peer is not None:
+            unwrapped = self._as_user(msg, peer, now)
+            if isinstance(unwrapped, p.Error):
+                unwrapped.rid = msg.rid
+                fx.replies.append((ident, unwrapped))
+                return NOTHING
+            msg, peer = unwrapped
         execd = None
         if peer is not None:  # a client's or an execd's
             refusal, execd = self.door.admit(ident, peer, msg, now, self.account)
@@ -103,10 +135,9 @@ class Handler:
             if execd is not None:  # its reports go by the configuration's name of it
                 execd = m.host_called(execd)
                 name_reporter(msg, execd)
-        user = peer.user if peer is not None else None
         forward = None
         try:
-            forward = self._route(m, source, ident, msg, now, fx, user)
+            forward = self._route(m, source, ident, msg, now, fx, peer)
         except Exception:  # a bug must not take the master down: log it and answer
             log.exception("failed to handle %s from %s", type(msg).__name__, source)
             if source == CLIENT:
@@ -117,12 +148,40 @@ class Handler:
             return NOTHING
         return Handled(answered, execd, forward)
 
+    def _as_user(self, msg: p.AsUser, peer: Peer, now: float) -> tuple[p.Msg, Peer] | p.Error:
+        """The request a web server sends in a session, and the session's user as its
+        sender (from the web server's host); or the refusal of it."""
+        session = self.sessions.find(msg.session, peer.user_id, now)
+        if session is None:
+            return p.Error(text=ENDED)
+        try:
+            inner = p.decode(msg.request)
+        except p.ProtocolError as exc:
+            return p.Error(text=f"error: {exc}")
+        if isinstance(inner, NOT_AS_USER):
+            return p.Error(text=f"error: {type(inner).__name__} cannot be sent as a web user")
+        inner.rid = msg.rid
+        return inner, Peer(f"user:{session.user}", peer.host)
+
+    def _web_login(self, msg: p.WebLogin, peer: Peer, now: float) -> p.Msg:
+        """A session for the user whose token this is, held by the connection's key."""
+        claim = self.outside.open_login(msg.token)
+        if isinstance(claim, str):
+            return p.Error(text=f"error: web login refused: {claim}")
+        session_id = self.outside.new_session_id()
+        session = self.sessions.login(claim, peer.user_id, session_id, now)
+        if isinstance(session, str):
+            return p.Error(text=f"error: web login refused: {session}")
+        log.info("web login of %s by %s@%s", session.user, peer.user_id, peer.host)
+        return p.WebSession(session=session_id, user=session.user, expires=session.expires)
+
     def _route(self, m: Master, source: str, ident: bytes, msg: p.Msg, now: float,
-               fx: Effects, user: str | None) -> p.Msg | None:
+               fx: Effects, peer: Peer | None) -> p.Msg | None:
         """Which message goes to which of the master's rules, and which answer goes back;
-        the message to hand the accounting actor, if it is one for it. `user`: the
-        client's, as its key says (None for other sources and on a cell without
-        security)."""
+        the message to hand the accounting actor, if it is one for it. `peer`: a
+        client's or execd's (None for other sources), whose `user` is the client's as
+        its key says (None on a cell without security)."""
+        user = peer.user if peer is not None else None
         reply: p.Msg | None = None
         forward: p.Msg | None = None
         match msg:
@@ -184,6 +243,13 @@ class Handler:
                 reply = self.outside.spool_action(msg)
             case p.Ping():
                 reply = p.Ok()
+            case p.WebLogin() if peer is not None:
+                reply = self._web_login(msg, peer, now)
+            case p.WebLogout() if peer is not None:
+                self.sessions.logout(msg.session, peer.user_id)
+                reply = p.Ok()
+            case p.Watch():
+                reply = self.watches.watch(ident, msg)
             case p.Shutdown() if refused := unless_manager(m.s.config, user):
                 reply = refused
             case p.Shutdown():
@@ -213,14 +279,15 @@ class Handler:
 
 def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | None:
     """The refusal, with `text`, of a client's change of jobs or ARs left in a burst
-    after the spool failed (see the actor's one-by-one retry); None for anything else,
-    which is applied."""
+    after the spool failed (see the actor's one-by-one retry), a web session's user's
+    too; None for anything else, which is applied."""
     if source != CLIENT or len(parts) != 2:
         return None
     try:
         msg = p.decode(parts[-1])
+        inner = p.decode(msg.request) if isinstance(msg, p.AsUser) else msg
     except p.ProtocolError:
         return None  # answered as any bad message is
-    if not isinstance(msg, CHANGES):
+    if not isinstance(inner, CHANGES):
         return None
     return p.Error(text=text, rid=msg.rid)

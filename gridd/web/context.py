@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
 from gridd.client import Client, Refused
+from gridd.master.web_sessions import ENDED
 from gridd.web.state import Login, WebState
 
 T = TypeVar("T")
@@ -24,10 +25,6 @@ TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 NAVIGATION = [("/", "Overview"), ("/jobs", "Jobs"), ("/submit", "Submit"),
               ("/reservations", "Reservations"), ("/quotas", "Quotas"),
               ("/complexes", "Complexes"), ("/hosts", "Hosts"), ("/reports", "Reports")]
-
-# How the master ends a session it no longer knows (gridd.master.web_sessions).
-SESSION_ENDED = "log in again with 'gridd web login'"
-
 
 class LoginEnded(Exception):
     """The master no longer knows the login's session: the browser is to log in again."""
@@ -50,7 +47,7 @@ async def call(request: Request, fn: Callable[[Client], T]) -> T:
     try:
         return await anyio.to_thread.run_sync(state.pool.run, login.session, fn)
     except Refused as exc:
-        if SESSION_ENDED in exc.text:
+        if exc.text == ENDED:  # the master's answer to a session it no longer knows
             state.logins.pop(request.cookies.get("gridd_session", ""), None)
             raise LoginEnded from None
         raise

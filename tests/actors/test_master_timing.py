@@ -15,7 +15,8 @@ look at or after its time, and goes into error at the first look once its host i
 unknown. The scheduler plans for the master's now. A task dispatched and not yet
 confirmed is sent again with the host's first load report more than 10 s after the
 dispatch, and at once when its execd registers.
-A connection's request rate is counted on the wall clock.
+A connection's request rate is counted on the wall clock. A Watch is answered once a
+burst that changed the cell is committed, else at the next host check.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Cell:
         self.wall = actor.wall
         self.client = self._connected(actor)
         self.execd = self._connected(actor)
+        self.watcher = self._connected(actor)  # holds a Watch while the client asks
 
     @staticmethod
     def _connected(actor: MasterActor) -> TrioSocket:
@@ -62,6 +64,7 @@ class Cell:
     def close(self) -> None:
         self.client.close()
         self.execd.close()
+        self.watcher.close()
 
     async def ask(self, msg: p.Msg) -> p.Msg:
         await self.client.send([p.encode(msg)])
@@ -297,3 +300,30 @@ async def test_a_jobs_start_time_is_reached_on_the_masters_wall_clock(
         at, start = await c.order()
         assert isinstance(start, p.StartTask) and start.job.job_id == reply.job_id
         assert at == 30.0
+
+
+async def test_a_watch_is_answered_once_a_change_is_spooled_else_at_the_next_host_check(
+        tmp_path, monkeypatch, autojump_clock):
+    """A watch held from 0.5 is not answered by the load report of 1 but by the submit
+    of 2, at once; one held from 2.5, while nothing changes, at the host check of 5
+    with the same version."""
+    async with cell(tmp_path, monkeypatch) as c:
+        await c.report(p.Register(host=HOST, load={}, load_report_time=60.0))
+        await trio.sleep_until(0.5)
+        version = (await c.ask(p.Watch(since=-1))).version
+        await c.watcher.send([p.encode(p.Watch(since=version, rid=1))])
+        await trio.sleep_until(1.0)
+        await c.report(p.LoadReport(host=HOST, load={"load_avg": "0.5"}))
+        await trio.sleep_until(2.0)
+        job = await c.submit(hold=True)  # held: nothing starts meanwhile
+        (frame,) = await c.watcher.recv()
+        assert trio.current_time() == 2.0
+        changed = p.decode(frame)
+        assert changed.rid == 1 and changed.version > version
+        await trio.sleep_until(2.5)
+        version = (await c.ask(p.Watch(since=-1))).version
+        await c.watcher.send([p.encode(p.Watch(since=version, rid=2))])
+        (frame,) = await c.watcher.recv()
+        assert (trio.current_time(), p.decode(frame)) == (5.0, p.Changed(version=version,
+                                                                          rid=2))
+        assert await c.task_state(job) == "hqw"

@@ -68,3 +68,48 @@ def test_a_reply_that_does_not_decode_is_a_one_line_error() -> None:
                 client._recv(client._send(p.QueryJobs()))
         finally:
             client.close()
+
+
+@contextmanager
+def _echoing(count: int) -> Iterator[tuple[str, list[p.Msg]]]:
+    """A ROUTER that answers `count` requests with Changed(version=7) under their rid,
+    keeping what it got."""
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.bind("tcp://127.0.0.1:*")
+    got: list[p.Msg] = []
+
+    def serve() -> None:
+        for _ in range(count):
+            if not router.poll(10_000):
+                return
+            ident, frame = router.recv_multipart()
+            got.append(p.decode(frame))
+            router.send_multipart([ident, p.encode(p.Changed(version=7, rid=got[-1].rid))])
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        yield router.getsockopt_string(zmq.LAST_ENDPOINT), got
+    finally:
+        server.join()
+        router.close(linger=0)
+        ctx.term()
+
+
+def test_in_a_session_requests_go_as_the_user_under_their_rid_but_logins_do_not() -> None:
+    with _echoing(3) as (endpoint, got):
+        client = _client(endpoint)
+        client.session = "s1"
+        try:
+            assert client.watch(since=3, timeout=5) == 7
+            client.logout("s1")
+            client.session = None
+            client.watch(since=3, timeout=5)
+        finally:
+            client.close()
+    wrapped, logout, bare = got
+    assert isinstance(wrapped, p.AsUser) and (wrapped.session, wrapped.rid) == ("s1", 1)
+    assert p.decode(wrapped.request) == p.Watch(since=3, rid=1)
+    assert logout == p.WebLogout(session="s1", rid=2)
+    assert bare == p.Watch(since=3, rid=3)

@@ -137,7 +137,7 @@ def test_reading_keys_and_the_clients_curve_do_not_import_pyzmq(tmp_path):
     keys.create(keys.key_file(tmp_path, keys.MASTER))
     secret = keys.create(str(tmp_path / "mine.key"))
     code = ("import sys; from gridd import client; "
-            f"curve, _ = client._curve({str(tmp_path)!r}); "
+            f"curve, _ = client.own_keys({str(tmp_path)!r}); "
             f"assert curve.secret == {secret.secret!r}, curve; "
             "assert 'zmq' not in sys.modules, 'zmq imported'")
     env = dict(os.environ, GRIDD_KEY=str(tmp_path / "mine.key_secret"))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gridd import protocol as p
+from gridd.login_token import Claim
 from gridd.master import ars, events
 from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
@@ -33,6 +34,7 @@ class Outside:
         self.looked_up: list[str] = []
         self.forgotten = 0
         self.spool_actions: list[p.SpoolRequest] = []
+        self.sessions = 0  # session ids made
 
     def account(self, user: str) -> Account:
         self.looked_up.append(user)
@@ -47,6 +49,15 @@ class Outside:
 
     def host_key(self, host: str) -> bytes:
         return b""
+
+    def open_login(self, token: str) -> Claim | str:
+        """Tokens as "USER:EXPIRES:NONCE"; anything else does not open."""
+        user, expires, nonce = (token.split(":") + ["", ""])[:3]
+        return Claim(user, float(expires), nonce) if nonce else "not a token"
+
+    def new_session_id(self) -> str:
+        self.sessions += 1
+        return f"session{self.sessions}"
 
 
 class Spy:
@@ -335,6 +346,14 @@ def test_after_a_spool_failure_only_clients_changes_of_jobs_and_ars_are_refused_
     refused = unapplied_refusal(CLIENT, frames(p.Submit(spec=spec(), rid=4)), "error: full")
     assert refused == p.Error(text="error: full", rid=4)
     assert unapplied_refusal(CLIENT, frames(p.Ping(rid=4)), "error: full") is None
+    in_session = p.AsUser(session="s", request=p.encode(p.Delete(targets=["1"], user="")),
+                          rid=5)
+    assert unapplied_refusal(CLIENT, frames(in_session), "error: full") == p.Error(
+        text="error: full", rid=5)
+    asking = p.AsUser(session="s", request=p.encode(p.QueryJobs()), rid=5)
+    assert unapplied_refusal(CLIENT, frames(asking), "error: full") is None
+    garbled = p.AsUser(session="s", request=b"garbage")
+    assert unapplied_refusal(CLIENT, frames(garbled), "error: full") is None
     assert unapplied_refusal(CLIENT, [ID, b"garbage"], "error: full") is None
     assert unapplied_refusal(SCHED, [p.encode(p.Submit(spec=spec()))], "error: full") is None
 

@@ -3,11 +3,14 @@ TestClient (the browser tests run a real `gridd web` beside Chromium instead).""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
 
+from gridd import keys, login_token
+from gridd.client import Client
 from gridd.web.app import make_app
 from gridd.web.state import COOKIE, Login, WebState
 from tests.e2e.conftest import Cell, make_cell
@@ -28,12 +31,20 @@ def web(web_cell: Cell) -> Iterator[TestClient]:
 
 
 def log_in(web: TestClient, user: str) -> Login:
-    """Make `web` a browser logged in as `user`; its login (its CSRF token for forms)."""
+    """Make `web` a browser logged in as `user` (a key pair is made for a user without
+    one), through /login with a token made with the user's key as `gridd web login`
+    makes it; its login (its CSRF token for forms)."""
     state: WebState = web.app.state.web
-    login = Login(user=user, session=None, expires=float("inf"))  # type: ignore[arg-type]
-    state.logins[f"test-{user}"] = login
-    web.cookies.set(COOKIE, f"test-{user}")
-    return login
+    base = state.base
+    if keys.ensure(base, keys.USERS, user):
+        with Client(base) as client:  # a new connection: the master reads the new key
+            client.ping()
+    pair = keys.read_secret(keys.secret_file(base, keys.USERS, user))
+    master = keys.read_public(keys.key_file(base, keys.MASTER))
+    token = login_token.make(user, pair.secret, master, time.time())
+    answer = web.get("/login", params={"token": token})
+    assert answer.status_code == 303, answer.text
+    return state.logins[web.cookies[COOKIE]]
 
 
 def routes(web: TestClient) -> list[tuple[str, set[str]]]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from starlette.testclient import TestClient
 
+from gridd import login_token
+from gridd.client import Client
 from tests.web.conftest import log_in, routes
 
 
@@ -36,3 +40,23 @@ def test_a_bad_token_logs_nobody_in(web: TestClient):
     answer = web.get("/login?token=nobody.AAAA")
     assert answer.status_code == 403 and "gridd_session" not in answer.headers.get(
         "set-cookie", "")
+
+
+def test_a_login_url_logs_its_user_in_once(web: TestClient):
+    login = log_in(web, "alice")
+    assert login.user == "alice" and "alice" in web.get("/").text
+    token = login_token.for_current_user(web.app.state.web.base, time.time())
+    assert web.get("/login", params={"token": token}).status_code == 303
+    web.cookies.clear()
+    again = web.get("/login", params={"token": token})
+    assert again.status_code == 403 and "gridd_session" not in again.headers.get(
+        "set-cookie", "")
+
+
+def test_a_session_the_master_ended_sends_the_browser_to_log_in_again(web: TestClient):
+    login = log_in(web, "root")
+    with Client(web.app.state.web.base) as client:
+        client.logout(login.session)
+    answer = web.get("/")
+    assert answer.status_code == 401 and "Your login has ended" in answer.text
+    assert web.get("/").status_code == 401  # the server forgot the login too
