@@ -174,7 +174,8 @@ PAGES = {"overview": "", "jobs": "jobs", "submit": "submit",
 @pytest.mark.parametrize("name", [*PAGES, "job"])
 def test_every_page_shows_in_chromium_without_a_script_error(page, web_server: WebServer,
                                                              name: str):
-    """And its screenshot, with something in it: a running job, a held one, an AR."""
+    """And its screenshot, with something in it: a running job, a held array, an AR, a
+    quota set."""
     from playwright.sync_api import expect
 
     cell = web_server.cell
@@ -187,6 +188,10 @@ def test_every_page_shows_in_chromium_without_a_script_error(page, web_server: W
     in_an_hour = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
     ar = re.search(r"\d+", cell.ok("qrsub", "-N", "maintenance", "-a", in_an_hour, "-d",
                                     "2:0:0")).group()
+    quota = cell.root / "per_user.rqs"
+    quota.write_text(RULE_SET.replace("browser_rqs", "per_user").replace(
+        '"made in the browser"', "at most 8 slots for each user").replace("=1", "=8"))
+    cell.ok("qconf", "-Arqs", str(quota))
     try:
         wait_for(lambda: re.search(rf"^ *{running} .* r ", cell.ok("qstat"), re.M),
                  what=f"job {running} to run")
@@ -199,3 +204,4 @@ def test_every_page_shows_in_chromium_without_a_script_error(page, web_server: W
     finally:
         cell.run("qdel", running, held)
         cell.run("qrdel", ar)
+        cell.run("qconf", "-drqs", "per_user")
