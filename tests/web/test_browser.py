@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import wait_for
+from tests.e2e.conftest import BIN, wait_for
 from tests.web.browser import (  # noqa: F401  (the fixtures this module uses)
     WebServer,
     browser_cell_fixture,
@@ -181,10 +181,11 @@ def test_every_page_shows_in_chromium_without_a_script_error(page, web_server: W
     cell = web_server.cell
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    plain = dict(cell.env, PATH=f"{BIN}:/usr/bin:/bin")  # what qstat -j shows of it
     running = re.search(r"\d+", cell.ok("qsub", "-b", "y", "-N", "analysis", "-l",
-                                         "h_rt=0:10:0", "sleep", "600")).group()
+                                         "h_rt=0:10:0", "sleep", "600", env=plain)).group()
     held = re.search(r"\d+", cell.ok("qsub", "-h", "-b", "y", "-N", "render", "-t", "1-4",
-                                      "sleep", "600")).group()
+                                      "sleep", "600", env=plain)).group()
     in_an_hour = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
     ar = re.search(r"\d+", cell.ok("qrsub", "-N", "maintenance", "-a", in_an_hour, "-d",
                                     "2:0:0")).group()
