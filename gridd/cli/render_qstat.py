@@ -771,15 +771,15 @@ def _reason_lines(reasons: list[str]) -> list[str]:
 
 def job_detail(job: Job, reply: JobsReply) -> str:
     """One qstat -j block, opened by its line of '=' characters."""
-    return "".join(
-        ["=" * 62 + "\n"]
-        + _identity_lines(job)
-        + _request_lines(job)
-        + _relation_lines(job, reply.jobs)
-        + _task_lines(job)
-        + _reservation_lines(reply.reserved.get(job.job_id))
-        + _reason_lines(reply.reasons.get(job.job_id, []))
-    )
+    return "".join(["=" * 62 + "\n"] + detail_lines(job, reply)
+                   + _reason_lines(reply.reasons.get(job.job_id, [])))
+
+
+def detail_lines(job: Job, reply: JobsReply) -> list[str]:
+    """A qstat -j block's lines but its rule and its scheduling info, which the web
+    interface's job page shows apart."""
+    return (_identity_lines(job) + _request_lines(job) + _relation_lines(job, reply.jobs)
+            + _task_lines(job) + _reservation_lines(reply.reserved.get(job.job_id)))
 
 
 def unsubmitted_detail(job: Job) -> str:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from gridd.web.pages import overview
+from gridd.web.pages import hosts, jobs, overview, submit
 
-PAGES = [overview]
+PAGES = [overview, hosts, jobs, submit]
