@@ -126,7 +126,9 @@ def main() -> None:
         row("qacct -help start-up", qa.get("help_ms"), "ms", "(no target)", None),
         row("/jobs render, 1,000 jobs, Chromium", wu.get("render_ms"), "ms", "(no target)",
             None),
-        row("job start -> row in an open /jobs", wu.get("start_to_row_ms"), "ms",
+        row("job start -> row, /jobs of 1,000", wu.get("start_to_row_ms"), "ms",
+            "(no target)", None),
+        row("job start -> row, /jobs -s r", wu.get("start_to_row_running_ms"), "ms",
             "(no target)", None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
