@@ -237,6 +237,28 @@ def resolve(name: str) -> ComplexAttr | None:
     return DEFAULT_TABLE.resolve(name)
 
 
+def editor_choices() -> dict[str, dict[str, list[str]]]:
+    """Per type, the relational operators a row may have when it is not a consumable
+    (`relops`) and when it is (`consumable_relops`; none: the type cannot be one), as
+    validate_attr judges them: what an editor offers, and all it offers."""
+    choices = {}
+    for type_ in TYPES:
+        if type_ == "BOOL":
+            consumable = [EXCL]  # exclusive scheduling
+        elif type_ in CONSUMABLE_TYPES:
+            consumable = ["<="]
+        else:
+            consumable = []
+        choices[type_] = {"relops": list(_RELOPS_BY_TYPE.get(type_, RELOPS)),
+                          "consumable_relops": consumable}
+    return choices
+
+
+def no_default(type_: str) -> str:
+    """The default column of an attribute that has none (not a consumable)."""
+    return "0" if type_ in NUMERIC_TYPES else "NONE"
+
+
 # ---- validation -------------------------------------------------------------------------
 
 

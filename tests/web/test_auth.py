@@ -8,6 +8,7 @@ from starlette.testclient import TestClient
 
 from gridd import login_token
 from gridd.client import Client
+from tests.e2e.conftest import Cell
 from tests.web.conftest import log_in, routes
 
 
@@ -18,6 +19,37 @@ def test_every_route_without_a_login_says_how_to_log_in_and_shows_nothing(web: T
             assert answer.status_code == (401 if method == "GET" else 403), (method, path)
             assert "gridd web login" in answer.text
             assert "node1" not in answer.text  # no host, job or queue shown
+
+
+def snapshot(cell: Cell) -> list[str]:
+    """What a change through the web could touch, as the commands show it."""
+    shown = [cell.run(*command) for command in (
+        ("qstat", "-u", "*"), ("qconf", "-sc"), ("qconf", "-srqs"), ("qrstat", "-u", "*"),
+        ("qconf", "-sql"), ("qconf", "-sel"))]
+    return [f"{res.returncode}\n{res.stdout}{res.stderr}" for res in shown]
+
+
+def test_no_change_is_made_for_a_browser_without_a_login_or_without_its_token(
+        web: TestClient, web_cell: Cell):
+    """Every POST route, with fields that would change something if it were taken:
+    anonymous, and logged in with a wrong CSRF token."""
+    job = web_cell.ok("qsub", "-terse", "-h", "-b", "y", "true").strip()
+    try:
+        before = snapshot(web_cell)
+        fields = {"ids": job, "id": job, "action": "delete", "name": "arch",
+                  "original": "arch", "command": "true", "type": "INT", "relop": "<=",
+                  "consumable": "YES", "text": "{\n name x\n enabled true\n limit to "
+                  "slots=1\n}\n", "start": "01010000", "duration": "1:0:0"}
+        posts = [path for path, methods in routes(web) if "POST" in methods]
+        assert posts
+        for path in posts:
+            assert web.post(path, data=fields).status_code == 403, path
+        log_in(web, "root")
+        for path in posts:
+            assert web.post(path, data={**fields, "csrf": "wrong"}).status_code == 403, path
+        assert snapshot(web_cell) == before
+    finally:
+        web_cell.ok("qdel", job)
 
 
 def test_a_change_without_the_login_csrf_token_is_refused(web: TestClient):

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from gridd.web.pages import hosts, jobs, overview, submit
+from gridd.web.pages import complexes, hosts, jobs, overview, reports, submit
 
-PAGES = [overview, hosts, jobs, submit]
+PAGES = [overview, complexes, hosts, jobs, reports, submit]
