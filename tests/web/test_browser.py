@@ -56,14 +56,28 @@ def test_the_printed_url_logs_in_once_and_shows_the_overview(browser, web_server
         assert anonymous.url == web_server.url
         expect(anonymous.locator("table#hosts")).to_contain_text("node1")
         expect(anonymous.locator("header .user")).to_have_text(web_server.user)
+        cookie, = context.cookies()
+        assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
+        assert anonymous.evaluate("document.cookie") == ""  # no script of the page reads it
     finally:
         context.close()
     again = browser.new_context()
     try:
-        answer = again.new_page().goto(url)
+        answer = new_page(again).goto(url)
         assert answer.status == 403  # a login URL is good for one login
     finally:
         again.close()
+
+
+def test_logging_out_ends_the_login(page, web_server: WebServer):
+    from playwright.sync_api import expect
+
+    send(page.locator("header form.logout"))
+    expect(page.locator("body")).to_contain_text("gridd web login")
+    assert page.context.cookies() == []
+    answer = page.goto(f"{web_server.url}jobs")
+    assert answer.status == 401
+    expect(page.locator("table#jobs")).to_have_count(0)
 
 
 def test_a_job_submitted_in_the_form_appears_starts_and_goes_in_an_open_jobs_page(
