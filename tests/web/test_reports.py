@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from starlette.testclient import TestClient
 
 from gridd.accounting import report_catalog
@@ -27,3 +30,29 @@ def test_a_parameter_no_report_takes_is_refused(web: TestClient):
     log_in(web, "alice")
     answer = web.get("/reports/page?colour=blue")
     assert answer.status_code == 400 and "no report takes the parameter colour" in answer.text
+
+
+def test_a_report_that_needs_a_value_runs_once_the_url_gives_it(web: TestClient):
+    log_in(web, "alice")
+    without = web.get("/reports/page").text
+    section = '<details id="r-ar_by_user"'
+    assert "Not run" in without.split(section)[1].split("</details>")[0]
+    given = web.get("/reports/page?ar_owner=alice").text
+    assert "0 rows" in given.split(section)[1].split("</details>")[0]
+
+
+def test_a_value_the_database_refuses_names_its_report(web: TestClient):
+    log_in(web, "alice")
+    first = next(name for name, report in report_catalog.load().items()
+                 if "since" in {param.name for param in report.params})
+    answer = web.get("/reports/page?since=not-a-time")
+    assert answer.status_code == 400 and f"{first}: error:" in answer.text
+    assert "not-a-time" in answer.text
+
+
+def test_the_web_server_loads_duckdb_only_to_make_the_reports_page():
+    shown = subprocess.run(
+        [sys.executable, "-c", "import sys; from gridd.web.app import make_app; "
+         "from gridd.web.state import WebState; make_app(WebState('.')); "
+         "print('duckdb' in sys.modules)"], capture_output=True, text=True, check=True)
+    assert shown.stdout == "False\n"
