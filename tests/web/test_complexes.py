@@ -66,6 +66,19 @@ def test_what_the_master_refuses_is_shown_with_the_row_and_changes_nothing(
     assert web_cell.ok("qconf", "-sc") == before
 
 
+def test_a_field_the_table_cannot_hold_is_named_and_nothing_is_sent(web: TestClient,
+                                                                    web_cell: Cell):
+    login = log_in(web, "root")
+    before = web_cell.ok("qconf", "-sc")
+    empty = web.post("/complexes", data={**ROW, "default": "", "csrf": login.csrf})
+    assert empty.status_code == 400
+    assert "complex attribute &#34;webtest&#34;: the default column is empty" in empty.text
+    blank = web.post("/complexes", data={**ROW, "name": "web test", "csrf": login.csrf})
+    assert blank.status_code == 400 and "is not one word" in blank.text
+    assert 'value="web test"' in blank.text
+    assert web_cell.ok("qconf", "-sc") == before
+
+
 def test_a_user_who_is_no_manager_is_refused_by_the_master(web: TestClient, web_cell: Cell):
     login = log_in(web, "alice")
     before = web_cell.ok("qconf", "-sc")
