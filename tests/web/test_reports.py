@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -24,6 +25,19 @@ def test_the_reports_page_shows_every_named_report_with_its_answer(web: TestClie
     assert page.status_code == 200
     for report in report_catalog.load().values():
         assert report.title in page.text.replace("&#x27;", "'"), report.name
+
+
+def test_the_form_offers_every_parameter_and_an_empty_field_gives_none(web: TestClient):
+    log_in(web, "alice")
+    declared = {param.name for report in report_catalog.load().values()
+                for param in report.params}
+    form = web.get("/reports").text.split('<form id="report-params"')[1].split("</form>")[0]
+    assert set(re.findall(r'<input name="([^"]+)"', form)) == declared
+    chosen = web.get("/reports?ar_owner=alice&since=&period=week")
+    assert 'src="/reports/page?ar_owner=alice&amp;period=week"' in chosen.text
+    assert 'name="ar_owner" value="alice"' in chosen.text
+    page = web.get("/reports/page?since=&period=")  # the defaults, not empty values
+    assert page.status_code == 200
 
 
 def test_a_parameter_no_report_takes_is_refused(web: TestClient):

@@ -7,6 +7,7 @@ in a frame of /reports; the URL's query string gives the reports' parameters, as
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -18,9 +19,23 @@ from gridd.client import Client, GriddError
 from gridd.web.context import call, render, state_of
 
 
+def _given(request: Request) -> dict[str, str]:
+    """The reports' parameters the URL gives; a field left empty gives none."""
+    return {name: value for name, value in request.query_params.items() if value}
+
+
 async def reports(request: Request) -> Response:
-    query = request.url.query
-    return render(request, "reports.html", frame=f"/reports/page{'?' + query if query else ''}")
+    """The frame of the reports' page, under a form of every parameter a report takes."""
+    from gridd.accounting import report_catalog
+
+    fields: dict[str, report_catalog.Param] = {}
+    for report in report_catalog.load().values():
+        for param in report.params:
+            fields.setdefault(param.name, param)
+    given = _given(request)
+    query = urlencode(given)
+    return render(request, "reports.html", fields=fields.values(), given=given,
+                  frame=f"/reports/page{'?' + query if query else ''}")
 
 
 async def page(request: Request) -> Response:
@@ -28,7 +43,7 @@ async def page(request: Request) -> Response:
     from gridd.accounting import report_catalog, report_html
     from gridd.accounting.query import QueryError, Result, result_of
 
-    params = dict(request.query_params)
+    params = _given(request)
     catalog = report_catalog.load()
     unknown = report_html.unknown_params(catalog, params)
     if unknown:
