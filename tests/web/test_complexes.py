@@ -4,14 +4,18 @@ core's rules give them, and changes with the master's permissions and checks."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 
+import pytest
 from starlette.testclient import TestClient
 
 from gridd.model.complexes import editor_choices
 from tests.e2e.conftest import Cell
 from tests.web.conftest import log_in
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROW = {"name": "webtest", "shortcut": "wt", "type": "INT", "relop": "<=",
        "requestable": "YES", "consumable": "YES", "default": "0", "urgency": "0"}
 
@@ -62,6 +66,19 @@ def test_what_the_master_refuses_is_shown_with_the_row_and_changes_nothing(
     assert web_cell.ok("qconf", "-sc") == before
 
 
+def test_a_field_the_table_cannot_hold_is_named_and_nothing_is_sent(web: TestClient,
+                                                                    web_cell: Cell):
+    login = log_in(web, "root")
+    before = web_cell.ok("qconf", "-sc")
+    empty = web.post("/complexes", data={**ROW, "default": "", "csrf": login.csrf})
+    assert empty.status_code == 400
+    assert "complex attribute &#34;webtest&#34;: the default column is empty" in empty.text
+    blank = web.post("/complexes", data={**ROW, "name": "web test", "csrf": login.csrf})
+    assert blank.status_code == 400 and "is not one word" in blank.text
+    assert 'value="web test"' in blank.text
+    assert web_cell.ok("qconf", "-sc") == before
+
+
 def test_a_user_who_is_no_manager_is_refused_by_the_master(web: TestClient, web_cell: Cell):
     login = log_in(web, "alice")
     before = web_cell.ok("qconf", "-sc")
@@ -70,3 +87,53 @@ def test_a_user_who_is_no_manager_is_refused_by_the_master(web: TestClient, web_
     deleted = web.post("/complexes/delete", data={"name": "arch", "csrf": login.csrf})
     assert deleted.status_code == 400
     assert web_cell.ok("qconf", "-sc") == before
+
+
+def _chromium_missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install -e '.[test]' installs it)"
+    if not os.access(CHROMIUM, os.X_OK):
+        return "Debian's chromium is not installed (apt-get install chromium)"
+    return None
+
+
+@pytest.mark.skipif(_chromium_missing() is not None, reason=_chromium_missing() or "")
+def test_in_chromium_the_editor_offers_only_the_choices_of_the_type(web: TestClient):
+    """static/complexes.js filters the selects by the choices the page carries: the page
+    is served by the application itself, to Chromium through a route of its own."""
+    from playwright.sync_api import Route, sync_playwright
+
+    log_in(web, "root")
+
+    def serve(route: Route) -> None:
+        answer = web.get(route.request.url.removeprefix("http://gridd.test"))
+        route.fulfill(status=answer.status_code, body=answer.content,
+                      content_type=answer.headers["content-type"])
+
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.route("http://gridd.test/**", serve)
+            page.goto("http://gridd.test/complexes")
+            form = page.locator("form#complex-edit")
+
+            def offered(name: str) -> list[str]:
+                return form.locator(f"select[name={name}] option:not([disabled])"
+                                    ).all_inner_texts()
+
+            form.locator("select[name=type]").select_option("STRING")
+            assert offered("consumable") == ["NO"] and offered("relop") == ["==", "!="]
+            assert form.locator("input[name=default]").is_disabled()
+            form.locator("select[name=type]").select_option("MEMORY")
+            form.locator("select[name=consumable]").select_option("YES")
+            assert offered("relop") == ["<="]
+            assert form.locator("input[name=default]").is_enabled()
+            form.locator("select[name=type]").select_option("BOOL")
+            assert offered("relop") == ["EXCL"]
+            form.locator("select[name=consumable]").select_option("NO")
+            assert offered("relop") == ["=="]
+        finally:
+            browser.close()

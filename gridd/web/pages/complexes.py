@@ -14,7 +14,12 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from gridd import protocol as p
-from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
+from gridd.formats.complex_table import (
+    ComplexRow,
+    column_problem,
+    parse_complex_table,
+    print_complex_table,
+)
 from gridd.model.complexes import CONSUMABLE, REQUESTABLE, TYPES, editor_choices, no_default
 from gridd.web.context import call, render
 
@@ -83,6 +88,9 @@ async def save(request: Request) -> Response:
     values = {key: str(value) for key, value in form.items() if key != "csrf"}
     rows = await _table(request)
     row = row_of(values)
+    problem = column_problem(row)
+    if problem is not None:  # the table's text could not say it: nothing is sent
+        return _page(request, rows, values, 400, problem)
     return await _send(request, rows, changed(rows, values.get("original") or row.name, row),
                        values)
 

@@ -7,6 +7,7 @@ in a frame of /reports; the URL's query string gives the reports' parameters, as
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -14,41 +15,58 @@ from starlette.routing import Route
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.client import GriddError
+from gridd.client import Client, GriddError
 from gridd.web.context import call, render, state_of
 
 
+def _given(request: Request) -> dict[str, str]:
+    """The reports' parameters the URL gives; a field left empty gives none."""
+    return {name: value for name, value in request.query_params.items() if value}
+
+
 async def reports(request: Request) -> Response:
-    query = request.url.query
-    return render(request, "reports.html", frame=f"/reports/page{'?' + query if query else ''}")
+    """The frame of the reports' page, under a form of every parameter a report takes."""
+    from gridd.accounting import report_catalog
+
+    fields: dict[str, report_catalog.Param] = {}
+    for report in report_catalog.load().values():
+        for param in report.params:
+            fields.setdefault(param.name, param)
+    given = _given(request)
+    query = urlencode(given)
+    return render(request, "reports.html", fields=fields.values(), given=given,
+                  frame=f"/reports/page{'?' + query if query else ''}")
 
 
 async def page(request: Request) -> Response:
     """The reports' page itself: every report that has the values it needs, run."""
     from gridd.accounting import report_catalog, report_html
-    from gridd.accounting.query import QueryError, result_of
+    from gridd.accounting.query import QueryError, Result, result_of
 
-    params = dict(request.query_params)
+    params = _given(request)
     catalog = report_catalog.load()
-    declared = {param.name for report in catalog.values() for param in report.params}
-    unknown = sorted(set(params) - declared)
+    unknown = report_html.unknown_params(catalog, params)
     if unknown:
         return render(request, "refused.html", 400,
                       text=f"error: no report takes the parameter {', '.join(unknown)}")
-    sections = []
-    for report in catalog.values():
-        own = {k: v for k, v in params.items() if k in {param.name for param in report.params}}
-        missing = report.needs(own)
-        result = None
-        if not missing:
+
+    def sections(client: Client) -> list[report_html.Section]:
+        def run(report: report_catalog.Report, own: dict[str, str]) -> Result:
             query = p.DbQuery(sql=report.sql, params=report.bind(own))
             try:
-                result = result_of(await call(
-                    request, lambda client, q=query: client.request(q, timeout=None)))
-            except (QueryError, GriddError) as exc:
-                return render(request, "refused.html", 400, text=f"{report.name}: {exc}")
-        sections.append(report_html.Section(report, result, missing))
-    text = report_html.render(sections, source=str(paths.reporting_db(state_of(request).base)),
+                return result_of(client.request(query, timeout=None))
+            except QueryError as exc:  # the database's; the master's refusal goes as is
+                raise QueryError(f"{report.name}: {exc}") from None
+
+        return report_html.sections(catalog, params, run)
+
+    try:
+        done = await call(request, sections)
+    except QueryError as exc:
+        return render(request, "refused.html", 400, text=str(exc))
+    except GriddError as exc:
+        return render(request, "refused.html", 400, text=exc.text)
+    text = report_html.render(done, source=str(paths.reporting_db(state_of(request).base)),
                               generated=datetime.now(UTC))
     return HTMLResponse(text)
 
