@@ -4,18 +4,15 @@ core's rules give them, and changes with the master's permissions and checks."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 
-import pytest
 from starlette.testclient import TestClient
 
 from gridd.model.complexes import editor_choices
 from tests.e2e.conftest import Cell
+from tests.web.browser import launch, needs_browser
 from tests.web.conftest import log_in
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROW = {"name": "webtest", "shortcut": "wt", "type": "INT", "relop": "<=",
        "requestable": "YES", "consumable": "YES", "default": "0", "urgency": "0"}
 
@@ -89,17 +86,7 @@ def test_a_user_who_is_no_manager_is_refused_by_the_master(web: TestClient, web_
     assert web_cell.ok("qconf", "-sc") == before
 
 
-def _chromium_missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install -e '.[test]' installs it)"
-    if not os.access(CHROMIUM, os.X_OK):
-        return "Debian's chromium is not installed (apt-get install chromium)"
-    return None
-
-
-@pytest.mark.skipif(_chromium_missing() is not None, reason=_chromium_missing() or "")
+@needs_browser
 def test_in_chromium_the_editor_offers_only_the_choices_of_the_type(web: TestClient):
     """static/complexes.js filters the selects by the choices the page carries: the page
     is served by the application itself, to Chromium through a route of its own."""
@@ -113,7 +100,7 @@ def test_in_chromium_the_editor_offers_only_the_choices_of_the_type(web: TestCli
                       content_type=answer.headers["content-type"])
 
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = launch(driver)
         try:
             page = browser.new_page()
             page.route("http://gridd.test/**", serve)
