@@ -66,13 +66,21 @@ def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[s
         return []
     lines = [HEADER, "-" * 90]
     for ar in ars:
+        ar_id, name, owner, state, start, end, duration = columns(ar)
         lines.append(
-            f"{ar.ar_id:>7} {ar.spec.name:<10.10} {ar.spec.owner:<12.12} {ar.state:<5.5} "
-            f"{stamp(ar.start):<20.20} {stamp(ar.end):<20.20} {_duration(ar)}"
+            f"{ar_id:>7} {name:<10.10} {owner:<12.12} {state:<5.5} "
+            f"{start:<20.20} {end:<20.20} {duration}"
         )
         if explain and ar.message:
             lines.append(f"       {ar.message}")
     return lines
+
+
+def columns(ar: AdvanceReservation) -> tuple[str, str, str, str, str, str, str]:
+    """An AR's columns in plain qrstat (ar-id, name, owner, state, start at, end at,
+    duration), each whole: the text cuts them to its widths, a web page need not."""
+    return (str(ar.ar_id), ar.spec.name, ar.spec.owner, ar.state, stamp(ar.start),
+            stamp(ar.end), _duration(ar))
 
 
 def _field(name: str, value: str) -> str:

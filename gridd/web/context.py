@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from gridd import protocol as p
 from gridd.client import Client, Refused
 from gridd.master.web_sessions import ENDED
 from gridd.web.state import Login, WebState
@@ -51,6 +52,13 @@ async def call(request: Request, fn: Callable[[Client], T]) -> T:
             state.logins.pop(request.cookies.get("gridd_session", ""), None)
             raise LoginEnded from None
         raise
+
+
+async def qconf(request: Request, argv: list[str], files: dict[str, str] | None = None
+                ) -> p.QconfReply:
+    """A qconf command line sent as the login's user (`files`: those -A*/-M* name)."""
+    msg = p.Qconf(argv=argv, user="", host="", files=files or {})
+    return await call(request, lambda client: client.request(msg))
 
 
 def wants_fragment(request: Request) -> bool:

@@ -13,7 +13,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from gridd import protocol as p
 from gridd.formats.complex_table import (
     ComplexRow,
     column_problem,
@@ -21,17 +20,10 @@ from gridd.formats.complex_table import (
     print_complex_table,
 )
 from gridd.model.complexes import CONSUMABLE, REQUESTABLE, TYPES, editor_choices, no_default
-from gridd.web.context import call, render
+from gridd.web.context import qconf, render
 
 CHOICES = editor_choices()
 TABLE_FILE = "complex_table"  # the name the table travels under, as qconf -Mc's file
-
-
-async def qconf(request: Request, argv: list[str], files: dict[str, str] | None = None
-                ) -> p.QconfReply:
-    """A qconf command line sent as the login's user."""
-    msg = p.Qconf(argv=argv, user="", host="", files=files or {})
-    return await call(request, lambda client: client.request(msg))
 
 
 async def _table(request: Request) -> list[ComplexRow]:
