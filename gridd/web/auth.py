@@ -53,7 +53,7 @@ class RequireLogin:
                              "reload the page and try again")(scope, receive, send)
                 return
             receive = _replay(body)
-        scope.setdefault("state", {})["login"] = login
+        scope.setdefault("state", {}).update(login=login, version=self.state.changes.version)
         await self.app(scope, receive, send)
 
 

@@ -67,8 +67,11 @@ def wants_fragment(request: Request) -> bool:
 
 
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-    """A template with what every page has: the login, its CSRF token, the navigation."""
-    login = request.scope.get("state", {}).get("login")
-    ctx.update(login=login, csrf=login.csrf if login else "", navigation=NAVIGATION,
+    """A template with what every page has: the login, its CSRF token, the navigation,
+    and the master's change number as the request came (its data is that new at least)."""
+    state = request.scope.get("state", {})
+    login = state.get("login")
+    ctx.update(login=login, version=state.get("version", 0),
+               csrf=login.csrf if login else "", navigation=NAVIGATION,
                path=request.url.path)
     return TEMPLATES.TemplateResponse(request, template, ctx, status_code=status)
