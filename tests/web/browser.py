@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gridd.client import current_user
-from tests.e2e.conftest import BIN, Cell, make_cell
+from tests.e2e.conftest import BIN, Cell, make_cell, wait_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page
@@ -65,15 +65,18 @@ class WebServer:
 
 def start_web(cell: Cell) -> Iterator[WebServer]:
     """`gridd web` from the venv, on a free port of 127.0.0.1; its URL is the first line
-    it prints. Stopped by its PID (SIGTERM, then SIGKILL) at the end."""
-    process = subprocess.Popen([str(BIN / "gridd"), "web"], env=cell.env, cwd=cell.root,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
+    it prints, its output goes on to web.out in the cell (a pipe nobody reads could fill
+    and stop it). Stopped by its PID (SIGTERM, then SIGKILL) at the end."""
+    output = cell.root / "web.out"
+    with open(output, "wb") as out:
+        process = subprocess.Popen([str(BIN / "gridd"), "web"], env=cell.env, cwd=cell.root,
+                                   stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     try:
-        assert process.stdout is not None
-        first = process.stdout.readline()  # the server prints it once it listens
+        wait_for(lambda: b"\n" in output.read_bytes() or process.poll() is not None,
+                 timeout=START_TIMEOUT, what="gridd web to print its URL")
+        first = output.read_text().partition("\n")[0]  # printed once it listens
         found = URL_LINE.match(first)
-        assert found, f"gridd web printed {first!r} (rc={process.poll()})"
         yield WebServer(cell, found.group(1), process)
     finally:
         with contextlib.suppress(ProcessLookupError):
