@@ -92,3 +92,10 @@ def test_a_session_the_master_ended_sends_the_browser_to_log_in_again(web: TestC
     answer = web.get("/")
     assert answer.status_code == 401 and "Your login has ended" in answer.text
     assert web.get("/").status_code == 401  # the server forgot the login too
+
+
+def test_a_new_login_makes_the_server_forget_the_logins_that_have_ended(web: TestClient):
+    old = log_in(web, "alice")
+    old.expires = 0.0  # as the master's session would have, 12 hours on
+    log_in(web, "root")
+    assert old not in web.app.state.web.logins.values()
