@@ -20,6 +20,7 @@ import quota_dispatch
 import reservation_dispatch
 import sim_throughput
 import submit_to_running
+import web_ui
 
 Figures = dict[str, float | None]
 
@@ -69,6 +70,7 @@ def main() -> None:
     qa = run("qacct on 1,000,000 jobs", qacct.main)
     cd = run("drain through namespaced nodes", cluster_drain.main)
     qr = run("qrsh latency", qrsh_latency.main)
+    wu = run("web interface in Chromium", web_ui.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -122,6 +124,12 @@ def main() -> None:
             ">= 50,000 records/s", ig["file_per_s"] >= 50_000 if ig else None),
         *qacct_rows(qa),
         row("qacct -help start-up", qa.get("help_ms"), "ms", "(no target)", None),
+        row("/jobs render, 1,000 jobs, Chromium", wu.get("render_ms"), "ms", "(no target)",
+            None),
+        row("job start -> row, /jobs of 1,000", wu.get("start_to_row_ms"), "ms",
+            "(no target)", None),
+        row("job start -> row, /jobs -s r", wu.get("start_to_row_running_ms"), "ms",
+            "(no target)", None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
     print("\n".join(rows))

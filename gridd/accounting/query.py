@@ -107,6 +107,11 @@ def ask_master(msg: p.DbQuery | p.DbExport, base: Path | None) -> Result:
             answer = client.request(msg, timeout=None)
     except GriddError as exc:
         raise QueryError(exc.text) from None
+    return result_of(answer)
+
+
+def result_of(answer: p.Msg) -> Result:
+    """The master's answer to a DbQuery as a Result, its values read back by their types."""
     if not isinstance(answer, p.DbAnswer):
         raise QueryError(f"error: unexpected answer {type(answer).__name__} from qmaster")
     if answer.error:

@@ -16,7 +16,7 @@ Three charts, each fed by a named report (so the SQL stays where analysts can se
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,6 +38,25 @@ class Section:
     report: Report
     result: Result | None = None
     missing: list[str] = field(default_factory=list)
+
+
+def unknown_params(reports: Mapping[str, Report], params: Mapping[str, str]) -> list[str]:
+    """The given parameters that no report of the page takes."""
+    declared = {param.name for report in reports.values() for param in report.params}
+    return sorted(set(params) - declared)
+
+
+def sections(reports: Mapping[str, Report], params: Mapping[str, str],
+             run: Callable[[Report, dict[str, str]], Result]) -> list[Section]:
+    """Every report with the parameters it takes: `run` with them when it has every
+    value it needs (gridd report --html over the cell's database, the web interface
+    as its login's user), else what it still needs."""
+    out = []
+    for report in reports.values():
+        own = {name: params[name] for name in (p.name for p in report.params) if name in params}
+        missing = report.needs(own)
+        out.append(Section(report, None if missing else run(report, own), missing))
+    return out
 
 
 def render(sections: Sequence[Section], *, source: str, generated: datetime) -> str:

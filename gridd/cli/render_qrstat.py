@@ -58,12 +58,6 @@ def _sorted(ars: Iterable[AdvanceReservation]) -> list[AdvanceReservation]:
 
 # ---- text --------------------------------------------------------------------------
 
-def columns(ar: AdvanceReservation) -> tuple[str, ...]:
-    """An AR's values under HEADER's columns, unclipped (the web's table shows them)."""
-    return (str(ar.ar_id), ar.spec.name, ar.spec.owner, ar.state, stamp(ar.start),
-            stamp(ar.end), _duration(ar))
-
-
 def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[str]:
     """Plain `qrstat`: one line per AR under a header; with -explain, an AR's message on
     an indented line below it."""
@@ -80,6 +74,13 @@ def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[s
         if explain and ar.message:
             lines.append(f"       {ar.message}")
     return lines
+
+
+def columns(ar: AdvanceReservation) -> tuple[str, str, str, str, str, str, str]:
+    """An AR's columns in plain qrstat (ar-id, name, owner, state, start at, end at,
+    duration), each whole: the text cuts them to its widths, a web page need not."""
+    return (str(ar.ar_id), ar.spec.name, ar.spec.owner, ar.state, stamp(ar.start),
+            stamp(ar.end), _duration(ar))
 
 
 def _field(name: str, value: str) -> str:

@@ -149,16 +149,11 @@ def _html(base: Path, out: Path, params: dict[str, str]) -> int:
     from gridd.accounting import report_catalog, report_html
 
     reports = report_catalog.load()
-    declared = {p.name for r in reports.values() for p in r.params}
-    unknown = sorted(set(params) - declared)
+    unknown = report_html.unknown_params(reports, params)
     if unknown:
         raise _CommandError(f"error: no report takes --param {', '.join(unknown)}")
-    sections = []
-    for report in reports.values():
-        own = {k: v for k, v in params.items() if k in {p.name for p in report.params}}
-        missing = report.needs(own)
-        result = None if missing else report_catalog.run(report, own, base)
-        sections.append(report_html.Section(report, result, missing))
+    sections = report_html.sections(
+        reports, params, lambda report, own: report_catalog.run(report, own, base))
     page = report_html.render(sections, source=str(paths.reporting_db(base)),
                               generated=datetime.now(UTC))
     _write(out, page)

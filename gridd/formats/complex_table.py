@@ -10,6 +10,7 @@ is a file error ("... is not correct"); a missing column only surfaces later as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -122,6 +123,23 @@ def _format_error(parser: Lark, error: UnexpectedInput, text: str, source: str) 
             f'should end with "<NEWLINE>"\n{not_correct}'
         ),
     )
+
+
+_WORD = re.compile(r"[^\s#]+")  # a column of the table (the grammar's FIELD)
+
+
+def column_problem(row: ComplexRow) -> str | None:
+    """Why the row cannot be a line of the table, which splits its columns at blanks and
+    ends it at a `#`: a column that is empty or not one word would be read back as other
+    columns (an editor of rows asks before printing); None when it can."""
+    for column, value in zip(_COLUMNS, row, strict=True):
+        if not value:
+            return (f"error: complex attribute \"{row.name}\": the {column} column is empty"
+                    if row.name else "error: a complex attribute needs a name")
+        if not _WORD.fullmatch(value):
+            return (f'error: complex attribute "{row.name}": the {column} column "{value}" '
+                    'is not one word (no blanks, no "#")')
+    return None
 
 
 def _table_line(fields: Iterable[str]) -> str:

@@ -237,6 +237,32 @@ def resolve(name: str) -> ComplexAttr | None:
     return DEFAULT_TABLE.resolve(name)
 
 
+def fixed_relops(type_: str) -> tuple[str, ...]:
+    """The relational operators an attribute of the type may have when it is no consumable."""
+    return _RELOPS_BY_TYPE.get(type_, RELOPS)
+
+
+def consumable_relops(type_: str) -> tuple[str, ...]:
+    """The relational operator a consumable of the type has (a BOOL consumable is an
+    exclusive one, EXCL); none: the type cannot be a consumable."""
+    if type_ == "BOOL":
+        return (EXCL,)
+    return ("<=",) if type_ in CONSUMABLE_TYPES else ()
+
+
+def editor_choices() -> dict[str, dict[str, list[str]]]:
+    """Per type, the relational operators a row may have when it is not a consumable
+    (`relops`) and when it is (`consumable_relops`; none: the type cannot be one), the
+    rules validate_attr judges by: what an editor offers, and all it offers."""
+    return {type_: {"relops": list(fixed_relops(type_)),
+                    "consumable_relops": list(consumable_relops(type_))} for type_ in TYPES}
+
+
+def no_default(type_: str) -> str:
+    """The default column of an attribute that has none (not a consumable)."""
+    return "0" if type_ in NUMERIC_TYPES else "NONE"
+
+
 # ---- validation -------------------------------------------------------------------------
 
 
@@ -279,13 +305,12 @@ def _keyword_error(attr: ComplexAttr) -> str | None:
 def _consumable_errors(attr: ComplexAttr) -> list[str]:
     name = attr.name
     errors = []
-    if attr.type == "BOOL" and attr.relop == EXCL:
-        pass  # exclusive scheduling
-    elif attr.type == "BOOL":
+    allowed = consumable_relops(attr.type)
+    if attr.type == "BOOL" and attr.relop != EXCL:
         errors.append(f'Exclusive complex "{name}" must have EXCL as relational operator')
-    elif attr.type not in CONSUMABLE_TYPES:
+    elif not allowed:
         errors.append(f'Complex "{name}" of type "{attr.type}" cannot be a consumable')
-    if attr.relop != "<=" and not (attr.type == "BOOL" and attr.relop == EXCL):
+    if attr.relop != "<=" and attr.relop not in allowed:
         errors.append(f'Consumable "{name}" can have only <= as an relational operator')
     if attr.requestable == "FORCED" and has_default(attr):
         errors.append(
@@ -300,7 +325,7 @@ def _consumable_errors(attr: ComplexAttr) -> list[str]:
 
 def _fixed_errors(attr: ComplexAttr) -> list[str]:
     errors = []
-    allowed = _RELOPS_BY_TYPE.get(attr.type, RELOPS)
+    allowed = fixed_relops(attr.type)
     if attr.relop not in allowed:
         errors.append(
             f'Complex "{attr.name}" of type "{attr.type}" can have only '

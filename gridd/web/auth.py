@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from urllib.parse import parse_qs
 
 import anyio
@@ -53,7 +54,7 @@ class RequireLogin:
                              "reload the page and try again")(scope, receive, send)
                 return
             receive = _replay(body)
-        scope.setdefault("state", {})["login"] = login
+        scope.setdefault("state", {}).update(login=login, version=self.state.changes.version)
         await self.app(scope, receive, send)
 
 
@@ -126,6 +127,9 @@ async def login(request: Request) -> Response:
     except GriddError as exc:
         return render(request, "login_needed.html", 403, text=exc.text)
     cookie = secrets.token_urlsafe(32)
+    now = time.time()
+    for ended in [key for key, login in state.logins.items() if login.expires <= now]:
+        del state.logins[ended]  # the master has ended these sessions too: forget them
     state.logins[cookie] = Login(granted.user, granted.session, granted.expires)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", path="/")

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from gridd import protocol as p
 from gridd.client import Client, Refused
 from gridd.master.web_sessions import ENDED
 from gridd.web.state import Login, WebState
@@ -53,14 +54,24 @@ async def call(request: Request, fn: Callable[[Client], T]) -> T:
         raise
 
 
+async def qconf(request: Request, argv: list[str], files: dict[str, str] | None = None
+                ) -> p.QconfReply:
+    """A qconf command line sent as the login's user (`files`: those -A*/-M* name)."""
+    msg = p.Qconf(argv=argv, user="", host="", files=files or {})
+    return await call(request, lambda client: client.request(msg))
+
+
 def wants_fragment(request: Request) -> bool:
     """The live part of the page alone, as static/gridd.js asks for it again."""
     return request.headers.get("x-fragment") == "1"
 
 
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-    """A template with what every page has: the login, its CSRF token, the navigation."""
-    login = request.scope.get("state", {}).get("login")
-    ctx.update(login=login, csrf=login.csrf if login else "", navigation=NAVIGATION,
+    """A template with what every page has: the login, its CSRF token, the navigation,
+    and the master's change number as the request came (its data is that new at least)."""
+    state = request.scope.get("state", {})
+    login = state.get("login")
+    ctx.update(login=login, version=state.get("version", 0),
+               csrf=login.csrf if login else "", navigation=NAVIGATION,
                path=request.url.path)
     return TEMPLATES.TemplateResponse(request, template, ctx, status_code=status)

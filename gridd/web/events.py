@@ -48,18 +48,30 @@ def _watch_once(client: Client, since: int) -> int:
     return client.watch(since, WATCH_TIMEOUT)
 
 
+def _since(request: Request, now: int) -> int:
+    """The change the page has seen: the last event's id when the browser connects again
+    (Last-Event-ID), else the one the page was made at (?since=N), else `now`. A change
+    between the page's making and its stream's start is then sent at once, not missed."""
+    for text in (request.headers.get("last-event-id"), request.query_params.get("since")):
+        if text and text.isdigit():
+            return int(text)
+    return now
+
+
 async def events(request: Request) -> StreamingResponse:
     """GET /events: `event: changed` with the master's change number, for as long as the
     page is open."""
     changes = state_of(request).changes
 
+    seen = _since(request, changes.version)
+
     async def stream() -> AsyncIterator[str]:
-        seen = changes.version
+        nonlocal seen
         yield "retry: 2000\n\n"
         while True:
             with anyio.move_on_after(KEEPALIVE):
                 seen = await changes.after(seen)
-                yield f"event: changed\ndata: {seen}\n\n"
+                yield f"id: {seen}\nevent: changed\ndata: {seen}\n\n"
                 continue
             yield ": alive\n\n"
 

@@ -16,7 +16,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.formats.complex_table import ComplexRow, parse_complex_table, print_complex_table
+from gridd.formats.complex_table import (
+    ComplexRow,
+    column_problem,
+    parse_complex_table,
+    print_complex_table,
+)
 from gridd.formats.names import format_date_time, parse_date_time
 from gridd.formats.objects import (
     KEY_WIDTHS,
@@ -664,6 +669,23 @@ def test_complex_table_round_trip(rows: list[ComplexRow]) -> None:
     text = print_complex_table(rows)
     assert parse_complex_table(text) == rows
     assert print_complex_table(parse_complex_table(text)) == text
+    assert all(column_problem(row) is None for row in rows)
+
+
+@pytest.mark.parametrize(("row", "problem"), [
+    (ComplexRow("", "s", "INT", "<=", "YES", "NO", "0", "0"),
+     "error: a complex attribute needs a name"),
+    (ComplexRow("gpu", "g", "INT", "<=", "YES", "YES", "", "0"),
+     'error: complex attribute "gpu": the default column is empty'),
+    (ComplexRow("my gpu", "g", "INT", "<=", "YES", "NO", "0", "0"),
+     'error: complex attribute "my gpu": the name column "my gpu" is not one word '
+     '(no blanks, no "#")'),
+    (ComplexRow("gpu", "g#1", "INT", "<=", "YES", "NO", "0", "0"),
+     'error: complex attribute "gpu": the shortcut column "g#1" is not one word '
+     '(no blanks, no "#")'),
+])
+def test_a_row_the_table_cannot_hold_says_which_column(row: ComplexRow, problem: str) -> None:
+    assert column_problem(row) == problem
 
 
 # --- name value objects -----------------------------------------------------------

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from gridd.web.accounts import reader
 from gridd.web.pages.jobs import detail_fields
-from gridd.web.pages.submit import FormError, parse, qsub_argv, user_reader
+from gridd.web.pages.submit import FormError, parse, qsub_argv
 
 
 def test_the_fields_become_qsub_s_options_and_a_command_a_binary_job():
@@ -52,10 +53,10 @@ def test_only_the_cell_s_and_the_user_s_own_files_are_read(tmp_path: Path):
     shared, own = tmp_path / "sge_request", tmp_path / "own"
     shared.write_text("-j y\n")
     own.write_text("-N mine\n")
-    read = user_reader(os.getuid() + 1, str(shared))  # the file's owner is another
+    read = reader(os.getuid() + 1, str(shared))  # the file's owner is another
     assert read(str(shared)) == "-j y\n"
     assert read(str(own)) is None
-    assert user_reader(os.getuid(), str(shared))(str(own)) == "-N mine\n"
+    assert reader(os.getuid(), str(shared))(str(own)) == "-N mine\n"
     assert read(str(tmp_path / "none")) is None
 
 

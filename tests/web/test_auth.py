@@ -8,6 +8,7 @@ from starlette.testclient import TestClient
 
 from gridd import login_token
 from gridd.client import Client
+from tests.e2e.conftest import Cell
 from tests.web.conftest import log_in, routes
 
 
@@ -18,6 +19,37 @@ def test_every_route_without_a_login_says_how_to_log_in_and_shows_nothing(web: T
             assert answer.status_code == (401 if method == "GET" else 403), (method, path)
             assert "gridd web login" in answer.text
             assert "node1" not in answer.text  # no host, job or queue shown
+
+
+def snapshot(cell: Cell) -> list[str]:
+    """What a change through the web could touch, as the commands show it."""
+    shown = [cell.run(*command) for command in (
+        ("qstat", "-u", "*"), ("qconf", "-sc"), ("qconf", "-srqs"), ("qrstat", "-u", "*"),
+        ("qconf", "-sql"), ("qconf", "-sel"))]
+    return [f"{res.returncode}\n{res.stdout}{res.stderr}" for res in shown]
+
+
+def test_no_change_is_made_for_a_browser_without_a_login_or_without_its_token(
+        web: TestClient, web_cell: Cell):
+    """Every POST route, with fields that would change something if it were taken:
+    anonymous, and logged in with a wrong CSRF token."""
+    job = web_cell.ok("qsub", "-terse", "-h", "-b", "y", "true").strip()
+    try:
+        before = snapshot(web_cell)
+        fields = {"ids": job, "id": job, "action": "delete", "name": "arch",
+                  "original": "arch", "command": "true", "type": "INT", "relop": "<=",
+                  "consumable": "YES", "text": "{\n name x\n enabled true\n limit to "
+                  "slots=1\n}\n", "start": "01010000", "duration": "1:0:0"}
+        posts = [path for path, methods in routes(web) if "POST" in methods]
+        assert posts
+        for path in posts:
+            assert web.post(path, data=fields).status_code == 403, path
+        log_in(web, "root")
+        for path in posts:
+            assert web.post(path, data={**fields, "csrf": "wrong"}).status_code == 403, path
+        assert snapshot(web_cell) == before
+    finally:
+        web_cell.ok("qdel", job)
 
 
 def test_a_change_without_the_login_csrf_token_is_refused(web: TestClient):
@@ -60,3 +92,10 @@ def test_a_session_the_master_ended_sends_the_browser_to_log_in_again(web: TestC
     answer = web.get("/")
     assert answer.status_code == 401 and "Your login has ended" in answer.text
     assert web.get("/").status_code == 401  # the server forgot the login too
+
+
+def test_a_new_login_makes_the_server_forget_the_logins_that_have_ended(web: TestClient):
+    old = log_in(web, "alice")
+    old.expires = 0.0  # as the master's session would have, 12 hours on
+    log_in(web, "root")
+    assert old not in web.app.state.web.logins.values()

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
-from gridd.web.pages import hosts, jobs, overview, quotas, reservations, submit
+from gridd.web.pages import (
+    complexes,
+    hosts,
+    jobs,
+    overview,
+    quotas,
+    reports,
+    reservations,
+    submit,
+)
 
-PAGES = [overview, hosts, jobs, quotas, reservations, submit]
+PAGES = [overview, complexes, hosts, jobs, quotas, reports, reservations, submit]

@@ -1,13 +1,12 @@
-"""`/quotas`: the resource quota sets as `qconf -srqs` prints them, `qquota`'s usage
-beside them, and an editor with qconf's semantics: a new set is `qconf -Arqs`, a changed
-one `qconf -Mrqs FILE NAME`, a deleted one `qconf -drqs NAME`, each the request qconf
-sends, judged by the master. `/quotas/check` parses the editor's text with the RQS
-grammar as the user types, so a syntax error shows at its line before anything is sent."""
+"""`/quotas`: the resource quota sets as `qconf -srqs` prints them, qquota's usage beside
+them, and an editor of one set in qconf's own syntax. As the user types, the page asks
+`/quotas/check`, which parses the text with the same grammar qconf's files go through
+(gridd.formats.rqs) and answers where it fails, so the error is shown at its line before
+anything is sent; saving sends qconf's -Arqs (a new set) or -Mrqs (a set changed), and
+the master judges the rest (complexes, rights) as it does for qconf."""
 
 from __future__ import annotations
 
-import socket
-from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -15,117 +14,103 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from gridd import protocol as p
-from gridd.cli import qquota
+from gridd.cli.qquota import amount, filter_text
 from gridd.client import GriddError
 from gridd.formats.parsing import FormatError
 from gridd.formats.rqs import parse_rule_sets, print_rule_set, template
-from gridd.web.context import call, login_of, render, wants_fragment
+from gridd.model.rqs import RuleSet
+from gridd.web.context import call, qconf, render, wants_fragment
 
-# The name the editor's text travels under, as qconf names the file it sends.
-FILE = "web-rqs"
-
-
-def rule_sets(lines: list[str]) -> list[tuple[str, str]]:
-    """(name, text) of each set in qconf -srqs's lines, each printed as qconf prints it."""
-    return [(rule_set.name, print_rule_set(rule_set))
-            for rule_set in parse_rule_sets("".join(line + "\n" for line in lines))]
+RQS_FILE = "resource_quota_set"  # the name the editor's text travels under, as a file
+SOURCE = "the editor"
 
 
-def check(text: str) -> dict[str, Any]:
-    """The grammar's verdict on an editor's text: ok, or the first error's place."""
+def problem(text: str) -> FormatError | None:
+    """Where and why the text is no resource quota set; None when the grammar takes it."""
     try:
-        parse_rule_sets(text.replace("\r\n", "\n"), source="rqs")
+        parse_rule_sets(text, source=SOURCE)
     except FormatError as exc:
-        message = exc.message + (f"; expected {', '.join(exc.expected)}" if exc.expected
-                                 else "")
-        return {"ok": False, "line": exc.line, "column": exc.column, "message": message}
-    return {"ok": True}
+        return exc
+    return None
 
 
-async def _qconf(request: Request, argv: list[str], files: dict[str, str] | None = None
-                 ) -> p.QconfReply:
-    """qconf's request of these arguments, as the login's user."""
-    user = login_of(request).user
-    return await call(request, lambda client: client.request(
-        p.Qconf(argv=argv, files=files or {}, user=user, host=socket.gethostname())))
+async def _sets(request: Request) -> list[RuleSet]:
+    reply = await qconf(request, ["-srqs"])
+    return parse_rule_sets("\n".join(reply.out) + "\n") if reply.code == 0 else []
 
 
-async def _listing(request: Request) -> dict[str, Any]:
-    """Every set as qconf -srqs prints it and the login's qquota rows."""
-    user = login_of(request).user
-    try:
-        shown = await _qconf(request, ["-srqs"])
-        usage = await call(request, lambda client: client.request(
-            p.QueryQuota(users=[user])))
-    except GriddError as exc:
-        return {"sets": [], "usage": [], "error": exc.text}
-    rows = [(row.rule, f"{row.resource}={qquota.amount(row)}/{row.limit}",
-             qquota.filter_text(row)) for row in usage.rows]
-    return {"sets": rule_sets(shown.out) if not shown.code else [], "usage": rows,
-            "error": ""}
+async def _usage(request: Request) -> list[tuple[str, str, str]]:
+    reply = await call(request, lambda client: client.request(p.QueryQuota(users=["*"])))
+    return [(row.rule, f"{row.resource}={amount(row)}/{row.limit}", filter_text(row))
+            for row in reply.rows]
 
 
-async def _page(request: Request, status: int = 200, text: str | None = None,
-                name: str = "", message: str = "") -> Response:
-    listing = await _listing(request)
+async def _page(request: Request, text: str, original: str, status: int = 200,
+                error: str = "") -> Response:
+    usage = await _usage(request)
     if wants_fragment(request):
-        return render(request, "quotas_live.html", **listing)
-    if text is None:  # a set's text to change, or qconf -arqs's template of a new one
-        name = request.query_params.get("name", "")
-        text = dict(listing["sets"]).get(name) or template(["template"])
-        name = name if name in dict(listing["sets"]) else ""
-    return render(request, "quotas.html", status, text=text, name=name, message=message,
-                  done=request.query_params.get("done", ""), **listing)
+        return render(request, "quotas_live.html", usage=usage)
+    sets = [(rule_set.name, print_rule_set(rule_set)) for rule_set in await _sets(request)]
+    return render(request, "quotas.html", status, sets=sets, usage=usage, text=text,
+                  original=original, error=error)
 
 
 async def quotas(request: Request) -> Response:
-    return await _page(request)
+    editing = request.query_params.get("edit", "")
+    sets = {rule_set.name: rule_set for rule_set in await _sets(request)}
+    if editing in sets:
+        return await _page(request, print_rule_set(sets[editing]), editing)
+    return await _page(request, template(["new_set"]), "")
 
 
-def _answer(reply: p.QconfReply) -> str:
-    return "\n".join([*reply.out, *reply.err])
+async def check(request: Request) -> Response:
+    """POST /quotas/check: the grammar's verdict on the text, as JSON."""
+    form = await request.form()
+    found = problem(str(form.get("text", "")))
+    if found is None:
+        return JSONResponse({"ok": True})
+    return JSONResponse({"ok": False, "line": found.line, "column": found.column,
+                         "message": found.message})
+
+
+def _done(lines: list[str]) -> Response:
+    return RedirectResponse(f"/quotas?{urlencode({'done': chr(10).join(lines)})}",
+                            status_code=303)
 
 
 async def save(request: Request) -> Response:
-    """A new set (-Arqs) or a change of the set `name` (-Mrqs FILE NAME)."""
+    """POST /quotas: the editor's text as a new set (-Arqs), or as the new version of the
+    set `original` (-Mrqs FILE original)."""
     form = await request.form()
     text = str(form.get("text", "")).replace("\r\n", "\n")
-    name = str(form.get("name", "")).strip()
-    argv = ["-Mrqs", FILE, name] if name else ["-Arqs", FILE]
+    original = str(form.get("original", ""))
+    found = problem(text)
+    if found is not None:
+        return await _page(request, text, original, 400, f"line {found.line}: {found.message}")
+    argv = ["-Mrqs", RQS_FILE, original] if original else ["-Arqs", RQS_FILE]
     try:
-        reply = await _qconf(request, argv, {FILE: text})
+        reply = await qconf(request, argv, {RQS_FILE: text})
     except GriddError as exc:
-        return await _page(request, 400, text, name, exc.text)
+        return await _page(request, text, original, 400, exc.text)
     if reply.code:
-        return await _page(request, 400, text, name, _answer(reply))
-    return RedirectResponse(f"/quotas?{urlencode({'done': _answer(reply)})}",
-                            status_code=303)
+        return await _page(request, text, original, 400, "\n".join([*reply.err, *reply.out]))
+    return _done([*reply.err, *reply.out])
 
 
 async def delete(request: Request) -> Response:
-    """qconf -drqs NAME."""
+    """POST /quotas/delete: qconf -drqs NAME."""
     form = await request.form()
     name = str(form.get("name", "")).strip()
-    if not name:
-        return await _page(request, 400, message="error: no resource quota set named")
-    try:
-        reply = await _qconf(request, ["-drqs", name])
-    except GriddError as exc:
-        return await _page(request, 400, message=exc.text)
-    if reply.code:
-        return await _page(request, 400, message=_answer(reply))
-    return RedirectResponse(f"/quotas?{urlencode({'done': _answer(reply)})}",
-                            status_code=303)
-
-
-async def check_text(request: Request) -> Response:
-    form = await request.form()
-    return JSONResponse(check(str(form.get("text", ""))))
+    reply = await qconf(request, ["-drqs", name]) if name else None
+    if reply is None or reply.code:
+        text = "\n".join([*reply.err, *reply.out]) if reply else "error: which set? (no name)"
+        return await _page(request, template(["new_set"]), "", 400, text)
+    return _done([*reply.err, *reply.out])
 
 
 ROUTES = [
     Route("/quotas", quotas, methods=["GET"]),
     Route("/quotas", save, methods=["POST"]),
-    Route("/quotas/check", check_text, methods=["POST"]),
+    Route("/quotas/check", check, methods=["POST"]),
     Route("/quotas/delete", delete, methods=["POST"]),
 ]

@@ -5,13 +5,10 @@ with the form as it was filled in."""
 
 from __future__ import annotations
 
-import grp
 import os
-import pwd
 import shlex
 import socket
 import time
-from collections.abc import Callable
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -24,6 +21,7 @@ from gridd.cli.render_qstat import unsubmitted_detail
 from gridd.client import GriddError
 from gridd.formats.requests import submitted_line
 from gridd.model.job import Job
+from gridd.web.accounts import account_of, reader
 from gridd.web.context import call, login_of, render, state_of
 
 FIELDS = ("command", "script", "name", "resources", "pe", "queue", "priority", "array",
@@ -60,39 +58,14 @@ def qsub_argv(form: dict[str, str]) -> tuple[list[str], str]:
     return argv, script
 
 
-def user_reader(uid: int, shared: str) -> Callable[[str], str | None]:
-    """How qsub's parser reads the request files here: the cell's sge_request, and the
-    user's own files only (the server may read what the user may not)."""
-
-    def read(path: str) -> str | None:
-        try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                if path != shared and os.fstat(f.fileno()).st_uid != uid:
-                    return None
-                return f.read()
-        except OSError:
-            return None
-
-    return read
-
-
 def parse(form: dict[str, str], user: str, root: str, now: float) -> QsubRequest:
     """The request qsub makes of the form's fields, run by `user` in their home."""
     argv, script = qsub_argv(form)
-    try:
-        entry = pwd.getpwnam(user)
-        uid, gid, home = entry.pw_uid, entry.pw_gid, entry.pw_dir
-        shell = entry.pw_shell
-    except KeyError:  # the master stamps who the user is where it knows them
-        uid, gid, home, shell = 65534, 65534, "/", "/bin/sh"
-    try:
-        group = grp.getgrgid(gid).gr_name
-    except KeyError:
-        group = str(gid)
+    uid, gid, group, home, shell = account_of(user)
     environ = {"HOME": home, "LOGNAME": user, "USER": user, "SHELL": shell,
                "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
     return parse_qsub(argv, environ=environ, cwd=home, home=home, root=root,
-                      read_file=user_reader(uid, f"{root}/common/sge_request"), user=user,
+                      read_file=reader(uid, f"{root}/common/sge_request"), user=user,
                       uid=uid, group=group, gid=gid, host=socket.gethostname(),
                       stdin_text=lambda: script, now=now)
 

@@ -38,7 +38,8 @@
 
   function listen() {
     if (liveParts().length === 0) return;
-    const source = new EventSource("/events");
+    // From the change the page was made at: one made since is sent at once.
+    const source = new EventSource("/events?since=" + (document.body.dataset.version || ""));
     source.addEventListener("changed", refresh);
   }
 
