@@ -73,3 +73,22 @@ def test_a_user_who_is_no_manager_is_refused_by_the_master(web: TestClient, web_
     answer = web.post("/quotas", data={"text": SET, "csrf": login.csrf})
     assert answer.status_code == 400 and "alice" in answer.text
     assert web_cell.run("qconf", "-srqs", "webquota").returncode != 0
+
+
+def test_a_user_who_is_no_manager_neither_changes_nor_deletes_a_set(web: TestClient,
+                                                                    web_cell: Cell):
+    path = web_cell.root / "webquota.rqs"
+    path.write_text(SET)
+    web_cell.ok("qconf", "-Arqs", str(path))
+    try:
+        before = web_cell.ok("qconf", "-srqs")
+        login = log_in(web, "alice")
+        for answer in (
+                web.post("/quotas", data={"text": SET.replace("slots=1", "slots=9"),
+                                          "original": "webquota", "csrf": login.csrf}),
+                web.post("/quotas/delete", data={"name": "webquota", "csrf": login.csrf})):
+            assert answer.status_code == 400
+            assert re.search(r'class="error">[^<]*alice[^<]*must be manager', answer.text)
+        assert web_cell.ok("qconf", "-srqs") == before
+    finally:
+        web_cell.ok("qconf", "-drqs", "webquota")

@@ -3,11 +3,13 @@ shows qrstat's columns, delete is qrdel's, with the master's permissions."""
 
 from __future__ import annotations
 
+import html
 import re
 import time
 
 from starlette.testclient import TestClient
 
+from gridd.cli.render_text import stamp
 from gridd.web.pages.reservations import qrsub_time
 from tests.e2e.conftest import Cell
 from tests.web.conftest import log_in
@@ -68,3 +70,38 @@ def test_another_user_cannot_delete_an_ar_of_roots(web: TestClient, web_cell: Ce
         assert f" {ar} " in f" {web_cell.ok('qrstat', '-u', '*')} "
     finally:
         web_cell.ok("qrdel", ar)
+
+
+def test_a_row_is_qrstat_s_line_cell_for_cell(web: TestClient, web_cell: Cell):
+    ar = GRANTED.search(web_cell.ok("qrsub", "-N", "row", "-a", qrsub_time(later(7200)),
+                                    "-d", "600")).group(1)
+    try:
+        log_in(web, "root")
+        line = web_cell.ok("qrstat", "-u", "*").splitlines()[2].split()
+        row = re.search(rf'<tr id="ar-{ar}".*?</tr>', web.get("/reservations").text, re.S)
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", row.group(0))
+        assert " ".join(html.unescape(c) for c in cells).split() == line
+    finally:
+        web_cell.ok("qrdel", ar)
+
+
+def test_a_user_of_arusers_reserves_through_the_form_and_deletes_their_own(
+        web: TestClient, web_cell: Cell):
+    web_cell.ok("qconf", "-au", "alice", "arusers")
+    try:
+        alice = log_in(web, "alice")
+        start = later(7200)
+        answer = web.post("/reservations", data={"name": "mine", "start": start,
+                                                 "duration": "600", "csrf": alice.csrf})
+        assert answer.status_code == 303, answer.text
+        ar = GRANTED.search(web.get(answer.headers["location"]).text).group(1)
+        shown = web_cell.ok("qrstat", "-ar", ar)
+        assert re.search(r"^owner\s+alice$", shown, re.M), shown
+        begins = time.mktime(time.strptime(start, "%Y-%m-%dT%H:%M"))
+        assert re.search(rf"^start_time\s+{re.escape(stamp(begins))}$", shown, re.M), shown
+        gone = web.post("/reservations/delete", data={"id": ar, "csrf": alice.csrf})
+        assert gone.status_code == 303, gone.text
+        assert web_cell.ok("qrstat", "-u", "*") == ""
+    finally:
+        web_cell.run("qrdel", "-u", "alice")
+        web_cell.ok("qconf", "-du", "alice", "arusers")
