@@ -105,3 +105,26 @@ def test_a_user_of_arusers_reserves_through_the_form_and_deletes_their_own(
     finally:
         web_cell.run("qrdel", "-u", "alice")
         web_cell.ok("qconf", "-du", "alice", "arusers")
+
+
+def test_a_delete_the_master_refuses_in_its_answer_is_shown_as_a_refusal(web: TestClient,
+                                                                         web_cell: Cell):
+    """qrdel's refusals come as an answer with code 1 (an AR not found, another owner's
+    AR for a user of arusers): the page says them as errors, 400, and nothing changes."""
+    ar = GRANTED.search(web_cell.ok("qrsub", "-a", qrsub_time(later(7200)), "-d", "600")
+                        ).group(1)
+    web_cell.ok("qconf", "-au", "alice", "arusers")
+    try:
+        alice = log_in(web, "alice")
+        for target, said in (
+                ("999", 'denied: advance_reservation "999" does not exist'),
+                (ar, "alice - you do not have the necessary privileges to delete the "
+                     f'advance_reservation "{ar}"')):
+            answer = web.post("/reservations/delete", data={"id": target, "csrf": alice.csrf})
+            assert answer.status_code == 400, answer.headers
+            shown = re.search(r'<p id="message" class="error">([^<]*)</p>', answer.text)
+            assert shown and html.unescape(shown.group(1)) == said, answer.text
+        assert f" {ar} " in f" {web_cell.ok('qrstat', '-u', '*')} "
+    finally:
+        web_cell.ok("qconf", "-du", "alice", "arusers")
+        web_cell.ok("qrdel", ar)

@@ -100,6 +100,8 @@ async def delete(request: Request) -> Response:
         reply = await call(request, lambda client: client.ar_delete([target], user))
     except GriddError as exc:
         return await _page(request, {}, 400, exc.text)
+    if reply.code:  # qrdel's refusals in the answer: an AR not found, or not the user's
+        return await _page(request, {}, 400, "\n".join(reply.lines))
     return _done(reply.lines)
 
 
