@@ -87,6 +87,8 @@ async def submit(request: Request) -> Response:
         reply = await call(request, lambda client: client.ar_submit(spec, socket.gethostname()))
     except GriddError as exc:
         return await _page(request, values, 400, exc.text)
+    if reply.code:  # a refusal the answer carries, as qrsub prints it
+        return await _page(request, values, 400, "\n".join(reply.lines))
     return _done(reply.lines)
 
 
