@@ -46,21 +46,26 @@ async def _usage(request: Request) -> list[tuple[str, str, str]]:
 
 
 async def _page(request: Request, text: str, original: str, status: int = 200,
-                error: str = "") -> Response:
+                error: str = "", sets: list[RuleSet] | None = None) -> Response:
+    """The page (`sets`: as already read, else read here), or its live part alone."""
     usage = await _usage(request)
     if wants_fragment(request):
         return render(request, "quotas_live.html", usage=usage)
-    sets = [(rule_set.name, print_rule_set(rule_set)) for rule_set in await _sets(request)]
-    return render(request, "quotas.html", status, sets=sets, usage=usage, text=text,
-                  original=original, error=error)
+    if sets is None:
+        sets = await _sets(request)
+    return render(request, "quotas.html", status, usage=usage, text=text, original=original,
+                  error=error, sets=[(s.name, print_rule_set(s)) for s in sets])
 
 
 async def quotas(request: Request) -> Response:
+    if wants_fragment(request):  # the usage alone: the sets are not read
+        return await _page(request, "", "")
     editing = request.query_params.get("edit", "")
-    sets = {rule_set.name: rule_set for rule_set in await _sets(request)}
-    if editing in sets:
-        return await _page(request, print_rule_set(sets[editing]), editing)
-    return await _page(request, template(["new_set"]), "")
+    sets = await _sets(request)
+    found = next((rule_set for rule_set in sets if rule_set.name == editing), None)
+    if found is not None:
+        return await _page(request, print_rule_set(found), editing, sets=sets)
+    return await _page(request, template(["new_set"]), "", sets=sets)
 
 
 async def check(request: Request) -> Response:
