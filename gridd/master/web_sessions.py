@@ -58,7 +58,7 @@ class WebSessions:
         if claim.expires > now + MAX_AHEAD:
             return (f"the login token is valid for more than {MAX_AHEAD / 60:g} minutes: "
                     "make another with 'gridd web login'")
-        self.nonces = {nonce: until for nonce, until in self.nonces.items() if until > now}
+        self.expire(now)
         if claim.nonce in self.nonces:
             return "the login token was used before: make another with 'gridd web login'"
         self.nonces[claim.nonce] = claim.expires
