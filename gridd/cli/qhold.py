@@ -7,8 +7,8 @@ import socket
 import sys
 from collections import deque
 
+from gridd import protocol as p
 from gridd.cli.common import current_user, print_answer, usage_error
-from gridd.cli.job_control import hold_request
 from gridd.formats.requests import first_invalid_job_task
 from gridd.manual import usage
 
@@ -54,8 +54,8 @@ def main(argv: list[str] | None = None, release: bool = False) -> int:
     if why:
         print(why, file=sys.stderr)
         return 2
-    request = hold_request(targets, current_user(), socket.gethostname(), release=release,
-                           kinds=kinds)
+    request = p.Hold(targets=targets, user=current_user(), host=socket.gethostname(),
+                     hold=not release, kinds=kinds)
     return print_answer(lambda client: client.hold(request))
 
 

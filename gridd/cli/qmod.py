@@ -7,8 +7,8 @@ import os
 import sys
 from collections import deque
 
+from gridd import protocol as p
 from gridd.cli.common import current_user, run_command
-from gridd.cli.job_control import qmod_request
 from gridd.client import Client
 from gridd.manual import usage
 
@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         user, host = current_user(), os.uname().nodename
         with Client() as client:
             for action, targets in actions:
-                reply = client.request(qmod_request(action, targets, user, host, force))
+                reply = client.request(p.Qmod(action=action, targets=targets, user=user,
+                                              host=host, force=force))
                 for line in reply.lines:
                     print(line)
                 code = code or reply.code

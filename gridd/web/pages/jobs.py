@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -15,15 +16,29 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from gridd import protocol as p
 from gridd.cli import render_qstat
-from gridd.cli.job_control import JOB_ACTIONS
 from gridd.cli.queue_select import BadSelection, Selection
 from gridd.cli.render_text import stamp
-from gridd.client import GriddError
+from gridd.client import Client, GriddError
 from gridd.formats.requests import first_invalid_job_task
 from gridd.model.values import is_unsigned
-from gridd.protocol import JobsReply
 from gridd.web.context import call, login_of, render, wants_fragment
+
+# The job actions, each asked of the master as the command it stands for (qdel, qmod
+# -sj/-usj, qhold, qrls) asks it: (client, targets, user, host) -> the master's answer.
+Action = Callable[[Client, list[str], str, str], p.Ok]
+JOB_ACTIONS: dict[str, Action] = {
+    "delete": lambda client, targets, user, host: client.delete(targets, user),
+    "suspend": lambda client, targets, user, host: client.request(
+        p.Qmod(action="sj", targets=targets, user=user, host=host)),
+    "resume": lambda client, targets, user, host: client.request(
+        p.Qmod(action="usj", targets=targets, user=user, host=host)),
+    "hold": lambda client, targets, user, host: client.hold(
+        p.Hold(targets=targets, user=user, host=host, hold=True, kinds="u")),
+    "release": lambda client, targets, user, host: client.hold(
+        p.Hold(targets=targets, user=user, host=host, hold=False, kinds="u")),
+}
 
 
 @dataclass(frozen=True)
@@ -96,7 +111,7 @@ async def _listing(request: Request, filters: Filters) -> dict[str, Any]:
         return {"rows": [], "error": str(exc)}
     select = selection.select if selection.given else None
     try:
-        reply: JobsReply = await call(request, lambda client: client.jobs(
+        reply: p.JobsReply = await call(request, lambda client: client.jobs(
             select=select, finished="z" in filters.state))
     except GriddError as exc:
         return {"rows": [], "error": exc.text}
@@ -164,7 +179,7 @@ async def job(request: Request) -> Response:
     """The job as qstat -j JOB shows it, its scheduling reasons apart; unknown (or not a
     job number): qstat's words, 404."""
     ref = request.path_params["id"]
-    reply: JobsReply | None = None
+    reply: p.JobsReply | None = None
     if is_unsigned(ref):
         reply = await call(request, lambda client: client.jobs(details=True))
     found = next((j for j in reply.jobs if j.job_id == int(ref)), None) if reply else None
@@ -176,7 +191,7 @@ async def job(request: Request) -> Response:
                   reasons=reply.reasons.get(found.job_id, []))
 
 
-_NO_JOBS = JobsReply(jobs=[], queues=[], hosts=[], now=0.0)
+_NO_JOBS = p.JobsReply(jobs=[], queues=[], hosts=[], now=0.0)
 
 
 ROUTES = [
