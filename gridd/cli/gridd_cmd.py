@@ -356,7 +356,8 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
         paths.listen_file(base).write_text(f"{master_endpoint.ANY_PORT}\n")
     spawned: list[Daemon] = []
     if not alive(local_pid(master_file)):
-        spawned.append(_spawn(base, "master", ["master"], paths.master_spool(base)))
+        spawned.append(_spawn(base, "master", ["master"], paths.master_spool(base),
+                              signal.SIGTERM))
     try:
         endpoint = _wait_endpoint(base, spawned)
         for host in cell.hosts:
@@ -364,7 +365,7 @@ def cmd_up(base: Path, args: argparse.Namespace) -> int:
                 spawned.append(_spawn(base, f"execd of {host}",
                                       ["execd", "--name", host, "--master", endpoint,
                                        "--load-report-time", str(args.load_report_time)],
-                                      paths.execd_spool(host, base)))
+                                      paths.execd_spool(host, base), signals.LEAVE_JOBS[0]))
         if not spawned:
             print(f"gridd: the cell under {base} is already running", file=sys.stderr)
             return 0
@@ -566,17 +567,19 @@ def _make_job_sge_root(base: Path) -> list[str]:
 
 
 class Daemon(NamedTuple):
-    """A daemon `gridd up` started: what it is, its process, where its output goes."""
+    """A daemon `gridd up` started: what it is, its process, where its output goes, and
+    the signal that stops it as `gridd down` does (an execd leaves its jobs running)."""
     what: str
     process: subprocess.Popen[bytes]
     output: Path
+    stop: int
 
 
 class StartError(Exception):
     """The cell did not come up; the text says which daemon, and why when it is known."""
 
 
-def _spawn(base: Path, what: str, args: list[str], logdir: Path) -> Daemon:
+def _spawn(base: Path, what: str, args: list[str], logdir: Path, stop: int) -> Daemon:
     logdir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, GRIDD_ROOT=str(base))
     output = logdir / "daemon.out"
@@ -585,7 +588,7 @@ def _spawn(base: Path, what: str, args: list[str], logdir: Path) -> Daemon:
                                    env=env, stdin=subprocess.DEVNULL, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True,
                                    close_fds=True)
-    return Daemon(what, process, output)
+    return Daemon(what, process, output, stop)
 
 
 def _check_running(spawned: list[Daemon]) -> None:
@@ -601,8 +604,7 @@ def _stop(spawned: list[Daemon]) -> None:
     """End what a failed `gridd up` started as `gridd down` would (jobs left running)."""
     for daemon in spawned:
         if daemon.process.poll() is None:
-            daemon.process.send_signal(signal.SIGTERM if daemon.what == "master"
-                                       else signals.LEAVE_JOBS[0])
+            daemon.process.send_signal(daemon.stop)
     for daemon in spawned:
         try:
             daemon.process.wait(timeout=15)
