@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import anyio
 
-from gridd.client import Client
+from gridd.client import Client, Refused
 
 T = TypeVar("T")
 
@@ -40,7 +40,8 @@ class ClientPool:
 
     def run(self, session: str | None, fn: Callable[[Client], T]) -> T:
         """`fn(client)` with a client acting for `session` (None: the server's own user);
-        blocking, for a worker thread. A client that failed is not used again."""
+        blocking, for a worker thread. A client that failed is not used again; one the
+        master answered with a refusal is (its connection is as sound as before)."""
         with self._lock:
             client = self._idle.pop() if self._idle else None
         if client is None:
@@ -48,12 +49,18 @@ class ClientPool:
         client.session = session
         try:
             result = fn(client)
+        except Refused:
+            self._keep(client)
+            raise
         except BaseException:
             client.close()
             raise
+        self._keep(client)
+        return result
+
+    def _keep(self, client: Client) -> None:
         with self._lock:
             self._idle.append(client)
-        return result
 
     def close(self) -> None:
         with self._lock:
