@@ -42,6 +42,9 @@ def ctx() -> Iterator[zmq.Context]:
 def _router(ctx: zmq.Context, public: bytes, secret: bytes, tmp_path: Path,
             kind: str = "tcp") -> zmq.Socket:
     router = ctx.socket(zmq.ROUTER)
+    # As the master's router: a ROUTER at its default high-water mark (1,000) silently
+    # drops replies to a client that has not read yet, which a loaded machine reaches.
+    router.sndhwm = router.rcvhwm = 0
     router.curve_server = True
     router.curve_publickey, router.curve_secretkey = public, secret
     router.bind("tcp://127.0.0.1:*" if kind == "tcp" else f"ipc://{tmp_path}/r.sock")
