@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
@@ -21,12 +22,36 @@ class _Distribution(Distribution):
     def has_data(self) -> bool:
         return self.has_data_files()
 
+    def has_ext_modules(self) -> bool:
+        """libdrmaa is built by build_ext (the wheel is then tagged for this platform)."""
+        return True
+
+
+class _BuildExt(build_ext):
+    """Builds libdrmaa.so.1.0 and drmaa.h (gridd/drmaa/build.py) into the package: in the
+    build tree for a wheel, in the source tree for an editable install."""
+
+    def run(self) -> None:
+        super().run()
+        from gridd.drmaa.build import build
+
+        build(self._where(), Path(self.build_temp))
+
+    def _where(self) -> Path:
+        return (HERE if self.inplace else Path(self.build_lib)) / "gridd" / "drmaa"
+
+    def get_outputs(self) -> list[str]:
+        from gridd.drmaa.build import HEADER, LIBRARY
+
+        return [*super().get_outputs(), *(str(self._where() / name) for name in (LIBRARY, HEADER))]
+
 
 VERSION = tomllib.loads((HERE / "pyproject.toml").read_text())["project"]["version"]
 PAGES = write_pages(HERE / "build" / "man", VERSION)
 
 setup(
     distclass=_Distribution,
+    cmdclass={"build_ext": _BuildExt},
     packages=find_packages(include=["gridd", "gridd.*"]) + ["gridd.grammar", "gridd.reports"],
     package_dir={"gridd.grammar": "grammar", "gridd.reports": "reports"},
     package_data={"gridd.grammar": ["*.lark"], "gridd.reports": ["*.sql", "schema/*.sql"],

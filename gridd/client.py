@@ -35,6 +35,10 @@ class Refused(GriddError):
     """The master's answer was a refusal (an Error), not a failure to reach it."""
 
 
+class NoAnswer(GriddError):
+    """The master did not answer within the time the request allowed."""
+
+
 class Client:
     session: str | None = None  # a web session whose user every request is sent as
 
@@ -109,7 +113,7 @@ class Client:
         try:
             return op(*args)
         except TimeoutError:
-            raise GriddError(f"error: no answer from qmaster at {self.endpoint}") from None
+            raise NoAnswer(f"error: no answer from qmaster at {self.endpoint}") from None
         except (ZmtpError, OSError, ValueError) as exc:
             raise GriddError(f"error: lost the connection to qmaster at {self.endpoint}: "
                              f"{exc}") from None
@@ -161,6 +165,12 @@ class Client:
 
     def wait(self, job_id: int) -> p.JobExited:
         return self.request(p.WaitJob(job_id=job_id), timeout=None)
+
+    def wait_tasks(self, tasks: list[tuple[int, int]], timeout: float | None,
+                   block: bool = True) -> p.TaskEnded | p.NotEnded:
+        """DRMAA's wait: how the first of `tasks` (job, task) to end ended; GriddError
+        after `timeout` seconds (None: no limit), NotEnded at once when not `block`."""
+        return self.request(p.WaitTasks(tasks=tasks, block=block), timeout=timeout)
 
     def wait_scheduled(self, job_id: int) -> p.Scheduled:
         return self.request(p.WaitScheduled(job_id=job_id), timeout=None)

@@ -73,6 +73,36 @@ class JobExited(Msg, tag="job_exited"):
     deleted: bool = False
 
 
+class WaitTasks(Msg, tag="wait_tasks"):
+    """DRMAA's wait: answered with how the first of `tasks` (job, task; task 0 of a job
+    that is no array) to end ended, at once if one has; `block` False answers NotEnded
+    instead of waiting. A task neither known nor remembered is an Error."""
+
+    tasks: list[tuple[int, int]]
+    block: bool = True
+
+
+class TaskEnded(Msg, tag="task_ended"):
+    """How one task ended (the master remembers the last tasks to end for a while)."""
+
+    job_id: int
+    task_id: int
+    exit_status: int = 0
+    signal: str = ""  # the signal's name ("SIGKILL") when one ended it
+    failed: int = 0
+    ran: bool = False  # it started: one that never did (deleted, unschedulable) aborted
+    deleted: bool = False
+    submit_time: float = 0.0
+    start_time: float = 0.0
+    end_time: float = 0.0
+    priority: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
+
+
+class NotEnded(Msg, tag="not_ended"):
+    """None of the tasks a non-blocking WaitTasks named has ended yet."""
+
+
 class WaitScheduled(Msg, tag="wait_scheduled"):
     """Answered once an immediate job (qsub -now y) has started or was found unschedulable."""
 
@@ -567,6 +597,7 @@ class DbAnswer(Msg, tag="db_answer"):
 
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
+    | WaitTasks | TaskEnded | NotEnded
     | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | WaitStarted | StartPeTask | Started

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gridd import keys, master_endpoint, paths
-from gridd.cli import dbwriter, report, spool_cmd, web_cmd
+from gridd.cli import dbwriter, drmaa_cmd, report, spool_cmd, web_cmd
 from gridd.cli.listen import ListenError, check_bindable
 from gridd.cli.listen import parse as parse_listen
 from gridd.execd import signals
@@ -155,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     dbwriter.configure(sub)
     spool_cmd.configure(sub)
     web_cmd.configure(sub)
+    drmaa_cmd.configure(sub)
     return parser
 
 
@@ -164,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         from gridd.cli.sim import cmd_sim
 
         return cmd_sim(args)
+    if args.cmd == "drmaa-library":
+        return drmaa_cmd.cmd_drmaa_library(args)
     base = paths.root()
     foreign = paths.grid_engine_cell(base)
     if foreign and not (args.cmd == "dbwriter" and args.db):

@@ -81,6 +81,7 @@ class Control:
                 fx.sched_removed.append((job.job_id, task.task_id))
                 reporting.job_log(self, job, task.task_id, now, fx, "deleted", "", req.user,
                                   "", "job deleted by user")
+                self.task_ends.over(job, task, fx, deleted=True)
             elif req.force:  # done, killed or not
                 fx.to_execd.append((task.host, p.KillTask(job_id=job.job_id,
                                                           task_id=task.task_id)))
@@ -88,6 +89,7 @@ class Control:
                 task.exit_status = 0
                 self.force_pe_tasks(job, task, now, fx)
                 self._finish_bookkeeping(job, task, now, fx, account=True)
+                self.task_ends.over(job, task, fx, deleted=True)
             else:  # deleting
                 running = True
                 task.delete_requested = True

@@ -24,6 +24,7 @@ from gridd.master.queries import Queries
 from gridd.master.sched_input import sched_job, task_holding
 from gridd.master.state import Effects, MasterState
 from gridd.master.submission import Submission
+from gridd.master.task_ends import TaskEnds
 from gridd.model import pe_tasks
 from gridd.model.cluster import PlanConf, Running, split_instance
 from gridd.model.complexes import ComplexTable
@@ -58,6 +59,7 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
         # for its PE task, by (job, task, PE task); where each host's execd holds the
         # sessions of its tasks (its Register says). None spooled: clients ask again,
         # execds register again.
+        self.task_ends = TaskEnds()  # DRMAA's waits
         self.started_waiters: dict[tuple[int, int], list[tuple[bytes, int]]] = {}
         self.pe_waiters: dict[tuple[int, int, str], tuple[bytes, int]] = {}
         self.session_endpoints: dict[str, str] = {}
@@ -128,6 +130,7 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
         new.sync_waiters, new.now_waiters = self.sync_waiters, self.now_waiters
         new.started_waiters, new.pe_waiters = self.started_waiters, self.pe_waiters
         new.session_endpoints = self.session_endpoints
+        new.task_ends = self.task_ends
         new.sched_seq = self.sched_seq
         new.sched_info, new.sched_reserved = self.sched_info, self.sched_reserved
         new.sched_global_info = self.sched_global_info

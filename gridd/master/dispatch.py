@@ -67,6 +67,7 @@ class Dispatching:
                 for task in job.tasks.values():
                     task.move(UNSCHEDULABLE)
                     fx.sched_removed.append((job_id, task.task_id))
+                    self.task_ends.over(job, task, fx, deleted=True)
                 fx.dirty_jobs.add(job_id)
                 self._answer_now(job_id, False, fx)
                 self._maybe_forget(job, fx, deleted=True)

@@ -333,7 +333,7 @@ class Execution:
         if job is None or task is None or task.host != report.host \
                 or 0 < report.start_time < task.given_up:
             return
-        end = finish_event(task, report.failed)
+        end = finish_event(task, report.failed, not job.spec.no_error_state)
         if not allows(task.state, end):
             return
         self._release(job, task, fx)
@@ -353,6 +353,8 @@ class Execution:
             task.failed_reason = "assumedly after job"
         self._finish_bookkeeping(job, task, now, fx, account=True)
         fx.dirty_tasks.add((job.job_id, task.task_id))
+        if task.state == DONE:
+            self.task_ends.over(job, task, fx, deleted=False)
         if task.state == RESCHEDULED:
             task.failed, task.failed_reason = FAILED_RESCHEDULED, "rescheduling"
             reporting.job_log(self, job, task.task_id, now, fx, "finished", "r", by,
@@ -460,6 +462,7 @@ class Execution:
             return
         fx.dirty_tasks.add((job_id, task_id))
         if task.state == DONE:  # qdel asked meanwhile
+            self.task_ends.over(job, task, fx, deleted=True)
             self._maybe_forget(job, fx, deleted=True)
             return
         fresh = Task(task_id=task_id, state=task.state, rerun=True, holds=task.holds,

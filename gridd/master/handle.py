@@ -219,6 +219,8 @@ class Handler:
                 reply = m.select_queues(msg)
             case p.WaitJob():
                 reply = m.wait_job(ident, msg)
+            case p.WaitTasks():
+                reply = m.task_ends.wait(ident, msg, m.s.jobs)
             case p.WaitScheduled():
                 reply = m.wait_scheduled(ident, msg)
             case p.WaitStarted():

@@ -85,6 +85,9 @@ class JobSpec(msgspec.Struct):
     interactive: str = ""
     pty: bool = False
     session_key: bytes = b""
+    # A DRMAA job: a failure that would put a task in error state ends it instead (its
+    # program waits for its end, and nobody is there to clear the error).
+    no_error_state: bool = False
 
     def slots(self) -> int:
         """Slots one task needs: the lower end of the PE range, else 1."""

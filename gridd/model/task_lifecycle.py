@@ -109,13 +109,14 @@ def allows(state: str, event: str) -> bool:
 JOB_ERRORS = frozenset({1, 26, 27, 28})
 
 
-def finish_event(task: Task, failed: int) -> str:
+def finish_event(task: Task, failed: int, error_state: bool = True) -> str:
     """How a run's end, ``failed`` as its execd reports it, moves its task: rescheduled
     when qmod -r asked for it and qdel did not ask since; in error when its job could not
-    start for a fault of its own and nobody asked for its end."""
+    start for a fault of its own, nobody asked for its end and its job may be in error
+    state (a DRMAA job may not)."""
     if task.rescheduling and not task.delete_requested:
         return FINISH_RESCHEDULED
-    if failed in JOB_ERRORS and not task.delete_requested:
+    if failed in JOB_ERRORS and error_state and not task.delete_requested:
         return FAIL
     return FINISH
 
