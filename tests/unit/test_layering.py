@@ -53,6 +53,7 @@ LAYERS = {
     "cli": _layer("gridd.cli", "*", "*"),
     "shells": _layer("gridd.actors gridd.execd gridd.transport gridd.sim_processes", "*", "*"),
     "web": _layer("gridd.web", "*", "*"),
+    "drmaa": _layer("gridd.drmaa", "client model protocol formats cli base", "cffi msgspec"),
 }
 # What the pure core never imports: an event loop, sockets, databases, other processes.
 IMPURE = frozenset({"trio", "zmq", "duckdb", "sqlite3", "socket", "_socket", "subprocess"})
