@@ -153,17 +153,14 @@ def export(ffi: Any) -> None:
 
     @call("drmaa_allocate_job_template", 1)
     def _allocate(jt: Any, diag: Any, size: int) -> None:
-        if not SESSION.active:
-            raise DrmaaError(c.NO_ACTIVE_SESSION)
+        _in_session()
         if jt == NULL:
             raise DrmaaError(c.INVALID_ARGUMENT, "no place to put the job template")
         jt[0] = new_handle(Template(), "drmaa_job_template_t *")
 
     @call("drmaa_delete_job_template", 1)
     def _delete(jt: Any, diag: Any, size: int) -> None:
-        if not SESSION.active:
-            raise DrmaaError(c.NO_ACTIVE_SESSION)
-        lookup(jt, Template)
+        _template(jt)
         with _objects_lock:
             del _objects[int(ffi.cast("uintptr_t", jt))]
 
@@ -188,15 +185,20 @@ def export(ffi: Any) -> None:
 
     @call("drmaa_get_attribute_names", 1)
     def _names(values: Any, diag: Any, size: int) -> None:
+        _in_session()
         _hand_out(values, list(SCALAR), "drmaa_attr_names_t *")
 
     @call("drmaa_get_vector_attribute_names", 1)
     def _vector_names(values: Any, diag: Any, size: int) -> None:
+        _in_session()
         _hand_out(values, list(VECTOR), "drmaa_attr_names_t *")
 
-    def _template(jt: Any) -> Template:
+    def _in_session() -> None:
         if not SESSION.active:
             raise DrmaaError(c.NO_ACTIVE_SESSION)
+
+    def _template(jt: Any) -> Template:
+        _in_session()
         return lookup(jt, Template)
 
     def _name(name: Any) -> str:
@@ -265,11 +267,10 @@ def export(ffi: Any) -> None:
             state[0] = found
 
     def _job_id(job_id: Any) -> str:
+        _in_session()
         got = text(job_id)
-        if not got:
+        if got is None:
             raise DrmaaError(c.INVALID_ARGUMENT, "no job id")
-        if not SESSION.active:
-            raise DrmaaError(c.NO_ACTIVE_SESSION)
         return got
 
     # ---- how a job ended ---------------------------------------------------------------

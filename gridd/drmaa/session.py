@@ -269,13 +269,11 @@ class Session:
     def wait(self, job_id: str, timeout: float) -> tuple[str, int, list[str] | None]:
         """drmaa_wait: (the job id, stat, rusage) of the task that ended, which is
         reaped; rusage None when it never started."""
-        if job_id == c.JOB_IDS_SESSION_ANY:
-            keys = self._session_jobs()
-            if not keys:
-                raise DrmaaError(c.INVALID_JOB)
-        else:
+        keys = self._session_jobs()
+        if job_id != c.JOB_IDS_SESSION_ANY:
             keys = [parse_job_id(job_id)]
-            self._session_jobs()
+        elif not keys:
+            raise DrmaaError(c.INVALID_JOB)
         ended = self._wait_one(keys, timeout)
         key = (ended.job_id, ended.task_id)
         with self._lock:
@@ -299,11 +297,9 @@ class Session:
     def synchronize(self, job_ids: list[str], timeout: float, dispose: bool) -> None:
         """Wait until every job named (or every job of the session) has ended; a job not
         known counts as ended, as in Grid Engine."""
-        if c.JOB_IDS_SESSION_ALL in job_ids:
-            left = set(self._session_jobs())
-        else:
+        left = set(self._session_jobs())
+        if c.JOB_IDS_SESSION_ALL not in job_ids:
             left = {parse_job_id(j) for j in job_ids}
-            self._session_jobs()
         deadline = None if timeout < 0 else time.monotonic() + timeout
         while left:
             remaining = (c.TIMEOUT_WAIT_FOREVER if deadline is None
@@ -335,6 +331,7 @@ class Session:
     # ---- looking and controlling -----------------------------------------------------
 
     def job_ps(self, job_id: str) -> int:
+        self._session_jobs()
         key = parse_job_id(job_id)
         try:
             with self._client() as client:
@@ -355,11 +352,9 @@ class Session:
     def control(self, job_id: str, action: int) -> None:
         if action not in _CONTROL:
             raise DrmaaError(c.INVALID_ARGUMENT)
-        if job_id == c.JOB_IDS_SESSION_ALL:
-            keys = self._session_jobs()
-        else:
+        keys = self._session_jobs()
+        if job_id != c.JOB_IDS_SESSION_ALL:
             keys = [parse_job_id(job_id)]
-            self._session_jobs()
         if not keys:
             return
         user, host = current_user(), os.uname().nodename
