@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from gridd import protocol as p
-from gridd.client import Client, GriddError, NoAnswer, Refused, current_user
+from gridd.client import REPLY_TIMEOUT, Client, GriddError, NoAnswer, Refused, current_user
 from gridd.drmaa import codes as c
 from gridd.drmaa.codes import DrmaaError
 from gridd.drmaa.template import Template, qsub_words, with_environment
@@ -282,14 +282,16 @@ class Session:
 
     def _wait_one(self, keys: list[tuple[int, int]], timeout: float) -> p.TaskEnded:
         block = timeout != c.TIMEOUT_NO_WAIT
-        limit = None if timeout < 0 else float(timeout)
+        # without blocking the master answers at once: the client's usual patience
+        limit = None if timeout < 0 else float(timeout) if block else REPLY_TIMEOUT
         try:
             with self._client() as client:
-                ended = client.wait_tasks(keys, limit, block=block)
+                try:
+                    ended = client.wait_tasks(keys, limit, block=block)
+                except NoAnswer:  # the connection's next wait replaces this one
+                    ended = p.NotEnded()
         except Refused:
             raise DrmaaError(c.INVALID_JOB) from None
-        except NoAnswer:
-            ended = p.NotEnded()
         if isinstance(ended, p.NotEnded):
             raise DrmaaError(c.EXIT_TIMEOUT)
         return ended

@@ -32,11 +32,15 @@ def task_ended(job: Job, task: Task, deleted: bool) -> p.TaskEnded:
 class TaskEnds:
     def __init__(self) -> None:
         self.ended: dict[Key, p.TaskEnded] = {}
-        # the waits held: by task, (connection, rid, every task that wait names)
-        self.waiting: dict[Key, list[tuple[bytes, int, tuple[Key, ...]]]] = {}
+        # The waits held: one per connection (its rid and tasks), and by task, the
+        # connections waiting for it. A connection's next WaitTasks replaces its held wait:
+        # a wait that timed out at the client ends there, not when its tasks do.
+        self.held: dict[bytes, tuple[int, tuple[Key, ...]]] = {}
+        self.waiting: dict[Key, set[bytes]] = {}
 
     def wait(self, ident: bytes, msg: p.WaitTasks, jobs: dict[int, Job]) -> p.Msg | None:
         """The answer now, or None when the wait is held until one of its tasks ends."""
+        self._drop(ident)
         keys = tuple(dict.fromkeys((int(j), int(t)) for j, t in msg.tasks))
         if not keys:
             return p.Error(text="no job to wait for")
@@ -52,8 +56,9 @@ class TaskEnds:
                 return _answer(task_ended(job, task, deleted=False), msg.rid)
         if not msg.block:
             return p.NotEnded()
+        self.held[ident] = (msg.rid, keys)
         for key in keys:
-            self.waiting.setdefault(key, []).append((ident, msg.rid, keys))
+            self.waiting.setdefault(key, set()).add(ident)
         return None
 
     def over(self, job: Job, task: Task, fx: Effects, deleted: bool) -> None:
@@ -63,18 +68,22 @@ class TaskEnds:
         self.ended[key] = ended
         while len(self.ended) > ENDED_MEMORY:
             self.ended.pop(next(iter(self.ended)))
-        for ident, rid, keys in self.waiting.pop(key, []):
+        for ident in sorted(self.waiting.get(key, ())):
+            rid = self.held[ident][0]
+            self._drop(ident)
             fx.replies.append((ident, _answer(ended, rid)))
-            for other in keys:
-                if other != key:
-                    self._drop(other, ident, rid)
 
-    def _drop(self, key: Key, ident: bytes, rid: int) -> None:
-        held = [w for w in self.waiting.get(key, []) if (w[0], w[1]) != (ident, rid)]
-        if held:
-            self.waiting[key] = held
-        else:
-            self.waiting.pop(key, None)
+    def _drop(self, ident: bytes) -> None:
+        """Forget the wait the connection holds, if any."""
+        rid_keys = self.held.pop(ident, None)
+        if rid_keys is None:
+            return
+        for key in rid_keys[1]:
+            idents = self.waiting.get(key)
+            if idents is not None:
+                idents.discard(ident)
+                if not idents:
+                    del self.waiting[key]
 
 
 def _answer(ended: p.TaskEnded, rid: int) -> p.TaskEnded:

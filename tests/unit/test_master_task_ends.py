@@ -9,7 +9,7 @@ from gridd.master.task_ends import ENDED_MEMORY, TaskEnds
 from gridd.model.job import Usage
 from tests.unit.test_master_core import make_master, schedule, spec
 
-A, B = b"\x00a", b"\x00b"
+A, B, C = b"\x00a", b"\x00b", b"\x00c"
 
 
 def _run(master, job_id: int, task_id: int, now: float, exit_status: int = 0,
@@ -31,8 +31,7 @@ def test_a_held_wait_is_answered_by_the_first_of_its_tasks_to_end_and_once():
     wait = p.WaitTasks(tasks=[(1, 1), (1, 2)], rid=7)
     assert master.task_ends.wait(A, wait, master.s.jobs) is None
     assert master.task_ends.wait(B, p.WaitTasks(tasks=[(1, 2)], rid=3), master.s.jobs) is None
-    assert master.task_ends.wait(A, p.WaitTasks(tasks=[(1, 3)], block=False),
-                                 master.s.jobs) == p.NotEnded()
+    assert master.task_ends.wait(C, p.WaitTasks(tasks=[(1, 3)], rid=2), master.s.jobs) is None
     fx = _run(master, 1, 2, 3.0, exit_status=7, usage=Usage(utime=1.5, wallclock=2.0))
     answers = sorted((ident, m.rid) for ident, m in fx.replies if isinstance(m, p.TaskEnded))
     assert answers == [(A, 7), (B, 3)]
@@ -41,8 +40,8 @@ def test_a_held_wait_is_answered_by_the_first_of_its_tasks_to_end_and_once():
             ended.priority, ended.submit_time, ended.start_time, ended.end_time) == (
         1, 2, 7, True, False, -5, 1.0, 3.0, 5.0)
     assert ended.usage.utime == 1.5
-    assert master.task_ends.waiting == {}  # task 1's end answers nobody now
-    assert not _run(master, 1, 1, 4.0).replies
+    assert master.task_ends.held == {C: (2, ((1, 3),))}
+    assert not _run(master, 1, 1, 4.0).replies  # A's wait was answered: nobody waits for 1
     again = master.task_ends.wait(A, p.WaitTasks(tasks=[(1, 2)], rid=9), master.s.jobs)
     assert isinstance(again, p.TaskEnded) and again.rid == 9 and again.exit_status == 7
 
@@ -78,3 +77,19 @@ def test_the_memory_of_ended_tasks_is_bounded_oldest_first():
         job.job_id = n + 1
         ends.over(job, task, Effects(), deleted=False)
     assert len(ends.ended) == ENDED_MEMORY and (1, 0) not in ends.ended
+
+
+def test_a_connections_next_wait_replaces_the_one_it_held():
+    """A client whose wait timed out asks again on the same connection: the master holds
+    one wait per connection, so polling with a timeout leaves nothing behind."""
+    master = make_master(hosts=1, slots=2)
+    master.submit(spec(array=(1, 2, 1)), 1.0, Effects())
+    schedule(master, 2.0)
+    for rid in range(1, 50):
+        assert master.task_ends.wait(A, p.WaitTasks(tasks=[(1, 1), (1, 2)], rid=rid),
+                                     master.s.jobs) is None
+    assert master.task_ends.held == {A: (49, ((1, 1), (1, 2)))}
+    assert master.task_ends.wait(A, p.WaitTasks(tasks=[(1, 1)], block=False),
+                                 master.s.jobs) == p.NotEnded()
+    assert master.task_ends.held == {} and master.task_ends.waiting == {}
+    assert not _run(master, 1, 1, 3.0).replies
