@@ -341,7 +341,7 @@ class Session:
                 task = next((t for job in reply.jobs if job.job_id == key[0]
                              for t in job.tasks.values() if t.task_id == key[1]), None)
                 if task is not None:
-                    return _state(task.state, task.hold_letters())
+                    return _state(task.state, task.hold_letters(), task.suspended)
                 ended = client.wait_tasks([key], None, block=False)
         except Refused:
             raise DrmaaError(c.INVALID_JOB) from None
@@ -442,9 +442,11 @@ def _refusal_code(text: str, action: int) -> int:
     return _INCONSISTENT[action]
 
 
-def _state(letters: str, holds: str) -> int:
+def _state(letters: str, holds: str, suspended: bool = False) -> int:
     """drmaa_job_ps's state of a task qstat shows with these letters and holds: a hold
-    comes first, even on a running task, as in Grid Engine."""
+    comes first, even on a running task, as in Grid Engine. `suspended` (qmod -sj's
+    mark) counts while the task is still being sent ("t"): Grid Engine's job_ps says
+    USER_SUSPENDED at once after a suspend that returned 0."""
     user, system = "u" in holds, bool(set(holds) & set("os"))
     if letters == "Eqw" or (letters == "hqw" and not holds):  # an error or a dependency
         system = True
@@ -454,7 +456,7 @@ def _state(letters: str, holds: str) -> int:
         return c.PS_USER_ON_HOLD if user else c.PS_SYSTEM_ON_HOLD
     if letters in ("qw", "Rq"):
         return c.PS_QUEUED_ACTIVE
-    by_user, by_system = "s" in letters, bool(set(letters) & set("ST"))
+    by_user, by_system = "s" in letters or suspended, bool(set(letters) & set("ST"))
     if by_user and by_system:
         return c.PS_USER_SYSTEM_SUSPENDED
     if by_user:
