@@ -1,0 +1,547 @@
+"""Grid Engine's test_drmaa cases through gridd's libdrmaa (ctypes): `python -m
+tests.drmaa.cases CASE [args...]` runs one case in a process of its own (a DRMAA session is
+per process), prints what it checked and exits 0 when it passed, 1 when not, as test_drmaa
+does. The library is $DRMAA_LIBRARY_PATH; the cell, $GRIDD_ROOT. Sleeps are GE's shortened
+(5-10 s sleepers -> 1-2 s): no case's logic needs longer."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+
+from gridd.drmaa import codes
+from tests.drmaa.capi import Lib
+
+FOREVER = codes.TIMEOUT_WAIT_FOREVER
+NO_WAIT = codes.TIMEOUT_NO_WAIT
+ALL = codes.JOB_IDS_SESSION_ALL
+ANY = codes.JOB_IDS_SESSION_ANY
+JOB_CHUNK, NBULKS = 8, 3
+SLEEP = "1"
+HOLDS = (codes.PS_USER_ON_HOLD, codes.PS_USER_SYSTEM_ON_HOLD)
+
+
+class Failed(Exception):
+    """A check of the case did not hold."""
+
+
+def check(ok: object, what: str) -> None:
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        raise Failed(what)
+
+
+lib = Lib(os.environ["DRMAA_LIBRARY_PATH"])
+
+
+def ok(result: tuple, what: str) -> tuple:
+    check(result[0] == 0, f"{what}: rc {result[0]} {result[1]!r}")
+    return result
+
+
+def template(command: str, args: list[str], hold: bool = False, native: str = "",
+             **attrs: str) -> object:
+    """GE's sleeper/exit template: wd $drmaa_hd_ph$, joined output to /dev/null."""
+    jt = ok(lib.allocate(), "allocate_job_template")[2]
+    values = {"drmaa_wd": codes.PLACEHOLDER_HD, "drmaa_remote_command": command,
+              "drmaa_join_files": "y", "drmaa_output_path": ":/dev/null", **attrs}
+    if hold:
+        values["drmaa_js_state"] = codes.HOLD
+    if native:
+        values["drmaa_native_specification"] = native
+    for name, value in values.items():
+        ok(lib.set(jt, name, value), f"set {name}={value}")
+    if args:
+        ok(lib.set_vector(jt, "drmaa_v_argv", args), f"set drmaa_v_argv={args}")
+    return jt
+
+
+def sleeper(seconds: str = SLEEP, **kw: object) -> object:
+    return template("/bin/sleep", [seconds], **kw)  # type: ignore[arg-type]
+
+
+def exiter(status: int) -> object:
+    return template("/bin/sh", ["-c", f"exit {status}"])
+
+
+def submit(jt: object) -> str:
+    while True:
+        rc, diag, job = lib.run_job(jt)
+        if rc not in (codes.TRY_LATER, codes.DRM_COMMUNICATION_FAILURE):
+            check(rc == 0, f"run_job: rc {rc} {diag!r}")
+            return job
+        time.sleep(1)
+
+
+def bulk(jt: object, start: int = 1, end: int = 8, incr: int = 1) -> list[str]:
+    rc, diag, ids, count, end_rc = lib.run_bulk(jt, start, end, incr)
+    check(rc == 0, f"run_bulk_jobs {start}-{end}:{incr}: rc {rc} {diag!r}")
+    n = len(range(start, end + 1, incr))
+    check(count == n == len(ids), f"bulk ids: count {count}, read {len(ids)}, want {n}")
+    check(end_rc == codes.NO_MORE_ELEMENTS, f"ids end with NO_MORE_ELEMENTS, got {end_rc}")
+    return ids
+
+
+def wait_all_jobs(n: int, no_rusage_ok: bool = False) -> None:
+    """GE's wait_all_jobs: wait(ANY) with rusage until n reaped or INVALID_JOB."""
+    reaped = 0
+    while reaped < n:
+        rc, diag, job, _stat, _usage = lib.wait(ANY, FOREVER)
+        if rc == codes.INVALID_JOB:
+            break
+        check(rc == 0 or (no_rusage_ok and rc == codes.NO_RUSAGE),
+              f"wait(ANY) reaps {job}: rc {rc} {diag!r}")
+        reaped += 1
+    print(f"ok   reaped {reaped} of {n}")
+
+
+def wait_n_jobs(n: int) -> None:
+    for _ in range(n):
+        while (rc := lib.wait(ANY, FOREVER, rusage=False, outputs=False))[0] == codes.TRY_LATER:
+            time.sleep(1)
+        check(rc[0] == 0, f"wait(ANY, rusage NULL): rc {rc[0]} {rc[1]!r}")
+
+
+def session(body: Callable[[], None]) -> None:
+    ok(lib.init(None), "init")
+    try:
+        body()
+    finally:
+        ok(lib.exit(), "exit")
+
+
+# -- the cases ---------------------------------------------------------------------------
+
+def st_error_codes() -> None:
+    names = ["SUCCESS", "INTERNAL_ERROR", "DRM_COMMUNICATION_FAILURE", "AUTH_FAILURE",
+             "INVALID_ARGUMENT", "NO_ACTIVE_SESSION", "NO_MEMORY", "INVALID_CONTACT_STRING",
+             "DEFAULT_CONTACT_STRING_ERROR", "NO_DEFAULT_CONTACT_STRING_SELECTED",
+             "DRMS_INIT_FAILED", "ALREADY_ACTIVE_SESSION", "DRMS_EXIT_ERROR",
+             "INVALID_ATTRIBUTE_FORMAT", "INVALID_ATTRIBUTE_VALUE",
+             "CONFLICTING_ATTRIBUTE_VALUES", "TRY_LATER", "DENIED_BY_DRM", "INVALID_JOB",
+             "RESUME_INCONSISTENT_STATE", "SUSPEND_INCONSISTENT_STATE",
+             "HOLD_INCONSISTENT_STATE", "RELEASE_INCONSISTENT_STATE", "EXIT_TIMEOUT",
+             "NO_RUSAGE", "NO_MORE_ELEMENTS"]
+    for value, name in enumerate(names):
+        check(getattr(codes, name) == value and lib.strerror(value),
+              f"DRMAA_ERRNO_{name} = {value}: {lib.strerror(value)!r}")
+
+
+def st_mult_init() -> None:
+    ok(lib.init(None), "first init")
+    rc = lib.init(None)
+    check(rc[0] == codes.ALREADY_ACTIVE_SESSION, f"second init: rc {rc[0]} {rc[1]!r}")
+    ok(lib.exit(), "exit")
+
+
+def st_mult_exit() -> None:
+    ok(lib.init(None), "init")
+    ok(lib.exit(), "first exit")
+    rc = lib.exit()
+    check(rc[0] == codes.NO_ACTIVE_SESSION, f"second exit: rc {rc[0]} {rc[1]!r}")
+
+
+def _supported(vector: bool) -> None:
+    def body() -> None:
+        rc, diag, names, count, end = lib.attribute_names(vector)
+        check(rc == 0, f"get_{'vector_' if vector else ''}attribute_names: {rc} {diag!r}")
+        check(count == len(names) > 0, f"count {count} = {len(names)} names iterated")
+        check(end == codes.NO_MORE_ELEMENTS, f"iteration ends with NO_MORE_ELEMENTS ({end})")
+        for name in names:
+            print(f"     {name}")
+    session(body)
+
+
+def st_supported_attr() -> None:
+    _supported(False)
+
+
+def st_supported_vattr() -> None:
+    _supported(True)
+
+
+def st_version() -> None:
+    rc, diag, version = lib.version()
+    check(rc == 0 and version == (1, 0), f"version {version}: rc {rc} {diag!r}")
+
+
+def _getter(fn: Callable[[], tuple[int, str, str]], what: str) -> None:
+    rc, diag, before = fn()
+    check(rc == 0, f"{what} before init: {before!r} rc {rc} {diag!r}")
+    session(lambda: check(fn()[0] == 0, f"{what} in a session: {fn()[2]!r}"))
+
+
+def st_drm_system() -> None:
+    _getter(lib.drm_system, "DRM system")
+    check(lib.drm_system()[2].startswith("SGE"), "DRM system starts with SGE")
+
+
+def st_drmaa_impl() -> None:
+    _getter(lib.drmaa_impl, "DRMAA implementation")
+
+
+def st_contact() -> None:
+    _getter(lib.get_contact, "contact")
+
+
+def st_empty_session_wait() -> None:
+    def body() -> None:
+        rc = lib.wait(ANY, FOREVER)
+        check(rc[0] == codes.INVALID_JOB, f"wait(ANY) on an empty session: rc {rc[0]}")
+    session(body)
+
+
+def _empty_sync(dispose: bool) -> None:
+    session(lambda: ok(lib.synchronize([ALL], FOREVER, dispose), "synchronize(ALL)"))
+
+
+def st_empty_session_synchronize_dispose() -> None:
+    _empty_sync(True)
+
+
+def st_empty_session_synchronize_nodispose() -> None:
+    _empty_sync(False)
+
+
+def st_empty_session_control(action: str) -> None:
+    session(lambda: ok(lib.control(ALL, getattr(codes, action.removeprefix("DRMAA_"))),
+                       f"control(ALL, {action})"))
+
+
+def st_submit_wait() -> None:
+    def body() -> None:
+        jt = sleeper()
+        for _ in range(JOB_CHUNK):
+            submit(jt)
+        wait_all_jobs(JOB_CHUNK)
+    session(body)
+
+
+def st_submit_no_run_wait() -> None:
+    def body() -> None:
+        submit(sleeper(native="-l a=fantasy_os -now yes -w n"))
+        wait_all_jobs(1, no_rusage_ok=True)
+    session(body)
+
+
+def st_bulk_submit_wait() -> None:
+    def body() -> None:
+        jt = sleeper()
+        for _ in range(NBULKS):
+            bulk(jt)
+        wait_n_jobs(NBULKS * 8)
+    session(body)
+
+
+def _mixture() -> list[str]:
+    jt = sleeper()
+    ids = []
+    for _ in range(NBULKS):
+        ids += bulk(jt)
+    ids += [submit(jt) for _ in range(JOB_CHUNK)]
+    return ids
+
+
+def st_bulk_singlesubmit_wait_individual() -> None:
+    def body() -> None:
+        for job in _mixture():
+            ok(lib.wait(job, FOREVER), f"wait({job})")
+    session(body)
+
+
+def _sync_mixture(explicit: bool, dispose: bool) -> None:
+    def body() -> None:
+        ids = _mixture()
+        ok(lib.synchronize(ids if explicit else [ALL], FOREVER, dispose),
+           f"synchronize({'all ids' if explicit else 'SESSION_ALL'}, dispose {dispose})")
+        if not dispose:
+            for job in ids:
+                ok(lib.wait(job, FOREVER), f"wait({job}) after synchronize without dispose")
+    session(body)
+
+
+def st_submitmixture_sync_all_dispose() -> None:
+    _sync_mixture(False, True)
+
+
+def st_submitmixture_sync_all_nodispose() -> None:
+    _sync_mixture(False, False)
+
+
+def st_submitmixture_sync_allids_dispose() -> None:
+    _sync_mixture(True, True)
+
+
+def st_submitmixture_sync_allids_nodispose() -> None:
+    _sync_mixture(True, False)
+
+
+def st_exit_status(*statuses: str) -> None:
+    """GE submits 255 jobs (0..254); the test passes the statuses it wants, for time."""
+    def body() -> None:
+        jobs = [(submit(exiter(int(s))), int(s)) for s in statuses]
+        for job, status in jobs:
+            rc, diag, _out, stat, _usage = lib.wait(job, FOREVER)
+            check(rc == 0 and lib.wifexited(stat) and lib.wexitstatus(stat) == status,
+                  f"job {job} exits {status}: rc {rc}, exited {lib.wifexited(stat)}, "
+                  f"status {lib.wexitstatus(stat)}")
+    session(body)
+
+
+def _file_failure(**attrs: str) -> None:
+    def body() -> None:
+        job = submit(sleeper(**attrs))
+        ok(lib.synchronize([ALL], FOREVER, False), "synchronize(ALL, no dispose)")
+        rc, diag, state = lib.job_ps(job)
+        check(rc == 0 and state == codes.PS_FAILED, f"job_ps {job}: {state:#x} rc {rc}")
+        rc, diag, _out, stat, _usage = lib.wait(job, NO_WAIT, rusage=False)
+        check(rc == 0 and lib.wifaborted(stat), f"wait {job}: rc {rc}, aborted "
+              f"{lib.wifaborted(stat)} (stat {stat})")
+    session(body)
+
+
+def st_input_file_failure() -> None:
+    _file_failure(drmaa_input_path=":<not existing file>")
+
+
+def st_output_file_failure() -> None:
+    _file_failure(drmaa_output_path=":/etc/passwd")
+
+
+def st_error_file_failure() -> None:
+    _file_failure(drmaa_join_files="n", drmaa_error_path=":/etc/passwd")
+
+
+def _hold_single(action: int, final: int) -> None:
+    def body() -> None:
+        job = submit(sleeper(hold=True))
+        state = lib.job_ps(job)[2]
+        check(state in HOLDS, f"job_ps {job} held: {state:#x}")
+        ok(lib.control(job, action), f"control({job}, {action})")
+        ok(lib.synchronize([ALL], FOREVER, False), "synchronize(ALL)")
+        state = lib.job_ps(job)[2]
+        check(state == final, f"job_ps {job}: {state:#x}, want {final:#x}")
+        wait_n_jobs(1)
+    session(body)
+
+
+def st_submit_in_hold_release() -> None:
+    _hold_single(codes.CONTROL_RELEASE, codes.PS_DONE)
+
+
+def st_submit_in_hold_delete() -> None:
+    _hold_single(codes.CONTROL_TERMINATE, codes.PS_FAILED)
+
+
+def _hold_bulk(per_task: bool, action: int, final: int) -> None:
+    def body() -> None:
+        ids = bulk(sleeper(hold=True))
+        for job in ids:
+            state = lib.job_ps(job)[2]
+            check(state in HOLDS, f"job_ps {job} held: {state:#x}")
+        for job in ids if per_task else [ALL]:
+            ok(lib.control(job, action), f"control({job}, {action})")
+        ok(lib.synchronize([ALL], FOREVER, False), "synchronize(ALL)")
+        for job in ids:
+            state = lib.job_ps(job)[2]
+            check(state == final, f"job_ps {job}: {state:#x}, want {final:#x}")
+        wait_n_jobs(len(ids))
+    session(body)
+
+
+def st_bulk_submit_in_hold_session_release() -> None:
+    _hold_bulk(False, codes.CONTROL_RELEASE, codes.PS_DONE)
+
+
+def st_bulk_submit_in_hold_single_release() -> None:
+    _hold_bulk(True, codes.CONTROL_RELEASE, codes.PS_DONE)
+
+
+def st_bulk_submit_in_hold_session_delete() -> None:
+    _hold_bulk(False, codes.CONTROL_TERMINATE, codes.PS_FAILED)
+
+
+def st_bulk_submit_in_hold_single_delete() -> None:
+    _hold_bulk(True, codes.CONTROL_TERMINATE, codes.PS_FAILED)
+
+
+def _polling(step: Callable[[str], tuple], timeout: int) -> None:
+    def body() -> None:
+        job = submit(sleeper("2"))
+        while (rc := step(job))[0] == codes.EXIT_TIMEOUT:
+            if timeout == 0:
+                time.sleep(0.5)
+        check(rc[0] == 0, f"polled {job} to its end: rc {rc[0]} {rc[1]!r}")
+    session(body)
+
+
+def st_submit_polling_wait_timeout() -> None:
+    _polling(lambda job: lib.wait(job, 1), 1)
+
+
+def st_submit_polling_wait_zerotimeout() -> None:
+    _polling(lambda job: lib.wait(job, NO_WAIT), 0)
+
+
+def st_submit_polling_synchronize_timeout() -> None:
+    _polling(lambda job: lib.synchronize([ALL], 1, True), 1)
+
+
+def st_submit_polling_synchronize_zerotimeout() -> None:
+    _polling(lambda job: lib.synchronize([ALL], 0, True), 0)
+
+
+def st_unsupported_attr() -> None:
+    def body() -> None:
+        jt = ok(lib.allocate(), "allocate")[2]
+        rc = lib.set(jt, "blah", "blah")
+        check(rc[0] == codes.INVALID_ARGUMENT, f"set blah: rc {rc[0]} {rc[1]!r}")
+    session(body)
+
+
+def st_unsupported_vattr() -> None:
+    def body() -> None:
+        jt = ok(lib.allocate(), "allocate")[2]
+        rc = lib.set_vector(jt, "blah", ["blah"])
+        check(rc[0] == codes.INVALID_ARGUMENT, f"set_vector blah: rc {rc[0]} {rc[1]!r}")
+    session(body)
+
+
+def st_synchronize_nonexistant() -> None:
+    def body() -> None:
+        job = submit(sleeper())
+        ok(lib.synchronize([str(int(job) + 1)], FOREVER, False), "synchronize(unknown id)")
+        wait_all_jobs(1)
+    session(body)
+
+
+def st_submit_suspend_resume_wait() -> None:
+    def body() -> None:
+        job = submit(sleeper("4"))
+        deadline = time.monotonic() + 30
+        while lib.job_ps(job)[2] != codes.PS_RUNNING:
+            check(time.monotonic() < deadline, f"job {job} runs within 30 s")
+            time.sleep(0.1)
+        ok(lib.control(job, codes.CONTROL_SUSPEND), "suspend")
+        state = lib.job_ps(job)[2]
+        check(state == codes.PS_USER_SUSPENDED, f"job_ps after suspend {state:#x}")
+        ok(lib.control(job, codes.CONTROL_RESUME), "resume")
+        state = lib.job_ps(job)[2]
+        check(state == codes.PS_RUNNING, f"job_ps right after resume {state:#x}")
+        rc, diag, _out, stat, _usage = lib.wait(job, FOREVER)
+        check(rc == 0 and lib.wifexited(stat) and lib.wexitstatus(stat) == 0,
+              f"wait: rc {rc}, exited {lib.wifexited(stat)}, status {lib.wexitstatus(stat)}")
+    session(body)
+
+
+def st_usage_check() -> None:
+    def body() -> None:
+        job = submit(exiter(0))
+        rc, diag, _out, _stat, usage = lib.wait(job, FOREVER)
+        check(rc == 0 and usage, f"wait {job} with rusage: rc {rc} {diag!r}")
+        assert usage is not None
+        check(all(re.fullmatch(r"\w+=\S+", u) for u in usage), f"{len(usage)} name=value")
+        for line in usage:
+            print(f"     {line}")
+    session(body)
+
+
+def st_drmaa_job_ps(*jobs: str) -> None:
+    """GE's manual case made a check: a held job, a running one and a finished one."""
+    def body() -> None:
+        held = submit(sleeper(hold=True))
+        running = submit(sleeper("5"))
+        done = submit(exiter(0))
+        lib.wait(done, FOREVER)
+        deadline = time.monotonic() + 30
+        while lib.job_ps(running)[2] != codes.PS_RUNNING:
+            check(time.monotonic() < deadline, f"job {running} runs within 30 s")
+            time.sleep(0.1)
+        for job, want in ((held, HOLDS), (running, (codes.PS_RUNNING,)),
+                          (done, (codes.PS_DONE,))):
+            rc, diag, state = lib.job_ps(job)
+            check(rc == 0 and state in want, f"job_ps {job}: {state:#x}")
+        rc = lib.job_ps("abc")
+        check(rc[0] == codes.INVALID_ARGUMENT, f"job_ps abc: rc {rc[0]} {rc[1]!r}")
+        ok(lib.control(ALL, codes.CONTROL_TERMINATE), "terminate all")
+        wait_n_jobs(2)
+    session(body)
+
+
+def st_drmaa_control() -> None:
+    """GE's manual case made a check: each action on a held and a running job, codes."""
+    def body() -> None:
+        held = submit(sleeper("30", hold=True))
+        running = submit(sleeper("30"))
+        deadline = time.monotonic() + 30
+        while lib.job_ps(running)[2] != codes.PS_RUNNING:
+            check(time.monotonic() < deadline, f"job {running} runs within 30 s")
+            time.sleep(0.1)
+        for job, action, want in ((held, codes.CONTROL_RELEASE, 0),
+                                  (held, codes.CONTROL_HOLD, 0),
+                                  (running, codes.CONTROL_SUSPEND, 0),
+                                  (running, codes.CONTROL_RESUME, 0),
+                                  ("abc", codes.CONTROL_TERMINATE, codes.INVALID_ARGUMENT),
+                                  (str(int(running) + 100), codes.CONTROL_TERMINATE,
+                                   codes.INVALID_JOB)):
+            rc = lib.control(job, action)
+            check(rc[0] == want, f"control({job}, {action}): rc {rc[0]} {rc[1]!r}")
+        ok(lib.control(ALL, codes.CONTROL_TERMINATE), "terminate all")
+        for job in (held, running):
+            rc, diag, _out, stat, _u = lib.wait(job, FOREVER, rusage=False)
+            check(rc == 0 and lib.wifaborted(stat) or lib.wifsignaled(stat),
+                  f"wait {job} after terminate: rc {rc} stat {stat}")
+    session(body)
+
+
+def _finish_order(pattern: str, seconds: list[str], natives: list[str]) -> None:
+    """Three sleepers in hold, each with its native spec; one RELEASE of SESSION_ALL; the
+    finish order read from wait(ANY) must match the pattern ("0,2-1": groups by '-')."""
+    def body() -> None:
+        jobs = {submit(sleeper(s, hold=True, native=n)): i
+                for i, (s, n) in enumerate(zip(seconds, natives, strict=True))}
+        ok(lib.control(ALL, codes.CONTROL_RELEASE), "release all")
+        order = []
+        for _ in jobs:
+            rc, diag, job, stat, _u = lib.wait(ANY, FOREVER, rusage=False)
+            check(rc == 0 and lib.wifexited(stat), f"wait(ANY) -> {job}: rc {rc} {diag!r}")
+            order.append(jobs[job])
+        groups = [{int(m) for m in g.split(",")} for g in pattern.split("-")]
+        want = iter(groups)
+        current: set[int] = set()
+        for index in order:
+            if not current:
+                current = set(next(want))
+            check(index in current, f"job{index} ends in its turn ({order} vs {pattern})")
+            current.discard(index)
+        print(f"ok   finish order {order} matches {pattern}")
+    session(body)
+
+
+def st_reservation_finish_order(*args: str) -> None:
+    _finish_order("0-1-2", list(args[0::2]), list(args[1::2]))
+
+
+def st_backfill_finish_order(*args: str) -> None:
+    _finish_order("0,2-1", list(args[0::2]), list(args[1::2]))
+
+
+def main(argv: list[str]) -> int:
+    case = globals().get(argv[0].lower()) if argv and argv[0][:3].lower() == "st_" else None
+    if case is None:
+        print(f"usage: cases.py ST_CASE [args...]; no case {argv[:1]}", file=sys.stderr)
+        return 2
+    try:
+        case(*argv[1:])
+    except Failed:
+        print(f"{argv[0]}: failed")
+        return 1
+    print(f"{argv[0]}: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
