@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -19,7 +20,7 @@ FOREVER = codes.TIMEOUT_WAIT_FOREVER
 NO_WAIT = codes.TIMEOUT_NO_WAIT
 ALL = codes.JOB_IDS_SESSION_ALL
 ANY = codes.JOB_IDS_SESSION_ANY
-JOB_CHUNK, NBULKS = 8, 3
+JOB_CHUNK, NBULKS, NTHREADS = 8, 3, 3
 SLEEP = "1"
 HOLDS = (codes.PS_USER_ON_HOLD, codes.PS_USER_SYSTEM_ON_HOLD)
 
@@ -497,6 +498,143 @@ def st_drmaa_control() -> None:
     session(body)
 
 
+def _submitted_name(diag: str) -> str:
+    """The job name in the master's words ("Your job N ("name") has been submitted")."""
+    match = re.search(r'\("(.*)"\) has been submitted', diag)
+    return match.group(1) if match else ""
+
+
+def _run_and_wait(jt: object, what: str) -> tuple[str, int]:
+    """Submit, wait: (the master's words, stat)."""
+    rc, diag, job = lib.run_job(jt)
+    check(rc == 0, f"{what}: run_job rc {rc} {diag!r}")
+    rc, wdiag, _out, stat, _usage = lib.wait(job, FOREVER, rusage=False)
+    check(rc == 0, f"{what}: wait {job} rc {rc} {wdiag!r}")
+    return diag, stat
+
+
+def _held_named(jt: object, name: str, what: str) -> None:
+    """The job is held and named `name`; released, it ends."""
+    rc, diag, job = lib.run_job(jt)
+    check(rc == 0 and _submitted_name(diag) == name, f"{what}: named {name}: {diag!r}")
+    check(lib.job_ps(job)[2] in HOLDS, f"{what}: job {job} held")
+    ok(lib.control(job, codes.CONTROL_RELEASE), f"{what}: release")
+    ok(lib.wait(job, FOREVER, rusage=False), f"{what}: wait")
+
+
+def st_attribute_check(workdir: str) -> None:
+    """GE's ST_ATTRIBUTE_CHECK sub-cases (a)-(i) (mail ones left out: no mail check).
+    Files go in `workdir` (GE's /tmp); the start time is now + 5 s, not + 1 min; (d) and
+    (e) check what GNU tar and sh say, not GE's tar's own texts."""
+    def body() -> None:
+        # (a) remote command and argv: the exit status
+        _diag, stat = _run_and_wait(exiter(5), "(a)")
+        check(lib.wexitstatus(stat) == 5, f"(a) exit status {lib.wexitstatus(stat)}")
+        # (b) hold and job name
+        _held_named(template("/bin/true", [], hold=True, drmaa_job_name="ExitTest"),
+                    "ExitTest", "(b)")
+        # (c) wd, input and output paths relative to it
+        with open(os.path.join(workdir, "in.txt"), "w") as f:
+            f.write("a text to mirror\n")
+        _run_and_wait(template("/bin/cat", [], drmaa_wd=workdir, drmaa_join_files="n",
+                               drmaa_input_path=":in.txt", drmaa_output_path=":out.txt"),
+                      "(c)")
+        with open(os.path.join(workdir, "out.txt")) as f:
+            check(f.read() == "a text to mirror\n", "(c) output = input")
+        # (d) a command found on PATH; its stderr in the error path
+        _run_and_wait(template("tar", [], drmaa_wd=workdir, drmaa_join_files="n",
+                               drmaa_output_path=":/dev/null", drmaa_error_path=":err.txt"),
+                      "(d)")
+        with open(os.path.join(workdir, "err.txt")) as f:
+            said = f.read()
+        check(said.startswith("tar:"), f"(d) tar's complaint in the error file: {said!r}")
+        # (e) join: stderr into the output file, beside stdout
+        _run_and_wait(template("/bin/sh", ["-c", "echo to-out; echo to-err >&2"],
+                               drmaa_wd=workdir, drmaa_output_path=":joined.txt"), "(e)")
+        with open(os.path.join(workdir, "joined.txt")) as f:
+            lines = sorted(f.read().split())
+        check(lines == ["to-err", "to-out"], f"(e) both streams in the output: {lines}")
+        # (f) job category from the cell's qtask file; the DRMAA job name wins over it
+        qtask = os.path.join(os.environ["GRIDD_ROOT"], "common", "qtask")
+        with open(qtask, "w") as f:
+            f.write("test.cat -N ExitTest -h\n")
+        try:
+            _held_named(template("/bin/true", [], drmaa_job_category="test.cat"),
+                        "ExitTest", "(f)")
+            _held_named(template("/bin/true", [], drmaa_job_category="test.cat",
+                                 drmaa_job_name="DRMAAExitTest"), "DRMAAExitTest", "(f)")
+        finally:
+            os.unlink(qtask)
+        # (g) the native specification; the DRMAA job name wins over its -N
+        _held_named(template("/bin/true", [], native="-h -N ExitTest"), "ExitTest", "(g)")
+        _held_named(template("/bin/true", [], native="-h -N ExitTest",
+                             drmaa_job_name="DRMAAExitTest"), "DRMAAExitTest", "(g)")
+        # (h) start time: the job does not end before it
+        start = time.time() + 5
+        when = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(start))
+        _run_and_wait(template("/bin/true", [], drmaa_start_time=when), "(h)")
+        check(time.time() >= int(start), f"(h) ended after its start time {when}")
+        # (i) the job's environment, expanded by a shell (native -shell y)
+        jt = template("/bin/echo", ["$YOU_ARE_MY_SUNSHINE"], native="-shell y",
+                      drmaa_wd=workdir, drmaa_output_path=":env.txt")
+        ok(lib.set_vector(jt, "drmaa_v_env", ["YOU_ARE_MY_SUNSHINE=MyOnlySunshine"]), "v_env")
+        _run_and_wait(jt, "(i)")
+        with open(os.path.join(workdir, "env.txt")) as f:
+            said = f.read()
+        check(said == "MyOnlySunshine\n", f"(i) the variable expanded: {said!r}")
+    session(body)
+
+
+def st_input_becomes_output(workdir: str) -> None:
+    """/bin/cat with input and output paths: the output is the input."""
+    def body() -> None:
+        source, target = os.path.join(workdir, "mirror.in"), os.path.join(workdir, "mirror.out")
+        with open(source, "w") as f:
+            f.write("line one\nline two\n")
+        _run_and_wait(template("/bin/cat", [], drmaa_input_path=f":{source}",
+                               drmaa_output_path=f":{target}"), "cat")
+        with open(target) as f:
+            check(f.read() == "line one\nline two\n", "output = input")
+    session(body)
+
+
+def _threads(work: Callable[[], None]) -> None:
+    """NTHREADS threads running `work`; a check failed in one fails the case."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except Failed as exc:
+            failed.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(NTHREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    check(not failed, f"{NTHREADS} threads' checks held")
+
+
+def mt_submit_wait() -> None:
+    def body() -> None:
+        jt = sleeper()
+        _threads(lambda: [submit(jt) for _ in range(JOB_CHUNK)] and None)
+        wait_all_jobs(NTHREADS * JOB_CHUNK)
+    session(body)
+
+
+def mt_submit_mt_wait() -> None:
+    def body() -> None:
+        jt = sleeper()
+
+        def work() -> None:
+            for job in [submit(jt) for _ in range(JOB_CHUNK)]:
+                ok(lib.wait(job, FOREVER), f"wait({job}) in its thread")
+        _threads(work)
+    session(body)
+
+
 def _finish_order(pattern: str, seconds: list[str], natives: list[str]) -> None:
     """Three sleepers in hold, each with its native spec; one RELEASE of SESSION_ALL; the
     finish order read from wait(ANY) must match the pattern ("0,2-1": groups by '-')."""
@@ -530,7 +668,8 @@ def st_backfill_finish_order(*args: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    case = globals().get(argv[0].lower()) if argv and argv[0][:3].lower() == "st_" else None
+    case = (globals().get(argv[0].lower())
+            if argv and argv[0][:3].lower() in ("st_", "mt_") else None)
     if case is None:
         print(f"usage: cases.py ST_CASE [args...]; no case {argv[:1]}", file=sys.stderr)
         return 2

@@ -67,12 +67,19 @@ AUTOMATED = [
     ("ST_UNSUPPORTED_ATTR",), ("ST_UNSUPPORTED_VATTR",), ("ST_SYNCHRONIZE_NONEXISTANT",),
     ("ST_SUBMIT_SUSPEND_RESUME_WAIT",), ("ST_USAGE_CHECK",), ("ST_DRMAA_JOB_PS",),
     ("ST_DRMAA_CONTROL",),
+    # Three threads of one session submitting (and waiting) at once.
+    ("MT_SUBMIT_WAIT",), ("MT_SUBMIT_MT_WAIT",),
 ]
 
 
 @pytest.mark.parametrize("argv", AUTOMATED, ids=lambda a: "-".join(a[:2]))
 def test_case(drmaa_env: dict[str, str], argv: tuple[str, ...]) -> None:
     run_case(drmaa_env, *argv)
+
+
+@pytest.mark.parametrize("case", ["ST_ATTRIBUTE_CHECK", "ST_INPUT_BECOMES_OUTPUT"])
+def test_case_with_files(drmaa_env: dict[str, str], tmp_path: Path, case: str) -> None:
+    run_case(drmaa_env, case, str(tmp_path))
 
 
 def test_supported_attributes_are_ges(drmaa_env: dict[str, str]) -> None:
