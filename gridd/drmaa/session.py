@@ -140,6 +140,9 @@ class Session:
         self.contact = ""  # "session=HOST.PID.N", as Grid Engine names its sessions
         self.root = ""  # the cell's directory; "" the default one
         self.jobs: set[tuple[int, int]] = set()  # submitted here, not yet reaped by wait
+        # Reaped by wait (or a disposing synchronize): to wait or job_ps they no longer
+        # exist, as in Grid Engine, though the master still remembers how they ended.
+        self.reaped: set[tuple[int, int]] = set()
         self._idle: list[Client] = []
         self._sessions = 0
 
@@ -171,6 +174,7 @@ class Session:
             self._idle.append(client)
             self.active = True
             self.jobs = set()
+            self.reaped = set()
 
     def exit(self) -> None:
         with self._lock:
@@ -272,12 +276,12 @@ class Session:
         keys = self._session_jobs()
         if job_id != c.JOB_IDS_SESSION_ANY:
             keys = [parse_job_id(job_id)]
+            self._not_reaped(keys[0])
         elif not keys:
             raise DrmaaError(c.INVALID_JOB)
         ended = self._wait_one(keys, timeout)
         key = (ended.job_id, ended.task_id)
-        with self._lock:
-            self.jobs.discard(key)
+        self._reap(key)
         return job_id_text(key), stat_of(ended), rusage(ended)
 
     def _wait_one(self, keys: list[tuple[int, int]], timeout: float) -> p.TaskEnded:
@@ -316,8 +320,17 @@ class Session:
             key = (ended.job_id, ended.task_id)
             left.discard(key)
             if dispose:
-                with self._lock:
-                    self.jobs.discard(key)
+                self._reap(key)
+
+    def _reap(self, key: tuple[int, int]) -> None:
+        with self._lock:
+            self.jobs.discard(key)
+            self.reaped.add(key)
+
+    def _not_reaped(self, key: tuple[int, int]) -> None:
+        with self._lock:
+            if key in self.reaped:
+                raise DrmaaError(c.INVALID_JOB)
 
     def _unknown(self, keys: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Those of `keys` the master neither has nor remembers."""
@@ -335,6 +348,7 @@ class Session:
     def job_ps(self, job_id: str) -> int:
         self._session_jobs()
         key = parse_job_id(job_id)
+        self._not_reaped(key)
         try:
             with self._client() as client:
                 reply = client.jobs(ids=[str(key[0])])

@@ -456,7 +456,7 @@ def st_drmaa_job_ps(*jobs: str) -> None:
         held = submit(sleeper(hold=True))
         running = submit(sleeper("5"))
         done = submit(exiter(0))
-        lib.wait(done, FOREVER)
+        ok(lib.synchronize([done], FOREVER, False), f"synchronize({done}), not reaped")
         deadline = time.monotonic() + 30
         while lib.job_ps(running)[2] != codes.PS_RUNNING:
             check(time.monotonic() < deadline, f"job {running} runs within 30 s")
@@ -467,6 +467,7 @@ def st_drmaa_job_ps(*jobs: str) -> None:
             check(rc == 0 and state in want, f"job_ps {job}: {state:#x}")
         rc = lib.job_ps("abc")
         check(rc[0] == codes.INVALID_ARGUMENT, f"job_ps abc: rc {rc[0]} {rc[1]!r}")
+        ok(lib.wait(done, NO_WAIT), f"wait({done})")
         ok(lib.control(ALL, codes.CONTROL_TERMINATE), "terminate all")
         wait_n_jobs(2)
     session(body)
@@ -632,6 +633,21 @@ def mt_submit_mt_wait() -> None:
             for job in [submit(jt) for _ in range(JOB_CHUNK)]:
                 ok(lib.wait(job, FOREVER), f"wait({job}) in its thread")
         _threads(work)
+    session(body)
+
+
+def st_reaped_job() -> None:
+    """Not one of test_drmaa's: what Grid Engine's library answers (measured, reference
+    section 3) once wait has reaped a job: wait and job_ps say INVALID_JOB, synchronize 0."""
+    def body() -> None:
+        job = submit(exiter(0))
+        ok(lib.wait(job, FOREVER), f"wait({job})")
+        for timeout in (NO_WAIT, FOREVER):
+            rc = lib.wait(job, timeout)
+            check(rc[0] == codes.INVALID_JOB, f"wait({job}, {timeout}) again: rc {rc[0]}")
+        rc = lib.job_ps(job)
+        check(rc[0] == codes.INVALID_JOB, f"job_ps({job}) reaped: rc {rc[0]} {rc[1]!r}")
+        ok(lib.synchronize([job], NO_WAIT, False), f"synchronize({job})")
     session(body)
 
 
