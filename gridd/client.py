@@ -63,6 +63,16 @@ class Client:
     def close(self) -> None:
         self.conn.close()
 
+    def interrupt(self) -> None:
+        """Wake a call blocked on this connection in another thread: it fails as a lost
+        connection (DRMAA's exit ends the waits of a session's other threads so)."""
+        import socket
+
+        try:
+            self.conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # closed already
+            pass
+
     def __enter__(self) -> Client:
         return self
 

@@ -144,6 +144,7 @@ class Session:
         # exist, as in Grid Engine, though the master still remembers how they ended.
         self.reaped: set[tuple[int, int]] = set()
         self._idle: list[Client] = []
+        self._busy: set[Client] = set()  # in a call now: exit interrupts them
         self._sessions = 0
 
     # ---- the session ---------------------------------------------------------------
@@ -182,8 +183,11 @@ class Session:
                 raise DrmaaError(c.NO_ACTIVE_SESSION, "")
             self.active = False
             idle, self._idle = self._idle, []
+            busy = list(self._busy)
         for client in idle:
             client.close()
+        for client in busy:  # their calls end with DRMAA_ERRNO_NO_ACTIVE_SESSION
+            client.interrupt()
 
     def get_contact(self) -> str:
         """The session's contact, "" when none is open."""
@@ -201,7 +205,15 @@ class Session:
         try:
             if client is None:
                 client = Client(self.root or None)
-            yield client
+            with self._lock:
+                if not self.active:
+                    raise DrmaaError(c.NO_ACTIVE_SESSION)
+                self._busy.add(client)
+            try:
+                yield client
+            finally:
+                with self._lock:
+                    self._busy.discard(client)
         except (Refused, DrmaaError):
             self._give_back(client)
             raise
@@ -212,6 +224,8 @@ class Session:
         except GriddError as exc:
             if client is not None:
                 client.close()
+            if not self.active:  # drmaa_exit ended the session meanwhile
+                raise DrmaaError(c.NO_ACTIVE_SESSION) from None
             raise DrmaaError(c.DRM_COMMUNICATION_FAILURE, exc.text) from None
         else:
             self._give_back(client)

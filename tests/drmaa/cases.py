@@ -636,6 +636,29 @@ def mt_submit_mt_wait() -> None:
     session(body)
 
 
+def mt_exit_during_submit_or_wait() -> None:
+    """drmaa_exit while other threads wait: their waits end with NO_ACTIVE_SESSION
+    instead of blocking until their jobs end (a held job here: they never would)."""
+    ok(lib.init(None), "init")
+    jt = sleeper(hold=True)
+    job = submit(jt)
+    ended: list[tuple] = []
+    waiters = [threading.Thread(target=lambda: ended.append(lib.wait(job, FOREVER)))
+               for _ in range(NTHREADS)]
+    for thread in waiters:
+        thread.start()
+    time.sleep(0.5)  # the waits are under way, or come after exit: either way they end
+    ok(lib.exit(), "exit while threads wait")
+    for thread in waiters:
+        thread.join(timeout=10)
+    check(not any(t.is_alive() for t in waiters), "every wait returned after exit")
+    check([r[0] for r in ended] == [codes.NO_ACTIVE_SESSION] * NTHREADS,
+          f"the waits ended with NO_ACTIVE_SESSION: {[r[:2] for r in ended]}")
+    ok(lib.init(None), "init again")
+    ok(lib.control(job, codes.CONTROL_TERMINATE), f"terminate {job}")
+    ok(lib.exit(), "exit")
+
+
 def st_reaped_job() -> None:
     """Not one of test_drmaa's: what Grid Engine's library answers (measured, reference
     section 3) once wait has reaped a job: wait and job_ps say INVALID_JOB, synchronize 0."""

@@ -69,6 +69,7 @@ AUTOMATED = [
     ("ST_DRMAA_CONTROL",), ("ST_REAPED_JOB",),
     # Three threads of one session submitting (and waiting) at once.
     ("MT_SUBMIT_WAIT",), ("MT_SUBMIT_MT_WAIT",),
+    ("MT_EXIT_DURING_SUBMIT_OR_WAIT",),  # waits of other threads end with the session
 ]
 
 
