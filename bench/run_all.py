@@ -10,6 +10,7 @@ import ar_grant
 import cluster_drain
 import dispatch
 import drain
+import drmaa
 import ingest
 import load_adjust_dispatch
 import master_rss
@@ -71,6 +72,7 @@ def main() -> None:
     cd = run("drain through namespaced nodes", cluster_drain.main)
     qr = run("qrsh latency", qrsh_latency.main)
     wu = run("web interface in Chromium", web_ui.main)
+    dr = run("DRMAA run_job + wait", drmaa.main)
 
     ge = q.get("sge_ms")
     rows = [
@@ -129,6 +131,12 @@ def main() -> None:
         row("job start -> row, /jobs of 1,000", wu.get("start_to_row_ms"), "ms",
             "(no target)", None),
         row("job start -> row, /jobs -s r", wu.get("start_to_row_running_ms"), "ms",
+            "(no target)", None),
+        row("DRMAA run_job + wait, one at a time", dr.get("drmaa_per_s"), "jobs/s",
+            "(no target)", None),
+        row("qsub -sync y, beside it", dr.get("qsub_sync_per_s"), "jobs/s", "(no target)",
+            None),
+        row("DRMAA run_bulk_jobs + synchronize", dr.get("bulk_per_s"), "tasks/s",
             "(no target)", None),
     ]
     print(f"\n== summary ==\n{'figure':<34} {'measured':>16}   {'target':<26} met")
