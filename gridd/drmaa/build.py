@@ -170,6 +170,8 @@ def build(target: Path, temp: Path | None = None) -> Path:
     links = [f"-Wl,-rpath,{libdir}"] if libdir else []
     ffi.set_source(MODULE, TYPES + preamble, extra_link_args=[*links, f"-Wl,-soname,{LIBRARY}"])
     ffi.embedding_init_code(_stub_code() + INIT_CODE % {"library": LIBRARY})
+    if temp is not None:  # setuptools names build_temp without making it (a fresh wheel build)
+        temp.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=temp) as work:
         built = ffi.compile(tmpdir=work, target=LIBRARY)
         os.replace(built, target / LIBRARY)

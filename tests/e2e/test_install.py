@@ -120,3 +120,64 @@ def test_the_venv_the_suite_runs_from_has_the_pages():
     if not _installed_here():
         pytest.skip("gridd is not installed where the suite runs")
     _check_pages(Path(sys.prefix))
+
+
+C_PROGRAM = r"""
+#include <stdio.h>
+#include "drmaa.h"
+int main(void) {
+    char diag[DRMAA_ERROR_STRING_BUFFER], drm[DRMAA_DRM_SYSTEM_BUFFER];
+    int rc = drmaa_init(NULL, diag, sizeof diag);
+    printf("init %d %s\n", rc, rc ? diag : "");
+    if (rc == DRMAA_ERRNO_SUCCESS) {
+        drmaa_get_DRM_system(drm, sizeof drm, diag, sizeof diag);
+        printf("drm %s\n", drm);
+        printf("exit %d\n", drmaa_exit(diag, sizeof diag));
+    }
+    return 0;
+}
+"""
+
+
+def test_a_wheel_installs_a_working_drmaa_library(tmp_path, cell):
+    """A non-editable install carries libdrmaa and drmaa.h; a C program built against
+    them runs in a bare environment, on a cell and without one. The fresh venv gets this
+    venv's dependencies by a .pth file (offline, fast) and the wheel in its own
+    site-packages, ahead of them."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc to build a DRMAA program")
+    wheel = _wheel(tmp_path)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {"gridd/drmaa/libdrmaa.so.1.0", "gridd/drmaa/drmaa.h"} <= set(names)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; "
+                                "print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    deps = Path(next(p for p in sys.path if p.endswith("site-packages")))
+    (site / "zz_deps.pth").write_text(f"{deps}\n")
+    subprocess.run([*PIP, "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    gridd = [str(python), "-c", "import sys; from gridd.cli.entry import gridd; "
+             "sys.argv[0] = 'gridd'; sys.exit(gridd())"]
+    where = subprocess.run([*gridd, "drmaa-library"], check=True, capture_output=True,
+                           text=True, cwd=tmp_path).stdout.strip()
+    header = subprocess.run([*gridd, "drmaa-library", "--header"], check=True,
+                            capture_output=True, text=True, cwd=tmp_path).stdout.strip()
+    assert where == str(site / "gridd" / "drmaa" / "libdrmaa.so.1.0") and Path(where).is_file()
+    assert Path(header).is_file()
+    (tmp_path / "prog.c").write_text(C_PROGRAM)
+    subprocess.run(["gcc", "-o", str(tmp_path / "prog"), f"-I{Path(header).parent}",
+                    str(tmp_path / "prog.c"), where, f"-Wl,-rpath,{Path(where).parent}"],
+                   check=True, capture_output=True)
+    bare = ["env", "-i", f"HOME={tmp_path}"]
+    without = subprocess.run([*bare, f"GRIDD_ROOT={tmp_path / 'nothing'}",
+                              str(tmp_path / "prog")], capture_output=True, text=True,
+                             timeout=60)
+    assert without.stdout.startswith("init 8 "), without.stdout + without.stderr
+    on_cell = subprocess.run([*bare, f"GRIDD_ROOT={cell.env['GRIDD_ROOT']}",
+                              str(tmp_path / "prog")], capture_output=True, text=True,
+                             timeout=60)
+    assert on_cell.stdout.splitlines() == ["init 0 ", "drm SGE 8.1.9 (gridd)", "exit 0"], (
+        on_cell.stdout + on_cell.stderr)
