@@ -60,7 +60,7 @@ def _child(library: str, jobs: int, tasks: int) -> None:
     ok(lib.drmaa_synchronize(everyone, ctypes.c_long(-1), 1, err, 1024))
     bulk = tasks / (time.perf_counter() - t0)
     lib.drmaa_release_job_ids(ids)
-    lib.drmaa_delete_job_template(jt)
+    lib.drmaa_delete_job_template(jt, err, 1024)
     ok(lib.drmaa_exit(err, 1024))
     print(json.dumps({"run_wait_per_s": one_at_a_time, "bulk_per_s": bulk}))
 
