@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import msgspec
 
@@ -113,6 +114,17 @@ _CHECKS: dict[str, Callable[[str], object]] = {
     DURATION_HLIMIT: parse_duration, DURATION_SLIMIT: parse_duration,
 }
 
+V = TypeVar("V")
+
+
+def _check_name(name: str, vector: bool) -> None:
+    """A scalar attribute's name (a vector's with `vector`), else INVALID_ARGUMENT."""
+    if name in (VECTOR if vector else SCALAR):
+        return
+    kind = "vector" if vector else "scalar"
+    raise DrmaaError(c.INVALID_ARGUMENT, f'"{name}" is not a {kind} job template attribute'
+                     if name in SCALAR + VECTOR else f'"{name}" is not a job template attribute')
+
 
 @dataclass
 class Template:
@@ -122,10 +134,7 @@ class Template:
     vectors: dict[str, list[str]] = field(default_factory=dict)
 
     def set(self, name: str, value: str | None) -> None:
-        if name not in SCALAR:
-            raise DrmaaError(c.INVALID_ARGUMENT, f'"{name}" is not a scalar job template '
-                             "attribute" if name in VECTOR else
-                             f'"{name}" is not a job template attribute')
+        _check_name(name, vector=False)
         if value is None:
             raise DrmaaError(c.INVALID_ARGUMENT, f'no value for "{name}"')
         check = _CHECKS.get(name)
@@ -134,32 +143,25 @@ class Template:
         self.scalars[name] = value
 
     def get(self, name: str) -> str:
-        if name not in SCALAR:
-            raise DrmaaError(c.INVALID_ARGUMENT, f'"{name}" is not a scalar job template '
-                             "attribute" if name in VECTOR else
-                             f'"{name}" is not a job template attribute')
-        if name not in self.scalars:
-            raise DrmaaError(c.INVALID_ATTRIBUTE_VALUE, f'the attribute "{name}" is not set')
-        return self.scalars[name]
+        _check_name(name, vector=False)
+        return _value(self.scalars, name)
 
     def set_vector(self, name: str, values: list[str]) -> None:
-        if name not in VECTOR:
-            raise DrmaaError(c.INVALID_ARGUMENT, f'"{name}" is not a vector job template '
-                             "attribute" if name in SCALAR else
-                             f'"{name}" is not a job template attribute')
+        _check_name(name, vector=True)
         if name == V_ENV and any("=" not in v for v in values):
             raise DrmaaError(c.INVALID_ATTRIBUTE_FORMAT,
                              f'the entries of "{V_ENV}" are of the form NAME=value')
         self.vectors[name] = list(values)
 
     def get_vector(self, name: str) -> list[str]:
-        if name not in VECTOR:
-            raise DrmaaError(c.INVALID_ARGUMENT, f'"{name}" is not a vector job template '
-                             "attribute" if name in SCALAR else
-                             f'"{name}" is not a job template attribute')
-        if name not in self.vectors:
-            raise DrmaaError(c.INVALID_ATTRIBUTE_VALUE, f'the attribute "{name}" is not set')
-        return list(self.vectors[name])
+        _check_name(name, vector=True)
+        return list(_value(self.vectors, name))
+
+
+def _value(values: dict[str, V], name: str) -> V:
+    if name not in values:
+        raise DrmaaError(c.INVALID_ATTRIBUTE_VALUE, f'the attribute "{name}" is not set')
+    return values[name]
 
 
 def _path(name: str, value: str, wd: str) -> str:
