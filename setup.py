@@ -1,4 +1,4 @@
-"""Maps the top-level grammar/ and reports/ folders into the installed package, and
+"""Maps the top-level grammar/, reports/ and schemas/ folders into the installed package, and
 installs the man pages, made from gridd/manual at build time, in <prefix>/share/man."""
 
 import sys
@@ -52,9 +52,12 @@ PAGES = write_pages(HERE / "build" / "man", VERSION)
 setup(
     distclass=_Distribution,
     cmdclass={"build_ext": _BuildExt},
-    packages=find_packages(include=["gridd", "gridd.*"]) + ["gridd.grammar", "gridd.reports"],
-    package_dir={"gridd.grammar": "grammar", "gridd.reports": "reports"},
+    packages=find_packages(include=["gridd", "gridd.*"]) + ["gridd.grammar", "gridd.reports",
+                                                            "gridd.schemas"],
+    package_dir={"gridd.grammar": "grammar", "gridd.reports": "reports",
+                 "gridd.schemas": "schemas"},
     package_data={"gridd.grammar": ["*.lark"], "gridd.reports": ["*.sql", "schema/*.sql"],
+                  "gridd.schemas": ["*.json"],
                   "gridd.web": ["templates/*.html", "static/*"]},
     data_files=[(f"share/man/{section}", sorted(str(p.relative_to(HERE)) for p in paths))
                 for section, paths in sorted(PAGES.items())],

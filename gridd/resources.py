@@ -1,8 +1,9 @@
-"""The data files gridd ships: Lark grammars (grammar/) and SQL reports (reports/).
+"""The data files gridd ships: Lark grammars (grammar/), SQL reports (reports/) and the
+JSON Schemas of the q* commands' -json output (schemas/).
 
 In the source tree they sit at the top level of the repository; an installed gridd
-carries them inside the package as ``gridd/grammar`` and ``gridd/reports`` (setup.py
-maps the folders).
+carries them inside the package as ``gridd/grammar``, ``gridd/reports`` and
+``gridd/schemas`` (setup.py maps the folders).
 """
 
 from __future__ import annotations
@@ -13,6 +14,6 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def data_dir(kind: str) -> Path:
-    """The folder of ``kind`` ("grammar" or "reports")."""
+    """The folder of ``kind`` ("grammar", "reports" or "schemas")."""
     installed = _PACKAGE / kind
     return installed if installed.is_dir() else _PACKAGE.parent / kind

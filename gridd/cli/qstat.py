@@ -1,16 +1,21 @@
-"""qstat: show jobs and queues in Grid Engine's layouts (default, -f, -j, -g c|d|t, -xml)."""
+"""qstat: show jobs and queues in Grid Engine's layouts (default, -f, -j, -g c|d|t, -xml, -json)."""
 
 from __future__ import annotations
 
 import sys
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gridd.cli.common import UsageError, current_user, run_command, usage_exit
 from gridd.cli.queue_select import OPTIONS as SELECTION
 from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
 from gridd.manual import usage
+
+if TYPE_CHECKING:
+    from gridd.cli.render_qstat_extra import Extra
+    from gridd.protocol import JobsReply
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
 _ACCEPTED_FLAGS = frozenset({"-ncb", "-t"})
@@ -44,6 +49,10 @@ def _select(opts: dict, args: deque[str], option: str) -> None:
 
 def _xml(opts: dict, args: deque[str], option: str) -> None:
     opts["xml"] = True
+
+
+def _json(opts: dict, args: deque[str], option: str) -> None:
+    opts["json"] = True
 
 
 def _extra(opts: dict, args: deque[str], option: str) -> None:
@@ -89,7 +98,7 @@ def _help(opts: dict, args: deque[str], option: str) -> None:
 
 # What each option qstat takes does (gridd.manual.qstat describes them).
 _HANDLERS: dict[str, Handler] = {
-    "-f": _full, "-F": _resources, "-xml": _xml, "-g": _group, "-explain": _explain,
+    "-f": _full, "-F": _resources, "-xml": _xml, "-json": _json, "-g": _group, "-explain": _explain,
     "-j": _jobs, "-u": _users, "-s": _states, "-help": _help,
     **dict.fromkeys(SELECTION, _select), **dict.fromkeys(_EXTRA_FLAGS, _extra),
     **dict.fromkeys(_ACCEPTED_FLAGS, _accepted),
@@ -98,9 +107,9 @@ OPTIONS = frozenset(_HANDLERS)
 
 
 def _parse(args: deque[str]) -> dict:
-    opts: dict = {"full": False, "xml": False, "jobs": None, "users": None, "states": None,
-                  "resources": None, "extra": set(), "summary": False, "explain": "",
-                  "selection": Selection()}
+    opts: dict = {"full": False, "xml": False, "json": False, "jobs": None, "users": None,
+                  "states": None, "resources": None, "extra": set(), "summary": False,
+                  "explain": "", "selection": Selection()}
     while args:
         arg = args.popleft()
         handler = _HANDLERS.get(arg)
@@ -142,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
                                 finished="z" in (opts["states"] or ""),
                                 select=selection.select if selection.given else None,
                                 explain=opts["explain"])
+        if opts["json"] and opts["jobs"] is None:
+            sys.stdout.write(_json_text(reply, opts, users, extra))
+            return 0
         if opts["summary"] and opts["jobs"] is None:
             from gridd.cli import render_qstat_summary as summary
 
@@ -166,6 +178,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_command(body)
+
+
+def _json_text(reply: JobsReply, opts: dict, users: list[str], extra: Extra) -> str:
+    """The -json document of the view asked for (qstat -j has none, as it has no -xml)."""
+    from gridd.cli import render_qstat_json as render
+    from gridd.cli.render_json import document
+
+    if opts["summary"]:
+        return document(render.cluster_summary_json(reply))
+    return document(render.qstat_json(reply, full=opts["full"], users=users,
+                                      states=opts["states"], extra=extra))
 
 
 if __name__ == "__main__":

@@ -274,13 +274,13 @@ def _job_lines(row: Row, reply: JobsReply, extra: Extra, with_queue: bool) -> st
     queue = f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}" if with_queue else ""
     if extra.slots_apart:
         lines = [f"{start if i == 0 else ' ' * len(start)}{queue} {role:<6} "
-                 f"{_task_column(row)}\n" for i, role in enumerate(_roles(row))]
+                 f"{_task_column(row)}\n" for i, role in enumerate(roles(row))]
     else:
         lines = [f"{start}{queue} {row.slots:5d} {_task_column(row)}\n"]
     return "".join(lines) + _requests(row, reply, extra)
 
 
-def _roles(row: Row) -> list[str]:
+def roles(row: Row) -> list[str]:
     """qstat -g t's master column for each slot a running row holds in its instance: the
     master task's instance has MASTER first, every other slot is a SLAVE; a waiting row
     has none."""
@@ -290,10 +290,10 @@ def _roles(row: Row) -> list[str]:
     return ["MASTER"] * master + ["SLAVE"] * (row.slots - master)
 
 
-def _by_instance(reply: JobsReply, running: list[Row]) -> list[Row]:
+def by_instance(reply: JobsReply, running: list[Row]) -> list[Row]:
     """The running rows of every queue instance in turn, each with the slots it holds
     there (qstat -g t lists them so)."""
-    placed = _rows_by_instance(reply, running)
+    placed = rows_by_instance(reply, running)
     order = [qi for _, qi in queue_order(reply.queues) if qi in placed]
     order += [qi for qi in placed if qi not in set(order)]  # gone from the configuration
     return [row for qi in order for row in placed[qi]]
@@ -312,7 +312,7 @@ def qstat_default(reply: JobsReply, *, users: list[str] | None = None,
         return ""
     out = [header(extra) + "\n", rule(extra) + "\n"]
     if extra.slots_apart:
-        running = _by_instance(reply, running)
+        running = by_instance(reply, running)
     out += [_job_lines(row, reply, extra, with_queue=True) for row in running + pending]
     return "".join(out)
 
@@ -415,7 +415,7 @@ def _queue_line(qi: QueueInstance, reply: JobsReply) -> str:
         f"\t{resource_line(r)}\n" for r in reply.instance_resources.get(qi.name, ()))
 
 
-def _rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Row]]:
+def rows_by_instance(reply: JobsReply, running: list[Row]) -> dict[str, list[Row]]:
     """Running rows under every queue instance they hold slots in, with those slots."""
     tasks = {(j.job_id, t.task_id): t for j in reply.jobs for t in j.tasks.values()}
     placed: dict[str, list[Row]] = {}
@@ -434,7 +434,7 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
     """qstat -f: each queue instance with its jobs (and -F resources), then the pending
     jobs block."""
     running, pending = job_rows(reply, users, states, extra)
-    placed = _rows_by_instance(reply, running)
+    placed = rows_by_instance(reply, running)
     out: list[str] = []
     instances = [qi for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]
     if instances:
@@ -509,7 +509,7 @@ def _xml_jobs(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue:
     if not extra.slots_apart:
         return _xml_job(row, reply, extra, indent, with_queue)
     return "".join(_xml_job(row, reply, extra, indent, with_queue, role)
-                   for role in _roles(row))
+                   for role in roles(row))
 
 
 def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
@@ -519,13 +519,13 @@ def qstat_xml(reply: JobsReply, *, full: bool = False, users: list[str] | None =
     running, pending = job_rows(reply, users, states, extra)
     out = [XML_HEAD, "  <queue_info>\n"]
     if full:
-        placed = _rows_by_instance(reply, running)
+        placed = rows_by_instance(reply, running)
         out += [_xml_queue(qi, placed.get(qi.name, []), reply.instance_resources.get(qi.name, []),
                            reply, extra)
                 for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]
     else:
         if extra.slots_apart:
-            running = _by_instance(reply, running)
+            running = by_instance(reply, running)
         out += [_xml_jobs(row, reply, extra, 4, with_queue=True) for row in running]
     out.append("  </queue_info>\n  <job_info>\n")
     out += [_xml_jobs(row, reply, extra, 4, with_queue=not full) for row in pending]
@@ -576,7 +576,7 @@ def resource_value(resource: Resource, *, qhost: bool = False) -> str:
     kind = resource.type
     if kind not in NUMERIC_TYPES:
         return resource.text
-    value = _as_number(resource.text, kind)
+    value = as_number(resource.text, kind)
     if value is None:
         return resource.text
     if kind in ("MEMORY", "TIME") and math.isinf(value):
@@ -590,7 +590,7 @@ def resource_value(resource: Resource, *, qhost: bool = False) -> str:
     return f"{value:f}"
 
 
-def _as_number(text: str, kind: str) -> float | None:
+def as_number(text: str, kind: str) -> float | None:
     try:
         return float(text)
     except ValueError:

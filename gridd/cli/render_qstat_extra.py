@@ -23,7 +23,7 @@ from gridd.model.values import is_unsigned
 from gridd.protocol import PriorityParts
 
 QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
-_NOTHING = PriorityParts(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
+NO_PARTS = PriorityParts(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
 _REQUEST_LABEL = 18  # -r values start 7 + 18 columns in
 _INDENT = " " * 7
 _TIME_RESOURCES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
@@ -75,7 +75,7 @@ def rule(extra: Extra) -> str:
 def columns(extra: Extra, job: Job, prior: float, state: str, when: float,
             parts: PriorityParts | None, task: Task | None) -> str:
     """A job line from job-ID to just before the queue column."""
-    x = parts or _NOTHING
+    x = parts or NO_PARTS
     spec = job.spec
     text = f"{job.job_id:7d} {prior:7.5f} "
     text += f"{x.nurg:7.5f} " if extra.pri or extra.urg else ""
@@ -125,7 +125,7 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
         if started is not None:
             granted = f"{started.pe or spec.pe_name} {task_slots(job, started)}"
             lines.append(_request("Granted PE", granted))
-    contribution = (parts or _NOTHING).requests
+    contribution = (parts or NO_PARTS).requests
     lines += _listed("Hard Resources", [
         f"{resource_text(name, value)} ({contribution.get(name, 0.0):f})"
         for name, value in spec.hard_resources.items()])
@@ -140,7 +140,7 @@ def request_lines(job: Job, task: Task | None, parts: PriorityParts | None,
                      f"{', '.join(spec.master_queues)}")
     if spec.hold_jid:
         lines.append(f"{_INDENT}Predecessor Jobs (request): {', '.join(spec.hold_jid)}")
-        found = _predecessors(job, jobs)
+        found = predecessors(job, jobs)
         if found:
             lines.append(f"{_INDENT}Predecessor Jobs: {', '.join(found)}")
     lines.append(_request("Binding", spec.binding or "NONE"))
@@ -158,7 +158,7 @@ def task_slots(job: Job, task: Task) -> int:
     return sum(n for _, n in task.granted) or job.spec.slots()
 
 
-def _predecessors(job: Job, jobs: Iterable[Job]) -> list[str]:
+def predecessors(job: Job, jobs: Iterable[Job]) -> list[str]:
     """The jobs each -hold_jid reference names, in the order asked (repeats kept)."""
     jobs = list(jobs)
     return [str(other.job_id) for ref in job.spec.hold_jid for other in jobs
@@ -211,7 +211,7 @@ Element = tuple[str, str, str]
 def xml_priority(extra: Extra, parts: PriorityParts | None) -> list[Element]:
     """What -pri, -urg and -ext add between JAT_prio and JB_name (8.1.9 names no total
     urgency element)."""
-    x = parts or _NOTHING
+    x = parts or NO_PARTS
     out = []
     if extra.pri or extra.ext:
         out.append(("JAT_ntix", "", f"{x.ntckts:.5f}"))
@@ -267,7 +267,7 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
         if task is not None and task.queue:
             out.append(("granted_pe", f' name="{xml_escape(task.pe or spec.pe_name)}"',
                         str(task_slots(job, task))))
-    contribution = (parts or _NOTHING).requests
+    contribution = (parts or NO_PARTS).requests
     out += [("hard_request", f' name="{xml_escape(name)}" resource_contribution='
              f'"{contribution.get(name, 0.0):f}"', request_value(name, value))
             for name, value in spec.hard_resources.items()]
@@ -277,5 +277,5 @@ def xml_requests(extra: Extra, job: Job, task: Task | None, parts: PriorityParts
     out += [("soft_req_queue", "", q) for q in spec.soft_queues]
     out += [("master_hard_req_queue", "", q) for q in spec.master_queues]
     out += [("predecessor_jobs_req", "", ref) for ref in spec.hold_jid]
-    out += [("predecessor_jobs", "", number) for number in _predecessors(job, jobs)]
+    out += [("predecessor_jobs", "", number) for number in predecessors(job, jobs)]
     return out + [("binding", "", spec.binding or "NONE")]

@@ -83,6 +83,11 @@ COMMAND = Command(
                     "and tickets."),
         Option("-xml", summary="print the information as XML",
                text="Print the view asked for as XML, in Grid Engine's qstat schema."),
+        Option("-json", summary="print the information as JSON",
+               text="Print the view asked for as one JSON document: what -xml shows, under "
+                    "its element names, with numbers as numbers and times in ISO 8601 with "
+                    "the local offset. The schema is schemas/qstat.json in gridd's "
+                    "source. Not with -j, which has no -xml either."),
     ),
     terms=(
         Term("job_identifier_list", "job_id|job_name|pattern[,job_id|job_name|pattern...]"),

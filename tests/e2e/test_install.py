@@ -33,6 +33,7 @@ def test_wheel_ships_reports_and_commands(tmp_path):
     schema = sorted(p.name for p in (REPO / "reports" / "schema").glob("*.sql"))
     assert schema and {f"gridd/reports/schema/{name}" for name in schema} <= set(names)
     assert {"gridd/grammar/complex.lark", "gridd/grammar/object.lark"} <= set(names)
+    assert "gridd/schemas/qstat.json" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     for command in ("gridd", "qsub", "qstat", "qdel", "qhost", "qacct"):

@@ -1,0 +1,198 @@
+"""qstat -json: what qstat -xml shows (plain, -f, -g c, -g t|d, -pri, -urg, -ext, -r, -F,
+-explain), built from the same rows, typed (schemas/qstat.json describes it).
+
+Keys are the XML's element names; where XML nests a list in a wrapper element the
+document has a list under the wrapper's name (queue_info.job_list, queue_info.queue_list,
+job_info.job_list). A job_list entry's XML attribute `state` (running, pending, zombie)
+is its `status`, as the element `state` holds the state letters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from gridd.cli.render_json import iso
+from gridd.cli.render_qstat import (
+    PLAIN,
+    QueueInstance,
+    Row,
+    as_number,
+    by_instance,
+    job_rows,
+    queue_instances,
+    roles,
+    rows_by_instance,
+)
+from gridd.cli.render_qstat_extra import (
+    NO_PARTS,
+    Extra,
+    pe_span,
+    predecessors,
+    request_value,
+    task_slots,
+)
+from gridd.model.cluster import Resource
+from gridd.model.complexes import NUMERIC_TYPES
+from gridd.model.job import Job, Task, Usage
+from gridd.model.task_lifecycle import SHOWN_HOLDING, ZOMBIE
+
+if TYPE_CHECKING:
+    from gridd.protocol import JobsReply, PriorityParts
+
+_TICKETS = ("tickets", "JB_override_tickets", "JB_jobshare", "otickets", "ftickets",
+            "stickets")
+
+
+def qstat_json(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
+               states: str | None = None, extra: Extra = PLAIN) -> dict[str, Any]:
+    """qstat -json / -f -json: running jobs (or queue instances) under queue_info, pending
+    jobs under job_info."""
+    running, pending = job_rows(reply, users, states, extra)
+    queue_info: dict[str, Any]
+    if full:
+        placed = rows_by_instance(reply, running)
+        queue_info = {"queue_list": [
+            _queue(qi, placed.get(qi.name, []), reply, extra)
+            for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]}
+    else:
+        if extra.slots_apart:
+            running = by_instance(reply, running)
+        queue_info = {"job_list": _jobs(running, reply, extra, with_queue=True)}
+    return {"queue_info": queue_info,
+            "job_info": {"job_list": _jobs(pending, reply, extra, with_queue=not full)}}
+
+
+def _jobs(rows: list[Row], reply: JobsReply, extra: Extra, with_queue: bool) -> list[dict]:
+    """A job_list entry per row, or with -g t one per slot."""
+    if not extra.slots_apart:
+        return [_job(row, reply, extra, with_queue) for row in rows]
+    return [_job(row, reply, extra, with_queue, role) for row in rows for role in roles(row)]
+
+
+def _job(row: Row, reply: JobsReply, extra: Extra, with_queue: bool,
+         role: str | None = None) -> dict[str, Any]:
+    running = row.state in SHOWN_HOLDING
+    parts = reply.parts.get(row.job.job_id)
+    spec = row.job.spec
+    out: dict[str, Any] = {
+        "status": "running" if running else "zombie" if row.state == ZOMBIE else "pending",
+        "JB_job_number": row.job.job_id, "JAT_prio": row.prior}
+    out |= _priority(extra, parts)
+    out |= {"JB_name": spec.name, "JB_owner": spec.owner}
+    if extra.ext:
+        out |= {"JB_project": spec.project, "JB_department": spec.department}
+    out["state"] = row.state
+    if extra.when:
+        out["JAT_start_time" if running else "JB_submission_time"] = iso(row.stamp)
+    if extra.urg and spec.deadline:
+        out["JB_deadline"] = iso(spec.deadline)
+    if extra.ext:
+        out |= _usage(row.task)
+    if with_queue:
+        out["queue_name"] = row.queue
+    if role is not None:
+        out["master"] = role
+    out["slots"] = 1 if role else row.slots
+    if row.job.is_array:
+        out["tasks"] = row.tasks
+    if extra.requests:
+        out |= _requests(row.job, row.task, parts, reply)
+    return out
+
+
+def _priority(extra: Extra, parts: PriorityParts | None) -> dict[str, Any]:
+    """What -pri, -urg and -ext add (render_qstat_extra.xml_priority's elements)."""
+    x = parts or NO_PARTS
+    out: dict[str, Any] = {}
+    if extra.pri or extra.ext:
+        out["JAT_ntix"] = x.ntckts
+    if extra.pri:
+        out["JB_nppri"] = x.npprior
+    if extra.pri or extra.urg:
+        out["JB_nurg"] = x.nurg
+    if extra.urg:
+        out |= {"JB_rrcontr": x.rrcontr, "JB_wtcontr": x.wtcontr, "JB_dlcontr": x.dlcontr}
+    if extra.pri:
+        out["JB_priority"] = x.ppri
+    return out
+
+
+def _usage(task: Task | None) -> dict[str, Any]:
+    """-ext's usage (cpu seconds, GB seconds of memory, GB of io) and tickets."""
+    out: dict[str, Any] = {}
+    if task is not None and task.usage != Usage():
+        u = task.usage
+        out = {"cpu_usage": u.utime + u.stime, "mem_usage": u.mem, "io_usage": u.io / (1 << 30)}
+    return out | dict.fromkeys(_TICKETS, 0) | {"JAT_share": 0.0}
+
+
+def _requests(job: Job, task: Task | None, parts: PriorityParts | None,
+              reply: JobsReply) -> dict[str, Any]:
+    """-r's entries (render_qstat_extra.xml_requests'), lists where XML repeats one."""
+    spec = job.spec
+    out: dict[str, Any] = {"full_job_name": spec.name}
+    if spec.pe_name:
+        out["requested_pe"] = {"name": spec.pe_name, "slots": pe_span(job)}
+        if task is not None and task.queue:
+            out["granted_pe"] = {"name": task.pe or spec.pe_name,
+                                 "slots": task_slots(job, task)}
+    contribution = (parts or NO_PARTS).requests
+    out["hard_request"] = [{"name": name, "value": request_value(name, value),
+                            "resource_contribution": contribution.get(name, 0.0)}
+                           for name, value in spec.hard_resources.items()]
+    out["soft_request"] = [{"name": name, "value": request_value(name, value)}
+                           for name, value in spec.soft_resources.items()]
+    out |= {"hard_req_queue": list(spec.hard_queues), "soft_req_queue": list(spec.soft_queues),
+            "master_hard_req_queue": list(spec.master_queues),
+            "predecessor_jobs_req": list(spec.hold_jid),
+            "predecessor_jobs": [int(n) for n in predecessors(job, reply.jobs)],
+            "binding": spec.binding or "NONE"}
+    return out
+
+
+def _queue(qi: QueueInstance, rows: list[Row], reply: JobsReply, extra: Extra) -> dict:
+    out: dict[str, Any] = {"name": qi.name, "qtype": qi.qtype, "slots_used": qi.used,
+                           "slots_resv": qi.reserved, "slots_total": qi.total}
+    if qi.load is not None:
+        out["load_avg"] = qi.load
+    if qi.arch is not None:
+        out["arch"] = qi.arch
+    if qi.states:
+        out["state"] = qi.states
+    alarms = reply.alarms.get(qi.name, ())
+    if alarms:
+        out["alarm_reasons"] = [{"kind": kind, "reason": line} for kind, line in alarms]
+    resources = reply.instance_resources.get(qi.name, [])
+    if resources:
+        out["resource"] = [resource(r) for r in resources]
+    out["job_list"] = _jobs(rows, reply, extra, with_queue=False)
+    return out
+
+
+def resource(r: Resource) -> dict[str, Any]:
+    """A -F value: numeric types as numbers (memory in bytes, time in seconds), the others
+    and an infinite limit as text."""
+    value: Any = r.text
+    if r.type in NUMERIC_TYPES:
+        found = as_number(r.text, r.type)
+        if found is not None:
+            value = "infinity" if math.isinf(found) else (
+                int(found) if found.is_integer() else found)
+    return {"name": r.name, "type": r.prefix, "value": value}
+
+
+def cluster_summary_json(reply: JobsReply) -> dict[str, Any]:
+    """qstat -g c -json: a cluster_queue_summary entry per cluster queue."""
+    from gridd.cli.render_qstat_summary import summaries
+
+    out = []
+    for s in summaries(reply):
+        entry: dict[str, Any] = {"name": s.name}
+        if s.load is not None:
+            entry["load"] = s.load
+        entry |= {"used": s.used, "resv": s.resv, "available": s.available, "total": s.total,
+                  "temp_disabled": s.temp_disabled,
+                  "manual_intervention": s.manual_intervention}
+        out.append(entry)
+    return {"cluster_queue_summary": out}
