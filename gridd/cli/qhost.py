@@ -1,4 +1,4 @@
-"""qhost: show execution hosts, their load and memory (default, -F, -h, -l, -q, -j, -xml)."""
+"""qhost: show execution hosts, their load and memory (default, -F, -h, -l, -q, -j, -xml, -json)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from gridd.formats import requests
 from gridd.manual import usage
 
 # The options qhost takes (gridd.manual.qhost describes them).
-OPTIONS = frozenset({"-F", "-h", "-help", "-j", "-l", "-ncb", "-q", "-u", "-xml"})
+OPTIONS = frozenset({"-F", "-h", "-help", "-j", "-json", "-l", "-ncb", "-q", "-u", "-xml"})
 
 
 class _Usage(Exception):
@@ -29,7 +29,7 @@ def _parse(args: deque[str]) -> dict:
         arg = args.popleft()
         if arg not in OPTIONS:
             raise _Usage(f'error: invalid option argument "{arg}"')
-        if arg in ("-q", "-j", "-xml"):
+        if arg in ("-q", "-j", "-xml", "-json"):
             opts["flags"].add(arg)
         elif arg == "-ncb":
             pass
@@ -77,7 +77,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f'error: can\'t resolve hostname "{name}"', file=sys.stderr)
                 return 1
         shown = render.HostSelection(names=opts["hosts"], fitting=reply.fitting_hosts)
-        if "-xml" in flags:
+        if "-json" in flags:
+            from gridd.cli.render_json import document
+            from gridd.cli.render_qhost_json import qhost_json
+
+            text = document(qhost_json(
+                hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
+                show_jobs="-j" in flags, states=reply.states, select=shown,
+                resources=reply.host_resources if opts["resources"] is not None else None,
+                users=opts["users"], priorities=reply.priorities))
+        elif "-xml" in flags:
             text = render.qhost_xml(hosts, reply.queues, reply.jobs, show_queues="-q" in flags,
                                     states=reply.states, select=shown)
         else:

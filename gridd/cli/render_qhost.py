@@ -89,16 +89,44 @@ def _format(kind: str, text: str) -> str:
     return text
 
 
-def host_values(host: ExecHost | None) -> list[tuple[str, str]]:
-    """(XML name, shown text) for every column after HOSTNAME; all '-' for global."""
+def _reported(host: ExecHost | None) -> list[tuple[str, str, str | None]]:
+    """(XML name, kind, reported text) for every column after HOSTNAME; None where there
+    is no value to show: for global, for a value not reported, for a stale one."""
     values = []
     for name, key, kind in _COLUMNS:
         text = host.load.get(key) if host is not None else None
-        if text is None or (key in _DYNAMIC and not shown_up(host)):
-            values.append((name, "-"))
-        else:
-            values.append((name, _format(kind, text)))
+        if key in _DYNAMIC and not shown_up(host):
+            text = None
+        values.append((name, kind, text))
     return values
+
+
+def host_values(host: ExecHost | None) -> list[tuple[str, str]]:
+    """(XML name, shown text) for every column after HOSTNAME; all '-' for global."""
+    return [(name, "-" if text is None else _format(kind, text))
+            for name, kind, text in _reported(host)]
+
+
+def host_numbers(host: ExecHost | None) -> dict[str, str | int | float | None]:
+    """The same values typed, for -json: counts as integers, the load as a number, memory
+    in bytes, the architecture as text; None for '-'."""
+    out: dict[str, str | int | float | None] = {}
+    for name, kind, text in _reported(host):
+        value: str | int | float | None = text
+        if text is not None and kind != "text":
+            found = parse_bytes(text) if kind == "memory" else _float(text)
+            value = None if found is None else int(found) if kind == "count" else found
+            if kind == "memory" and value is not None and float(value).is_integer():
+                value = int(value)
+        out[name] = value
+    return out
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _host_line(name: str, host: ExecHost | None) -> str:
@@ -109,7 +137,7 @@ def _host_line(name: str, host: ExecHost | None) -> str:
     )
 
 
-def _host_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
+def host_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
                  states: Mapping[str, str]) -> list[tuple[str, str, int, int, str]]:
     """(cluster queue, qtype, used, total, states) of every queue instance on the host."""
     return [
@@ -148,9 +176,11 @@ def _resource_lines(resources: list[Resource], picked: bool) -> list[str]:
     return lines
 
 
-def _job_lines(host: str, jobs: Iterable[Job], priorities: Mapping[int, float]) -> list[str]:
-    """Tasks with slots on the host: MASTER on the master queue instance, SLAVE elsewhere."""
-    lines = []
+def host_rows(host: str, jobs: Iterable[Job],
+              priorities: Mapping[int, float]) -> list[tuple[Row, str]]:
+    """Tasks with slots on the host, each with its role there: MASTER on the master queue
+    instance, SLAVE elsewhere."""
+    rows = []
     for job in sorted(jobs, key=lambda j: j.job_id):
         for task in sorted(job.tasks.values(), key=lambda t: t.task_id):
             if task.state not in SHOWN_HOLDING:
@@ -160,11 +190,14 @@ def _job_lines(host: str, jobs: Iterable[Job], priorities: Mapping[int, float]) 
                 if split_instance(qi)[1] != host:
                     continue
                 row = Row(job, task.state, task.start_time, qi, slots, tasks, task.task_id,
-                          priorities.get(job.job_id, 0.5))
-                role = "MASTER" if qi == task.queue else "SLAVE"
-                lines.append(f"   {job_columns(row)} {qi[:10]:<10} {role:<6} "
-                             f"{tasks or ' ' * 7}\n")
-    return lines
+                          priorities.get(job.job_id, 0.5), task)
+                rows.append((row, "MASTER" if qi == task.queue else "SLAVE"))
+    return rows
+
+
+def _job_lines(host: str, jobs: Iterable[Job], priorities: Mapping[int, float]) -> list[str]:
+    return [f"   {job_columns(row)} {row.queue[:10]:<10} {role:<6} {row.tasks or ' ' * 7}\n"
+            for row, role in host_rows(host, jobs, priorities)]
 
 
 def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
@@ -194,7 +227,7 @@ def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
         if resources is not None:
             out += _resource_lines(resources.get(host.name, []), picked)
         if show_queues:
-            for name, qtype, n, total, letters in _host_queues(host, queues, used,
+            for name, qtype, n, total, letters in host_queues(host, queues, used,
                                                                 states or {}):
                 out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {letters}\n")
         if show_jobs:
@@ -216,7 +249,7 @@ def _xml_host(name: str, host: ExecHost | None, queue_xml: str) -> str:
 def _xml_queues(host: ExecHost, queues: Sequence[Queue], used: dict[str, int],
                 states: Mapping[str, str]) -> str:
     out = []
-    for name, qtype, n, total, letters in _host_queues(host, queues, used, states):
+    for name, qtype, n, total, letters in host_queues(host, queues, used, states):
         q = xml_escape(name)
         fields = (("qtype_string", qtype), ("slots_used", str(n)), ("slots", str(total)),
                   ("slots_resv", "0"), ("state_string", letters))
