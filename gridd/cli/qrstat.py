@@ -1,4 +1,4 @@
-"""qrstat: show advance reservations (overview, -ar details, -xml).
+"""qrstat: show advance reservations (overview, -ar details, -xml, -json).
 
 Without -u only the caller's ARs are shown; `-u '*'` shows everybody's and `$user`
 stands for the caller. ARs named with -ar are shown whoever owns them unless -u is given.
@@ -15,7 +15,7 @@ from gridd.client import Client
 from gridd.manual import usage
 
 # The options qrstat takes (gridd.manual.qrstat describes them).
-OPTIONS = frozenset({"-ar", "-explain", "-help", "-u", "-xml"})
+OPTIONS = frozenset({"-ar", "-explain", "-help", "-json", "-u", "-xml"})
 
 
 class _Usage(Exception):
@@ -32,6 +32,7 @@ class _Options:
         self.users: list[str] | None = None
         self.explain = False
         self.xml = False
+        self.json = False
         self.help = False
 
 
@@ -53,6 +54,8 @@ def _parse(args: deque[str]) -> _Options:
             opts.explain = True
         elif arg == "-xml":
             opts.xml = True
+        elif arg == "-json":
+            opts.json = True
         elif arg == "-help":
             opts.help = True
         else:
@@ -92,6 +95,13 @@ def main(argv: list[str] | None = None) -> int:
         with Client() as client:
             reply = client.query_ars(opts.ids or [], _owners(opts, current_user()))
         ars = list(reply.ars)
+        if opts.json and not (reply.missing and not ars):
+            from gridd.cli.render_json import document
+            from gridd.cli.render_qrstat_json import qrstat_json
+
+            sys.stdout.write(document(qrstat_json(ars, details=opts.ids is not None,
+                                                  explain=opts.explain)))
+            return 0
         if opts.xml:
             lines = render.xml(ars, details=opts.ids is not None, explain=opts.explain)
         elif opts.ids is not None:

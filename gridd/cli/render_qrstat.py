@@ -25,20 +25,25 @@ FIELD_WIDTH = 30  # the name column of the -ar block, a blank follows it
 _INDENT = "   "
 
 
+def duration(ar: AdvanceReservation) -> int:
+    """The AR's length in whole seconds."""
+    return max(int(ar.end) - int(ar.start), 0)
+
+
 def _duration(ar: AdvanceReservation) -> str:
     """HH:MM:SS; hours go past 24 rather than wrapping into days."""
-    hours, rest = divmod(max(int(ar.end) - int(ar.start), 0), 3600)
+    hours, rest = divmod(duration(ar), 3600)
     minutes, seconds = divmod(rest, 60)
     return f"{hours:02d}:{minutes:02d}:{seconds:02d}"
 
 
-def _message_shown(ar: AdvanceReservation, explain: bool, details: bool) -> bool:
+def message_shown(ar: AdvanceReservation, explain: bool, details: bool) -> bool:
     """The reason of an error state: asked for with -explain, or part of an -ar block of
     an AR in state E or W."""
     return bool(ar.message) and (explain or (details and ar.state in FAILED))
 
 
-def _pe(ar: AdvanceReservation) -> tuple[str, str] | None:
+def granted_pe(ar: AdvanceReservation) -> tuple[str, str] | None:
     """Granted PE name and its slots, for a PE reservation."""
     name = ar.granted_pe or ar.spec.pe_name
     if not name:
@@ -52,7 +57,7 @@ def _pe(ar: AdvanceReservation) -> tuple[str, str] | None:
     return name, slots
 
 
-def _sorted(ars: Iterable[AdvanceReservation]) -> list[AdvanceReservation]:
+def by_id(ars: Iterable[AdvanceReservation]) -> list[AdvanceReservation]:
     return sorted(ars, key=lambda ar: ar.ar_id)
 
 
@@ -61,7 +66,7 @@ def _sorted(ars: Iterable[AdvanceReservation]) -> list[AdvanceReservation]:
 def overview(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[str]:
     """Plain `qrstat`: one line per AR under a header; with -explain, an AR's message on
     an indented line below it."""
-    ars = _sorted(ars)
+    ars = by_id(ars)
     if not ars:
         return []
     lines = [HEADER, "-" * 90]
@@ -90,7 +95,7 @@ def _field(name: str, value: str) -> str:
 def details(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[str]:
     """`qrstat -ar`: a block of `name value` lines per AR, each after a line of dashes."""
     lines: list[str] = []
-    for ar in _sorted(ars):
+    for ar in by_id(ars):
         spec = ar.spec
         lines += [
             "-" * 80,
@@ -102,7 +107,7 @@ def details(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[st
             _field("end_time", stamp(ar.end)),
             _field("duration", _duration(ar)),
         ]
-        if _message_shown(ar, explain, details=True):
+        if message_shown(ar, explain, details=True):
             lines.append(_field("message", ar.message))
         lines += [
             _field("submission_time", stamp(ar.submission_time)),
@@ -115,7 +120,7 @@ def details(ars: Iterable[AdvanceReservation], explain: bool = False) -> list[st
         if ar.granted:
             lines.append(_field("granted_slots_list", ",".join(
                 f"{instance}={slots}" for instance, slots in ar.granted)))
-        pe = _pe(ar)
+        pe = granted_pe(ar)
         if pe is not None:
             lines.append(_field("granted_parallel_environment", f"{pe[0]} slots {pe[1]}"))
         if spec.checkpoint:
@@ -160,7 +165,7 @@ def _xml_details(ar: AdvanceReservation) -> list[str]:
         lines += [f'{inner}<granted_slots  queue_instance="{xml_escape(instance)}" '
                   f'slots="{slots}"/>' for instance, slots in ar.granted]
         lines.append(f"{_INDENT * 2}</granted_slots_list>")
-    pe = _pe(ar)
+    pe = granted_pe(ar)
     if pe is not None:
         lines += [
             f"{_INDENT * 2}<granted_parallel_environment>",
@@ -188,7 +193,7 @@ def xml(ars: Iterable[AdvanceReservation], details: bool = False,
     """`qrstat -xml`: an ar_summary element per AR; with -ar (`details`), the fields of
     the -ar block as well. The document is printed even when there is no AR."""
     lines = ["<?xml version='1.0'?>", f'<qrstat xmlns:xsd="{XML_NAMESPACE}">']
-    for ar in _sorted(ars):
+    for ar in by_id(ars):
         lines += [
             f"{_INDENT}<ar_summary>",
             _element("id", str(ar.ar_id)),
@@ -199,7 +204,7 @@ def xml(ars: Iterable[AdvanceReservation], details: bool = False,
             _element("end_time", xml_stamp(ar.end)),
             _element("duration", _duration(ar)),
         ]
-        if _message_shown(ar, explain, details):
+        if message_shown(ar, explain, details):
             lines.append(_element("message", ar.message))
         if details:
             lines += _xml_details(ar)

@@ -29,6 +29,11 @@ COMMAND = Command(
         Option("-xml", summary="print the information as XML",
                text="Print the overview, or the -ar blocks, as XML, in Grid Engine's "
                     "qrstat schema."),
+        Option("-json", summary="print the information as JSON",
+               text="Print the ARs as one JSON document: what -xml shows (with -ar, the "
+                    "details too), under its names, with times in ISO 8601, the duration "
+                    "in seconds and slot counts as numbers. The schema is "
+                    "schemas/qrstat.json in gridd's source."),
     ),
     terms=(Term("ar_list", "ar_id|ar_name[,ar_id|ar_name,...]"),
            Term("user_list", "user|*|$user[,user|*|$user,...]")),
