@@ -6,10 +6,12 @@ line; a later -u, -h, -l, -q, -pe or -P replaces what an earlier one selected.
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import sys
 from collections import deque
+from typing import Any
 
 from gridd import paths
 from gridd import protocol as p
@@ -21,7 +23,7 @@ from gridd.model.rqs import QuotaRow
 _LISTS = {"-h": "hosts", "-l": "resources", "-u": "users", "-pe": "pes", "-P": "projects",
           "-q": "queues"}
 # The options qquota takes (gridd.manual.qquota describes them); -help is seen first.
-OPTIONS = frozenset(_LISTS) | {"-help", "-xml"}
+OPTIONS = frozenset(_LISTS) | {"-help", "-json", "-xml"}
 _XML_HEAD = ("<?xml version='1.0'?>\n<qquota_result xmlns=\"http://arc.liv.ac.uk/repos/darcs/"
              "sge/source/source/dist/util/resources/schemas/qquota/qquota.xsd\">\n")
 
@@ -30,15 +32,15 @@ class UsageError(Exception):
     pass
 
 
-def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, bool]:
-    """The request and whether XML is wanted."""
-    args, req, xml = deque(argv), p.QueryQuota(users=[user]), False
+def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, str]:
+    """The request and the form of the answer: "text", "xml" or "json"."""
+    args, req, form = deque(argv), p.QueryQuota(users=[user]), "text"
     while args:
         arg = args.popleft()
         if arg not in OPTIONS:
             raise UsageError(f'error: invalid option argument "{arg}"')
-        if arg == "-xml":
-            xml = True
+        if arg in ("-xml", "-json"):
+            form = arg[1:]
         elif arg in _LISTS:
             if not args:
                 raise UsageError(f"error: {arg} option must have argument")
@@ -46,7 +48,7 @@ def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, bool]:
             if arg == "-l":  # `-l slots` or `-l slots=1`: the resource names count
                 items = [i.partition("=")[0] for i in items]
             setattr(req, _LISTS[arg], items)
-    return req, xml
+    return req, form
 
 
 def default_args(root: str, home: str) -> list[str]:
@@ -112,6 +114,44 @@ def render_xml(rows: list[QuotaRow]) -> str:
     return "".join(out)
 
 
+def render_json(rows: list[QuotaRow]) -> dict[str, Any]:
+    """qquota -json: render_xml's qquota_rule elements, typed (schemas/qquota.json): a
+    limit's value (what is in use) and the limit as numbers, memory in bytes."""
+    out: list[dict[str, Any]] = []
+    previous: tuple[str, str] | None = None
+    for row in rows:
+        scope = (row.rule, filter_text(row))
+        if scope != previous:
+            rule: dict[str, Any] = {"name": row.rule}
+            for name, names, excluded in row.filters:
+                rule[name] = list(names)
+                if excluded:
+                    rule[f"x{name}"] = list(excluded)
+            rule["limit"] = []
+            out.append(rule)
+            previous = scope
+        out[-1]["limit"].append({"resource": row.resource, "limit": _typed(row.type, row.limit),
+                                 "value": _whole(row.used)})
+    return {"qquota_rule": out}
+
+
+def _typed(kind: str, text: str) -> int | float | str:
+    """A limit as a number when its type makes it one; infinity and the rest as text."""
+    from gridd.model.complexes import parse_value
+
+    try:
+        value = parse_value(kind, text)
+    except ValueError:
+        return text
+    if isinstance(value, str) or math.isinf(value):
+        return text
+    return _whole(value)
+
+
+def _whole(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if "-help" in args:
@@ -119,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     home = os.path.expanduser("~")
     try:
-        req, xml = parse(default_args(paths.root_dir(), home) + args, current_user())
+        req, form = parse(default_args(paths.root_dir(), home) + args, current_user())
     except UsageError as exc:
         print(f"{usage('qquota')}{exc}", file=sys.stderr)
         return 1
@@ -130,7 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         with Client() as client:
             reply = client.request(req)
-        sys.stdout.write(render_xml(reply.rows) if xml else render_text(reply.rows))
+        if form == "json":
+            from gridd.cli.render_json import document
+
+            sys.stdout.write(document(render_json(reply.rows)))
+        else:
+            sys.stdout.write(render_xml(reply.rows) if form == "xml" else render_text(reply.rows))
         return 0
 
     return run_command(body)

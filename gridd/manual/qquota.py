@@ -34,6 +34,10 @@ COMMAND = Command(
                text="Only rules whose queue filter takes in one of these cluster queues."),
         Option("-xml", summary="print the information as XML",
                text="Print the rules as XML, in Grid Engine's qquota schema."),
+        Option("-json", summary="print the information as JSON",
+               text="Print the limits in use as one JSON document: what -xml shows, under "
+                    "its names, with the amounts and numeric limits as numbers (memory in "
+                    "bytes). The schema is schemas/qquota.json in gridd's source."),
     ),
     terms=(
         Term("resource_attributes", "resource_name,resource_name,..."),

@@ -74,9 +74,11 @@ def test_one_rule_element_holds_the_limits_of_one_scope():
 
 
 def test_options_default_to_the_caller_and_later_ones_win(tmp_path: Path):
-    req, xml = parse(["-u", "*", "-h", "vm,node1", "-l", "slots=1,lic", "-xml"], "root")
-    assert (req.users, req.hosts, req.resources, xml) == (["*"], ["vm", "node1"],
-                                                          ["slots", "lic"], True)
+    req, form = parse(["-u", "*", "-h", "vm,node1", "-l", "slots=1,lic", "-xml"], "root")
+    assert (req.users, req.hosts, req.resources, form) == (["*"], ["vm", "node1"],
+                                                           ["slots", "lic"], "xml")
+    assert parse(["-xml", "-json"], "root")[1] == "json"
+    assert parse([], "roland") == (parse([], "roland")[0], "text")
     assert parse([], "roland")[0].users == ["roland"]
     with pytest.raises(UsageError, match='invalid option argument "-x"'):
         parse(["-x"], "root")
@@ -90,3 +92,21 @@ def test_options_default_to_the_caller_and_later_ones_win(tmp_path: Path):
     args = default_args(str(tmp_path), str(home))
     assert args == ["-u", "*", "-h", "vm"]
     assert parse([*args, "-u", "roland"], "root")[0].users == ["roland"]
+
+
+def test_json_groups_limits_by_rule_and_scope_with_numbers():
+    from gridd.cli.qquota import render_json
+    from tests.json_schemas import check
+
+    rows = [*ROWS, row("mem/1", 1.5 * (1 << 30), "4G", ("users", ["@staff"], ["roland"]),
+                       resource="h_vmem"),
+            row("mem/1", 2, "infinity", ("users", ["@staff"], ["roland"]), resource="lic")]
+    rows[-2].type = "MEMORY"
+    found = check("qquota", render_json(rows))["qquota_rule"]
+    assert found[0] == {"name": "maxujobs/1", "users": ["*"],
+                        "limit": [{"resource": "slots", "limit": 20, "value": 3}]}
+    assert found[1]["hosts"] == ["@linux"]
+    assert found[-1] == {"name": "mem/1", "users": ["@staff"], "xusers": ["roland"],
+                         "limit": [{"resource": "h_vmem", "limit": 4 << 30, "value": 1.5 * 2**30},
+                                   {"resource": "lic", "limit": "infinity", "value": 2}]}
+    assert check("qquota", render_json([])) == {"qquota_rule": []}
