@@ -40,7 +40,7 @@ from gridd.model.values import is_unsigned
 
 # Options naming a grouping column, each with an optional value that selects one value.
 _GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}
-_FLAGS = ("-help", "-E", "-m")
+_FLAGS = ("-help", "-E", "-m", "-json")
 _VALUED = ("-b", "-e", "-d", "-f", "-l")  # these always take the next word
 # The options qacct takes (gridd.manual.qacct describes them).
 OPTIONS = frozenset({*_GROUPING_OPTIONS, *_FLAGS, *_VALUED, "-j", "-t"})
@@ -61,6 +61,7 @@ class CommandLine:
     request: Request = field(default_factory=Request)
     file: str | None = None
     help: bool = False
+    json: bool = False  # -json: one JSON document instead of the text
 
 
 def _optional_value(argv: Sequence[str], i: int) -> str | None:
@@ -163,6 +164,7 @@ def parse_args(argv: Sequence[str], now: float) -> CommandLine:
         if option in _FLAGS:
             consumed = False
             line.help |= option == "-help"
+            line.json |= option == "-json"
             req.by_end |= option == "-E"
             req.master_only |= option == "-m"
         elif option in _GROUPING_OPTIONS:
@@ -243,11 +245,47 @@ class _Database:
         raise AssertionError("a database has no lines")
 
 
-def _list_jobs(req: Request, source: _Source, out: IO[str], unreadable: set[str]) -> bool:
-    """Print the records asked for with -j; whether there was any. Lines that are not
+class _Answer(Protocol):
+    """Where the records and the summary go: qacct's text, or its JSON document."""
+
+    def records(self, records: list[Any]) -> None: ...
+
+    def summary(self, keys: Sequence[Any], rows: Sequence[Sequence[Any]]) -> None: ...
+
+    def total(self, row: Sequence[Any]) -> None: ...
+
+    def close(self, ok: bool) -> None: ...
+
+
+class _Text:
+    """qacct's text, as 8.1.9 prints it."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+
+    def records(self, records: list[Any]) -> None:
+        from gridd.accounting.render import render_job
+
+        self._out.write("".join(render_job(rec) for rec in records))
+
+    def summary(self, keys: Sequence[Any], rows: Sequence[Sequence[Any]]) -> None:
+        from gridd.accounting.render import render_summary
+
+        self._out.write(render_summary(keys, rows))
+
+    def total(self, row: Sequence[Any]) -> None:
+        from gridd.accounting.render import render_total
+
+        self._out.write(render_total(row))
+
+    def close(self, ok: bool) -> None:
+        pass
+
+
+def _list_jobs(req: Request, source: _Source, shown: _Answer, unreadable: set[str]) -> bool:
+    """Show the records asked for with -j; whether there was any. Lines that are not
     records go to `unreadable`."""
     from gridd.accounting.record import FIELDS, AccountingRecord
-    from gridd.accounting.render import render_job
 
     found = False
     for rows in source.listing(req, PAGE):
@@ -256,15 +294,13 @@ def _list_jobs(req: Request, source: _Source, out: IO[str], unreadable: set[str]
             if source.unreadable and row[-1] is not None:
                 unreadable.add(row[-1])
             else:
-                records.append(render_job(AccountingRecord(*row[: len(FIELDS)])))
-        out.write("".join(records))
+                records.append(AccountingRecord(*row[: len(FIELDS)]))
+        shown.records(records)
         found = found or bool(records)
     return found
 
 
-def _summary(req: Request, source: _Source, out: IO[str], unreadable: set[str]) -> None:
-    from gridd.accounting.render import render_summary, render_total
-
+def _summary(req: Request, source: _Source, shown: _Answer, unreadable: set[str]) -> None:
     keys = summary_keys(req)
     rows = source.rows(summary_query(req, source.unreadable))
     if source.unreadable:
@@ -272,9 +308,9 @@ def _summary(req: Request, source: _Source, out: IO[str], unreadable: set[str]) 
             unreadable.update(row[-1] or ())
         rows = [row[:-1] for row in rows]
     if keys:  # a group of nothing but lines that are not records is no group
-        out.write(render_summary(keys, [row for row in rows if row[len(keys)]]))
+        shown.summary(keys, [row for row in rows if row[len(keys)]])
     else:
-        out.write(render_total(rows[0]))
+        shown.total(rows[0])
 
 
 def _not_found(job: str, tasks: tuple[TaskRange, ...]) -> str:
@@ -285,17 +321,27 @@ def _not_found(job: str, tasks: tuple[TaskRange, ...]) -> str:
     return f"error: job id {int(job)} not found" if by_id else f"error: job name {job} not found"
 
 
-def answer(req: Request, source: _Source, out: IO[str], err: IO[str]) -> int:
-    """Print what `req` asks for from `source`; the exit code. `-j` with a job shows its
-    records only; without one, every record and then the summary."""
+def answer(req: Request, source: _Source, out: IO[str], err: IO[str],
+           as_json: bool = False) -> int:
+    """Print what `req` asks for from `source` (as text, or -json's document); the exit
+    code. `-j` with a job shows its records only; without one, every record and then
+    the summary."""
+    if as_json:
+        from gridd.cli.render_qacct_json import JsonAnswer
+
+        shown: _Answer = JsonAnswer(out, listing=req.job is not None)
+    else:
+        shown = _Text(out)
     unreadable: set[str] = set()
-    found = _list_jobs(req, source, out, unreadable) if req.job is not None else False
+    found = _list_jobs(req, source, shown, unreadable) if req.job is not None else False
     if not req.job:
-        _summary(req, source, out, unreadable)
+        _summary(req, source, shown, unreadable)
+    ok = not (req.job and not found)
+    shown.close(ok)
     if unreadable:
         for number in source.line_numbers(unreadable):
             err.write(f"error: ignoring invalid entry in line {number}\n")
-    if req.job and not found:
+    if not ok:
         err.write(_not_found(req.job, req.tasks) + "\n")
         return 1
     return 0
@@ -332,7 +378,7 @@ def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:
         return 0
     try:
         with _open(line) as source:
-            return answer(line.request, source, sys.stdout, sys.stderr)
+            return answer(line.request, source, sys.stdout, sys.stderr, line.json)
     except QacctError as exc:
         sys.stdout.write(exc.stdout)
         sys.stderr.write(f"{exc.stderr}\n")

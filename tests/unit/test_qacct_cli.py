@@ -299,3 +299,43 @@ def test_help_and_answers_from_the_master_load_no_duckdb(tmp_path: Path) -> None
         "    [], [(1, 2, 0.5, 0.5, 1.0, 0.0, 0.0, 0.0)])\n"
         "assert q.main([]) == 0"
     ) == set()
+
+
+def test_json_lists_records_then_the_total_as_the_text_does(capsys) -> None:
+    from datetime import datetime
+
+    from tests.json_schemas import check
+
+    acct = str(ACCOUNTING)
+    out, err, code = run(capsys, "-f", acct, "-j", "-json")
+    found = check("qacct", out)
+    text = run(capsys, "-f", acct, "-j")[0]
+    assert code == 0 and err == ""
+    assert [r["jobnumber"] for r in found["job"]] == jobs(text)
+    assert found["total"]["wallclock"] == int(text.splitlines()[-1].split()[0])
+    job_47 = next(r for r in found["job"] if r["jobnumber"] == 47)
+    assert job_47["granted_pe"] == "mpi" and isinstance(job_47["slots"], int)
+    assert job_47["taskid"] is None and job_47["arid"] is None
+    start = int(next(ln for ln in LINES if ln.split(":")[5] == "47").split(":")[9])
+    assert datetime.fromisoformat(job_47["start_time"]).timestamp() == start
+    # one job: its records only; a summary per owner; nothing at all: a null total
+    assert set(check("qacct", run(capsys, "-f", acct, "-j", "47", "-json")[0])) == {"job"}
+    owners = check("qacct", run(capsys, "-f", acct, "-o", "-json")[0])["summary"]
+    assert {line["owner"] for line in owners} and all("wallclock" in x for x in owners)
+    assert check("qacct", run(capsys, "-f", acct, "-l", "nosuch=1", "-json")[0]) == \
+        {"total": None}
+    assert check("qacct", run(capsys, "-f", acct, "-j", "-l", "nosuch=1", "-json")[0]) == \
+        {"job": [], "total": None}
+
+
+def test_json_pages_make_one_document(root: Path, capsys, monkeypatch) -> None:
+    from tests.json_schemas import check
+
+    monkeypatch.setattr(qacct, "PAGE", 5)
+    found = check("qacct", run(capsys, "-f", str(ACCOUNTING), "-j", "-json")[0])
+    assert len(found["job"]) == 28
+
+
+def test_json_of_a_job_not_found_is_said_as_in_the_text(capsys) -> None:
+    assert run(capsys, "-f", str(ACCOUNTING), "-j", "999", "-json") == (
+        "", "error: job id 999 not found\n", 1)
