@@ -1,0 +1,103 @@
+"""Every q* command's -json on a real cell parses and fits its schema (schemas/*.json):
+one cell, set up once, that the checks only read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Cell, make_cell, wait_for
+from tests.e2e.test_advance_reservation import qrsub
+from tests.e2e.test_cell import finished, submit
+from tests.json_schemas import check
+
+RULES = """\
+{
+   name         two_each
+   description  NONE
+   enabled      TRUE
+   limit        users {*} to slots=2
+}
+"""
+
+
+def _set_up(cell: Cell) -> dict[str, int]:
+    path = cell.root / "rqs"
+    path.write_text(RULES)
+    cell.ok("qconf", "-Arqs", str(path))
+    done = submit(cell, "-b", "y", "true")
+    running = submit(cell, "-N", "long", "-b", "y", "sleep", "600")
+    said = cell.ok("qsub", "-h", "-t", "1-3", "-b", "y", "true")
+    held = int(re.match(r"Your job-array (\d+)\.", said).group(1))
+    ar = qrsub(cell, "-d", "0:10:0")
+    wait_for(lambda: finished(cell, done), what="the first job accounted")
+    wait_for(lambda: f"{running} " in cell.ok("qstat", "-s", "r"), what="one running")
+    return {"done": done, "running": running, "held": held, "ar": ar}
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cell, dict[str, int]]]:
+    """A cell with a finished job, a running one, a held array, an AR and a quota rule."""
+    for cell in make_cell(tmp_path_factory.mktemp("json"), hosts=2, slots=2):
+        yield cell, _set_up(cell)
+
+
+@pytest.mark.parametrize("args", [(), ("-f",), ("-g", "c"), ("-f", "-r", "-ext", "-urg", "-pri"),
+                                  ("-g", "t"), ("-g", "d"), ("-F",), ("-u", "*", "-s", "z")])
+def test_qstat(shown, args):
+    cell, ids = shown
+    found = check("qstat", cell.ok("qstat", *args, "-json"))
+    if args in ((), ("-f",)):
+        pending = found["job_info"]["job_list"]
+        assert [(j["JB_job_number"], j["tasks"]) for j in pending] == [(ids["held"], "1-3:1")]
+
+
+def test_qstat_plain_has_the_running_job(shown):
+    cell, ids = shown
+    running = check("qstat", cell.ok("qstat", "-json"))["queue_info"]["job_list"]
+    assert [(j["JB_job_number"], j["status"], j["slots"]) for j in running] == \
+        [(ids["running"], "running", 1)]
+
+
+@pytest.mark.parametrize("args", [(), ("-q",), ("-F",), ("-j",), ("-h", "node1", "-q")])
+def test_qhost(shown, args):
+    cell, _ = shown
+    found = check("qhost", cell.ok("qhost", *args, "-json"))
+    hosts = {h["name"]: h for h in found["host"]}
+    assert "node1" in hosts and isinstance(hosts["node1"]["hostvalue"]["num_proc"], int)
+
+
+def test_qrstat(shown):
+    cell, ids = shown
+    assert [a["id"] for a in check("qrstat", cell.ok("qrstat", "-json"))["ar_summary"]] == \
+        [ids["ar"]]
+    detail = check("qrstat", cell.ok("qrstat", "-ar", str(ids["ar"]), "-json"))
+    assert detail["ar_summary"][0]["duration"] == 600
+
+
+def test_qquota(shown):
+    cell, _ = shown
+    found = check("qquota", cell.ok("qquota", "-json"))
+    assert found["qquota_rule"][0]["limit"] == [{"resource": "slots", "limit": 2, "value": 1}]
+
+
+def test_qacct(shown):
+    cell, ids = shown
+    found = check("qacct", cell.ok("qacct", "-j", str(ids["done"]), "-json"))
+    assert [r["jobnumber"] for r in found["job"]] == [ids["done"]]
+    assert found["job"][0]["exit_status"] == 0
+    check("qacct", cell.ok("qacct", "-o", "-json"))
+    res = cell.run("qacct", "-j", "99999", "-json")
+    assert (res.returncode, res.stdout) == (1, "")
+
+
+def test_errors_are_those_of_the_other_forms(shown, tmp_path: Path):
+    cell, _ = shown
+    res = cell.run("qhost", "-h", "nosuch", "-json")
+    assert (res.returncode, res.stdout) == (1, "")
+    assert res.stderr == 'error: can\'t resolve hostname "nosuch"\n'
+    res = cell.run("qrstat", "-ar", "9999", "-json")
+    assert res.returncode == 1 and "do not exist" in res.stdout
