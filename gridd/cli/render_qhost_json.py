@@ -1,9 +1,9 @@
 """qhost -json: each host (global first) with its values, and with -q its queue
 instances, -F its resources, -j the tasks holding slots on it (schemas/qhost.json).
 
-Built from what the table and -xml show, typed; keys are the XML's names (hostvalue,
-queue with qtype_string, slots_used, slots, slots_resv, state_string), resource and job
-entries as in qstat -json.
+Built from what the table and -xml show, typed, under Open Cluster Scheduler 9.2's keys
+(hosts; the XML's hostvalue names on each host; resources with their dominance; queues;
+jobs with id, job_name, pe_master ...); a job's slots and array task are gridd's own.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from gridd.cli.render_json import iso
 from gridd.cli.render_qhost import HostSelection, host_numbers, host_queues, host_rows
 from gridd.cli.render_qstat import Row, used_slots
-from gridd.cli.render_qstat_json import resource
+from gridd.cli.render_qstat_json import resource_value
 from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job
 
@@ -33,33 +33,38 @@ def qhost_json(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
     used = used_slots(jobs)
     out = []
     if select.shows("global"):
-        entry: dict[str, Any] = {"name": "global", "hostvalue": host_numbers(None)}
+        entry: dict[str, Any] = {"name": "global", **host_numbers(None)}
         if resources is not None:
-            entry["resource"] = [resource(r) for r in resources.get("global", [])]
+            entry["resources"] = _resources(resources.get("global", []))
         out.append(entry)
     for host in sorted(hosts, key=lambda h: h.name):
         if not select.shows(host.name):
             continue
-        entry = {"name": host.name, "hostvalue": host_numbers(host)}
+        entry = {"name": host.name, **host_numbers(host)}
         if resources is not None:
-            entry["resource"] = [resource(r) for r in resources.get(host.name, [])]
+            entry["resources"] = _resources(resources.get(host.name, []))
         if show_queues:
-            entry["queue"] = [
+            entry["queues"] = [
                 {"name": name, "qtype_string": qtype, "slots_used": n, "slots": total,
                  "slots_resv": 0, "state_string": letters}
                 for name, qtype, n, total, letters in host_queues(host, queues, used,
                                                                    states or {})]
         if show_jobs:
-            entry["job"] = [_job(row, role) for row, role in
-                            host_rows(host.name, jobs, priorities or {})]
+            entry["jobs"] = [_job(row, role) for row, role in
+                             host_rows(host.name, jobs, priorities or {})]
         out.append(entry)
-    return {"host": out}
+    return {"hosts": out}
+
+
+def _resources(resources: list[Resource]) -> list[dict[str, Any]]:
+    return [{"name": r.name, "value": resource_value(r), "dominance": r.prefix}
+            for r in resources]
 
 
 def _job(row: Row, role: str) -> dict[str, Any]:
-    out = {"JB_job_number": row.job.job_id, "JAT_prio": row.prior,
-           "JB_name": row.job.spec.name, "JB_owner": row.job.spec.owner, "state": row.state,
-           "JAT_start_time": iso(row.stamp), "queue_name": row.queue, "master": role,
+    out = {"id": row.job.job_id, "priority": row.prior, "job_name": row.job.spec.name,
+           "job_owner": row.job.spec.owner, "job_state": row.state,
+           "start_time": iso(row.stamp), "queue_name": row.queue, "pe_master": role,
            "slots": row.slots}
     if row.tasks:
         out["tasks"] = row.tasks

@@ -1,10 +1,10 @@
 """qstat -json: what qstat -xml shows (plain, -f, -g c, -g t|d, -pri, -urg, -ext, -r, -F,
 -explain), built from the same rows, typed (schemas/qstat.json describes it).
 
-Keys are the XML's element names; where XML nests a list in a wrapper element the
-document has a list under the wrapper's name (queue_info.job_list, queue_info.queue_list,
-job_info.job_list). A job_list entry's XML attribute `state` (running, pending, zombie)
-is its `status`, as the element `state` holds the state letters.
+Keys and structure are Open Cluster Scheduler 9.2's (its `-fmt json`): plain qstat has
+jobs_running and jobs_pending, -f queues (each with its jobs_running) and jobs_pending,
+-g c queues of cluster queue summaries. What 9.2 names nowhere we know (-r's lists but
+the hard requests, -ext's share) keeps the XML's element name.
 """
 
 from __future__ import annotations
@@ -40,31 +40,35 @@ from gridd.model.task_lifecycle import SHOWN_HOLDING, ZOMBIE
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply, PriorityParts
 
-_TICKETS = ("tickets", "JB_override_tickets", "JB_jobshare", "otickets", "ftickets",
-            "stickets")
+_TICKETS = ("tickets", "override_tickets", "jobshare", "otickets", "ftickets", "stickets")
 
 
 def qstat_json(reply: JobsReply, *, full: bool = False, users: list[str] | None = None,
                states: str | None = None, extra: Extra = PLAIN) -> dict[str, Any]:
-    """qstat -json / -f -json: running jobs (or queue instances) under queue_info, pending
-    jobs under job_info."""
-    running, pending = job_rows(reply, users, states, extra)
-    queue_info: dict[str, Any]
+    """qstat -json / -f -json: running jobs (or queue instances with theirs), then the
+    pending jobs."""
+    running, waiting = job_rows(reply, users, states, extra)
+    pending = [row for row in waiting if row.state != ZOMBIE]
+    finished = [row for row in waiting if row.state == ZOMBIE]  # -s z: 9.2's retained
+    out: dict[str, Any]
     if full:
         placed = rows_by_instance(reply, running)
-        queue_info = {"queue_list": [
-            _queue(qi, placed.get(qi.name, []), reply, extra)
-            for qi in queue_instances(reply) if not extra.no_empty or qi.name in placed]}
+        out = {"queues": [_queue(qi, placed.get(qi.name, []), reply, extra)
+                          for qi in queue_instances(reply)
+                          if not extra.no_empty or qi.name in placed],
+               "jobs_pending": _jobs(pending, reply, extra, with_queue=False)}
     else:
         if extra.slots_apart:
             running = by_instance(reply, running)
-        queue_info = {"job_list": _jobs(running, reply, extra, with_queue=True)}
-    return {"queue_info": queue_info,
-            "job_info": {"job_list": _jobs(pending, reply, extra, with_queue=not full)}}
+        out = {"jobs_running": _jobs(running, reply, extra, with_queue=True),
+               "jobs_pending": _jobs(pending, reply, extra, with_queue=True)}
+    if finished:
+        out["jobs_finished_retained"] = _jobs(finished, reply, extra, with_queue=not full)
+    return out
 
 
 def _jobs(rows: list[Row], reply: JobsReply, extra: Extra, with_queue: bool) -> list[dict]:
-    """A job_list entry per row, or with -g t one per slot."""
+    """A job entry per row, or with -g t one per slot."""
     if not extra.slots_apart:
         return [_job(row, reply, extra, with_queue) for row in rows]
     return [_job(row, reply, extra, with_queue, role) for row in rows for role in roles(row)]
@@ -75,22 +79,20 @@ def _job(row: Row, reply: JobsReply, extra: Extra, with_queue: bool,
     running = row.state in SHOWN_HOLDING
     parts = reply.parts.get(row.job.job_id)
     spec = row.job.spec
-    out: dict[str, Any] = {
-        "status": "running" if running else "zombie" if row.state == ZOMBIE else "pending",
-        "JB_job_number": row.job.job_id, "JAT_prio": row.prior}
+    out: dict[str, Any] = {"job_number": row.job.job_id, "prio": row.prior}
     out |= _priority(extra, parts)
-    out |= {"JB_name": spec.name, "JB_owner": spec.owner}
+    out |= {"name": spec.name, "owner": spec.owner}
     if extra.ext:
-        out |= {"JB_project": spec.project, "JB_department": spec.department}
+        out |= {"project": spec.project, "department": spec.department}
     out["state"] = row.state
     if extra.when:
-        out["JAT_start_time" if running else "JB_submission_time"] = iso(row.stamp)
+        out["start_time" if running else "submission_time"] = iso(row.stamp)
     if extra.urg and spec.deadline:
-        out["JB_deadline"] = iso(spec.deadline)
-    if extra.ext:
-        out |= _usage(row.task)
+        out["deadline"] = iso(spec.deadline)
     if with_queue:
         out["queue_name"] = row.queue
+    if extra.ext:
+        out |= _usage(row.task)
     if role is not None:
         out["master"] = role
     out["slots"] = 1 if role else row.slots
@@ -102,19 +104,19 @@ def _job(row: Row, reply: JobsReply, extra: Extra, with_queue: bool,
 
 
 def _priority(extra: Extra, parts: PriorityParts | None) -> dict[str, Any]:
-    """What -pri, -urg and -ext add (render_qstat_extra.xml_priority's elements)."""
+    """What -pri, -urg and -ext add (render_qstat_extra.xml_priority's elements, and
+    -urg's total urgency, which the text shows)."""
     x = parts or NO_PARTS
     out: dict[str, Any] = {}
     if extra.pri or extra.ext:
-        out["JAT_ntix"] = x.ntckts
-    if extra.pri:
-        out["JB_nppri"] = x.npprior
+        out["ntckts"] = x.ntckts
     if extra.pri or extra.urg:
-        out["JB_nurg"] = x.nurg
+        out["nurg"] = x.nurg
     if extra.urg:
-        out |= {"JB_rrcontr": x.rrcontr, "JB_wtcontr": x.wtcontr, "JB_dlcontr": x.dlcontr}
+        out |= {"urg": x.urg, "rrcontr": x.rrcontr, "wtcontr": x.wtcontr,
+                "dlcontr": x.dlcontr}
     if extra.pri:
-        out["JB_priority"] = x.ppri
+        out |= {"nppri": x.npprior, "priority": x.ppri}
     return out
 
 
@@ -124,21 +126,22 @@ def _usage(task: Task | None) -> dict[str, Any]:
     if task is not None and task.usage != Usage():
         u = task.usage
         out = {"cpu_usage": u.utime + u.stime, "mem_usage": u.mem, "io_usage": u.io / (1 << 30)}
-    return out | dict.fromkeys(_TICKETS, 0) | {"JAT_share": 0.0}
+    return out | dict.fromkeys(_TICKETS, 0) | {"share": 0.0}
 
 
 def _requests(job: Job, task: Task | None, parts: PriorityParts | None,
               reply: JobsReply) -> dict[str, Any]:
-    """-r's entries (render_qstat_extra.xml_requests'), lists where XML repeats one."""
+    """-r's entries (render_qstat_extra.xml_requests'), lists where XML repeats one; the
+    hard requests under 9.2's name."""
     spec = job.spec
     out: dict[str, Any] = {"full_job_name": spec.name}
     if spec.pe_name:
-        out["requested_pe"] = {"name": spec.pe_name, "slots": pe_span(job)}
+        out["requested_pe"] = {"pe_name": spec.pe_name, "pe_range": pe_span(job)}
         if task is not None and task.queue:
-            out["granted_pe"] = {"name": task.pe or spec.pe_name,
+            out["granted_pe"] = {"pe_name": task.pe or spec.pe_name,
                                  "slots": task_slots(job, task)}
     contribution = (parts or NO_PARTS).requests
-    out["hard_request"] = [{"name": name, "value": request_value(name, value),
+    out["global_hard_request"] = [{"name": name, "value": request_value(name, value),
                             "resource_contribution": contribution.get(name, 0.0)}
                            for name, value in spec.hard_resources.items()]
     out["soft_request"] = [{"name": name, "value": request_value(name, value)}
@@ -152,38 +155,41 @@ def _requests(job: Job, task: Task | None, parts: PriorityParts | None,
 
 
 def _queue(qi: QueueInstance, rows: list[Row], reply: JobsReply, extra: Extra) -> dict:
+    """A queue instance of -f: its load only when known, -explain's reasons a line each
+    (load_alarm_reason, suspend_alarm_reason), -F's values by name."""
     out: dict[str, Any] = {"name": qi.name, "qtype": qi.qtype, "slots_used": qi.used,
                            "slots_resv": qi.reserved, "slots_total": qi.total}
     if qi.load is not None:
         out["load_avg"] = qi.load
     if qi.arch is not None:
         out["arch"] = qi.arch
-    if qi.states:
-        out["state"] = qi.states
-    alarms = reply.alarms.get(qi.name, ())
-    if alarms:
-        out["alarm_reasons"] = [{"kind": kind, "reason": line} for kind, line in alarms]
+    out["state"] = qi.states
+    reasons: dict[str, list[str]] = {}
+    for kind, line in reply.alarms.get(qi.name, ()):
+        reasons.setdefault(f"{kind}_alarm_reason", []).append(line)
+    out |= {key: "\n".join(lines) for key, lines in reasons.items()}
     resources = reply.instance_resources.get(qi.name, [])
     if resources:
-        out["resource"] = [resource(r) for r in resources]
-    out["job_list"] = _jobs(rows, reply, extra, with_queue=False)
+        out["queue_resources"] = {r.name: resource_value(r) for r in resources}
+    out["jobs_running"] = _jobs(rows, reply, extra, with_queue=False)
     return out
 
 
-def resource(r: Resource) -> dict[str, Any]:
-    """A -F value: numeric types as numbers (memory in bytes, time in seconds), the others
-    and an infinite limit as text."""
-    value: Any = r.text
+def resource_value(r: Resource) -> Any:
+    """A -F value: numeric types as numbers (memory in bytes, time in seconds), BOOL as a
+    boolean, the others and an infinite limit as text."""
+    if r.type == "BOOL" and r.text.lower() in ("true", "false", "1", "0"):
+        return r.text.lower() in ("true", "1")
     if r.type in NUMERIC_TYPES:
         found = as_number(r.text, r.type)
         if found is not None:
-            value = "infinity" if math.isinf(found) else (
+            return "infinity" if math.isinf(found) else (
                 int(found) if found.is_integer() else found)
-    return {"name": r.name, "type": r.prefix, "value": value}
+    return r.text
 
 
 def cluster_summary_json(reply: JobsReply) -> dict[str, Any]:
-    """qstat -g c -json: a cluster_queue_summary entry per cluster queue."""
+    """qstat -g c -json: a summary per cluster queue (9.2's queues)."""
     from gridd.cli.render_qstat_summary import summaries
 
     out = []
@@ -195,4 +201,4 @@ def cluster_summary_json(reply: JobsReply) -> dict[str, Any]:
                   "temp_disabled": s.temp_disabled,
                   "manual_intervention": s.manual_intervention}
         out.append(entry)
-    return {"cluster_queue_summary": out}
+    return {"queues": out}

@@ -28,9 +28,8 @@ def _job(job_id: int, granted: list[tuple[str, int]]) -> Job:
 
 def test_values_are_typed_and_global_has_none():
     found = check("qhost", document(qhost_json([vm()])))
-    glob, host = found["host"]
-    assert glob["name"] == "global" and set(glob["hostvalue"].values()) == {None}
-    values = host["hostvalue"]
+    glob, values = found["hosts"]
+    assert glob["name"] == "global" and set(glob.values()) == {"global", None}
     assert values["arch_string"] == "lx-amd64" and values["num_proc"] == 2
     assert values["load_avg"] == pytest.approx(1.369141)
     assert values["mem_total"] == int(24105.558594 * 2**20) and values["swap_used"] == 0
@@ -38,13 +37,13 @@ def test_values_are_typed_and_global_has_none():
 
 def test_a_lost_host_keeps_its_static_values_only():
     lost = ExecHost(name="vm", load=vm().load, last_report=0)
-    values = check("qhost", qhost_json([lost]))["host"][1]["hostvalue"]
+    values = check("qhost", qhost_json([lost]))["hosts"][1]
     assert values["num_proc"] == 2 and values["load_avg"] is None
     assert values["mem_used"] is None and values["mem_total"] is not None
 
 
 def test_memory_with_a_suffix_is_bytes_and_garbage_is_null():
-    values = qhost_json([vm(mem_total="2G", num_proc="x")])["host"][1]["hostvalue"]
+    values = qhost_json([vm(mem_total="2G", num_proc="x")])["hosts"][1]
     assert values["mem_total"] == 2 << 30 and values["num_proc"] is None
 
 
@@ -54,21 +53,23 @@ def test_queues_resources_and_jobs():
         [vm()], queues(), jobs, show_queues=True, show_jobs=True, states={"long.q@vm": "d"},
         resources={"vm": [Resource("hl", "mem_total", "MEMORY", "1G"),
                           Resource("hl", "arch", "RESTRING", "lx-amd64")]}))
-    host = found["host"][1]
+    host = found["hosts"][1]
     assert [(q["name"], q["slots_used"], q["slots"], q["state_string"])
-            for q in host["queue"]] == [("all.q", 2, 4, ""), ("short.q", 0, 2, ""),
+            for q in host["queues"]] == [("all.q", 2, 4, ""), ("short.q", 0, 2, ""),
                                         ("long.q", 1, 3, "d")]
-    assert host["resource"] == [{"name": "mem_total", "type": "hl", "value": 1 << 30},
-                                {"name": "arch", "type": "hl", "value": "lx-amd64"}]
-    assert [(j["JB_job_number"], j["queue_name"], j["master"], j["slots"])
-            for j in host["job"]] == [(7, "all.q@vm", "MASTER", 2), (7, "long.q@vm", "SLAVE", 1)]
-    assert found["host"][0]["resource"] == []
+    assert host["resources"] == [
+        {"name": "mem_total", "value": 1 << 30, "dominance": "hl"},
+        {"name": "arch", "value": "lx-amd64", "dominance": "hl"}]
+    assert [(j["id"], j["queue_name"], j["pe_master"], j["slots"])
+            for j in host["jobs"]] == [(7, "all.q@vm", "MASTER", 2), (7, "long.q@vm", "SLAVE", 1)]
+    assert host["jobs"][0]["start_time"] == "2026-11-22T06:11:43.000Z"
+    assert found["hosts"][0]["resources"] == []
 
 
 def test_selection_and_users():
     jobs = [_job(7, [("all.q@vm", 1)])]
-    assert check("qhost", qhost_json([vm()], select=HostSelection(fitting=[]))) == {"host": []}
+    assert check("qhost", qhost_json([vm()], select=HostSelection(fitting=[]))) == {"hosts": []}
     found = qhost_json([vm()], queues(), jobs, show_jobs=True, users=["bob"],
                        select=HostSelection(names=["vm"]))
-    assert [h["name"] for h in found["host"]] == ["global", "vm"]
-    assert found["host"][1]["job"] == []
+    assert [h["name"] for h in found["hosts"]] == ["global", "vm"]
+    assert found["hosts"][1]["jobs"] == []

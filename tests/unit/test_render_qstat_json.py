@@ -45,44 +45,46 @@ def _jobs():
 def test_every_view_is_valid_against_the_schema(extra, full):
     found = check("qstat", document(rj.qstat_json(reply(_jobs()), full=full, users=None,
                                                     extra=extra)))
-    jobs = found["job_info"]["job_list"]
-    assert all(isinstance(j["JB_job_number"], int) for j in jobs)
+    jobs = found["jobs_pending"]
+    assert all(isinstance(j["job_number"], int) for j in jobs)
 
 
-def test_plain_lists_running_under_queue_info_and_pending_under_job_info():
+def test_plain_lists_running_then_pending_jobs():
     found = rj.qstat_json(reply(_jobs()), users=None)
-    running = found["queue_info"]["job_list"]
-    assert [(j["JB_job_number"], j["status"], j["queue_name"], j["slots"]) for j in running] \
-        == [(1, "running", "all.q@vm", 1), (3, "running", "all.q@vm", 2)]
-    assert datetime.fromisoformat(running[0]["JAT_start_time"]).timestamp() == T_RUN
-    pending = found["job_info"]["job_list"]
-    assert {j["JB_job_number"] for j in pending} == {4, 5}
-    array = next(j for j in pending if j["JB_job_number"] == 4)
-    assert array["tasks"] == "1-5:2" and array["status"] == "pending"
-    assert datetime.fromisoformat(array["JB_submission_time"]).timestamp() == T_SUB
+    running = found["jobs_running"]
+    assert [(j["job_number"], j["state"], j["queue_name"], j["slots"]) for j in running] \
+        == [(1, "r", "all.q@vm", 1), (3, "r", "all.q@vm", 2)]
+    assert running[0]["start_time"] == "2026-11-22T05:57:18.000Z"
+    assert datetime.fromisoformat(running[0]["start_time"]).timestamp() == T_RUN
+    pending = found["jobs_pending"]
+    assert {j["job_number"] for j in pending} == {4, 5}
+    array = next(j for j in pending if j["job_number"] == 4)
+    assert array["tasks"] == "1-5:2" and array["state"] == "qw" and array["queue_name"] == ""
+    assert datetime.fromisoformat(array["submission_time"]).timestamp() == T_SUB
 
 
 def test_full_nests_jobs_in_their_queue_instances_with_numbers():
     found = rj.qstat_json(reply(_jobs(), load_avg="0.5"), full=True, users=None)
-    queues = found["queue_info"]["queue_list"]
+    queues = found["queues"]
     assert [q["name"] for q in queues] == ["all.q@vm", "short.q@vm", "long.q@vm"]
     first = queues[0]
     assert (first["slots_used"], first["slots_total"], first["load_avg"]) == (3, 4, 0.5)
-    assert [j["JB_job_number"] for j in first["job_list"]] == [1, 3]
-    assert "queue_name" not in first["job_list"][0]
-    assert "queue_name" not in found["job_info"]["job_list"][0]
+    assert first["state"] == ""
+    assert [j["job_number"] for j in first["jobs_running"]] == [1, 3]
+    assert "queue_name" not in first["jobs_running"][0]
+    assert "queue_name" not in found["jobs_pending"][0]
 
 
 def test_requests_are_lists_and_times_in_seconds():
     found = rj.qstat_json(reply(_jobs()), users=None, extra=Extra(requests=True))
-    pe = found["queue_info"]["job_list"][1]
-    assert pe["requested_pe"] == {"name": "mpi", "slots": "2"}
-    assert pe["granted_pe"] == {"name": "mpi", "slots": 2}
-    assert pe["hard_request"][0] == {"name": "h_rt", "value": "60",
-                                     "resource_contribution": 0.0}
+    pe = found["jobs_running"][1]
+    assert pe["requested_pe"] == {"pe_name": "mpi", "pe_range": "2"}
+    assert pe["granted_pe"] == {"pe_name": "mpi", "slots": 2}
+    assert pe["global_hard_request"][0] == {"name": "h_rt", "value": "60",
+                                            "resource_contribution": 0.0}
     assert pe["soft_request"] == [{"name": "arch", "value": "lx-amd64"}]
     assert pe["hard_req_queue"] == ["all.q"]
-    array = next(j for j in found["job_info"]["job_list"] if j["JB_job_number"] == 4)
+    array = next(j for j in found["jobs_pending"] if j["job_number"] == 4)
     assert array["predecessor_jobs_req"] == ["3", "nomatch"]
     assert array["predecessor_jobs"] == [3]
 
@@ -91,28 +93,42 @@ def test_priority_parts_are_numbers():
     parts = PriorityParts(0.5, 0.25, 0.0, 1000.0, 100.0, 900.0, 0.0, -10)
     found = rj.qstat_json(reply(_jobs(), parts={1: parts}), users=None,
                           extra=Extra(pri=True, urg=True))
-    job = found["queue_info"]["job_list"][0]
-    assert (job["JB_nurg"], job["JB_nppri"], job["JB_priority"]) == (0.5, 0.25, -10)
-    assert job["JB_rrcontr"] == 100.0
+    job = found["jobs_running"][0]
+    assert (job["nurg"], job["nppri"], job["priority"], job["urg"]) == (0.5, 0.25, -10, 1000.0)
+    assert job["rrcontr"] == 100.0
 
 
 def test_resources_are_typed_and_infinity_stays_text():
     resources = {"all.q@vm": [Resource("hl", "mem_total", "MEMORY", "1G"),
                               Resource("qf", "h_rt", "TIME", "inf"),
                               Resource("hl", "arch", "RESTRING", "lx-amd64"),
-                              Resource("hc", "slots", "INT", "4")]}
+                              Resource("hc", "slots", "INT", "4"),
+                              Resource("hl", "is_gpu", "BOOL", "TRUE")]}
     found = rj.qstat_json(reply(_jobs(), instance_resources=resources), full=True, users=None)
-    shown = {r["name"]: r["value"] for r in found["queue_info"]["queue_list"][0]["resource"]}
-    assert shown == {"mem_total": 1 << 30, "h_rt": "infinity", "arch": "lx-amd64", "slots": 4}
+    shown = found["queues"][0]["queue_resources"]
+    assert shown == {"mem_total": 1 << 30, "h_rt": "infinity", "arch": "lx-amd64", "slots": 4,
+                     "is_gpu": True}
     check("qstat", found)
 
 
 def test_cluster_summary():
     found = check("qstat", rj.cluster_summary_json(reply(_jobs(), load_avg="1.0")))
-    first = found["cluster_queue_summary"][0]
+    first = found["queues"][0]
     assert first["name"] == "all.q" and first["used"] == 3 and first["total"] == 4
 
 
 def test_no_jobs_is_still_one_document():
     found = check("qstat", rj.qstat_json(reply([]), users=None))
-    assert found == {"queue_info": {"job_list": []}, "job_info": {"job_list": []}}
+    assert found == {"jobs_running": [], "jobs_pending": []}
+
+
+def test_explain_reasons_and_finished_jobs():
+    from gridd.model.task_lifecycle import ZOMBIE
+
+    gone = pending_job(9, spec("gone"), state=ZOMBIE)
+    alarms = {"all.q@vm": [("load", "alarm hl:np_load_avg=2 load-threshold=1"),
+                           ("load", "alarm hl:mem_free=1M load-threshold=2M")]}
+    found = check("qstat", rj.qstat_json(reply(_jobs(), alarms=alarms, finished=[gone]),
+                                         full=True, users=None, states="z"))
+    assert found["queues"][0]["load_alarm_reason"].splitlines()[1].startswith("alarm hl:mem")
+    assert [j["job_number"] for j in found["jobs_finished_retained"]] == [9]
