@@ -115,24 +115,20 @@ def render_xml(rows: list[QuotaRow]) -> str:
 
 
 def render_json(rows: list[QuotaRow]) -> dict[str, Any]:
-    """qquota -json: render_xml's qquota_rule elements, typed (schemas/qquota.json): a
-    limit's value (what is in use) and the limit as numbers, memory in bytes."""
-    out: list[dict[str, Any]] = []
-    previous: tuple[str, str] | None = None
+    """qquota -json: a quota_usage entry per line, under Open Cluster Scheduler 9.2's keys
+    (schemas/qquota.json): the rule set and rule apart, what is in use and the limit as
+    numbers (memory in bytes), each filter a list of names with whether they are
+    excluded."""
+    out = []
     for row in rows:
-        scope = (row.rule, filter_text(row))
-        if scope != previous:
-            rule: dict[str, Any] = {"name": row.rule}
-            for name, names, excluded in row.filters:
-                rule[name] = list(names)
-                if excluded:
-                    rule[f"x{name}"] = list(excluded)
-            rule["limit"] = []
-            out.append(rule)
-            previous = scope
-        out[-1]["limit"].append({"resource": row.resource, "limit": _typed(row.type, row.limit),
-                                 "value": _whole(row.used)})
-    return {"qquota_rule": out}
+        rqs, _, rule = row.rule.partition("/")
+        entry: dict[str, Any] = {"rqs_name": rqs, "rule_name": rule, "resource": row.resource,
+                                 "used": _whole(row.used), "max": _typed(row.type, row.limit)}
+        for name, names, excluded in row.filters:
+            entry[name] = ([{"exclude": False, "name": n} for n in names]
+                           + [{"exclude": True, "name": n} for n in excluded])
+        out.append(entry)
+    return {"quota_usage": out}
 
 
 def _typed(kind: str, text: str) -> int | float | str:

@@ -1,6 +1,6 @@
-"""qrstat -json: an ar_summary entry per AR, with -ar the details -xml adds
-(schemas/qrstat.json). Keys are the XML's; times in ISO 8601, the duration in seconds,
-slot counts as numbers; the XML's attribute lists become lists of objects or names.
+"""qrstat -json: an entry per AR, with -ar the details -xml adds (schemas/qrstat.json),
+under Open Cluster Scheduler 9.2's keys (ars; exec_queue_list, granted_parallel_environment
+as a list); times in ISO 8601, the duration in seconds, slot counts as numbers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def qrstat_json(ars: Iterable[AdvanceReservation], details: bool = False,
         if details:
             entry |= _details(ar)
         out.append(entry)
-    return {"ar_summary": out}
+    return {"ars": out}
 
 
 def _details(ar: AdvanceReservation) -> dict[str, Any]:
@@ -37,10 +37,10 @@ def _details(ar: AdvanceReservation) -> dict[str, Any]:
         out["resource_list"] = [{"name": name, "value": value}
                                 for name, value in spec.resources.items()]
     if ar.granted:
-        out["granted_slots_list"] = [{"queue_instance": qi, "slots": n} for qi, n in ar.granted]
+        out["exec_queue_list"] = [{"name": qi, "slots": n} for qi, n in ar.granted]
     pe = granted_pe(ar)
     if pe is not None:
-        out["granted_parallel_environment"] = {"parallel_environment": pe[0], "slots": pe[1]}
+        out["granted_parallel_environment"] = [{"name": pe[0], "range": pe[1]}]
     if spec.checkpoint:
         out["checkpoint_name"] = spec.checkpoint
     if spec.mail_options:

@@ -54,7 +54,7 @@ COMMAND = Command(
                text="Print the answer as one JSON document: the records -j lists under "
                     "\"job\", the summary's lines under \"summary\" (or the total under "
                     "\"total\"), with the text's labels as keys, numbers as numbers, times "
-                    "in ISO 8601 and null for what the text calls undefined. The schema is "
+                    "in ISO 8601 (UTC) and null for what the text calls undefined. The schema is "
                     "schemas/qacct.json in gridd's source."),
         Option("-m", summary="only master tasks",
                text="Count only the records of master tasks of parallel jobs (and of "

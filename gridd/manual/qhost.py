@@ -38,10 +38,10 @@ COMMAND = Command(
         Option("-xml", summary="print the information as XML",
                text="Print the same information as XML, in Grid Engine's qhost schema."),
         Option("-json", summary="print the information as JSON",
-               text="Print the hosts as one JSON document, with what -q, -F and -j add: "
-                    "the values -xml shows under its names, counts and loads as numbers, "
-                    "memory in bytes, null for a value not known, times in ISO 8601. The "
-                    "schema is schemas/qhost.json in gridd's source."),
+               text="Print the hosts as one JSON document, with what -q, -F and -j add, "
+                    "under Open Cluster Scheduler 9.2's keys: counts and loads as numbers, "
+                    "memory in bytes, null for a value not known, times in ISO 8601 (UTC). "
+                    "The schema is schemas/qhost.json in gridd's source."),
     ),
     layout=Layout(indent=2, column=29),
     sections=(

@@ -36,7 +36,8 @@ COMMAND = Command(
                text="Print the rules as XML, in Grid Engine's qquota schema."),
         Option("-json", summary="print the information as JSON",
                text="Print the limits in use as one JSON document: what -xml shows, under "
-                    "its names, with the amounts and numeric limits as numbers (memory in "
+                    "Open Cluster Scheduler 9.2's keys, a line per rule, scope and "
+                    "resource, with the amounts and numeric limits as numbers (memory in "
                     "bytes). The schema is schemas/qquota.json in gridd's source."),
     ),
     terms=(

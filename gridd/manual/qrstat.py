@@ -31,9 +31,9 @@ COMMAND = Command(
                     "qrstat schema."),
         Option("-json", summary="print the information as JSON",
                text="Print the ARs as one JSON document: what -xml shows (with -ar, the "
-                    "details too), under its names, with times in ISO 8601, the duration "
-                    "in seconds and slot counts as numbers. The schema is "
-                    "schemas/qrstat.json in gridd's source."),
+                    "details too), under Open Cluster Scheduler 9.2's keys, with times in "
+                    "ISO 8601 (UTC), the duration in seconds and slot counts as numbers. "
+                    "The schema is schemas/qrstat.json in gridd's source."),
     ),
     terms=(Term("ar_list", "ar_id|ar_name[,ar_id|ar_name,...]"),
            Term("user_list", "user|*|$user[,user|*|$user,...]")),

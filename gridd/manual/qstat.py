@@ -85,8 +85,8 @@ COMMAND = Command(
                text="Print the view asked for as XML, in Grid Engine's qstat schema."),
         Option("-json", summary="print the information as JSON",
                text="Print the view asked for as one JSON document: what -xml shows, under "
-                    "its element names, with numbers as numbers and times in ISO 8601 with "
-                    "the local offset. The schema is schemas/qstat.json in gridd's "
+                    "Open Cluster Scheduler 9.2's keys, with numbers as numbers and times "
+                    "in ISO 8601 (UTC). The schema is schemas/qstat.json in gridd's "
                     "source. Not with -j, which has no -xml either."),
     ),
     terms=(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gridd.cli.common import current_user
 from tests.e2e.conftest import Cell, make_cell, wait_for
 from tests.e2e.test_advance_reservation import qrsub
 from tests.e2e.test_cell import finished, submit
@@ -51,37 +52,38 @@ def test_qstat(shown, args):
     cell, ids = shown
     found = check("qstat", cell.ok("qstat", *args, "-json"))
     if args in ((), ("-f",)):
-        pending = found["job_info"]["job_list"]
-        assert [(j["JB_job_number"], j["tasks"]) for j in pending] == [(ids["held"], "1-3:1")]
+        pending = found["jobs_pending"]
+        assert [(j["job_number"], j["tasks"]) for j in pending] == [(ids["held"], "1-3:1")]
 
 
 def test_qstat_plain_has_the_running_job(shown):
     cell, ids = shown
-    running = check("qstat", cell.ok("qstat", "-json"))["queue_info"]["job_list"]
-    assert [(j["JB_job_number"], j["status"], j["slots"]) for j in running] == \
-        [(ids["running"], "running", 1)]
+    running = check("qstat", cell.ok("qstat", "-json"))["jobs_running"]
+    assert [(j["job_number"], j["state"], j["slots"]) for j in running] == \
+        [(ids["running"], "r", 1)]
 
 
 @pytest.mark.parametrize("args", [(), ("-q",), ("-F",), ("-j",), ("-h", "node1", "-q")])
 def test_qhost(shown, args):
     cell, _ = shown
     found = check("qhost", cell.ok("qhost", *args, "-json"))
-    hosts = {h["name"]: h for h in found["host"]}
-    assert "node1" in hosts and isinstance(hosts["node1"]["hostvalue"]["num_proc"], int)
+    hosts = {h["name"]: h for h in found["hosts"]}
+    assert "node1" in hosts and isinstance(hosts["node1"]["num_proc"], int)
 
 
 def test_qrstat(shown):
     cell, ids = shown
-    assert [a["id"] for a in check("qrstat", cell.ok("qrstat", "-json"))["ar_summary"]] == \
-        [ids["ar"]]
+    assert [a["id"] for a in check("qrstat", cell.ok("qrstat", "-json"))["ars"]] == [ids["ar"]]
     detail = check("qrstat", cell.ok("qrstat", "-ar", str(ids["ar"]), "-json"))
-    assert detail["ar_summary"][0]["duration"] == 600
+    assert detail["ars"][0]["duration"] == 600
 
 
 def test_qquota(shown):
     cell, _ = shown
     found = check("qquota", cell.ok("qquota", "-json"))
-    assert found["qquota_rule"][0]["limit"] == [{"resource": "slots", "limit": 2, "value": 1}]
+    assert found["quota_usage"] == [{"rqs_name": "two_each", "rule_name": "1", "resource": "slots",
+                                     "used": 1, "max": 2,
+                                     "users": [{"exclude": False, "name": current_user()}]}]
 
 
 def test_qacct(shown):

@@ -94,7 +94,7 @@ def test_options_default_to_the_caller_and_later_ones_win(tmp_path: Path):
     assert parse([*args, "-u", "roland"], "root")[0].users == ["roland"]
 
 
-def test_json_groups_limits_by_rule_and_scope_with_numbers():
+def test_json_has_a_line_per_rule_scope_and_resource_with_numbers():
     from gridd.cli.qquota import render_json
     from tests.json_schemas import check
 
@@ -102,11 +102,14 @@ def test_json_groups_limits_by_rule_and_scope_with_numbers():
                        resource="h_vmem"),
             row("mem/1", 2, "infinity", ("users", ["@staff"], ["roland"]), resource="lic")]
     rows[-2].type = "MEMORY"
-    found = check("qquota", render_json(rows))["qquota_rule"]
-    assert found[0] == {"name": "maxujobs/1", "users": ["*"],
-                        "limit": [{"resource": "slots", "limit": 20, "value": 3}]}
-    assert found[1]["hosts"] == ["@linux"]
-    assert found[-1] == {"name": "mem/1", "users": ["@staff"], "xusers": ["roland"],
-                         "limit": [{"resource": "h_vmem", "limit": 4 << 30, "value": 1.5 * 2**30},
-                                   {"resource": "lic", "limit": "infinity", "value": 2}]}
-    assert check("qquota", render_json([])) == {"qquota_rule": []}
+    found = check("qquota", render_json(rows))["quota_usage"]
+    assert found[0] == {"rqs_name": "maxujobs", "rule_name": "1", "resource": "slots",
+                        "used": 3, "max": 20, "users": [{"exclude": False, "name": "*"}]}
+    assert found[1]["hosts"] == [{"exclude": False, "name": "@linux"}]
+    staff = [{"exclude": False, "name": "@staff"}, {"exclude": True, "name": "roland"}]
+    assert found[-2:] == [
+        {"rqs_name": "mem", "rule_name": "1", "resource": "h_vmem", "used": 1.5 * 2**30,
+         "max": 4 << 30, "users": staff},
+        {"rqs_name": "mem", "rule_name": "1", "resource": "lic", "used": 2, "max": "infinity",
+         "users": staff}]
+    assert check("qquota", render_json([])) == {"quota_usage": []}

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("utc")
 
 def test_overview_entries_are_typed():
     found = check("qrstat", document(qrstat_json([AR2, AR1])))
-    first = found["ar_summary"][0]
+    first = found["ars"][0]
     assert (first["id"], first["owner"], first["state"], first["duration"]) == \
         (1, "roland", "r", 600)
     assert datetime.fromisoformat(first["start_time"]).timestamp() == T0
@@ -26,33 +26,32 @@ def test_overview_entries_are_typed():
 
 
 def test_details_of_a_pe_reservation():
-    found = check("qrstat", qrstat_json([AR4], details=True))["ar_summary"][0]
+    found = check("qrstat", qrstat_json([AR4], details=True))["ars"][0]
     assert found["resource_list"] == [{"name": "license", "value": "2"}]
-    assert found["granted_slots_list"] == [{"queue_instance": "all.q@vm", "slots": 2}]
-    assert found["granted_parallel_environment"] == {"parallel_environment": "smp",
-                                                     "slots": "2"}
+    assert found["exec_queue_list"] == [{"name": "all.q@vm", "slots": 2}]
+    assert found["granted_parallel_environment"] == [{"name": "smp", "range": "2"}]
 
 
 def test_mail_acl_checkpoint_and_message():
     one = ar(5, state="E", message="no queue left", checkpoint="ck", mail_options="be",
              mail_list=["a@h1", "b"], users=["alice", "@staff"])
-    found = check("qrstat", qrstat_json([one], details=True))["ar_summary"][0]
+    found = check("qrstat", qrstat_json([one], details=True))["ars"][0]
     assert found["message"] == "no queue left" and found["checkpoint_name"] == "ck"
     assert found["mail_list"] == [{"user": "a", "host": "h1"}, {"user": "b", "host": ""}]
     assert found["acl_list"] == ["alice", "@staff"]
-    assert "message" not in qrstat_json([one])["ar_summary"][0]
+    assert "message" not in qrstat_json([one])["ars"][0]
 
 
 def test_no_ar_is_an_empty_list():
-    assert check("qrstat", qrstat_json([])) == {"ar_summary": []}
+    assert check("qrstat", qrstat_json([])) == {"ars": []}
 
 
 def test_the_command(master, capsys):  # noqa: F811
     assert qrstat.main(["-u", "*", "-json"]) == 0
     found = check("qrstat", capsys.readouterr().out)
-    assert [a["id"] for a in found["ar_summary"]] == [1, 2, 3, 4]
+    assert [a["id"] for a in found["ars"]] == [1, 2, 3, 4]
     assert qrstat.main(["-ar", "3", "-json"]) == 0
-    assert check("qrstat", capsys.readouterr().out)["ar_summary"][0]["granted_slots_list"]
+    assert check("qrstat", capsys.readouterr().out)["ars"][0]["exec_queue_list"]
 
 
 def test_an_unknown_ar_is_said_as_in_the_other_forms(master, capsys):  # noqa: F811
