@@ -14,6 +14,10 @@ from gridd.client import Client, GriddError, Refused
 from gridd.client import current_user as current_user  # the q* commands take it from here
 from gridd.manual import usage
 
+# What -fmt takes on qstat, qhost, qrstat and qquota: Open Cluster Scheduler 9.2's
+# spelling of the default output, -xml and -json.
+FORMATS = ("plain", "xml", "json")
+
 
 def current_group() -> str:
     try:

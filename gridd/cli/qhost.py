@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import run_command
+from gridd.cli.common import FORMATS, run_command
 from gridd.client import Client
 from gridd.formats import requests
 from gridd.manual import usage
 
 # The options qhost takes (gridd.manual.qhost describes them).
-OPTIONS = frozenset({"-F", "-h", "-help", "-j", "-json", "-l", "-ncb", "-q", "-u", "-xml"})
+OPTIONS = frozenset({"-F", "-fmt", "-h", "-help", "-j", "-json", "-l", "-ncb", "-q", "-u",
+                     "-xml"})
 
 
 class _Usage(Exception):
@@ -37,6 +38,14 @@ def _parse(args: deque[str]) -> dict:
             opts["resources"] = []
             if args and not args[0].startswith("-"):
                 opts["resources"] = requests.parse_name_list(args.popleft())
+        elif arg == "-fmt":
+            if not args:
+                raise _Usage("error: -fmt option must have argument", usage=False)
+            value = args.popleft()
+            if value not in FORMATS:
+                raise _Usage(f'error: invalid option argument "{value}"')
+            opts["flags"] -= {"-xml", "-json"}
+            opts["flags"] |= {f"-{value}"} - {"-plain"}
         elif arg in ("-h", "-l", "-u"):
             if not args:
                 raise _Usage(f"error: {arg} option must have argument", usage=False)

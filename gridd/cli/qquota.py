@@ -15,7 +15,7 @@ from typing import Any
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import FORMATS, current_user, run_command
 from gridd.client import Client
 from gridd.manual import usage
 from gridd.model.rqs import QuotaRow
@@ -23,7 +23,7 @@ from gridd.model.rqs import QuotaRow
 _LISTS = {"-h": "hosts", "-l": "resources", "-u": "users", "-pe": "pes", "-P": "projects",
           "-q": "queues"}
 # The options qquota takes (gridd.manual.qquota describes them); -help is seen first.
-OPTIONS = frozenset(_LISTS) | {"-help", "-json", "-xml"}
+OPTIONS = frozenset(_LISTS) | {"-fmt", "-help", "-json", "-xml"}
 _XML_HEAD = ("<?xml version='1.0'?>\n<qquota_result xmlns=\"http://arc.liv.ac.uk/repos/darcs/"
              "sge/source/source/dist/util/resources/schemas/qquota/qquota.xsd\">\n")
 
@@ -39,8 +39,17 @@ def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, str]:
         arg = args.popleft()
         if arg not in OPTIONS:
             raise UsageError(f'error: invalid option argument "{arg}"')
-        if arg in ("-xml", "-json"):
-            form = arg[1:]
+        if arg == "-json":
+            form = "json"
+        elif arg == "-xml":
+            form = "json" if form == "json" else "xml"  # with both, JSON
+        elif arg == "-fmt":
+            if not args:
+                raise UsageError("error: -fmt option must have argument")
+            form = args.popleft()
+            if form not in FORMATS:
+                raise UsageError(f'error: invalid option argument "{form}"')
+            form = "text" if form == "plain" else form
         elif arg in _LISTS:
             if not args:
                 raise UsageError(f"error: {arg} option must have argument")

@@ -9,13 +9,13 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import current_user, run_command
+from gridd.cli.common import FORMATS, current_user, run_command
 from gridd.cli.qsub_args import missing_argument
 from gridd.client import Client
 from gridd.manual import usage
 
 # The options qrstat takes (gridd.manual.qrstat describes them).
-OPTIONS = frozenset({"-ar", "-explain", "-help", "-json", "-u", "-xml"})
+OPTIONS = frozenset({"-ar", "-explain", "-fmt", "-help", "-json", "-u", "-xml"})
 
 
 class _Usage(Exception):
@@ -56,6 +56,11 @@ def _parse(args: deque[str]) -> _Options:
             opts.xml = True
         elif arg == "-json":
             opts.json = True
+        elif arg == "-fmt":
+            value = _value(args, arg)
+            if value not in FORMATS:
+                raise _Usage(f'invalid option argument "{value}"')
+            opts.xml, opts.json = value == "xml", value == "json"
         elif arg == "-help":
             opts.help = True
         else:

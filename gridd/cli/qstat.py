@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gridd.cli.common import UsageError, current_user, run_command, usage_exit
+from gridd.cli.common import FORMATS, UsageError, current_user, run_command, usage_exit
 from gridd.cli.queue_select import OPTIONS as SELECTION
 from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
@@ -55,6 +55,14 @@ def _json(opts: dict, args: deque[str], option: str) -> None:
     opts["json"] = True
 
 
+def _format(opts: dict, args: deque[str], option: str) -> None:
+    """-fmt plain|xml|json, Open Cluster Scheduler's spelling of -xml and -json."""
+    value = _value(args, option)
+    if value not in FORMATS:
+        raise UsageError(f'invalid option argument "{value}"')
+    opts["xml"], opts["json"] = value == "xml", value == "json"
+
+
 def _extra(opts: dict, args: deque[str], option: str) -> None:
     opts["extra"].add(_EXTRA_FLAGS[option])
 
@@ -98,8 +106,8 @@ def _help(opts: dict, args: deque[str], option: str) -> None:
 
 # What each option qstat takes does (gridd.manual.qstat describes them).
 _HANDLERS: dict[str, Handler] = {
-    "-f": _full, "-F": _resources, "-xml": _xml, "-json": _json, "-g": _group, "-explain": _explain,
-    "-j": _jobs, "-u": _users, "-s": _states, "-help": _help,
+    "-f": _full, "-F": _resources, "-xml": _xml, "-json": _json, "-fmt": _format,
+    "-g": _group, "-explain": _explain, "-j": _jobs, "-u": _users, "-s": _states, "-help": _help,
     **dict.fromkeys(SELECTION, _select), **dict.fromkeys(_EXTRA_FLAGS, _extra),
     **dict.fromkeys(_ACCEPTED_FLAGS, _accepted),
 }

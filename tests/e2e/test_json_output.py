@@ -103,3 +103,10 @@ def test_errors_are_those_of_the_other_forms(shown, tmp_path: Path):
     assert res.stderr == 'error: can\'t resolve hostname "nosuch"\n'
     res = cell.run("qrstat", "-ar", "9999", "-json")
     assert res.returncode == 1 and "do not exist" in res.stdout
+
+
+@pytest.mark.parametrize("command", ["qstat", "qhost", "qrstat", "qquota"])
+def test_open_cluster_schedulers_fmt_json(shown, command):
+    cell, _ = shown
+    assert check(command, cell.ok(command, "-fmt", "json")) == \
+        check(command, cell.ok(command, "-json"))
