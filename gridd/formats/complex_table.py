@@ -52,7 +52,7 @@ _DESCRIBED = {
     "TYPE": "a type (INT, STRING, TIME, MEMORY, BOOL, DOUBLE, HOST, CSTRING, RESTRING)",
     "RELOP": "a relational operator (==, !=, >=, >, <=, <, EXCL)",
     "REQUESTABLE": "YES, NO or FORCED",
-    "CONSUMABLE": "YES, NO or JOB",
+    "CONSUMABLE": "YES, NO, JOB or HOST",
     "FIELD": "a value",
     "_NL": "end of line",
 }

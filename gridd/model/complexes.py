@@ -30,7 +30,7 @@ RELOPS = ("==", "!=", *ORDERING_RELOPS)
 # The relop of an exclusive BOOL consumable (exclusive scheduling: gridd.sched.match).
 EXCL = "EXCL"
 REQUESTABLE = ("YES", "NO", "FORCED")
-CONSUMABLE = ("YES", "NO", "JOB")
+CONSUMABLE = ("YES", "NO", "JOB", "HOST")
 
 _RELOPS_BY_TYPE = {
     "STRING": ("==", "!="),
@@ -297,7 +297,7 @@ def _keyword_error(attr: ComplexAttr) -> str | None:
     if attr.consumable not in CONSUMABLE:
         return (
             f'invalid consumable value "{attr.consumable}" for complex "{attr.name}" '
-            "(YES, NO or JOB)"
+            "(YES, NO, JOB or HOST)"
         )
     return None
 

@@ -101,7 +101,8 @@ def _contribution(attr: ComplexAttr, text: str, slots: int) -> float:
     if attr.type not in NUMERIC:
         return urgency
     amount = _amount(attr, text)
-    return urgency * amount * (1 if attr.consumable == "JOB" else slots)
+    # A HOST consumable counts once, as a job's host count is known only when it is placed.
+    return urgency * amount * (1 if attr.consumable in ("JOB", "HOST") else slots)
 
 
 def _number(text: str) -> float:

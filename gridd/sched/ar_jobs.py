@@ -142,29 +142,36 @@ class ArJobs:
 
     def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
         """How many slots of a job the AR's consumables leave room for (the slots apart):
-        a job may use no more, and nothing else, than its AR holds."""
+        a job may use no more, and nothing else, than its AR holds. A HOST consumable
+        the AR holds on several hosts is one budget for them all."""
         held = {need.name: need for need in self.matcher.request(ar.hard).hard}
-        total = slots_of(ar.granted)
+        times = {"JOB": 1, "HOST": _hosts(ar.granted), "YES": slots_of(ar.granted)}
         most = math.inf
         for need in req.hard:
             if need.consumable in ("NO", EXCLUSIVE) or not need.key or need.name == "slots":
                 continue  # (exclusivity inside an AR is the AR's)
             own = held.get(need.name)
-            budget = 0.0 if own is None else (
-                own.key if own.consumable == "JOB" else own.key * total)
+            budget = 0.0 if own is None else own.key * times[own.consumable]
             left = budget - self.ar_spent.get((ar.ar_id, need.name), 0.0)
             most = min(most, (math.inf if left >= need.key else 0.0)
-                       if need.consumable == "JOB" else left / need.key)
+                       if need.consumable in ("JOB", "HOST") else left / need.key)
         return most
 
     def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
                   ) -> None:
         slots = 0
-        for name, n in granted:
+        placed = list(granted)
+        for name, n in placed:
             self.ar_slots[(ar_id, name)] = self.ar_slots.get((ar_id, name), 0) + n
             slots += n
+        times = {"JOB": 1, "HOST": _hosts(placed), "YES": slots}
         for need in req.hard:
             if need.consumable not in ("NO", EXCLUSIVE) and need.key and need.name != "slots":
-                amount = need.key if need.consumable == "JOB" else need.key * slots
+                amount = need.key * times[need.consumable]
                 key = (ar_id, need.name)
                 self.ar_spent[key] = self.ar_spent.get(key, 0.0) + amount
+
+
+def _hosts(granted: Iterable[tuple[str, int]]) -> int:
+    """How many hosts a placement uses: what it takes of a HOST consumable is per host."""
+    return len({name.partition("@")[2] for name, _ in granted})

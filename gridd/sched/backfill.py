@@ -305,7 +305,8 @@ class Backfilling:
             found = cat.static.pe_open[pe.name] = PeOpen([], {}, set(), {}, {})
             for qi in cat.open:
                 if pe.name in qi.pe_list and self.matcher.fits(cat.req, 1, *empty.of(qi),
-                                                                 master=False).ok:
+                                                                 master=False,
+                                                                 first_on_host=True).ok:
                     found.instances.append(qi)
                     on_host, keys = found.hosts.setdefault(qi.host, ([], set()))
                     on_host.append(qi)
@@ -367,13 +368,13 @@ class Backfilling:
         schedule, req = self.schedule, cat.req
         duration = cat.duration if duration is None else duration
         per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
-        once = [need for need in req.hard if need.consumable == EXCLUSIVE]
+        once = [need for need in req.hard if need.consumable in (EXCLUSIVE, "HOST")]
 
         diagrams, end = schedule.diagrams, start + duration
 
         def room(level: Level) -> float:
             letter = LEVEL_CHAR.get(level.kind, "Q")
-            for need in once:  # exclusivity lets all of the job's slots on or none
+            for need in once:  # exclusivity or a HOST consumable: all the slots there or none
                 diagram = diagrams.get((letter, level.name, need.name))
                 if diagram is not None and diagram.capacity - diagram.peak(start, end) < need.key:
                     return 0.0

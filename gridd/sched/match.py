@@ -7,8 +7,9 @@ On one level a configured (fixed) value and a load value may both exist: for `==
 configured value replaces the load value, for ordering operators the more restrictive wins.
 
 Consumables (`consumable YES`) are debited per slot, `consumable JOB` once per job on the
-level that holds the master task, an exclusive attribute (relop EXCL) once per level a
-placement uses; everything else is compared per slot, undivided.
+level that holds the master task, `consumable HOST` once per host a placement uses (on its
+first part there, so a global value gives once per host), an exclusive attribute (relop
+EXCL) once per level a placement uses; everything else is compared per slot, undivided.
 
 Everything a check needs is parsed once: requests when a job category is first seen
 (`Matcher.request`), offered values when a level is built (`Matcher.level`), wildcard
@@ -22,7 +23,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,10 @@ WHOLE = float(2**31)
 _MAX_REQUESTS = 20_000
 # Per level, bounds the memo of plans and worded refusals (levels usually live one cycle).
 _MAX_MEMO = 20_000
+# Which part of a placement is checked or debited: the master task's (first on its host),
+# another task's first part on its host, or a further part on a host. JOB consumables are
+# taken by the first, HOST consumables by the first two.
+MASTER_PART, HOST_PART, OTHER_PART = 0, 1, 2
 
 OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -101,7 +106,7 @@ class Need:
     name: str  # full attribute name
     type: str
     relop: str
-    consumable: str  # "NO", "YES", "JOB" or EXCLUSIVE
+    consumable: str  # "NO", "YES", "JOB", "HOST" or EXCLUSIVE
     text: str
     key: Any
     test: Callable[[Any, Any], bool]  # test(request key, offered key)
@@ -118,6 +123,7 @@ class JobRequest:
     soft: tuple[Need, ...]
     requested: frozenset[str]  # full names asked for explicitly (hard or soft)
     per_job: bool  # a hard request is of a per-job consumable: the master task needs more
+    per_host: bool  # a hard request is of a per-host consumable: a host's first part needs more
     whole: bool  # every amount of a consumable it asks is a whole number
 
 
@@ -266,6 +272,7 @@ class Matcher:
         hard_needs = (*explicit, *implicit)
         return JobRequest(key, label, hard_needs, soft_needs, requested,
                           any(n.consumable == "JOB" for n in hard_needs),
+                          any(n.consumable == "HOST" for n in hard_needs),
                           all(float(n.key).is_integer() for n in hard_needs
                               if n.consumable != "NO"))
 
@@ -307,12 +314,16 @@ class Matcher:
         queue_level: Level | None = None,
         *,
         master: bool = True,
+        first_on_host: bool | None = None,
     ) -> MatchResult:
         """Whether `slots` slots of a job may run on these levels (at least one given).
 
         `master` says whether the master task would run here: only then are JOB
         consumables checked (and debited), since they are taken once per job.
+        `first_on_host` (default: `master`) says whether this is the placement's first
+        part on its host: only then are HOST consumables checked.
         """
+        part = part_of(master, first_on_host)
         levels = _present(global_level, host_level, queue_level)
         memo = levels[-1]._plans
         # Keyed by the levels above the one that keeps it, and planned by position: a
@@ -323,10 +334,10 @@ class Matcher:
             if len(memo) >= _MAX_MEMO:
                 memo.clear()
             memo[key] = _SEEN
-            return _check(req, levels, slots, master)
+            return _check(req, levels, slots, part)
         if plan is _SEEN:
             plan = memo[key] = _plan(req, levels)
-        for need, holders in plan.master if master else plan.slave:
+        for need, holders in plan.checks[part]:
             amount = need.key * slots if need.consumable == "YES" else need.key
             name = need.name
             for at in holders:
@@ -338,7 +349,7 @@ class Matcher:
                         return _refusal(req, level, need, cap, "l")
                 elif not amount <= free:  # type: ignore[operator]  # holders offer it
                     return _refusal(req, level, need, free, "c")  # type: ignore[arg-type]
-        return plan.result if master else plan.slave_result
+        return plan.results[part]
 
     def slot_room(self, req: JobRequest, level: Level) -> float:
         """How many slots of the job the per-slot consumables of one level still allow
@@ -350,7 +361,7 @@ class Matcher:
         """
         room = math.inf
         for need in req.hard:
-            if need.consumable == EXCLUSIVE:  # all slots or none: taken once
+            if need.consumable in (EXCLUSIVE, "HOST"):  # all slots or none: taken once
                 free = level.free.get(need.name)
                 if free is not None and free < need.key:
                     return 0
@@ -364,6 +375,21 @@ class Matcher:
             if free is not None:
                 room = min(room, math.floor(free / need.key + 1e-9))
         return max(room, 0)
+
+    def hosts_fit(self, req: JobRequest, global_level: Level, hosts: int) -> MatchResult:
+        """Whether the global level holds the job's HOST consumables once for each of
+        `hosts` hosts: checks of a placement's parts ask it for one host at a time."""
+        for need in req.hard:
+            if need.consumable != "HOST":
+                continue
+            free = global_level.free.get(need.name)
+            cap = global_level.load_caps.get(need.name) if global_level.load_caps else None
+            source = "c"
+            if cap is not None and (free is None or cap < free):
+                free, source = cap, "l"
+            if free is not None and not need.key * hosts <= free:
+                return _refusal(req, global_level, need, free, source)
+        return FIT
 
     def soft_violations(
         self,
@@ -386,16 +412,18 @@ class Matcher:
         queue_level: Level | None = None,
         *,
         master: bool = True,
+        first_on_host: bool | None = None,
         sign: int = 1,
         taken: set[int] | None = None,
     ) -> None:
         """Take a placement's hard consumable requests from every level that offers them
         (sign -1 gives them back). An exclusive attribute is taken once per level for the
         whole placement: `taken` holds the levels (ids) its earlier instances took it
-        from (one set per placement)."""
+        from (one set per placement). `master` and `first_on_host` as for `fits`."""
+        part = part_of(master, first_on_host)
         levels = _present(global_level, host_level, queue_level)
         for need in req.hard:
-            if need.consumable == "NO" or (need.consumable == "JOB" and not master):
+            if need.consumable == "NO" or skipped(need.consumable, part):
                 continue
             amount = sign * _amount(need, slots)
             for level in levels:
@@ -419,12 +447,12 @@ class CategoryCache:
     __slots__ = ("_failed", "_soft", "_by_request", "hits", "misses")
 
     def __init__(self) -> None:
-        # (category key, slots, master) -> failures by level name; a level whose name another
+        # (category key, slots, part) -> failures by level name; a level whose name another
         # kind of level already holds there is kept under (kind, name) instead.
         self._failed: dict[tuple[Any, ...], dict[Any, MatchResult]] = {}
         # The same tables reached by the compiled request itself (hashed by identity, which
-        # is cheaper than hashing its key on every check): request -> (slave, master) by slots.
-        self._by_request: dict[JobRequest, tuple[dict[int, Any], dict[int, Any]]] = {}
+        # is cheaper than hashing its key on every check): request -> per part, by slots.
+        self._by_request: dict[JobRequest, tuple[dict[int, Any], ...]] = {}
         self._soft: dict[tuple[Any, ...], int] = {}
         self.hits = 0
         self.misses = 0
@@ -439,15 +467,17 @@ class CategoryCache:
         queue_level: Level | None = None,
         *,
         master: bool = True,
+        first_on_host: bool | None = None,
     ) -> MatchResult:
         """`matcher.fits`, answered from earlier failures of the category where possible."""
+        part = part_of(master, first_on_host)
         tables = self._by_request.get(req)
         if tables is None:
-            tables = self._by_request[req] = ({}, {})
-        by_slots = tables[1] if master else tables[0]
+            tables = self._by_request[req] = ({}, {}, {})
+        by_slots = tables[part]
         failed = by_slots.get(slots)
         if failed is None:
-            failed = self._failed.setdefault((req.key, slots, master), {})
+            failed = self._failed.setdefault((req.key, slots, part), {})
             by_slots[slots] = failed
         if failed:  # the hot path of a cycle: most checks end here
             if global_level is not None and (known := _known(failed, global_level)):
@@ -460,7 +490,8 @@ class CategoryCache:
                 self.hits += 1
                 return known
         self.misses += 1
-        result = matcher.fits(req, slots, global_level, host_level, queue_level, master=master)
+        result = matcher.fits(req, slots, global_level, host_level, queue_level, master=master,
+                              first_on_host=first_on_host)
         if not result.ok:
             failed[result.where if result.where not in failed else (result.kind, result.where)] = (
                 result
@@ -501,6 +532,32 @@ class CategoryCache:
 # ---- the per-check path ---------------------------------------------------------------------
 
 
+def part_of(master: bool, first_on_host: bool | None = None) -> int:
+    """The part of a placement (MASTER_PART, HOST_PART, OTHER_PART) a check is of."""
+    if master:
+        return MASTER_PART
+    return HOST_PART if first_on_host else OTHER_PART
+
+
+def skipped(consumable: str, part: int) -> bool:
+    """Whether a consumable is not taken by this part of a placement: a JOB one by all
+    but the master task's, a HOST one by all but a host's first."""
+    if consumable == "JOB":
+        return part != MASTER_PART
+    return consumable == "HOST" and part == OTHER_PART
+
+
+def first_parts(hosts: Sequence[Hashable]) -> list[bool]:
+    """Per part of a placement (given by its host), whether it is the first on its host:
+    the part that takes the job's HOST consumables there."""
+    seen: set[Hashable] = set()
+    firsts = []
+    for host in hosts:
+        firsts.append(host not in seen)
+        seen.add(host)
+    return firsts
+
+
 def _present(g: Level | None, h: Level | None, q: Level | None) -> tuple[Level, ...]:
     if g is not None and h is not None and q is not None:
         return g, h, q  # the common case, without building a generator
@@ -512,28 +569,26 @@ def _present(g: Level | None, h: Level | None, q: Level | None) -> tuple[Level, 
 
 @dataclass(slots=True, frozen=True)
 class _Plan:
-    """How to check one request on one combination of levels, worked out once: the result
-    unless a consumable is short (FIT or a refusal by a FORCED attribute or a
-    non-consumable), and the consumables to check before it, each with the levels that
-    hold it (their positions among the levels checked), in request order; for the master
-    task and for slave tasks."""
+    """How to check one request on one combination of levels, worked out once: per part
+    of a placement (MASTER_PART, HOST_PART, OTHER_PART), the result unless a consumable
+    is short (FIT or a refusal by a FORCED attribute or a non-consumable), and the
+    consumables to check before it, each with the levels that hold it (their positions
+    among the levels checked), in request order."""
 
-    result: MatchResult
-    master: tuple[tuple[Need, tuple[int, ...]], ...]
-    slave_result: MatchResult
-    slave: tuple[tuple[Need, tuple[int, ...]], ...]
+    results: tuple[MatchResult, ...]
+    checks: tuple[tuple[tuple[Need, tuple[int, ...]], ...], ...]
 
 
-_SEEN = _Plan(FIT, (), FIT, ())  # marks a combination checked once, without a plan yet
+_SEEN = _Plan((FIT,) * 3, ((),) * 3)  # marks a combination checked once, without a plan yet
 
 
-def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool) -> MatchResult:
+def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, part: int) -> MatchResult:
     """A check without a plan, need by need and level by level."""
     refused = _forced_refusal(req, levels)
     if refused is not None:
         return refused
     for need in req.hard:
-        if need.consumable == "JOB" and not master:
+        if skipped(need.consumable, part):
             continue
         failed = _first_failure(req, need, levels, slots)
         if failed is not None:
@@ -544,10 +599,9 @@ def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, master: bool)
 def _plan(req: JobRequest, levels: tuple[Level, ...]) -> _Plan:
     refused = _forced_refusal(req, levels)
     if refused is not None:
-        return _Plan(refused, (), refused, ())
-    master_result, master_checks = _plan_needs(req, levels, True)
-    slave_result, slave_checks = _plan_needs(req, levels, False)
-    return _Plan(master_result, master_checks, slave_result, slave_checks)
+        return _Plan((refused,) * 3, ((),) * 3)
+    planned = [_plan_needs(req, levels, part) for part in (MASTER_PART, HOST_PART, OTHER_PART)]
+    return _Plan(tuple(result for result, _ in planned), tuple(checks for _, checks in planned))
 
 
 def _forced_refusal(req: JobRequest, levels: tuple[Level, ...]) -> MatchResult | None:
@@ -560,7 +614,7 @@ def _forced_refusal(req: JobRequest, levels: tuple[Level, ...]) -> MatchResult |
 
 
 def _plan_needs(
-    req: JobRequest, levels: tuple[Level, ...], master: bool
+    req: JobRequest, levels: tuple[Level, ...], part: int
 ) -> tuple[MatchResult, tuple[tuple[Need, tuple[int, ...]], ...]]:
     checks = []
     for need in req.hard:
@@ -569,7 +623,7 @@ def _plan_needs(
             if failed is not None:
                 return _failure(req, *failed), tuple(checks)
             continue
-        if need.consumable == "JOB" and not master:
+        if skipped(need.consumable, part):
             continue
         name = need.name
         holders = tuple(

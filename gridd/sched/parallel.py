@@ -113,7 +113,7 @@ class ParallelPlacement:
                 # An instance that met the category's other requests once does again:
                 # one slot fits where each level has room for one.
                 if not (global_room >= 1 and here >= 1 and most >= 1 and id(qi) in vetted):
-                    result = fits(req, 1, g, h, q, master=False)
+                    result = fits(req, 1, g, h, q, master=False, first_on_host=True)
                     if not result.ok:
                         cat.reasons[result.reason] = None
                         refused.add(id(qi))
@@ -173,8 +173,14 @@ class ParallelPlacement:
                 if refusal is not None:
                     cat.reasons[refusal.reason] = None
                 return None
-            if asker is None or len(placed) == 1:
-                return placed  # one instance's room already kept every limit it has
+            if req.per_host:
+                short = matcher.hosts_fit(req, levels.global_level,
+                                          len({self.instances[name].host for name, _ in placed}))
+                if not short.ok:
+                    cat.reasons[short.reason] = None
+                    return None
+            if asker is None or (len(placed) == 1 and not (req.per_job or req.per_host)):
+                return placed  # one instance's room already kept every per-slot limit
             # Each instance kept within its own quotas; together they must also keep the
             # limits they share. Take the excess from the instances that hold it, the last
             # placed first, and allocate again: elsewhere, or fewer slots if the range allows.

@@ -11,6 +11,7 @@ from gridd.model.planning import Granted, SchedJob
 from gridd.model.queue_ref import queue_matches
 from gridd.sched.allocation import slots_of
 from gridd.sched.categories import Category, jump
+from gridd.sched.match import first_parts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.quota_checks import NO_SIGS, Closed
 
@@ -64,12 +65,16 @@ class Placement:
         already) its quotas."""
         in_pe = Who(who.user, who.group, who.project, pe)
         taken: set[int] = set()
-        for index, (name, slots) in enumerate(granted):
-            qi = self.instances[name]
+        instances = [self.instances[name] for name, _ in granted]
+        firsts = first_parts([qi.host for qi in instances])
+        for index, ((_, slots), qi, first) in enumerate(zip(granted, instances, firsts,
+                                                               strict=True)):
             g, h, q = self.levels.of(qi)
-            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0, taken=taken)
+            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0,
+                               first_on_host=first, taken=taken)
             if self.quotas is not None and not claimed:
-                self._asker(cat, in_pe).book(qi, slots, master=index == 0)
+                self._asker(cat, in_pe).book(qi, slots, master=index == 0,
+                                             first_on_host=first)
         self.free_slots -= slots_of(granted)
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + slots_of(granted)

@@ -26,7 +26,7 @@ from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.planning import SchedJob
 from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, Term, formula_value, rule_id
-from gridd.sched.match import JobRequest, Matcher, Need
+from gridd.sched.match import JobRequest, Matcher, Need, first_parts
 
 _EPSILON = 1e-9
 _WILD = re.compile(r"[*?\[]")
@@ -134,11 +134,19 @@ class _Check:
     resource: str
     per_slot: float  # amount per slot (consumable YES)
     per_job: float  # amount once per job, on the master instance (consumable JOB)
+    per_host: float  # amount once per host, on the job's first instance there (HOST)
     limit: float | None  # None: a dynamic limit, worked out per cycle and host
     formula: _Formula | None
     rule: _Rule
     mark: int  # where its usage is booked: (key, resource) interned, QuotaRules.marks
     why: str  # the refusal it gives
+
+    def amount(self, slots: int, master: bool, first_on_host: bool | None = None) -> float:
+        """What `slots` slots of one part of a placement count against the limit (the
+        first part on a host is the master task's unless told)."""
+        first = master if first_on_host is None else first_on_host
+        return (self.per_slot * slots + (self.per_job if master else 0.0)
+                + (self.per_host if first else 0.0))
 
 
 class _Checks(NamedTuple):
@@ -168,7 +176,7 @@ class _Entries(NamedTuple):
 
 
 def _entries(c: _Check) -> _Entries:
-    one = c.per_slot + c.per_job
+    one = c.per_slot + c.per_job + c.per_host
     return _Entries(
         (c.mark, c.limit - one + _EPSILON, c.why) if c.limit is not None else None,
         (c.mark, one, c) if c.limit is None else None,
@@ -274,14 +282,15 @@ class QuotaRules:
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
 
-    def check(self, rule: _Rule, key: Key, limit: _Limit, per_slot: float, per_job: float,
+    def check(self, rule: _Rule, key: Key, limit: _Limit, amounts: tuple[float, float, float],
               value: float | None) -> tuple[_Check, _Entries]:
+        """The check of a limit for a job taking `amounts` (per slot, per job, per host)."""
         mark = self.mark(key, limit.name)
-        found = self._checks.get((mark, per_slot, per_job))
+        found = self._checks.get((mark, *amounts))
         if found is None:
-            check = _Check(key, limit.name, per_slot, per_job, value, limit.formula, rule,
+            check = _Check(key, limit.name, *amounts, value, limit.formula, rule,
                            mark, _refusal(rule, key))
-            found = self._checks[(mark, per_slot, per_job)] = (check, _entries(check))
+            found = self._checks[(mark, *amounts)] = (check, _entries(check))
         return found
 
     def mark(self, key: Key, resource: str) -> int:
@@ -454,8 +463,11 @@ class Quotas:
                 continue
             req = matcher.request(task.hard)
             asker = self.asker(Who(task.owner, task.group, task.project, task.pe), req)
-            for index, (name, slots) in enumerate(task.granted):
-                asker.book(instances.get(name) or _gone(name), slots, master=index == 0)
+            firsts = first_parts([name.partition("@")[2] for name, _ in task.granted])
+            for index, ((name, slots), first) in enumerate(zip(task.granted, firsts,
+                                                               strict=True)):
+                asker.book(instances.get(name) or _gone(name), slots, master=index == 0,
+                           first_on_host=first)
 
     def _formula_value(self, formula: _Formula, host: str) -> float | None:
         """A dynamic limit on a host, None while a value it references is not known there."""
@@ -606,14 +618,15 @@ class Asker:
         place = self.at(qi)
         return place.shared.all + place.local.all
 
-    def refusal(self, qi: Instance, slots: int = 1, master: bool = True) -> str | None:
+    def refusal(self, qi: Instance, slots: int = 1, master: bool = True,
+                first_on_host: bool | None = None) -> str | None:
         """Why the quotas refuse `slots` slots of the job here, or None."""
         if slots == 1 and master:
             return self._refusal_one(qi, self.at(qi))
         quotas = self.quotas
         used = quotas.used
         for check in self.checks(qi):
-            amount = check.per_slot * slots + (check.per_job if master else 0.0)
+            amount = check.amount(slots, master, first_on_host)
             if used[check.mark] + amount > quotas.limit(check) + _EPSILON:
                 return check.why
         return None
@@ -707,9 +720,10 @@ class Asker:
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
         wanted: dict[int, tuple[_Check, float, list[str]]] = {}
-        for index, (qi, slots) in enumerate(granted):
+        firsts = first_parts([qi.host for qi, _ in granted])
+        for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
             for check in self.checks(qi):
-                amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                amount = check.amount(slots, index == 0, first)
                 _, total, holders = wanted.get(check.mark, (check, 0.0, []))
                 wanted[check.mark] = (check, total + amount, [*holders, qi.name])
         quotas = self.quotas
@@ -721,10 +735,11 @@ class Asker:
                 return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
         return None
 
-    def book(self, qi: Instance, slots: int, master: bool = True) -> None:
+    def book(self, qi: Instance, slots: int, master: bool = True,
+             first_on_host: bool | None = None) -> None:
         used = self.quotas.used
         for check in self.checks(qi):
-            used[check.mark] += check.per_slot * slots + (check.per_job if master else 0.0)
+            used[check.mark] += check.amount(slots, master, first_on_host)
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""
@@ -767,7 +782,8 @@ def _compile(set_index: int, rule_set: RuleSet, index: int, table: ComplexTable)
 
 def _limit_checks(
     rule: _Rule, key: Key, needs: Mapping[str, Need],
-    check: Callable[[_Rule, Key, _Limit, float, float, float | None], tuple[_Check, _Entries]],
+    check: Callable[[_Rule, Key, _Limit, tuple[float, float, float], float | None],
+                    tuple[_Check, _Entries]],
 ) -> list[tuple[_Check, _Entries]]:
     """The rule's limits a job with these needs meets in one scope, made by `check`."""
     out = []
@@ -777,12 +793,14 @@ def _limit_checks(
             continue
         if limit.consumable == "NO":
             if not _requirement_holds(need, limit.type, limit.text):
-                out.append(check(rule, key, limit, 0.0, 0.0, -1.0))
+                out.append(check(rule, key, limit, (0.0, 0.0, 0.0), -1.0))
             continue
-        per_slot = float(need.key) if need.consumable == "YES" else 0.0
-        per_job = float(need.key) if need.consumable == "JOB" else 0.0
-        if per_slot or per_job:
-            out.append(check(rule, key, limit, per_slot, per_job, limit.fixed))
+        amount = float(need.key)  # per slot, per job or per host, as its consumable says
+        amounts = (amount if need.consumable == "YES" else 0.0,
+                   amount if need.consumable == "JOB" else 0.0,
+                   amount if need.consumable == "HOST" else 0.0)
+        if any(amounts):
+            out.append(check(rule, key, limit, amounts, limit.fixed))
     return out
 
 

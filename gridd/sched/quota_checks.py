@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from gridd.model.cluster import Instance
 from gridd.sched.categories import Category
-from gridd.sched.match import JobRequest
+from gridd.sched.match import JobRequest, first_parts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.reserve import Use
 
@@ -76,12 +76,14 @@ class QuotaChecks:
             return ()
         asker = self.quotas.asker(Who(who.user, who.group, who.project, pe), req)
         totals: dict[int, float] = {}
-        for index, (name, slots) in enumerate(granted):
+        placed = list(granted)
+        firsts = first_parts([name.partition("@")[2] for name, _ in placed])
+        for index, ((name, slots), first) in enumerate(zip(placed, firsts, strict=True)):
             qi = self.instances.get(name)
             if qi is None:
                 continue
             for check in asker.checks(qi):
-                amount = check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                amount = check.amount(slots, index == 0, first)
                 if amount:
                     totals[check.mark] = totals.get(check.mark, 0.0) + amount
                     self._quota_limits[check.mark] = self.quotas.limit(check)

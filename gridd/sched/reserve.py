@@ -20,7 +20,16 @@ import math
 from collections.abc import Callable, Container, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from gridd.sched.match import EXCLUSIVE, GLOBAL, HOST, JobRequest, Level
+from gridd.sched.match import (
+    EXCLUSIVE,
+    GLOBAL,
+    HOST,
+    JobRequest,
+    Level,
+    first_parts,
+    part_of,
+    skipped,
+)
 
 _EPSILON = 1e-9
 RESERVING = "RESERVING"
@@ -166,10 +175,13 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
     level (the global level once, each host once), and the PE's slots."""
     totals: dict[tuple[str, str, str], float] = {}  # in the order first used
     slots_total = 0
-    for index, (levels, slots) in enumerate(granted):
+    placed = list(granted)
+    firsts = first_parts([levels[1].name if len(levels) > 1 else "" for levels, _ in placed])
+    for index, ((levels, slots), first) in enumerate(zip(placed, firsts, strict=True)):
         slots_total += slots
+        part = part_of(index == 0, first)
         for need in req.hard:
-            if need.consumable == "NO" or (need.consumable == "JOB" and index > 0):
+            if need.consumable == "NO" or skipped(need.consumable, part):
                 continue
             amount = need.key * slots if need.consumable == "YES" else need.key
             for level in levels:

@@ -174,7 +174,7 @@ def test_syntax_level_cases_are_caught_on_rows_too() -> None:
         'invalid relational operator "~=" for complex "bad_relop2"'
     ]
     assert validate_attr(_attr("bad_cons bc INT <= YES MAYBE 0 0")) == [
-        'invalid consumable value "MAYBE" for complex "bad_cons" (YES, NO or JOB)'
+        'invalid consumable value "MAYBE" for complex "bad_cons" (YES, NO, JOB or HOST)'
     ]
     too_few = ComplexAttr("too_few", "tf", "INT", "<=", "YES", "", "", "")
     assert validate_attr(too_few) == ["Complex urgency definition is missing"]

@@ -606,7 +606,7 @@ def test_complex_error_locations_and_text() -> None:
         parse_complex_table("a a INT <= YES MAYBE 0 0\n", source="f")
     assert (
         str(caught.value)
-        == 'f:1:16: unexpected "MAYBE" in the consumable column; expected YES, NO or JOB'
+        == 'f:1:16: unexpected "MAYBE" in the consumable column; expected YES, NO, JOB or HOST'
     )
     with pytest.raises(FormatError) as caught:
         parse_complex_table("a a INT <= YES NO 0 0 extra\n", source="f")

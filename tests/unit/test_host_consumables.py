@@ -1,0 +1,189 @@
+"""`consumable HOST` (Open Cluster Scheduler's per-host consumables): taken once per host
+a job runs on, whatever its slots there, on the job's first part on each host; a global
+value gives once per host, a queue value once per host on the first queue instance there.
+Validation, matching, planning (sequential, array, parallel jobs), what running tasks hold,
+reservations, advance reservations' budgets and resource quotas, without daemons."""
+
+from __future__ import annotations
+
+from gridd.formats.complex_table import parse_complex_table
+from gridd.formats.rqs import check_limits, parse_limit_list
+from gridd.model.cluster import Instance, PlanConf, Running
+from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable, validate_attr
+from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
+from gridd.model.planning import SchedJob
+from gridd.model.priority import ResourceUrgency
+from gridd.model.rqs import Filter, Rule, RuleSet
+from gridd.sched.cycle import Cycle
+from gridd.sched.levels import build_levels
+from gridd.sched.match import GLOBAL, HOST, QUEUE, Matcher, first_parts
+from gridd.sched.reserve import Use, uses
+from tests.unit.test_plan import cell, job, plan, qi, where
+
+LIC = ComplexAttr("lic", "lic", "INT", "<=", "YES", "HOST", "0", "100")
+COMPLEXES = [*DEFAULT_COMPLEXES, LIC]
+
+
+def _view(hosts: int, slots: int = 4, rule: str = FILL_UP, **kw):  # type: ignore[no-untyped-def]
+    return cell(*(qi(f"all.q@h{i}", slots, pe_list=["pe"]) for i in range(hosts)),
+                pes=[ParallelEnv("pe", 99, rule)], complexes=COMPLEXES, **kw)
+
+
+def _after(view, result, running=()):  # type: ignore[no-untyped-def]
+    booked = [Running(o.job_id, o.task_id, view.jobs[o.job_id].hard, o.granted, o.pe)
+              for o in result.orders]
+    return build_levels(view.conf, view.loads, [*running, *booked])
+
+
+# ---- validation ---------------------------------------------------------------------------
+
+
+def test_host_is_a_consumable_value_for_the_types_job_is() -> None:
+    for type_ in ("INT", "DOUBLE", "MEMORY", "TIME"):
+        assert validate_attr(ComplexAttr("c", "c", type_, "<=", "YES", "HOST", "0", "0")) == []
+    assert validate_attr(ComplexAttr("c", "c", "STRING", "==", "YES", "HOST", "0", "0")) == [
+        'Complex "c" of type "STRING" cannot be a consumable',
+        'Consumable "c" can have only <= as an relational operator']
+    assert validate_attr(ComplexAttr("c", "c", "INT", "<=", "YES", "PER", "0", "0")) == [
+        'invalid consumable value "PER" for complex "c" (YES, NO, JOB or HOST)']
+
+
+def test_the_complex_table_reads_host_in_the_consumable_column() -> None:
+    rows = parse_complex_table("lic  lic  INT  <=  YES  HOST  0  0\n")
+    assert rows[0].consumable == "HOST"
+
+
+# ---- matching -------------------------------------------------------------------------------
+
+
+def test_only_a_hosts_first_part_takes_it() -> None:
+    m = Matcher(ComplexTable(COMPLEXES))
+    g = m.level(GLOBAL, "global", {"lic": "2"})
+    h = m.level(HOST, "h0", {"lic": "1"})
+    q = m.level(QUEUE, "all.q@h0", {"slots": "16"})
+    req = m.request({"lic": "1"})
+    assert req.per_host and not req.per_job
+    assert m.fits(req, 4, g, h, q).ok  # 1, not 4 slots' worth
+    m.debit(req, 4, g, h, q, master=False, first_on_host=False)
+    assert (g.free["lic"], h.free["lic"]) == (2, 1)  # a further part on the host: nothing
+    m.debit(req, 4, g, h, q, master=False, first_on_host=True)
+    assert (g.free["lic"], h.free["lic"]) == (1, 0)
+    assert not m.fits(req, 1, g, h, q, master=False, first_on_host=True).ok
+    assert m.fits(req, 1, g, h, q, master=False, first_on_host=False).ok
+    assert m.slot_room(req, h) == 0  # all the slots there or none
+    assert m.hosts_fit(req, g, 1).ok
+    assert m.hosts_fit(req, g, 2).reason == (
+        "(-l lic=1) cannot run globally because it offers only gc:lic=1.000000")
+
+
+def test_first_parts() -> None:
+    assert first_parts(["a", "b", "a", "c", "b"]) == [True, True, False, True, False]
+
+
+# ---- planning ----------------------------------------------------------------------------------
+
+
+def test_a_pe_slots_job_takes_one_on_its_host() -> None:
+    view = _view(2, rule=PE_SLOTS, host_values={"h0": {"lic": "1"}, "h1": {"lic": "1"}})
+    result = plan(view, job(1, pe="pe", slots=(4, 4), hard={"lic": "1"}),
+                  job(2, pe="pe", slots=(2, 2), hard={"lic": "1"}),
+                  job(3, pe="pe", slots=(1, 1), hard={"lic": "1"}))
+    assert where(result) == {(1, 1): [("all.q@h0", 4)], (2, 1): [("all.q@h1", 2)]}
+    levels = _after(view, result)
+    assert levels.hosts["h0"].free["lic"] == levels.hosts["h1"].free["lic"] == 0
+    assert 3 not in {o.job_id for o in result.orders}
+
+
+def test_a_job_over_three_hosts_takes_one_on_each_and_three_globally() -> None:
+    view = _view(3, slots=2, rule=ROUND_ROBIN, global_values={"lic": "4"},
+                 host_values={f"h{i}": {"lic": "1"} for i in range(3)})
+    result = plan(view, job(1, pe="pe", slots=(6, 6), hard={"lic": "1"}))
+    assert sorted(where(result)[(1, 1)]) == [("all.q@h0", 2), ("all.q@h1", 2), ("all.q@h2", 2)]
+    levels = _after(view, result)
+    assert levels.global_level.free["lic"] == 1
+    assert [levels.hosts[f"h{i}"].free["lic"] for i in range(3)] == [0, 0, 0]
+    # Given back exactly when the task ends.
+    running = [Running(1, 1, {"lic": "1"}, where(result)[(1, 1)], "pe")]
+    levels = build_levels(view.conf, view.loads, running)
+    assert levels.global_level.free["lic"] == 1
+
+
+def test_a_global_value_short_of_the_hosts_refuses_the_placement() -> None:
+    view = _view(3, slots=1, global_values={"lic": "2"})
+    result = plan(view, job(1, pe="pe", slots=(3, 3), hard={"lic": "1"}),
+                  job(2, pe="pe", slots=(2, 2), hard={"lic": "1"}))
+    assert 1 not in {o.job_id for o in result.orders}
+    assert "(-l lic=1) cannot run globally because it offers only gc:lic=2.000000" \
+        in result.info[1]
+    assert where(result)[(2, 1)] == [("all.q@h0", 1), ("all.q@h1", 1)]
+    assert _after(view, result).global_level.free["lic"] == 0
+
+
+def test_a_queue_value_is_taken_on_the_first_instance_on_the_host() -> None:
+    view = cell(qi("a.q@h0", 2, pe_list=["pe"], lic="1"),
+                qi("b.q@h0", 2, pe_list=["pe"], lic="1"),
+                pes=[ParallelEnv("pe", 99, PE_SLOTS)], complexes=COMPLEXES)
+    result = plan(view, job(1, pe="pe", slots=(4, 4), hard={"lic": "1"}))
+    granted = where(result)[(1, 1)]
+    assert sorted(granted) == [("a.q@h0", 2), ("b.q@h0", 2)]
+    levels = _after(view, result)
+    first = granted[0][0]
+    assert {name: levels.queues[name].free["lic"] for name, _ in granted} == {
+        name: 0 if name == first else 1 for name, _ in granted}
+
+
+def test_sequential_and_array_tasks_take_one_each() -> None:
+    view = _view(2, host_values={"h0": {"lic": "2"}, "h1": {"lic": "1"}})
+    result = plan(view, job(1, tasks=4, hard={"lic": "1"}))
+    assert sorted(where(result)) == [(1, 1), (1, 2), (1, 3)]
+    levels = _after(view, result)
+    assert levels.hosts["h0"].free["lic"] == levels.hosts["h1"].free["lic"] == 0
+
+
+def test_urgency_counts_it_once() -> None:
+    urgency = ResourceUrgency(COMPLEXES)
+    for slots in (1, 4):  # beside the slots' own urgency
+        assert urgency.of({"lic": "2"}, slots) - urgency.of({}, slots) == 200
+
+
+# ---- reservations, advance reservations, quotas ----------------------------------------------
+
+
+def test_a_reservation_books_it_once_per_host() -> None:
+    m = Matcher(ComplexTable(COMPLEXES))
+    g = m.level(GLOBAL, "global", {"lic": "5"})
+    h0, h1 = m.level(HOST, "h0", {"lic": "1"}), m.level(HOST, "h1", {"lic": "1"})
+    a0, b0 = m.level(QUEUE, "a.q@h0"), m.level(QUEUE, "b.q@h0")
+    a1 = m.level(QUEUE, "a.q@h1")
+    booked = uses(m.request({"lic": "1"}), [((g, h0, a0), 2), ((g, h0, b0), 2), ((g, h1, a1), 1)])
+    assert booked == (Use("G", "global", "lic", 2.0), Use("H", "h0", "lic", 1.0),
+                      Use("H", "h1", "lic", 1.0))
+
+
+def test_an_rqs_limit_counts_it_once_per_host() -> None:
+    instances = [Instance(name=f"all.q@h{i}", queue="all.q", host=f"h{i}", slots=4,
+                          pe_list=["mpi"], values={"qname": "all.q", "hostname": f"h{i}",
+                                                   "slots": "4"})
+                 for i in range(3)]
+    limit = Rule(users=Filter(False, ["*"], []))
+    table = ComplexTable(COMPLEXES)
+    limit.limits = check_limits(table, limit, parse_limit_list("lic=2"))
+    conf = PlanConf(complexes=COMPLEXES, instances=instances,
+                    global_values={"lic": "10"},
+                    pes={"mpi": ParallelEnv("mpi", 999, ROUND_ROBIN)},
+                    queue_sort_method="seqno", rqs=[RuleSet(name="lics", rules=[limit])])
+    loads: dict[str, dict[str, str]] = {}
+
+    def pjob(job_id: int, slots: int) -> SchedJob:
+        return SchedJob(job_id=job_id, pending=[1], priority=0, submit_time=float(job_id),
+                        owner="u", hard={"lic": "1"}, pe="mpi", pe_min=slots, pe_max=slots)
+
+    cycle = Cycle(conf, build_levels(conf, loads, []), loads, [], {})
+    result = cycle.run([pjob(1, 3)])  # three hosts: 3 > 2
+    assert result.orders == []
+    cycle = Cycle(conf, build_levels(conf, loads, []), loads, [], {})
+    result = cycle.run([pjob(1, 2), pjob(2, 1)])  # two hosts: 2; then nothing left
+    assert [o.job_id for o in result.orders] == [1]
+    running = [Running(1, 1, {"lic": "1"}, result.orders[0].granted, "mpi", owner="u")]
+    cycle = Cycle(conf, build_levels(conf, loads, running), loads, running, {})
+    assert [(u.resource, u.used) for u in cycle.quotas.usage_lines()] == [("lic", 2.0)]
