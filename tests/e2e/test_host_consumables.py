@@ -1,0 +1,165 @@
+"""`consumable HOST` on a real cell of three hosts of two slots, as Open Cluster
+Scheduler's per_host_consumables test does: a complex `lic` taken once per host a job
+runs on, at host level, at global level, granted to an advance reservation and limited by
+a resource quota; sequential, array and parallel jobs (smp: $pe_slots, mpi: $fill_up)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Cell, make_cell, wait_for
+from tests.e2e.test_advance_reservation import qrsub
+from tests.e2e.test_cell import submit
+
+HOSTS = ("node1", "node2", "node3")
+
+
+@pytest.fixture(scope="module")
+def cell3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
+    base = tmp_path_factory.mktemp("host_consumables")
+    for cell in make_cell(base, hosts=3, slots=2):
+        table = base / "complexes"
+        table.write_text(cell.ok("qconf", "-sc") + "lic lic INT <= YES HOST 0 0\n")
+        cell.ok("qconf", "-Mc", str(table))
+        shown = "lic                 lic        INT       <=    YES         HOST       0        0\n"
+        assert shown in cell.ok("qconf", "-sc")
+        for host in HOSTS:
+            cell.ok("qconf", "-aattr", "exechost", "complex_values", "lic=1", host)
+        cell.ok("qconf", "-aattr", "exechost", "complex_values", "lic=99", "global")
+        yield cell
+
+
+def running(cell: Cell) -> list[tuple[int, str, int]]:
+    """Running tasks: job, (master) host and slots."""
+    out = []
+    for line in cell.ok("qstat", "-s", "r").splitlines()[2:]:
+        fields = line.split()
+        out.append((int(fields[0]), fields[7].partition("@")[2], int(fields[8])))
+    return out
+
+
+def left(cell: Cell) -> dict[str, str]:
+    """What is left of lic, globally and per host, as qhost -F shows it."""
+    shown: dict[str, str] = {}
+    host = ""
+    for line in cell.ok("qhost", "-F", "lic").splitlines()[2:]:
+        if not line.startswith(" "):
+            host = line.split()[0]
+        elif ":lic=" in line:
+            shown[host] = line.partition(":lic=")[2]
+    return shown
+
+
+def submit_array(cell: Cell, *args: str) -> int:
+    return int(cell.ok("qsub", *args).split()[2].partition(".")[0])
+
+
+def done(cell: Cell, *jobs: int) -> None:
+    cell.ok("qdel", *map(str, jobs))
+    wait_for(lambda: cell.ok("qstat") == "", what="the jobs to go")
+
+
+def hosts_value(cell: Cell, where: str, value: str) -> None:
+    cell.ok("qconf", "-mattr", "exechost", "complex_values", f"lic={value}", where)
+
+
+def test_host_level(cell3: Cell) -> None:
+    cell = cell3
+    smp = submit(cell, "-pe", "smp", "2", "-l", "lic=1", "-b", "y", "sleep", "300")
+    ((_, host, slots),) = wait_for(lambda: running(cell), what="the smp job to run")
+    assert slots == 2
+    assert left(cell) == {"global": "98.000000",
+                          **{h: "0.000000" if h == host else "1.000000" for h in HOSTS}}
+    assert "\thc:lic=0\n" in cell.ok("qstat", "-F", "lic", "-q", f"all.q@{host}")
+    done(cell, smp)
+
+    array = submit_array(cell, "-t", "1-4", "-l", "lic=1", "-b", "y", "sleep", "300")
+    tasks = wait_for(lambda: len(found := running(cell)) == 3 and found,
+                     what="three tasks to run")
+    assert sorted(host for _, host, _ in tasks) == list(HOSTS)  # one per host, slots or not
+    info = wait_for(lambda: "hc:lic=0.000000" in (out := cell.ok("qstat", "-j", str(array)))
+                    and out, what="the fourth task's reason")
+    assert "because it offers only hc:lic=0.000000" in info
+    done(cell, array)
+
+    mpi = submit(cell, "-pe", "mpi", "6", "-l", "lic=1", "-b", "y", "sleep", "300")
+    wait_for(lambda: len(running(cell)) == 1, what="the mpi job to run")
+    assert left(cell) == {"global": "96.000000", **dict.fromkeys(HOSTS, "0.000000")}
+    done(cell, mpi)
+
+
+def test_global_level(cell3: Cell) -> None:
+    cell = cell3
+    for host in HOSTS:
+        hosts_value(cell, host, "99")
+    hosts_value(cell, "global", "2")
+    wide = submit(cell, "-pe", "mpi", "6", "-l", "lic=1", "-b", "y", "sleep", "300")
+    info = wait_for(lambda: "gc:lic" in (out := cell.ok("qstat", "-j", str(wide))) and out,
+                    what="the reason the 3-host job waits")
+    assert "(-l lic=1) cannot run globally because it offers only gc:lic=2.000000" in info
+    narrow = submit(cell, "-pe", "mpi", "4", "-l", "lic=1", "-b", "y", "sleep", "300")
+    wait_for(lambda: [job for job, _, _ in running(cell)] == [narrow],
+             what="the 2-host job to run")
+    assert left(cell)["global"] == "0.000000"
+    done(cell, wide, narrow)
+
+
+def test_granted_to_an_advance_reservation(cell3: Cell) -> None:
+    cell = cell3
+    hosts_value(cell, "global", "2")
+    ar = qrsub(cell, "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
+    # The AR holds the 2 there are (2 hosts): a 1-host job outside it finds none.
+    outside = submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300")
+    inside = submit(cell, "-ar", str(ar), "-pe", "mpi", "4", "-l", "lic=1",
+                    "-b", "y", "sleep", "300")
+    wait_for(lambda: {job for job, _, _ in running(cell)} == {inside},
+             what="the job in the AR to run")
+    info = wait_for(lambda: "lic" in (out := cell.ok("qstat", "-j", str(outside))) and out,
+                    what="the reason the job outside the AR waits")
+    assert "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000" in info
+    assert "granted_slots_list             all.q@node1=2,all.q@node2=2\n" in cell.ok(
+        "qrstat", "-ar", str(ar))  # lic=1 on each of 2 hosts: the job in it takes both
+    done(cell, inside, outside)
+    cell.ok("qrdel", str(ar))
+
+
+def test_limited_by_a_resource_quota(cell3: Cell, tmp_path: Path) -> None:
+    cell = cell3
+    hosts_value(cell, "global", "10")
+    rqs = tmp_path / "rqs"
+    rqs.write_text("{\n   name         lics\n   enabled      TRUE\n"
+                   "   limit        users * to lic=2\n}\n")
+    cell.ok("qconf", "-Arqs", str(rqs))
+    try:
+        mpi = submit(cell, "-pe", "mpi", "4", "-l", "lic=1", "-b", "y", "sleep", "300")
+        wait_for(lambda: len(running(cell)) == 1, what="the 2-host job to run")
+        assert "lics/1" in cell.ok("qquota") and "lic=2/2" in cell.ok("qquota")
+        array = submit_array(cell, "-t", "1-2", "-l", "lic=1", "-b", "y", "sleep", "300")
+        info = wait_for(lambda: "lics" in (out := cell.ok("qstat", "-j", str(array))) and out,
+                        what="the reason the array waits")
+        assert 'cannot run because it exceeds limit "/////" in rule "lics/1"' in info
+        assert [job for job, _, _ in running(cell)] == [mpi]
+        cell.ok("qdel", str(mpi))
+        wait_for(lambda: len(running(cell)) == 2, what="the array's two tasks to run")
+        assert "lic=2/2" in cell.ok("qquota")
+        done(cell, array)
+    finally:
+        cell.ok("qconf", "-drqs", "lics")
+
+
+def test_qconf_refuses_host_where_it_refuses_job(cell3: Cell, tmp_path: Path) -> None:
+    cell = cell3
+    table = tmp_path / "complexes"
+    before = cell.ok("qconf", "-sc")
+    answers = []
+    for consumable in ("JOB", "HOST"):
+        table.write_text(before + f"tag tag STRING == YES {consumable} 0 0\n")
+        refused = cell.run("qconf", "-Mc", str(table))
+        answers.append((refused.returncode, refused.stderr))
+    assert answers[0] == answers[1] == (1, 'Complex "tag" of type "STRING" cannot be a '
+                                           'consumable\nConsumable "tag" can have only <= as an '
+                                           "relational operator\n")
+    assert cell.ok("qconf", "-sc") == before
