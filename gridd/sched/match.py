@@ -8,8 +8,9 @@ configured value replaces the load value, for ordering operators the more restri
 
 Consumables (`consumable YES`) are debited per slot, `consumable JOB` once per job on the
 level that holds the master task, `consumable HOST` once per host a placement uses (on its
-first part there, so a global value gives once per host), an exclusive attribute (relop
-EXCL) once per level a placement uses; everything else is compared per slot, undivided.
+first part there; a global value, as Open Cluster Scheduler books it, once per job with
+the master task), an exclusive attribute (relop EXCL) once per level a placement uses;
+everything else is compared per slot, undivided.
 
 Everything a check needs is parsed once: requests when a job category is first seen
 (`Matcher.request`), offered values when a level is built (`Matcher.level`), wildcard
@@ -48,7 +49,7 @@ _MAX_REQUESTS = 20_000
 _MAX_MEMO = 20_000
 # Which part of a placement is checked or debited: the master task's (first on its host),
 # another task's first part on its host, or a further part on a host. JOB consumables are
-# taken by the first, HOST consumables by the first two.
+# taken by the first, HOST consumables by the first two (a global one by the first only).
 MASTER_PART, HOST_PART, OTHER_PART = 0, 1, 2
 
 OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
@@ -376,21 +377,6 @@ class Matcher:
                 room = min(room, math.floor(free / need.key + 1e-9))
         return max(room, 0)
 
-    def hosts_fit(self, req: JobRequest, global_level: Level, hosts: int) -> MatchResult:
-        """Whether the global level holds the job's HOST consumables once for each of
-        `hosts` hosts: checks of a placement's parts ask it for one host at a time."""
-        for need in req.hard:
-            if need.consumable != "HOST":
-                continue
-            free = global_level.free.get(need.name)
-            cap = global_level.load_caps.get(need.name) if global_level.load_caps else None
-            source = "c"
-            if cap is not None and (free is None or cap < free):
-                free, source = cap, "l"
-            if free is not None and not need.key * hosts <= free:
-                return _refusal(req, global_level, need, free, source)
-        return FIT
-
     def soft_violations(
         self,
         req: JobRequest,
@@ -427,7 +413,7 @@ class Matcher:
                 continue
             amount = sign * _amount(need, slots)
             for level in levels:
-                if need.name in level.free:
+                if need.name in level.free and not global_skipped(need, level.kind, part):
                     if need.consumable == EXCLUSIVE and taken is not None:
                         if id(level) in taken:
                             continue
@@ -547,6 +533,13 @@ def skipped(consumable: str, part: int) -> bool:
     return consumable == "HOST" and part == OTHER_PART
 
 
+def global_skipped(need: Need, kind: str, part: int) -> bool:
+    """Whether a level of this kind gives nothing to this part though it takes the need:
+    the global level gives a HOST consumable once per job, with the master task (as Open
+    Cluster Scheduler books it), not once per host."""
+    return kind == GLOBAL and part == HOST_PART and need.consumable == "HOST"
+
+
 def first_parts(hosts: Sequence[Hashable]) -> list[bool]:
     """Per part of a placement (given by its host), whether it is the first on its host:
     the part that takes the job's HOST consumables there."""
@@ -590,7 +583,14 @@ def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, part: int) ->
     for need in req.hard:
         if skipped(need.consumable, part):
             continue
-        failed = _first_failure(req, need, levels, slots)
+        if need.consumable == "HOST" and part == HOST_PART:
+            below = tuple(level for level in levels if level.kind != GLOBAL)
+            if not any(need.name in level.free or need.name in level.load_caps
+                       for level in below):
+                continue  # given by the global level alone: the master task's part took it
+            failed = _first_failure(req, need, below, slots)
+        else:
+            failed = _first_failure(req, need, levels, slots)
         if failed is not None:
             return _failure(req, *failed)
     return FIT
@@ -632,7 +632,10 @@ def _plan_needs(
             if name in level.free or (level.load_caps and name in level.load_caps)
         )
         if holders:
-            checks.append((need, holders))
+            taking = tuple(at for at in holders
+                           if not global_skipped(need, levels[at].kind, part))
+            if taking:
+                checks.append((need, taking))
         elif need.explicit:
             why = f"job requests unknown resource ({name})"
             return _failure(req, levels[-1], why), tuple(checks)

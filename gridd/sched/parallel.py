@@ -173,12 +173,6 @@ class ParallelPlacement:
                 if refusal is not None:
                     cat.reasons[refusal.reason] = None
                 return None
-            if req.per_host:
-                short = matcher.hosts_fit(req, levels.global_level,
-                                          len({self.instances[name].host for name, _ in placed}))
-                if not short.ok:
-                    cat.reasons[short.reason] = None
-                    return None
             if asker is None or (len(placed) == 1 and not (req.per_job or req.per_host)):
                 return placed  # one instance's room already kept every per-slot limit
             # Each instance kept within its own quotas; together they must also keep the

@@ -27,6 +27,7 @@ from gridd.sched.match import (
     JobRequest,
     Level,
     first_parts,
+    global_skipped,
     part_of,
     skipped,
 )
@@ -185,7 +186,7 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
                 continue
             amount = need.key * slots if need.consumable == "YES" else need.key
             for level in levels:
-                if need.name in level.capacity:
+                if need.name in level.capacity and not global_skipped(need, level.kind, part):
                     key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
                     if need.consumable == EXCLUSIVE and key in totals:
                         continue  # once per level for the whole placement

@@ -1,7 +1,8 @@
 """`consumable HOST` on a real cell of three hosts of two slots, as Open Cluster
 Scheduler's per_host_consumables test does: a complex `lic` taken once per host a job
-runs on, at host level, at global level, granted to an advance reservation and limited by
-a resource quota; sequential, array and parallel jobs (smp: $pe_slots, mpi: $fill_up)."""
+runs on (a global value once per job, as OCS books it), at host level, at global level,
+granted to an advance reservation and limited by a resource quota (which counts it once
+per host); sequential, array and parallel jobs (smp: $pe_slots, mpi: $fill_up)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,15 @@ def cell3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cell]:
             cell.ok("qconf", "-aattr", "exechost", "complex_values", "lic=1", host)
         cell.ok("qconf", "-aattr", "exechost", "complex_values", "lic=99", "global")
         yield cell
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left(cell3: Cell) -> Iterator[None]:
+    """A failed test's jobs would hold what the next one counts on."""
+    yield
+    jobs = {line.split()[0] for line in cell3.ok("qstat").splitlines()[2:]}
+    if jobs:
+        done(cell3, *map(int, jobs))
 
 
 def running(cell: Cell) -> list[tuple[int, str, int]]:
@@ -87,7 +97,7 @@ def test_host_level(cell3: Cell) -> None:
 
     mpi = submit(cell, "-pe", "mpi", "6", "-l", "lic=1", "-b", "y", "sleep", "300")
     wait_for(lambda: len(running(cell)) == 1, what="the mpi job to run")
-    assert left(cell) == {"global": "96.000000", **dict.fromkeys(HOSTS, "0.000000")}
+    assert left(cell) == {"global": "98.000000", **dict.fromkeys(HOSTS, "0.000000")}
     done(cell, mpi)
 
 
@@ -97,21 +107,24 @@ def test_global_level(cell3: Cell) -> None:
         hosts_value(cell, host, "99")
     hosts_value(cell, "global", "2")
     wide = submit(cell, "-pe", "mpi", "6", "-l", "lic=1", "-b", "y", "sleep", "300")
-    info = wait_for(lambda: "gc:lic" in (out := cell.ok("qstat", "-j", str(wide))) and out,
-                    what="the reason the 3-host job waits")
-    assert "(-l lic=1) cannot run globally because it offers only gc:lic=2.000000" in info
-    narrow = submit(cell, "-pe", "mpi", "4", "-l", "lic=1", "-b", "y", "sleep", "300")
-    wait_for(lambda: [job for job, _, _ in running(cell)] == [narrow],
-             what="the 2-host job to run")
-    assert left(cell)["global"] == "0.000000"
-    done(cell, wide, narrow)
+    wait_for(lambda: [job for job, _, _ in running(cell)] == [wide],
+             what="the 3-host job to run")
+    assert left(cell)["global"] == "1.000000"
+    done(cell, wide)
+    array = submit_array(cell, "-t", "1-3", "-l", "lic=1", "-b", "y", "sleep", "300")
+    wait_for(lambda: len(running(cell)) == 2, what="two tasks to run")
+    info = wait_for(lambda: "gc:lic" in (out := cell.ok("qstat", "-j", str(array))) and out,
+                    what="the reason the third task waits")
+    assert "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000" in info
+    done(cell, array)
 
 
 def test_granted_to_an_advance_reservation(cell3: Cell) -> None:
     cell = cell3
-    hosts_value(cell, "global", "2")
+    hosts_value(cell, "global", "1")
     ar = qrsub(cell, "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
-    # The AR holds the 2 there are (2 hosts): a 1-host job outside it finds none.
+    # The AR holds the global one and one on each of its 2 hosts: a job outside it finds
+    # none globally; the job in it, on both hosts, takes what the AR holds there.
     outside = submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300")
     inside = submit(cell, "-ar", str(ar), "-pe", "mpi", "4", "-l", "lic=1",
                     "-b", "y", "sleep", "300")
@@ -121,7 +134,7 @@ def test_granted_to_an_advance_reservation(cell3: Cell) -> None:
                     what="the reason the job outside the AR waits")
     assert "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000" in info
     assert "granted_slots_list             all.q@node1=2,all.q@node2=2\n" in cell.ok(
-        "qrstat", "-ar", str(ar))  # lic=1 on each of 2 hosts: the job in it takes both
+        "qrstat", "-ar", str(ar))
     done(cell, inside, outside)
     cell.ok("qrdel", str(ar))
 

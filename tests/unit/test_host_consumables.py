@@ -1,6 +1,8 @@
 """`consumable HOST` (Open Cluster Scheduler's per-host consumables): taken once per host
 a job runs on, whatever its slots there, on the job's first part on each host; a global
-value gives once per host, a queue value once per host on the first queue instance there.
+value gives once per job, with the master task, as OCS books it (its per_host_consumables
+test: a 2-host job leaves 3 of a global 4); a queue value once per host, on the first
+queue instance there.
 Validation, matching, planning (sequential, array, parallel jobs), what running tasks hold,
 reservations, advance reservations' budgets and resource quotas, without daemons."""
 
@@ -67,13 +69,16 @@ def test_only_a_hosts_first_part_takes_it() -> None:
     m.debit(req, 4, g, h, q, master=False, first_on_host=False)
     assert (g.free["lic"], h.free["lic"]) == (2, 1)  # a further part on the host: nothing
     m.debit(req, 4, g, h, q, master=False, first_on_host=True)
-    assert (g.free["lic"], h.free["lic"]) == (1, 0)
+    assert (g.free["lic"], h.free["lic"]) == (2, 0)  # the global value: the master's part
+    m.debit(req, 4, g, h, q)
+    assert (g.free["lic"], h.free["lic"]) == (1, -1)
     assert not m.fits(req, 1, g, h, q, master=False, first_on_host=True).ok
     assert m.fits(req, 1, g, h, q, master=False, first_on_host=False).ok
     assert m.slot_room(req, h) == 0  # all the slots there or none
-    assert m.hosts_fit(req, g, 1).ok
-    assert m.hosts_fit(req, g, 2).reason == (
-        "(-l lic=1) cannot run globally because it offers only gc:lic=1.000000")
+    g.free["lic"] = 0
+    assert m.fits(req, 1, g, master=False, first_on_host=True).ok
+    assert m.fits(req, 1, g).reason == (
+        "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000")
 
 
 def test_first_parts() -> None:
@@ -94,29 +99,32 @@ def test_a_pe_slots_job_takes_one_on_its_host() -> None:
     assert 3 not in {o.job_id for o in result.orders}
 
 
-def test_a_job_over_three_hosts_takes_one_on_each_and_three_globally() -> None:
+def test_a_job_over_three_hosts_takes_one_on_each_and_one_globally() -> None:
     view = _view(3, slots=2, rule=ROUND_ROBIN, global_values={"lic": "4"},
                  host_values={f"h{i}": {"lic": "1"} for i in range(3)})
     result = plan(view, job(1, pe="pe", slots=(6, 6), hard={"lic": "1"}))
     assert sorted(where(result)[(1, 1)]) == [("all.q@h0", 2), ("all.q@h1", 2), ("all.q@h2", 2)]
     levels = _after(view, result)
-    assert levels.global_level.free["lic"] == 1
+    assert levels.global_level.free["lic"] == 3
     assert [levels.hosts[f"h{i}"].free["lic"] for i in range(3)] == [0, 0, 0]
     # Given back exactly when the task ends.
     running = [Running(1, 1, {"lic": "1"}, where(result)[(1, 1)], "pe")]
     levels = build_levels(view.conf, view.loads, running)
-    assert levels.global_level.free["lic"] == 1
+    assert levels.global_level.free["lic"] == 3
+    assert build_levels(view.conf, view.loads, []).global_level.free["lic"] == 4
 
 
-def test_a_global_value_short_of_the_hosts_refuses_the_placement() -> None:
+def test_a_global_value_gives_once_per_job() -> None:
     view = _view(3, slots=1, global_values={"lic": "2"})
     result = plan(view, job(1, pe="pe", slots=(3, 3), hard={"lic": "1"}),
-                  job(2, pe="pe", slots=(2, 2), hard={"lic": "1"}))
-    assert 1 not in {o.job_id for o in result.orders}
-    assert "(-l lic=1) cannot run globally because it offers only gc:lic=2.000000" \
-        in result.info[1]
-    assert where(result)[(2, 1)] == [("all.q@h0", 1), ("all.q@h1", 1)]
-    assert _after(view, result).global_level.free["lic"] == 0
+                  job(2, tasks=3, hard={"lic": "1"}))
+    assert where(result) == {(1, 1): [("all.q@h0", 1), ("all.q@h1", 1), ("all.q@h2", 1)]}
+    assert _after(view, result).global_level.free["lic"] == 1
+    view = _view(3, slots=1, global_values={"lic": "2"})
+    result = plan(view, job(2, tasks=3, hard={"lic": "1"}))
+    assert sorted(where(result)) == [(2, 1), (2, 2)]  # a task is a job's part on its host
+    assert result.info[2][-1] == (
+        "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000")
 
 
 def test_a_queue_value_is_taken_on_the_first_instance_on_the_host() -> None:
@@ -156,7 +164,7 @@ def test_a_reservation_books_it_once_per_host() -> None:
     a0, b0 = m.level(QUEUE, "a.q@h0"), m.level(QUEUE, "b.q@h0")
     a1 = m.level(QUEUE, "a.q@h1")
     booked = uses(m.request({"lic": "1"}), [((g, h0, a0), 2), ((g, h0, b0), 2), ((g, h1, a1), 1)])
-    assert booked == (Use("G", "global", "lic", 2.0), Use("H", "h0", "lic", 1.0),
+    assert booked == (Use("G", "global", "lic", 1.0), Use("H", "h0", "lic", 1.0),
                       Use("H", "h1", "lic", 1.0))
 
 
