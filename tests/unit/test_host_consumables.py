@@ -8,6 +8,8 @@ reservations, advance reservations' budgets and resource quotas, without daemons
 
 from __future__ import annotations
 
+import msgspec
+
 from gridd.formats.complex_table import parse_complex_table
 from gridd.formats.rqs import check_limits, parse_limit_list
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -19,9 +21,11 @@ from gridd.model.rqs import Filter, Rule, RuleSet
 from gridd.sched.cycle import Cycle
 from gridd.sched.levels import build_levels
 from gridd.sched.match import GLOBAL, HOST, QUEUE, Matcher, first_parts
+from gridd.sched.plan import Planner
 from gridd.sched.reserve import Use, uses
 from tests.unit.test_plan import cell, job, plan, qi, where
 
+NOW = 1_795_327_298.0
 LIC = ComplexAttr("lic", "lic", "INT", "<=", "YES", "HOST", "0", "100")
 COMPLEXES = [*DEFAULT_COMPLEXES, LIC]
 
@@ -195,3 +199,30 @@ def test_an_rqs_limit_counts_it_once_per_host() -> None:
     running = [Running(1, 1, {"lic": "1"}, result.orders[0].granted, "mpi", owner="u")]
     cycle = Cycle(conf, build_levels(conf, loads, running), loads, running, {})
     assert [(u.resource, u.used) for u in cycle.quotas.usage_lines()] == [("lic", 2.0)]
+
+
+def test_a_reservation_and_backfilling_count_it_once_per_host() -> None:
+    view = cell(*(qi(f"all.q@h{i}", 2, pe_list=["pe"], h_rt="INFINITY") for i in range(2)),
+                host_values={"h0": {"lic": "1"}, "h1": {"lic": "1"}},
+                pes=[ParallelEnv("pe", 99, FILL_UP)], complexes=COMPLEXES,
+                running=[Running(1, 1, {"h_rt": "100", "lic": "1"}, [("all.q@h0", 1)],
+                                 start=NOW)])
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=10, monitor=True)
+
+    def timed(job_id: int, h_rt: int, **kw) -> SchedJob:  # type: ignore[no-untyped-def]
+        return SchedJob(job_id=job_id, pending=[1], priority=10 - job_id,
+                        submit_time=float(job_id), hard={"h_rt": str(h_rt), "lic": "1"}, **kw)
+
+    view.jobs = {j.job_id: j for j in (timed(2, 100, pe="pe", pe_min=3, pe_max=3, reserve=True),
+                                       timed(3, 50), timed(4, 500))}
+    result = Planner().plan(view, NOW)
+    assert where(result) == {(3, 1): [("all.q@h1", 1)]}  # ends before the reservation
+    assert result.reserved[2][0] == NOW + 160  # its end: h_rt and duration_offset (60 s)
+    booked = [line.split(":", 5)[5] for line in result.schedule if line.startswith("2:")]
+    assert sorted(b for b in booked if ":lic:" in b) == ["H:h0:lic:1.000000",
+                                                          "H:h1:lic:1.000000"]
+    # 2 of its slots on h0, 1 on h1: the license once on each
+    assert sorted(b for b in booked if ":slots:" in b) == [
+        "P:pe:slots:3.000000", "Q:all.q@h0:slots:2.000000", "Q:all.q@h1:slots:1.000000"]
+    assert result.info[4][-1] == ('(-l h_rt=500,lic=1) cannot run in queue "h1" because it '
+                                  "offers only hc:lic=0.000000")
