@@ -583,14 +583,14 @@ def _check(req: JobRequest, levels: tuple[Level, ...], slots: int, part: int) ->
     for need in req.hard:
         if skipped(need.consumable, part):
             continue
+        taking = levels
         if need.consumable == "HOST" and part == HOST_PART:
             below = tuple(level for level in levels if level.kind != GLOBAL)
-            if not any(need.name in level.free or need.name in level.load_caps
-                       for level in below):
+            if any(_holds(level, need.name) for level in below):
+                taking = below
+            elif any(_holds(level, need.name) for level in levels):
                 continue  # given by the global level alone: the master task's part took it
-            failed = _first_failure(req, need, below, slots)
-        else:
-            failed = _first_failure(req, need, levels, slots)
+        failed = _first_failure(req, need, taking, slots)
         if failed is not None:
             return _failure(req, *failed)
     return FIT
@@ -640,6 +640,11 @@ def _plan_needs(
             why = f"job requests unknown resource ({name})"
             return _failure(req, levels[-1], why), tuple(checks)
     return FIT, tuple(checks)
+
+
+def _holds(level: Level, name: str) -> bool:
+    """Whether a level has a consumable (an amount or a load value of it)."""
+    return name in level.free or name in level.load_caps
 
 
 def _refusal(req: JobRequest, level: Level, need: Need, free: float, source: str) -> MatchResult:

@@ -73,7 +73,7 @@ class ParallelPlacement:
         # Once the hosts seen can take `cap` slots under the rule, later instances cannot
         # give more; with a per-job consumable or -masterq the master task may need a host
         # further on.
-        per_job = req.per_job
+        per_job = req.per_job or req.per_host  # a global HOST value: the master task's
         lead = cat.static.lead
         stops = cap >= max(job.pe_min, 1) and not per_job and lead is None
         rooms: dict[str, list[tuple[Instance, int]]] = {}

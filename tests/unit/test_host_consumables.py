@@ -226,3 +226,16 @@ def test_a_reservation_and_backfilling_count_it_once_per_host() -> None:
         "P:pe:slots:3.000000", "Q:all.q@h0:slots:2.000000", "Q:all.q@h1:slots:1.000000"]
     assert result.info[4][-1] == ('(-l h_rt=500,lic=1) cannot run in queue "h1" because it '
                                   "offers only hc:lic=0.000000")
+
+
+def test_a_parallel_job_is_refused_what_no_level_or_only_the_global_one_lacks() -> None:
+    """(Found by test_plan_properties: a host's first part skips the global level, so the
+    master task's part must be checked for it, and an unknown name still refuses.)"""
+    view = _view(2, rule=PE_SLOTS)
+    result = plan(view, job(1, pe="pe", slots=(1, 1), hard={"lic": "1"}))
+    assert result.orders == []
+    assert "job requests unknown resource (lic)" in result.info[1][0]
+    view = _view(2, global_values={"lic": "0"})
+    result = plan(view, job(1, pe="pe", slots=(2, 2), hard={"lic": "1"}))
+    assert result.orders == []
+    assert result.info[1] == ['cannot run in PE "pe" because it only offers 0 slots']

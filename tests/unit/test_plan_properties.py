@@ -2,7 +2,8 @@
 
 A cell has 1-6 hosts, 1-3 cluster queues with random slots per instance, consumables on
 every level (a global `license`, a host `mem` MEMORY consumable, a queue `qint`, a
-defaulted `tok`, a `consumable JOB` attribute `jlic`), fixed values (arch, fast, h_rt),
+defaulted `tok`, a `consumable JOB` attribute `jlic`, a `consumable HOST` attribute `hlic`),
+fixed values (arch, fast, h_rt),
 some hosts down, some instances disabled, suspended or in alarm, and running tasks
 already booked. The workload mixes sequential and parallel jobs (every allocation rule,
 PE names and wildcards, ranges), array tasks, -q lists, hard and soft requests.
@@ -25,6 +26,7 @@ from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.sched.levels import Levels, build_levels, debit, dropped_reason, instance_states
+from gridd.sched.match import first_parts
 from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 
@@ -35,6 +37,7 @@ USER_ATTRS = (
     # A default: jobs that do not ask for tok take one per slot where it is offered.
     ComplexAttr("tok", "tok", "INT", "<=", "YES", "YES", "1", "0"),
     ComplexAttr("jlic", "jlic", "INT", "<=", "YES", "JOB", "0", "0"),
+    ComplexAttr("hlic", "hlic", "INT", "<=", "YES", "HOST", "0", "0"),
     ComplexAttr("fast", "fast", "BOOL", "==", "YES", "NO", "0", "0"),
     # Exclusive scheduling: every job asks for excl, not to be exclusive unless it says so.
     ComplexAttr("excl", "excl", "BOOL", "EXCL", "YES", "YES", "0", "0"),
@@ -42,7 +45,7 @@ USER_ATTRS = (
 # The built-in attributes the cells use, so that a failing example stays readable.
 BUILTINS = ("arch", "h_rt", "hostname", "np_load_avg", "qname", "slots")
 COMPLEXES = [*(a for a in DEFAULT_COMPLEXES if a.name in BUILTINS), *USER_ATTRS]
-CONSUMABLES = ("slots", "license", "mem", "qint", "tok", "jlic", "excl")
+CONSUMABLES = ("slots", "license", "mem", "qint", "tok", "jlic", "hlic", "excl")
 
 ARCHES = ("lx-amd64", "lx-arm64")
 PE_RULES = {"smp": PE_SLOTS, "mpi": FILL_UP, "rr": ROUND_ROBIN, "two": "2", "one": "1"}
@@ -56,13 +59,14 @@ REQUESTS = {
     "qint": st.sampled_from(("1", "2")),
     "tok": st.sampled_from(("0", "1", "2")),
     "jlic": st.sampled_from(("1", "2")),
+    "hlic": st.sampled_from(("1", "2")),
     "fast": st.sampled_from(("true", "false")),
     "excl": st.sampled_from(("true", "false")),
     "h_rt": st.sampled_from(("0:30:0", "2:0:0")),
     "hostname": st.sampled_from([f"h{i}" for i in range(6)]),
     "qname": st.sampled_from(("q0", "q1", "q2")),
 }
-RUNNING_REQUESTS = ("license", "mem", "qint", "tok", "jlic", "excl")
+RUNNING_REQUESTS = ("license", "mem", "qint", "tok", "jlic", "hlic", "excl")
 
 
 def _chance(draw: st.DrawFn, percent: int) -> bool:
@@ -80,7 +84,8 @@ def _some(draw: st.DrawFn, options: dict[str, tuple[int, tuple[str, ...]]]) -> d
 def cells(draw: st.DrawFn) -> SchedView:
     hosts = [f"h{i}" for i in range(draw(st.integers(1, 6)))]
     glob = _some(draw, {"license": (80, ("0", "2", "4", "8", "20")),
-                        "jlic": (40, ("0", "1", "3"))})
+                        "jlic": (40, ("0", "1", "3")),
+                        "hlic": (30, ("1", "3"))})
     host_values: dict[str, dict[str, str]] = {}
     loads: dict[str, dict[str, str]] = {}
     for host in hosts:
@@ -89,6 +94,7 @@ def cells(draw: st.DrawFn) -> SchedView:
             "arch": (50, ARCHES),
             "fast": (40, ("true", "false")),
             "jlic": (30, ("0", "1", "2")),
+            "hlic": (30, ("0", "1", "2")),
             "slots": (20, ("0", "2", "4", "8")),  # a host-wide slot limit
             "excl": (25, ("true", "false")),
         })
@@ -260,11 +266,13 @@ def check_fits(view: SchedView, plan: Plan) -> None:
         assert (order.job_id, order.task_id) not in seen
         seen.add((order.job_id, order.task_id))
         req = levels.matcher.request(job.hard)
-        for index, (name, slots) in enumerate(order.granted):
+        firsts = first_parts([name.partition("@")[2] for name, _ in order.granted])
+        for index, ((name, slots), first) in enumerate(zip(order.granted, firsts, strict=True)):
             qi = instances[name]
             assert name in usable, ("not usable", name, order)
             assert qi.host in view.hosts_up
-            result = levels.matcher.fits(req, slots, *levels.of(qi), master=index == 0)
+            result = levels.matcher.fits(req, slots, *levels.of(qi), master=index == 0,
+                                         first_on_host=first)
             assert result.ok, ("does not fit", order, result.reason)
             groups = view.conf.hostgroups
             if job.master_queues and index == 0:
