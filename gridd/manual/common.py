@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from gridd.manual.page import Layout, Option, Section, Term
 
+# -fmt, as qstat, qhost, qrstat and qquota take it (Open Cluster Scheduler's spelling).
+FORMAT = Option("-fmt", "plain|xml|json", "print the information in this format",
+                text="Open Cluster Scheduler's spelling: -fmt xml is -xml, -fmt json is "
+                     "-json, -fmt plain the usual text; it replaces what an earlier -fmt, "
+                     "-xml or -json asked for. With both -xml and -json, JSON is printed.")
 HELP = Option("-help", summary="print this help",
               text="Print the usage and the options in brief on standard output and exit 0, "
                    "doing nothing else.")

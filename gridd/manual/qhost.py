@@ -1,6 +1,6 @@
 """qhost's manual source."""
 
-from gridd.manual.common import ENVIRONMENT, HELP
+from gridd.manual.common import ENVIRONMENT, FORMAT, HELP
 from gridd.manual.page import Command, Layout, Option, Section
 
 COMMAND = Command(
@@ -37,10 +37,7 @@ COMMAND = Command(
                text="With -j, show only the jobs of these users."),
         Option("-xml", summary="print the information as XML",
                text="Print the same information as XML, in Grid Engine's qhost schema."),
-        Option("-fmt", "plain|xml|json", "print the information in this format",
-               text="Open Cluster Scheduler's spelling: -fmt xml is -xml, -fmt json is "
-                    "-json, -fmt plain the usual text; it replaces what an earlier -fmt, "
-                    "-xml or -json asked for. With both -xml and -json, JSON is printed."),
+        FORMAT,
         Option("-json", summary="print the information as JSON",
                text="Print the hosts as one JSON document, with what -q, -F and -j add, "
                     "under Open Cluster Scheduler 9.2's keys: counts and loads as numbers, "

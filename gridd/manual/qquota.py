@@ -1,6 +1,6 @@
 """qquota's manual source."""
 
-from gridd.manual.common import ENVIRONMENT, HELP, USER_LIST
+from gridd.manual.common import ENVIRONMENT, FORMAT, HELP, USER_LIST
 from gridd.manual.page import Command, Layout, Option, Section, Term
 
 COMMAND = Command(
@@ -34,10 +34,7 @@ COMMAND = Command(
                text="Only rules whose queue filter takes in one of these cluster queues."),
         Option("-xml", summary="print the information as XML",
                text="Print the rules as XML, in Grid Engine's qquota schema."),
-        Option("-fmt", "plain|xml|json", "print the information in this format",
-               text="Open Cluster Scheduler's spelling: -fmt xml is -xml, -fmt json is "
-                    "-json, -fmt plain the usual text; it replaces what an earlier -fmt, "
-                    "-xml or -json asked for. With both -xml and -json, JSON is printed."),
+        FORMAT,
         Option("-json", summary="print the information as JSON",
                text="Print the limits in use as one JSON document: what -xml shows, under "
                     "Open Cluster Scheduler 9.2's keys, a line per rule, scope and "

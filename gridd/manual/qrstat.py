@@ -1,6 +1,6 @@
 """qrstat's manual source."""
 
-from gridd.manual.common import ENVIRONMENT, HELP, WIDE
+from gridd.manual.common import ENVIRONMENT, FORMAT, HELP, WIDE
 from gridd.manual.page import Command, Option, Section, Term
 
 COMMAND = Command(
@@ -29,10 +29,7 @@ COMMAND = Command(
         Option("-xml", summary="print the information as XML",
                text="Print the overview, or the -ar blocks, as XML, in Grid Engine's "
                     "qrstat schema."),
-        Option("-fmt", "plain|xml|json", "print the information in this format",
-               text="Open Cluster Scheduler's spelling: -fmt xml is -xml, -fmt json is "
-                    "-json, -fmt plain the usual text; it replaces what an earlier -fmt, "
-                    "-xml or -json asked for. With both -xml and -json, JSON is printed."),
+        FORMAT,
         Option("-json", summary="print the information as JSON",
                text="Print the ARs as one JSON document: what -xml shows (with -ar, the "
                     "details too), under Open Cluster Scheduler 9.2's keys, with times in "

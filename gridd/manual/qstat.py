@@ -1,7 +1,7 @@
 """qstat's manual source."""
 
 from gridd.manual import queue_selection as select
-from gridd.manual.common import ENVIRONMENT, HELP, QSTAT
+from gridd.manual.common import ENVIRONMENT, FORMAT, HELP, QSTAT
 from gridd.manual.page import Command, Option, Section, Term
 
 COMMAND = Command(
@@ -83,10 +83,7 @@ COMMAND = Command(
                     "and tickets."),
         Option("-xml", summary="print the information as XML",
                text="Print the view asked for as XML, in Grid Engine's qstat schema."),
-        Option("-fmt", "plain|xml|json", "print the information in this format",
-               text="Open Cluster Scheduler's spelling: -fmt xml is -xml, -fmt json is "
-                    "-json, -fmt plain the usual text; it replaces what an earlier -fmt, "
-                    "-xml or -json asked for. With both -xml and -json, JSON is printed."),
+        FORMAT,
         Option("-json", summary="print the information as JSON",
                text="Print the view asked for as one JSON document: what -xml shows, under "
                     "Open Cluster Scheduler 9.2's keys, with numbers as numbers and times "
