@@ -26,6 +26,17 @@ def current_group() -> str:
         return str(os.getgid())
 
 
+def home_dir() -> str:
+    """The running user's home, as a submission names it: the password database's, else
+    $HOME (a uid with no entry)."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return os.environ.get("HOME", "/")
+
+
 def read_text(path: str) -> str | None:
     """A file's text (default request files, option files), None when unreadable."""
     try:

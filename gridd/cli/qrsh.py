@@ -10,7 +10,6 @@ socket is, and the session (gridd.cli.qrsh_session) opens there with that key. q
 from __future__ import annotations
 
 import os
-import pwd
 import signal
 import sys
 import time
@@ -18,7 +17,14 @@ from contextlib import closing
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_group, current_user, interrupt, read_text, withdraw
+from gridd.cli.common import (
+    current_group,
+    current_user,
+    home_dir,
+    interrupt,
+    read_text,
+    withdraw,
+)
 from gridd.cli.qrsh_args import QrshError, QrshRequest, parse_qrsh
 from gridd.client import CONNECT_TIMEOUT, Client, GriddError
 from gridd.formats.requests import submitted_line
@@ -72,11 +78,7 @@ def run(program: str, args: list[str]) -> int:
 
 
 def _parse(program: str, args: list[str], public: bytes) -> QrshRequest:
-    uid, gid = os.getuid(), os.getgid()
-    try:
-        home = pwd.getpwuid(uid).pw_dir
-    except KeyError:
-        home = os.environ.get("HOME", "/")
+    uid, gid, home = os.getuid(), os.getgid(), home_dir()
     return parse_qrsh(
         args, program=program, environ=dict(os.environ), cwd=os.getcwd(), read_file=read_text,
         home=home, root=paths.root_dir(), user=current_user(), uid=uid,

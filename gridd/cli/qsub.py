@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import os
-import pwd
 import signal
 import sys
 import time
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import current_group, current_user, interrupt, read_text, withdraw
+from gridd.cli.common import (
+    current_group,
+    current_user,
+    home_dir,
+    interrupt,
+    read_text,
+    withdraw,
+)
 from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range, submitted_line
@@ -46,11 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parse(args: list[str]) -> QsubRequest:
-    uid, gid = os.getuid(), os.getgid()
-    try:
-        home = pwd.getpwuid(uid).pw_dir
-    except KeyError:
-        home = os.environ.get("HOME", "/")
+    uid, gid, home = os.getuid(), os.getgid(), home_dir()
     return parse_qsub(
         args, environ=dict(os.environ), cwd=os.getcwd(), read_file=read_text, home=home,
         root=paths.root_dir(), user=current_user(), uid=uid, group=current_group(), gid=gid,

@@ -404,29 +404,18 @@ class Session:
 def job_spec(template: Template, bulk: tuple[int, int, int] | None, root: str) -> JobSpec:
     """The job a template makes, through qsub's parser as this process's user would
     submit it with qsub."""
-    import grp
-    import pwd
-
     from gridd import paths
-    from gridd.cli.common import read_text
+    from gridd.cli.common import current_group, home_dir, read_text
     from gridd.cli.qsub_args import QsubError, parse_qsub
 
-    uid, gid = os.getuid(), os.getgid()
-    try:
-        home = pwd.getpwuid(uid).pw_dir
-    except KeyError:
-        home = os.environ.get("HOME", "/")
-    try:
-        group = grp.getgrgid(gid).gr_name
-    except KeyError:
-        group = str(gid)
+    uid, gid, home = os.getuid(), os.getgid(), home_dir()
     now = time.time()
     root = root or paths.root_dir()
     words = qsub_words(template, home, now, bulk, categories(root, home))
     try:
         request = parse_qsub(
             words, environ=dict(os.environ), cwd=os.getcwd(), read_file=read_text, home=home,
-            root=root, user=current_user(), uid=uid, group=group, gid=gid,
+            root=root, user=current_user(), uid=uid, group=current_group(), gid=gid,
             host=os.uname().nodename, stdin_text=lambda: "", now=now)
     except QsubError as exc:
         raise DrmaaError(c.DENIED_BY_DRM, exc.message.rstrip("\n")) from None
@@ -436,14 +425,11 @@ def job_spec(template: Template, bulk: tuple[int, int, int] | None, root: str) -
 def categories(root: str, home: str) -> dict[str, str]:
     """Job categories: the qtask files' lines "CATEGORY qsub-options", the cell's
     (common/qtask) before the user's (~/.qtask), which may name the same again."""
+    from gridd.cli.common import read_text
+
     found: dict[str, str] = {}
     for path in (os.path.join(root, "common", "qtask"), os.path.join(home, ".qtask")):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        for line in lines:
+        for line in (read_text(path) or "").splitlines():
             name, _, options = line.strip().partition(" ")
             name = name.lstrip("!")
             if name and not name.startswith("#"):
