@@ -17,6 +17,9 @@ from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
 from gridd.zmtp import Curve, Dealer, ZmtpError
 
+# The job actions of the web interface and of DRMAA's drmaa_control, each asked of the
+# master as the command it stands for asks it: qdel, qmod -sj, qmod -usj, qhold, qrls.
+JOB_ACTIONS = ("delete", "suspend", "resume", "hold", "release")
 CONNECT_TIMEOUT = float(os.environ.get("GRIDD_CONNECT_TIMEOUT", "3"))
 REPLY_TIMEOUT = float(os.environ.get("GRIDD_TIMEOUT", "60"))
 T = TypeVar("T")
@@ -213,6 +216,18 @@ class Client:
                force: bool = False) -> p.Ok:
         return self.request(p.Delete(targets=targets, user=user, users=users or [],
                                      force=force))
+
+    def job_action(self, action: str, targets: list[str], user: str, host: str) -> p.Ok:
+        """One of JOB_ACTIONS on the jobs (or tasks) named, as `user` on `host`."""
+        if action == "delete":
+            return self.delete(targets, user)
+        if action in ("suspend", "resume"):
+            return self.request(p.Qmod(action="sj" if action == "suspend" else "usj",
+                                       targets=targets, user=user, host=host))
+        if action in ("hold", "release"):
+            return self.hold(p.Hold(targets=targets, user=user, host=host,
+                                    hold=action == "hold", kinds="u"))
+        raise ValueError(f"no such job action: {action!r}")
 
     def alter(self, request: p.Alter) -> p.Ok:
         return self.request(request)

@@ -31,7 +31,7 @@ VERSION = (1, 0)
 _EXITED, _SIGNALED, _CORE, _ABORTED = 1, 2, 4, 8
 _CONTROL = {c.CONTROL_SUSPEND: "suspend", c.CONTROL_RESUME: "resume",
             c.CONTROL_HOLD: "hold", c.CONTROL_RELEASE: "release",
-            c.CONTROL_TERMINATE: "terminate"}
+            c.CONTROL_TERMINATE: "delete"}  # -> Client.job_action
 _INCONSISTENT = {c.CONTROL_SUSPEND: c.SUSPEND_INCONSISTENT_STATE,
                  c.CONTROL_RESUME: c.RESUME_INCONSISTENT_STATE,
                  c.CONTROL_HOLD: c.HOLD_INCONSISTENT_STATE,
@@ -391,7 +391,7 @@ class Session:
         targets = [job_id_text(k) for k in keys]
         try:
             with self._client() as client:
-                reply = _control_request(client, _CONTROL[action], targets, user, host)
+                reply = client.job_action(_CONTROL[action], targets, user, host)
         except Refused as exc:
             raise DrmaaError(_refusal_code(exc.text, action), exc.text) from None
         except NoAnswer as exc:
@@ -435,17 +435,6 @@ def categories(root: str, home: str) -> dict[str, str]:
             if name and not name.startswith("#"):
                 found[name] = options.strip()
     return found
-
-
-def _control_request(client: Client, action: str, targets: list[str], user: str,
-                     host: str) -> p.Ok:
-    if action == "terminate":
-        return client.delete(targets, user)
-    if action in ("suspend", "resume"):
-        return client.request(p.Qmod(action="sj" if action == "suspend" else "usj",
-                                     targets=targets, user=user, host=host))
-    return client.hold(p.Hold(targets=targets, user=user, host=host,
-                              hold=action == "hold", kinds="u"))
 
 
 def _refusal_code(text: str, action: int) -> int:

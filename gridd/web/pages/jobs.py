@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -20,25 +19,10 @@ from gridd import protocol as p
 from gridd.cli import render_qstat
 from gridd.cli.queue_select import BadSelection, Selection
 from gridd.cli.render_text import stamp
-from gridd.client import Client, GriddError
+from gridd.client import JOB_ACTIONS, GriddError
 from gridd.formats.requests import first_invalid_job_task
 from gridd.model.values import is_unsigned
 from gridd.web.context import call, login_of, render, wants_fragment
-
-# The job actions, each asked of the master as the command it stands for (qdel, qmod
-# -sj/-usj, qhold, qrls) asks it: (client, targets, user, host) -> the master's answer.
-Action = Callable[[Client, list[str], str, str], p.Ok]
-JOB_ACTIONS: dict[str, Action] = {
-    "delete": lambda client, targets, user, host: client.delete(targets, user),
-    "suspend": lambda client, targets, user, host: client.request(
-        p.Qmod(action="sj", targets=targets, user=user, host=host)),
-    "resume": lambda client, targets, user, host: client.request(
-        p.Qmod(action="usj", targets=targets, user=user, host=host)),
-    "hold": lambda client, targets, user, host: client.hold(
-        p.Hold(targets=targets, user=user, host=host, hold=True, kinds="u")),
-    "release": lambda client, targets, user, host: client.hold(
-        p.Hold(targets=targets, user=user, host=host, hold=False, kinds="u")),
-}
 
 
 @dataclass(frozen=True)
@@ -139,8 +123,7 @@ async def action(request: Request) -> Response:
     filters = Filters(*(str(form.get(k, "")).strip() for k in ("user", "state", "queue")))
     name = str(form.get("action", ""))
     targets = [t for value in form.getlist("ids") for t in str(value).split(",") if t]
-    ask = JOB_ACTIONS.get(name)
-    if ask is None:
+    if name not in JOB_ACTIONS:
         return await _page(request, filters, 400, f"error: no such job action: {name!r}")
     if not targets:
         return await _page(request, filters, 400, "error: no job ticked")
@@ -149,7 +132,7 @@ async def action(request: Request) -> Response:
         return await _page(request, filters, 400, f"error: {why}")
     user, host = login_of(request).user, socket.gethostname()
     try:
-        reply = await call(request, lambda client: ask(client, targets, user, host))
+        reply = await call(request, lambda client: client.job_action(name, targets, user, host))
     except GriddError as exc:
         return await _page(request, filters, 400, exc.text)
     text = "\n".join(reply.lines)
