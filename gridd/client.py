@@ -69,12 +69,7 @@ class Client:
     def interrupt(self) -> None:
         """Wake a call blocked on this connection in another thread: it fails as a lost
         connection (DRMAA's exit ends the waits of a session's other threads so)."""
-        import socket
-
-        try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:  # closed already
-            pass
+        self.conn.shutdown()
 
     def __enter__(self) -> Client:
         return self

@@ -306,6 +306,14 @@ class Dealer:
     def close(self) -> None:
         self.sock.close()
 
+    def shutdown(self) -> None:
+        """End the connection both ways without closing it: a recv blocked in another
+        thread returns (connection closed)."""
+        try:
+            self.sock.shutdown(_socket.SHUT_RDWR)
+        except OSError:  # closed already
+            pass
+
     def settimeout(self, timeout: float | None) -> None:
         self.sock.settimeout(timeout)
 
