@@ -13,8 +13,9 @@ from starlette.routing import Route
 
 from gridd.cli import render_qstat
 from gridd.cli.render_qhost import host_values
+from gridd.cli.render_qrstat import by_id, columns
+from gridd.cli.render_qstat import QueueInstance
 from gridd.cli.render_qstat_extra import Extra
-from gridd.cli.render_text import stamp
 from gridd.model.cluster import split_instance
 from gridd.protocol import ArsReply, JobsReply
 from gridd.web.context import call, render, wants_fragment
@@ -28,11 +29,12 @@ class HostLine:
     total: int
 
 
-def host_lines(reply: JobsReply) -> list[HostLine]:
-    """Every execution host with qhost's load and the slots its queue instances hold."""
+def host_lines(reply: JobsReply, queues: list[QueueInstance]) -> list[HostLine]:
+    """Every execution host with qhost's load and the slots its queue instances
+    (`queues`, qstat -f's of the reply) hold."""
     used: Counter[str] = Counter()
     total: Counter[str] = Counter()
-    for qi in render_qstat.queue_instances(reply):
+    for qi in queues:
         host = split_instance(qi.name)[1]
         used[host] += qi.used
         total[host] += qi.total
@@ -53,9 +55,9 @@ async def overview(request: Request) -> Response:
 
     jobs, ars = await call(request, ask)
     template = "overview_live.html" if wants_fragment(request) else "overview.html"
-    return render(request, template, hosts=host_lines(jobs),
-                  queues=render_qstat.queue_instances(jobs), counts=job_counts(jobs),
-                  ars=sorted(ars.ars, key=lambda ar: ar.ar_id), stamp=stamp)
+    queues = render_qstat.queue_instances(jobs)
+    return render(request, template, hosts=host_lines(jobs, queues), queues=queues,
+                  counts=job_counts(jobs), ars=[columns(ar) for ar in by_id(ars.ars)])
 
 
 ROUTES = [Route("/", overview, methods=["GET"])]

@@ -15,7 +15,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from gridd.cli.qrsub_args import QrsubError, parse_qrsub
-from gridd.cli.render_qrstat import columns
+from gridd.cli.render_qrstat import by_id, columns
 from gridd.client import GriddError
 from gridd.model.ar import ArSpec
 from gridd.web.accounts import account_of, reader
@@ -61,7 +61,7 @@ def parse(form: dict[str, str], user: str, root: str, now: float) -> ArSpec:
 async def _page(request: Request, values: dict[str, str], status: int = 200,
                 error: str = "") -> Response:
     reply = await call(request, lambda client: client.query_ars(users=["*"]))
-    rows = [columns(ar) for ar in sorted(reply.ars, key=lambda ar: ar.ar_id)]
+    rows = [columns(ar) for ar in by_id(reply.ars)]
     if wants_fragment(request):
         return render(request, "reservations_live.html", rows=rows)
     return render(request, "reservations.html", status, rows=rows, values=values, error=error)
