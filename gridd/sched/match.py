@@ -600,7 +600,10 @@ def _plan(req: JobRequest, levels: tuple[Level, ...]) -> _Plan:
     refused = _forced_refusal(req, levels)
     if refused is not None:
         return _Plan((refused,) * 3, ((),) * 3)
-    planned = [_plan_needs(req, levels, part) for part in (MASTER_PART, HOST_PART, OTHER_PART)]
+    other = _plan_needs(req, levels, OTHER_PART)
+    # without a per-host consumable a host's first part checks what any other part does
+    host = _plan_needs(req, levels, HOST_PART) if req.per_host else other
+    planned = (_plan_needs(req, levels, MASTER_PART), host, other)
     return _Plan(tuple(result for result, _ in planned), tuple(checks for _, checks in planned))
 
 
@@ -626,11 +629,7 @@ def _plan_needs(
         if skipped(need.consumable, part):
             continue
         name = need.name
-        holders = tuple(
-            at
-            for at, level in enumerate(levels)
-            if name in level.free or (level.load_caps and name in level.load_caps)
-        )
+        holders = tuple(at for at, level in enumerate(levels) if _holds(level, name))
         if holders:
             taking = tuple(at for at in holders
                            if not global_skipped(need, levels[at].kind, part))

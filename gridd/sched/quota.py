@@ -141,12 +141,10 @@ class _Check:
     mark: int  # where its usage is booked: (key, resource) interned, QuotaRules.marks
     why: str  # the refusal it gives
 
-    def amount(self, slots: int, master: bool, first_on_host: bool | None = None) -> float:
-        """What `slots` slots of one part of a placement count against the limit (the
-        first part on a host is the master task's unless told)."""
-        first = master if first_on_host is None else first_on_host
+    def amount(self, slots: int, master: bool, first_on_host: bool) -> float:
+        """What `slots` slots of one part of a placement count against the limit."""
         return (self.per_slot * slots + (self.per_job if master else 0.0)
-                + (self.per_host if first else 0.0))
+                + (self.per_host if first_on_host else 0.0))
 
 
 class _Checks(NamedTuple):
@@ -618,15 +616,15 @@ class Asker:
         place = self.at(qi)
         return place.shared.all + place.local.all
 
-    def refusal(self, qi: Instance, slots: int = 1, master: bool = True,
-                first_on_host: bool | None = None) -> str | None:
-        """Why the quotas refuse `slots` slots of the job here, or None."""
+    def refusal(self, qi: Instance, slots: int = 1, master: bool = True) -> str | None:
+        """Why the quotas refuse `slots` slots of the job here (a part that is its host's
+        first when it is the master's), or None."""
         if slots == 1 and master:
             return self._refusal_one(qi, self.at(qi))
         quotas = self.quotas
         used = quotas.used
         for check in self.checks(qi):
-            amount = check.amount(slots, master, first_on_host)
+            amount = check.amount(slots, master, master)
             if used[check.mark] + amount > quotas.limit(check) + _EPSILON:
                 return check.why
         return None
@@ -735,8 +733,7 @@ class Asker:
                 return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
         return None
 
-    def book(self, qi: Instance, slots: int, master: bool = True,
-             first_on_host: bool | None = None) -> None:
+    def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
         used = self.quotas.used
         for check in self.checks(qi):
             used[check.mark] += check.amount(slots, master, first_on_host)
