@@ -38,7 +38,12 @@ def _memory(amount: float) -> str:
 def _failed(code: int) -> str:
     if not code:
         return f"{code:<3d}  "
-    return f"{code:<3d} : {FAILED_REASONS.get(code, 'invalid execution state')}"
+    return f"{code:<3d} : {failed_reason(code)}"
+
+
+def failed_reason(code: int) -> str:
+    """accounting(5)'s words for a failed code (8.1.9's for one it does not know)."""
+    return FAILED_REASONS.get(code, "invalid execution state")
 
 
 def _exit_status(status: int) -> str:

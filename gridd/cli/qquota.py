@@ -128,11 +128,13 @@ def render_json(rows: list[QuotaRow]) -> dict[str, Any]:
     (schemas/qquota.json): the rule set and rule apart, what is in use and the limit as
     numbers (memory in bytes), each filter a list of names with whether they are
     excluded."""
+    from gridd.cli.render_json import whole
+
     out = []
     for row in rows:
         rqs, _, rule = row.rule.partition("/")
         entry: dict[str, Any] = {"rqs_name": rqs, "rule_name": rule, "resource": row.resource,
-                                 "used": _whole(row.used), "max": _typed(row.type, row.limit)}
+                                 "used": whole(row.used), "max": _typed(row.type, row.limit)}
         for name, names, excluded in row.filters:
             entry[name] = ([{"exclude": False, "name": n} for n in names]
                            + [{"exclude": True, "name": n} for n in excluded])
@@ -142,6 +144,7 @@ def render_json(rows: list[QuotaRow]) -> dict[str, Any]:
 
 def _typed(kind: str, text: str) -> int | float | str:
     """A limit as a number when its type makes it one; infinity and the rest as text."""
+    from gridd.cli.render_json import whole
     from gridd.model.complexes import parse_value
 
     try:
@@ -150,11 +153,7 @@ def _typed(kind: str, text: str) -> int | float | str:
         return text
     if isinstance(value, str) or math.isinf(value):
         return text
-    return _whole(value)
-
-
-def _whole(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
+    return whole(value)
 
 
 def main(argv: list[str] | None = None) -> int:

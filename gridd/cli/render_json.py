@@ -20,6 +20,11 @@ def iso(ts: float) -> str:
     return stamp.replace("+00:00", "Z")
 
 
+def whole(value: float) -> int | float:
+    """A number as JSON should carry it: a whole one as an integer."""
+    return int(value) if float(value).is_integer() else value
+
+
 def document(value: Any) -> str:
     """The command's whole output: one JSON document and a newline."""
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"

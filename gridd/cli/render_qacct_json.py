@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from gridd.accounting.render import FAILED_REASONS
+from gridd.accounting.render import failed_reason
 from gridd.cli.render_json import iso
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def job_json(rec: AccountingRecord) -> dict[str, Any]:
         "qsub_time": _time(rec.submission_time), "start_time": _time(rec.start_time),
         "end_time": _time(rec.end_time), "granted_pe": rec.granted_pe, "slots": rec.slots,
         "failed": rec.failed,
-        "failed_reason": FAILED_REASONS.get(rec.failed, "invalid execution state")
+        "failed_reason": failed_reason(rec.failed)
         if rec.failed else None,
         "exit_status": rec.exit_status}
     out |= {name: getattr(rec, name) for name in _SAME}

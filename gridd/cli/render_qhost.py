@@ -110,14 +110,15 @@ def host_values(host: ExecHost | None) -> list[tuple[str, str]]:
 def host_numbers(host: ExecHost | None) -> dict[str, str | int | float | None]:
     """The same values typed, for -json: counts as integers, the load as a number, memory
     in bytes, the architecture as text; None for '-'."""
+    from gridd.cli.render_json import whole
+
     out: dict[str, str | int | float | None] = {}
     for name, kind, text in _reported(host):
         value: str | int | float | None = text
         if text is not None and kind != "text":
             found = parse_bytes(text) if kind == "memory" else _float(text)
-            value = None if found is None else int(found) if kind == "count" else found
-            if kind == "memory" and value is not None and float(value).is_integer():
-                value = int(value)
+            value = (None if found is None else int(found) if kind == "count"
+                     else whole(found) if kind == "memory" else found)
         out[name] = value
     return out
 

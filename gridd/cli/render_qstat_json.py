@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from gridd.cli.render_json import iso
+from gridd.cli.render_json import iso, whole
 from gridd.cli.render_qstat import (
     PLAIN,
     QueueInstance,
@@ -183,8 +183,7 @@ def resource_value(r: Resource) -> Any:
     if r.type in NUMERIC_TYPES:
         found = as_number(r.text, r.type)
         if found is not None:
-            return "infinity" if math.isinf(found) else (
-                int(found) if found.is_integer() else found)
+            return "infinity" if math.isinf(found) else whole(found)
     return r.text
 
 
