@@ -49,7 +49,7 @@ _RULE = "#" + "-" * 86
 _TRAILER = "# >#< starts a comment but comments are not saved across edits --------"
 
 _DESCRIBED = {
-    "TYPE": "a type (INT, STRING, TIME, MEMORY, BOOL, DOUBLE, HOST, CSTRING, RESTRING)",
+    "TYPE": "a type (INT, STRING, TIME, MEMORY, BOOL, DOUBLE, HOST, CSTRING, RESTRING, RSMAP)",
     "RELOP": "a relational operator (==, !=, >=, >, <=, <, EXCL)",
     "REQUESTABLE": "YES, NO or FORCED",
     "CONSUMABLE": "YES, NO, JOB or HOST",
@@ -58,12 +58,24 @@ _DESCRIBED = {
 }
 
 
+# Open Cluster Scheduler reads the consumable column in any case and as one letter; the
+# table keeps the word, as both print it.
+_CONSUMABLE_WORDS = {"Y": "YES", "N": "NO", "J": "JOB", "H": "HOST"}
+
+
+def _consumable_word(column: str) -> str:
+    word = column.upper()
+    return _CONSUMABLE_WORDS.get(word, word)
+
+
 def _transformer() -> Any:
     from lark import Transformer
 
     class _Rows(Transformer[Any, list[ComplexRow]]):
         def row(self, tokens: list[Any]) -> ComplexRow:
-            return ComplexRow(*(str(token) for token in tokens))
+            columns = [str(token) for token in tokens]
+            columns[5] = _consumable_word(columns[5])
+            return ComplexRow(*columns)
 
         def start(self, rows: list[ComplexRow]) -> list[ComplexRow]:
             return rows

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gridd.model.objects import NONE, words
+from gridd.model.rsmap import has_ids, parse, show
 from gridd.model.values import format_bool, is_unsigned, parse_bool, parse_memory, parse_time
 
 # Who finds a bad value: the reader of the file, qconf in what it read, or the master.
@@ -55,7 +56,8 @@ class FieldType:
 
 _HOST = re.compile(r"@?[A-Za-z0-9_][A-Za-z0-9._-]*")
 NAME = re.compile(r"[^\s,=\[\]@/\\:'\"]+")
-_ASSIGNMENT = re.compile(r"([^\s,=]+)=([^\s,=]+)")
+# A value may list RSMAP ids in parentheses: `gpu=2(0 1)`.
+_ASSIGNMENT = re.compile(r"([^\s,=]+)=([^\s,=(]+(?:\([^)]*\))?)")
 DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 SIGNED = re.compile(r"[+-]?[0-9]+")
 _ULONG_MAX = 2**32 - 1
@@ -258,9 +260,19 @@ def assignments(value: str) -> list[tuple[str, str]]:
 
 def _assignments(attr: str, value: str) -> str:
     """`name=value,...` lists such as complex_values and load_thresholds, whose values
-    the complex table types (gridd.master.admin_refs)."""
-    items = [f"{name}={text}" for name, text in assignments(value)]
+    the complex table types (gridd.master.admin_refs); RSMAP ids as Open Cluster
+    Scheduler prints them (`8(0-7)`)."""
+    items = [f"{name}={_ids_shown(name, text)}" for name, text in assignments(value)]
     return ",".join(items) if items else NONE
+
+
+def _ids_shown(name: str, text: str) -> str:
+    if not has_ids(text):
+        return text
+    try:
+        return show(parse(name, text))
+    except ValueError:
+        return text  # the master says why (gridd.model.complexes.capacity_problem)
 
 
 ASSIGNMENTS = FieldType("ASSIGNMENTS", _assignments)

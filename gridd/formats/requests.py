@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from gridd.model.objects import list_items
+
 # What an open-ended PE range (`-pe mpi 4-`) means as an upper bound, as Grid Engine shows it.
 PE_SLOTS_UNBOUNDED = 9999999
 
-_LIST_SEPARATORS = re.compile(r"[,\s]+")
 _LEADING_DIGITS = re.compile(r"[0-9]+")
 _MAIL_LETTERS = "abes"
 
@@ -34,15 +35,10 @@ class TaskIdError(ValueError):
         self.task_id = task_id
 
 
-def _items(text: str) -> list[str]:
-    """Split a list on commas and blanks; empty items are tolerated like Grid Engine does."""
-    return [item for item in _LIST_SEPARATORS.split(text) if item]
-
-
 def parse_resource_list(text: str) -> dict[str, str]:
     """`h_rt=0:1:0,license=2` → {"h_rt": "0:1:0", "license": "2"}; a bare name means TRUE."""
     resources: dict[str, str] = {}
-    for item in _items(text):
+    for item in list_items(text):
         name, has_value, value = item.partition("=")
         if not name:
             raise ValueError(f'Wrong resource list format "{text}" specified to -l option')

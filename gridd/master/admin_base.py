@@ -18,6 +18,7 @@ from gridd.formats.parsing import FormatError
 from gridd.formats.qconf_objects import from_pairs
 from gridd.model.config import Configuration
 from gridd.model.host_names import host_key
+from gridd.model.objects import list_items
 
 
 @dataclass
@@ -143,7 +144,7 @@ Verb = Callable[[Configuration, list[str], Caller], Answer]
 
 def names(arg: str) -> list[str]:
     """The items of a comma (or blank) separated option argument such as `a,b`."""
-    return [n for n in arg.replace(" ", ",").split(",") if n]
+    return list_items(arg)
 
 
 def basename(path: str) -> str:

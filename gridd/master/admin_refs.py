@@ -17,7 +17,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from gridd.formats.overrides import overridable
-from gridd.model.complexes import STRING_TYPES, ComplexTable, parse_value, value_problem
+from gridd.model.complexes import (
+    STRING_TYPES,
+    ComplexTable,
+    capacity_problem,
+    parse_value,
+    value_problem,
+)
 from gridd.model.config import Configuration
 from gridd.model.objects import (
     NONE,
@@ -74,21 +80,26 @@ def _complex_names(cfg: Configuration) -> set[str]:
 
 
 def _typed(table: ComplexTable, obj: Any, attr: str, unknown: str, *,
-           capacity: bool) -> Iterator[str]:
+           offered_by: str = "") -> Iterator[str]:
     """Each `name=value` of a complex_values or a threshold list: the name a complex
     attribute's (`unknown` says so otherwise, {} the name), the value of its type, and
-    what a host or queue offers of a consumable (a `capacity`) not below zero."""
+    what a host or queue (`offered_by`) offers of a consumable not below zero. RSMAP ids
+    are a host's: a queue instance shares its host's devices."""
     for name, value in _assignments(obj, attr):
         complex_attr = table.resolve(name)
         if complex_attr is None:
             yield unknown.format(name)
             continue
-        problem = value_problem(complex_attr, value)
+        if offered_by == "queue" and complex_attr.type == "RSMAP":
+            yield (f'RSMAP "{complex_attr.name}" cannot be offered by a queue: only an '
+                   "execution host or the global host lists its ids")
+            continue
+        problem = (capacity_problem if offered_by else value_problem)(complex_attr, value)
         if problem:
             yield problem
             continue
         amount = parse_value(complex_attr.type, value)
-        if capacity and complex_attr.consumable != "NO" and isinstance(amount, float) \
+        if offered_by and complex_attr.consumable != "NO" and isinstance(amount, float) \
                 and amount < 0:
             yield f'attribute "{complex_attr.name}" is consumable but has a negative value'
 
@@ -130,7 +141,7 @@ def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
                     yield f'Project "{project}" does not exist'
         elif attr in ("complex_values", "load_thresholds", "suspend_thresholds"):
             yield from _typed(table, queue, attr, 'Complex attribute "{}" does not exist',
-                              capacity=attr == "complex_values")
+                              offered_by="queue" if attr == "complex_values" else "")
         elif attr == "subordinate_list":
             for name in assigned(queue, attr):
                 if name not in cfg.queues and name != queue.qname:
@@ -140,7 +151,7 @@ def _queue_problems(cfg: Configuration, queue: ClusterQueue) -> Iterator[str]:
 
 def _exechost_problems(cfg: Configuration, host: ExecHostConf) -> Iterator[str]:
     yield from _typed(ComplexTable(cfg.complexes), host, "complex_values",
-                      'denied: attribute "{}" is not a complex attribute', capacity=True)
+                      'denied: attribute "{}" is not a complex attribute', offered_by="host")
     yield from _usersets(cfg, host, ("user_lists", "xuser_lists"))
     for attr in ("projects", "xprojects"):
         for project in items(host, attr):
@@ -157,8 +168,7 @@ def _sched_problems(cfg: Configuration, sched: SchedConf) -> Iterator[str]:
     """The load adjustments and the load formula name numeric complex attributes."""
     table = ComplexTable(cfg.complexes)
     yield from _typed(table, sched, "job_load_adjustments",
-                      '"job_load_adjustments" references not existing complex attribute "{}"',
-                      capacity=False)
+                      '"job_load_adjustments" references not existing complex attribute "{}"')
     terms = parse_formula(sched.load_formula)
     if terms is None:
         yield _unreadable_formula(sched.load_formula)

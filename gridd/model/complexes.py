@@ -18,13 +18,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
+from gridd.model import rsmap
 from gridd.model.values import parse_memory, parse_time
 
-TYPES = ("INT", "STRING", "TIME", "MEMORY", "BOOL", "DOUBLE", "HOST", "CSTRING", "RESTRING")
+TYPES = ("INT", "STRING", "TIME", "MEMORY", "BOOL", "DOUBLE", "HOST", "CSTRING", "RESTRING",
+         "RSMAP")
 STRING_TYPES = frozenset({"STRING", "CSTRING", "RESTRING"})
-# Types whose values are compared as numbers; BOOL is 1/0.
-NUMERIC_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL"})
-CONSUMABLE_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME"})
+# Types whose values are compared as numbers; BOOL is 1/0, an RSMAP its amount.
+NUMERIC_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL", "RSMAP"})
+CONSUMABLE_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "RSMAP"})
 ORDERING_RELOPS = ("<=", "<", ">=", ">")
 RELOPS = ("==", "!=", *ORDERING_RELOPS)
 # The relop of an exclusive BOOL consumable (exclusive scheduling: gridd.sched.match).
@@ -38,6 +40,7 @@ _RELOPS_BY_TYPE = {
     "RESTRING": ("==", "!="),
     "HOST": ("==", "!="),
     "BOOL": ("==",),
+    "RSMAP": (),  # always a consumable
 }
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
@@ -69,6 +72,8 @@ def parse_value(type_: str, text: str) -> float | str:
     """
     if type_ in ("MEMORY", "INT", "DOUBLE"):
         return _number(type_, text)
+    if type_ == "RSMAP":  # what a host offers lists ids after its amount
+        return _number("INT", rsmap.amount_text(text))
     if type_ == "TIME":
         return parse_time(text)
     if type_ == "BOOL":
@@ -89,14 +94,28 @@ def holds(type_: str, text: str) -> bool:
 
 # How Grid Engine names each type when a value is not of it ("a integer", as it says).
 TYPE_WORDS = {"TIME": "time", "MEMORY": "memory", "INT": "integer", "DOUBLE": "double",
-              "BOOL": "boolean"}
+              "BOOL": "boolean", "RSMAP": "integer"}
 
 
 def value_problem(attr: ComplexAttr, text: str) -> str | None:
     """Grid Engine's words for a value (requested, offered or a threshold) the attribute's
-    type cannot hold; None when it can. String types hold anything."""
-    if attr.type in TYPE_WORDS and not holds(attr.type, text):
+    type cannot hold; None when it can. String types hold anything; an RSMAP is asked
+    for by amount, its ids are the host's to list (capacity_problem)."""
+    if attr.type in TYPE_WORDS and (not holds(attr.type, text) or (
+            attr.type == "RSMAP" and rsmap.has_ids(text))):
         return f'attribute "{attr.name}" is not a {TYPE_WORDS[attr.type]} value'
+    return None
+
+
+def capacity_problem(attr: ComplexAttr, text: str) -> str | None:
+    """Why a host or queue cannot offer `text` of the attribute (its complex_values);
+    None when it can. An RSMAP offers its ids with their number (`2(0 1)`)."""
+    if attr.type != "RSMAP":
+        return value_problem(attr, text)
+    try:
+        rsmap.parse(attr.name, text)
+    except ValueError as error:
+        return str(error)
     return None
 
 
@@ -276,6 +295,8 @@ def validate_attr(attr: ComplexAttr) -> list[str]:
     keyword_error = _keyword_error(attr)
     if keyword_error:
         return [keyword_error]
+    if attr.type == "RSMAP" and attr.consumable == "NO":
+        return [f'RSMAP complex "{attr.name}" needs to be a consumable']
     if attr.consumable != "NO":
         errors = _consumable_errors(attr)
     else:

@@ -14,17 +14,27 @@ msgspec Structs for the reasons given in gridd.model.job.
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 NONE = "NONE"
+# An item of a list ends at a comma or a blank, except inside parentheses, which hold the
+# ids of an RSMAP value: `gpu=2(0 1),lic=3` has two items.
+_ITEM = re.compile(r"(?:[^\s,(]+|\([^)]*\)?)+")
 # The cluster queue's attributes that have one value for all its instances: every other
 # may have per-host overrides (gridd.model.overrides).
 NOT_OVERRIDABLE = frozenset({"qname", "hostlist"})
 
 
+def list_items(text: str) -> list[str]:
+    """The items of a comma or blank separated list (`a,b c`, `gpu=2(0 1),lic=3`)."""
+    return _ITEM.findall(text)
+
+
 def words(text: str) -> list[str]:
     """The items of a list attribute (`mpi smp`, `a,b`); NONE is the empty list."""
-    items = text.replace(",", " ").split()
+    items = list_items(text)
     return [] if [item.upper() for item in items] == [NONE] else items
 
 

@@ -624,9 +624,13 @@ def test_complex_error_locations_and_text() -> None:
 def test_complex_comments_blank_lines_and_keyword_case() -> None:
     text = "\n# a comment\nx  y int  EXCL  yes  job  0  5   # why x\n\n  z z BOOL == NO NO 0 0"
     assert parse_complex_table(text) == [
-        ComplexRow("x", "y", "int", "EXCL", "yes", "job", "0", "5"),
+        ComplexRow("x", "y", "int", "EXCL", "yes", "JOB", "0", "5"),
         ComplexRow("z", "z", "BOOL", "==", "NO", "NO", "0", "0"),
     ]
+    # The consumable column is read in any case and as one letter, as Open Cluster
+    # Scheduler reads it, and kept as the word both print.
+    letters = "a a INT <= YES y 0 0\nb b INT <= YES n 0 0\nc c INT <= YES J 0 0\nd d INT <= YES h 0 0\n"
+    assert [row.consumable for row in parse_complex_table(letters)] == ["YES", "NO", "JOB", "HOST"]
     assert parse_complex_table("") == []
     # A keyword is a keyword only in its own column.
     assert parse_complex_table("INT YES INT == NO NO NO 0\n")[0].name == "INT"
