@@ -7,6 +7,7 @@ its end; only jobs submitted into it (qsub -ar) may use them, and no other job m
 import msgspec
 
 from gridd.model.ar_lifecycle import WAITING, after
+from gridd.model.rsmap import ResourceMap
 
 MAX_AR_ID = 9_999_999
 
@@ -59,6 +60,7 @@ class AdvanceReservation(msgspec.Struct, kw_only=True):
     state: str = WAITING
     granted: list[tuple[str, int]] = msgspec.field(default_factory=list)  # instance, slots
     granted_pe: str = ""
+    resource_map: ResourceMap = msgspec.field(default_factory=list)  # the RSMAP ids it holds
     message: str = ""  # why it is in state E or W
 
     @property
@@ -90,6 +92,7 @@ class ArBooking(msgspec.Struct, array_like=True):
     hard: dict[str, str]  # its -l requests, full names, per slot as for a job
     pe: str = ""
     usable: bool = False
+    resource_map: ResourceMap = []  # the RSMAP ids it holds for its jobs
 
 
 class ArRecord(msgspec.Struct, kw_only=True, tag="ar"):

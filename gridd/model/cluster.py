@@ -8,6 +8,7 @@ from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import ParallelEnv
 from gridd.model.priority import Weights
 from gridd.model.rqs import RuleSet
+from gridd.model.rsmap import ResourceMap
 
 
 class ExecHost(msgspec.Struct):
@@ -144,6 +145,7 @@ class Running(msgspec.Struct, array_like=True):
     start: float = 0.0  # when it started (epoch seconds)
     submit: float = 0.0  # when its job was submitted: its urgency kept the waiting time
     ar: int = 0  # the advance reservation it runs in: it holds the AR's, not the cell's
+    resource_map: ResourceMap = []  # the RSMAP ids it holds
 
 
 class Resource(msgspec.Struct, array_like=True):

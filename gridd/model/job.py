@@ -8,6 +8,7 @@ protocol encodes and validates them as they are.
 
 import msgspec
 
+from gridd.model.rsmap import ResourceMap
 from gridd.model.task_lifecycle import HELD, NEW, PENDING, SUBMIT, SUBMIT_HELD, TABLE, after
 
 HOLDS = "uos"  # the holds: user, operator, system (qhold -h), in qstat's order
@@ -224,6 +225,7 @@ class Task(msgspec.Struct):
     given_up: float = 0.0
     # The tasks qrsh -inherit started of this (parallel) task, by PE task id ("1.node2").
     pe_tasks: dict[str, PeTask] = msgspec.field(default_factory=dict)
+    resource_map: ResourceMap = msgspec.field(default_factory=list)  # the RSMAP ids it holds
 
     def hold_letters(self) -> str:
         return self.holds or ("u" if self.state == HELD else "")

@@ -7,6 +7,7 @@ import msgspec
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
 from gridd.model.message import Msg
+from gridd.model.rsmap import ResourceMap
 
 # Where a task's slots are: (queue instance, slots) pairs, the first holding the master task.
 Granted = list[tuple[str, int]]
@@ -43,6 +44,7 @@ class Order(msgspec.Struct, array_like=True):
     task_id: int
     granted: list[tuple[str, int]]  # the first queue instance holds the master task
     pe: str = ""  # the parallel environment chosen
+    resource_map: ResourceMap = []  # the RSMAP ids granted
 
 
 class SchedState(Msg, tag="sched_state"):

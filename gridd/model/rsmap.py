@@ -14,6 +14,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+# What a task or an advance reservation holds of RSMAPs: (complex, host, ids) for each
+# RSMAP and host it holds ids of, host "global" for the global host's; an id held twice
+# appears twice. Kept in the task (spooled), so the ids outlive restarts.
+ResourceMap = list[tuple[str, str, list[str]]]
+
 # More ids than any host has devices or ports: a bound so that a typo such as
 # `port=1(0-999999999)` is refused instead of expanded.
 MAX_IDS = 100_000
