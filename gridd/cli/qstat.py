@@ -14,6 +14,7 @@ from gridd.client import Client
 from gridd.manual import usage
 
 if TYPE_CHECKING:
+    from gridd.cli.render_qstat import Rendered
     from gridd.cli.render_qstat_extra import Extra
     from gridd.protocol import JobsReply
 
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(text)
             return 0
         if opts["jobs"] is not None:
-            shown = render.qstat_job(reply, opts["jobs"] or ["*"])
+            shown = _job_details(reply, opts["jobs"] or ["*"], opts["json"])
             sys.stdout.write(shown.stdout)
             sys.stderr.write(shown.stderr)
             return shown.code
@@ -188,8 +189,19 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(body)
 
 
+def _job_details(reply: JobsReply, refs: list[str], json: bool) -> Rendered:
+    """qstat -j as text, or with -json as one document (-xml shows the text)."""
+    if json:
+        from gridd.cli.render_qstat_job_json import qstat_job_json
+
+        return qstat_job_json(reply, refs)
+    from gridd.cli.render_qstat import qstat_job
+
+    return qstat_job(reply, refs)
+
+
 def _json_text(reply: JobsReply, opts: dict, users: list[str], extra: Extra) -> str:
-    """The -json document of the view asked for (qstat -j has none, as it has no -xml)."""
+    """The -json document of the view asked for, but qstat -j's (_job_details)."""
     from gridd.cli import render_qstat_json as render
     from gridd.cli.render_json import document
 

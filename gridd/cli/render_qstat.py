@@ -549,13 +549,15 @@ def _resource_list(resources: dict[str, str]) -> str:
     return ",".join(resource_text(name, value) for name, value in resources.items())
 
 
+def path_parts(entry: str) -> tuple[str, str]:
+    """A -o/-e/-i entry '[host:]path' as (host or "", path)."""
+    host, _, path = entry.rpartition(":")
+    return host, path
+
+
 def _path_list(paths: list[str]) -> str:
     """-o/-e/-i entries as 'host:file_host:path' with NONE for the missing parts."""
-    out = []
-    for entry in paths:
-        host, sep, path = entry.rpartition(":")
-        out.append(f"{host if sep and host else 'NONE'}:NONE:{path}")
-    return ",".join(out)
+    return ",".join(f"{host or 'NONE'}:NONE:{path}" for host, path in map(path_parts, paths))
 
 
 def _env_list(env: dict[str, str]) -> str:
@@ -695,14 +697,19 @@ def _request_lines(job: Job) -> list[str]:
     return lines
 
 
-def _linked(job: Job, jobs: list[Job], refs: Callable[[Job], list[str]]) -> tuple[str, str]:
+def linked(job: Job, jobs: list[Job], refs: Callable[[Job], list[str]]
+           ) -> tuple[list[int], list[int]]:
     """The jobs the job's references (`refs`) name, and those whose references name it,
     as qstat -j lists them."""
     before = sorted(o.job_id for o in jobs if o.job_id != job.job_id
                     and any(refers_to(r, o) for r in refs(job)))
     after = sorted(o.job_id for o in jobs if o.job_id != job.job_id
                    and any(refers_to(r, job) for r in refs(o)))
-    return ",".join(map(str, before)), ",".join(map(str, after))
+    return before, after
+
+
+def _ids(ids: list[int]) -> str:
+    return ",".join(map(str, ids))
 
 
 def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
@@ -711,18 +718,18 @@ def _relation_lines(job: Job, jobs: list[Job]) -> list[str]:
     lines = []
     if spec.pe_name:
         lines.append(f"parallel environment:  {spec.pe_name} range: {pe_span(job)}\n")
-    before, after = _linked(job, jobs, lambda j: j.spec.hold_jid)
+    before, after = linked(job, jobs, lambda j: j.spec.hold_jid)
     if spec.hold_jid:
         lines.append(_field("jid_predecessor_list (req)", ",".join(spec.hold_jid)))
         if before:
-            lines.append(_field("jid_predecessor_list", before))
+            lines.append(_field("jid_predecessor_list", _ids(before)))
     if after:
-        lines.append(_field("jid_successor_list", after))
-    before, after = _linked(job, jobs, lambda j: j.spec.hold_jid_ad)
+        lines.append(_field("jid_successor_list", _ids(after)))
+    before, after = linked(job, jobs, lambda j: j.spec.hold_jid_ad)
     if before:
-        lines.append(_field("ja_ad_predecessor_list", before))
+        lines.append(_field("ja_ad_predecessor_list", _ids(before)))
     if after:
-        lines.append(_field("ja_ad_successor_list", after))
+        lines.append(_field("ja_ad_successor_list", _ids(after)))
     if spec.project:
         lines.append(_field("project", spec.project))
     if spec.ar:
@@ -789,11 +796,9 @@ def unsubmitted_detail(job: Job) -> str:
                    + _relation_lines(job, []) + _task_lines(job))
 
 
-def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
-    """qstat -j ref,...: details of jobs named by id (optionally id.task) or name pattern.
-
-    References matching no job are listed on stderr and make the exit code 1.
-    """
+def named_jobs(reply: JobsReply, refs: list[str]) -> tuple[list[Job], list[str]]:
+    """The jobs qstat -j's references name (id, id.task or name pattern), by id, and the
+    references that name none."""
     shown: dict[int, Job] = {}
     missing: list[str] = []
     for ref in refs:
@@ -804,8 +809,18 @@ def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
             missing.append(ref)
         for job in matches:
             shown.setdefault(job.job_id, job)
-    stdout = "".join(job_detail(job, reply) for job in sorted(shown.values(),
-                                                               key=lambda j: j.job_id))
+    return sorted(shown.values(), key=lambda j: j.job_id), missing
+
+
+def with_missing(stdout: str, missing: list[str]) -> Rendered:
+    """qstat -j's answer in any form: references matching no job are listed on stderr
+    and make the exit code 1."""
     if not missing:
         return Rendered(stdout)
     return Rendered(stdout, "Following jobs do not exist: \n" + ", ".join(missing) + "\n", 1)
+
+
+def qstat_job(reply: JobsReply, refs: list[str]) -> Rendered:
+    """qstat -j ref,...: details of jobs named by id (optionally id.task) or name pattern."""
+    jobs, missing = named_jobs(reply, refs)
+    return with_missing("".join(job_detail(job, reply) for job in jobs), missing)

@@ -88,7 +88,9 @@ COMMAND = Command(
                text="Print the view asked for as one JSON document: what -xml shows, under "
                     "Open Cluster Scheduler 9.2's keys, with numbers as numbers and times "
                     "in ISO 8601 (UTC). The schema is schemas/qstat.json in gridd's "
-                    "source. Not with -j, which has no -xml either."),
+                    "source; with -j, each job named with what -j's text shows of it "
+                    "(schemas/qstat-job.json), and a job that does not exist said as the "
+                    "text says it."),
     ),
     terms=(
         Term("job_identifier_list", "job_id|job_name|pattern[,job_id|job_name|pattern...]"),
