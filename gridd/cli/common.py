@@ -16,7 +16,16 @@ from gridd.manual import usage
 
 # What -fmt takes on qstat, qhost, qrstat and qquota: Open Cluster Scheduler 9.2's
 # spelling of the default output, -xml and -json.
-FORMATS = ("plain", "xml", "json")
+_FORMATS = ("plain", "xml", "json")
+
+
+def output_format(value: str) -> str:
+    """-fmt's argument: plain, xml or json. Any other word is refused (ValueError) in
+    Grid Engine's words for a bad option argument, which each command says as it says
+    an option it does not know."""
+    if value not in _FORMATS:
+        raise ValueError(f'invalid option argument "{value}"')
+    return value
 
 
 def current_group() -> str:

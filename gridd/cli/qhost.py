@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import FORMATS, run_command
+from gridd.cli.common import output_format, run_command
 from gridd.client import Client
 from gridd.formats import requests
 from gridd.manual import usage
@@ -41,9 +41,10 @@ def _parse(args: deque[str]) -> dict:
         elif arg == "-fmt":
             if not args:
                 raise _Usage("error: -fmt option must have argument", usage=False)
-            value = args.popleft()
-            if value not in FORMATS:
-                raise _Usage(f'error: invalid option argument "{value}"')
+            try:
+                value = output_format(args.popleft())
+            except ValueError as exc:
+                raise _Usage(f"error: {exc}") from None
             opts["flags"] -= {"-xml", "-json"}
             opts["flags"] |= {f"-{value}"} - {"-plain"}
         elif arg in ("-h", "-l", "-u"):

@@ -15,7 +15,7 @@ from typing import Any
 
 from gridd import paths
 from gridd import protocol as p
-from gridd.cli.common import FORMATS, current_user, run_command
+from gridd.cli.common import current_user, output_format, run_command
 from gridd.client import Client
 from gridd.manual import usage
 from gridd.model.rqs import QuotaRow
@@ -46,9 +46,10 @@ def parse(argv: list[str], user: str) -> tuple[p.QueryQuota, str]:
         elif arg == "-fmt":
             if not args:
                 raise UsageError("error: -fmt option must have argument")
-            form = args.popleft()
-            if form not in FORMATS:
-                raise UsageError(f'error: invalid option argument "{form}"')
+            try:
+                form = output_format(args.popleft())
+            except ValueError as exc:
+                raise UsageError(f"error: {exc}") from None
             form = "text" if form == "plain" else form
         elif arg in _LISTS:
             if not args:

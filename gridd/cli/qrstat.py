@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 
-from gridd.cli.common import FORMATS, current_user, run_command
+from gridd.cli.common import current_user, output_format, run_command
 from gridd.cli.qsub_args import missing_argument
 from gridd.client import Client
 from gridd.manual import usage
@@ -57,9 +57,10 @@ def _parse(args: deque[str]) -> _Options:
         elif arg == "-json":
             opts.json = True
         elif arg == "-fmt":
-            value = _value(args, arg)
-            if value not in FORMATS:
-                raise _Usage(f'invalid option argument "{value}"')
+            try:
+                value = output_format(_value(args, arg))
+            except ValueError as exc:
+                raise _Usage(str(exc)) from None
             opts.xml, opts.json = value == "xml", value == "json"
         elif arg == "-help":
             opts.help = True

@@ -7,7 +7,13 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gridd.cli.common import FORMATS, UsageError, current_user, run_command, usage_exit
+from gridd.cli.common import (
+    UsageError,
+    current_user,
+    output_format,
+    run_command,
+    usage_exit,
+)
 from gridd.cli.queue_select import OPTIONS as SELECTION
 from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
@@ -58,9 +64,10 @@ def _json(opts: dict, args: deque[str], option: str) -> None:
 
 def _format(opts: dict, args: deque[str], option: str) -> None:
     """-fmt plain|xml|json, Open Cluster Scheduler's spelling of -xml and -json."""
-    value = _value(args, option)
-    if value not in FORMATS:
-        raise UsageError(f'invalid option argument "{value}"')
+    try:
+        value = output_format(_value(args, option))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     opts["xml"], opts["json"] = value == "xml", value == "json"
 
 

@@ -48,3 +48,14 @@ def test_a_bad_format_is_refused(command, capsys, monkeypatch):
     assert 'invalid option argument "yaml"' in capsys.readouterr().err
     assert command.main(["-fmt"]) == 1
     assert "-fmt option must have" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [qstat, qhost, qrstat, qquota])
+def test_a_bad_format_is_said_as_an_unknown_option(command, capsys, monkeypatch):
+    """8.1.9 knows no -fmt: each command refuses a bad format in the words, usage or not
+    and exit code it has for an option it does not know."""
+    monkeypatch.setattr(command, "Client", None)
+    assert command.main(["-fmt", "yaml"]) == command.main(["-yaml"]) == 1
+    said = capsys.readouterr().err.replace('"-yaml"', '"yaml"')
+    half = len(said) // 2
+    assert said[:half] == said[half:]
