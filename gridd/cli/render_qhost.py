@@ -168,6 +168,28 @@ class HostSelection:
         return self.fitting == []
 
 
+@dataclass(frozen=True)
+class Walk:
+    """What each of qhost's forms goes through: the hosts shown, in order, global first
+    (with no host: it has no values of its own); the jobs -u leaves (all without it);
+    and the slots they hold in each queue instance (what -q counts as used)."""
+
+    hosts: list[tuple[str, ExecHost | None]]
+    jobs: list[Job]
+    used: dict[str, int]
+
+
+def walk(hosts: Sequence[ExecHost], jobs: Sequence[Job], select: HostSelection,
+         users: list[str] | None = None) -> Walk:
+    """The walk of the hosts `select` leaves, with the jobs of `users` (None: all)."""
+    shown: list[tuple[str, ExecHost | None]] = []
+    if select.shows("global"):
+        shown.append(("global", None))
+    shown += [(h.name, h) for h in sorted(hosts, key=lambda h: h.name) if select.shows(h.name)]
+    owned = [j for j in jobs if users is None or j.spec.owner in users]
+    return Walk(shown, owned, used_slots(owned))
+
+
 def _resource_lines(resources: list[Resource], picked: bool) -> list[str]:
     """-F lines under a host; with an attribute list, 8.1.9 puts the first one on a
     "Host Resource(s):" line of its own style."""
@@ -213,26 +235,20 @@ def qhost_default(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
     select = select or HostSelection()
     if select.nothing:
         return ""
-    if users is not None:
-        jobs = [j for j in jobs if j.spec.owner in users]
-    used = used_slots(jobs)
+    shown = walk(hosts, jobs, select, users)
     out = [HEADER + "\n", "-" * len(HEADER) + "\n"]
-    if select.shows("global"):
-        out.append(_host_line("global", None))
+    for name, host in shown.hosts:
+        out.append(_host_line(name, host))
         if resources is not None:
-            out += _resource_lines(resources.get("global", []), picked)
-    for host in sorted(hosts, key=lambda h: h.name):
-        if not select.shows(host.name):
+            out += _resource_lines(resources.get(name, []), picked)
+        if host is None:
             continue
-        out.append(_host_line(host.name, host))
-        if resources is not None:
-            out += _resource_lines(resources.get(host.name, []), picked)
         if show_queues:
-            for name, qtype, n, total, letters in host_queues(host, queues, used,
-                                                                states or {}):
-                out.append(f"   {name[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {letters}\n")
+            for queue, qtype, n, total, letters in host_queues(host, queues, shown.used,
+                                                                 states or {}):
+                out.append(f"   {queue[:20]:<20} {qtype:<5} {f'0/{n}/{total}':<13} {letters}\n")
         if show_jobs:
-            lines = _job_lines(host.name, jobs, priorities or {})
+            lines = _job_lines(name, shown.jobs, priorities or {})
             if lines:
                 out += [_JOB_HEADER + "\n", "   " + "-" * (len(_JOB_HEADER) - 4) + "\n"]
                 out += lines
@@ -265,15 +281,11 @@ def qhost_xml(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
               states: Mapping[str, str] | None = None,
               select: HostSelection | None = None) -> str:
     """qhost -xml (and -q -xml): one host element per host, global first."""
-    select = select or HostSelection()
-    used = used_slots(jobs)
+    shown = walk(hosts, jobs, select or HostSelection())
     out = [_XML_HEAD]
-    if select.shows("global"):
-        out.append(_xml_host("global", None, ""))
-    for host in sorted(hosts, key=lambda h: h.name):
-        if not select.shows(host.name):
-            continue
-        queue_xml = _xml_queues(host, queues, used, states or {}) if show_queues else ""
-        out.append(_xml_host(host.name, host, queue_xml))
+    for name, host in shown.hosts:
+        queue_xml = (_xml_queues(host, queues, shown.used, states or {})
+                     if show_queues and host is not None else "")
+        out.append(_xml_host(name, host, queue_xml))
     out.append("</qhost>\n")
     return "".join(out)

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gridd.cli.render_json import iso
-from gridd.cli.render_qhost import HostSelection, host_numbers, host_queues, host_rows
-from gridd.cli.render_qstat import Row, used_slots
+from gridd.cli.render_qhost import HostSelection, host_numbers, host_queues, host_rows, walk
+from gridd.cli.render_qstat import Row
 from gridd.cli.render_qstat_json import resource_value
 from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job
@@ -27,31 +27,21 @@ def qhost_json(hosts: Sequence[ExecHost], queues: Sequence[Queue] = (),
                users: list[str] | None = None,
                priorities: Mapping[int, float] | None = None) -> dict[str, Any]:
     """The hosts qhost's table would show, with what -q, -F and -j add to them."""
-    select = select or HostSelection()
-    if users is not None:
-        jobs = [j for j in jobs if j.spec.owner in users]
-    used = used_slots(jobs)
+    shown = walk(hosts, jobs, select or HostSelection(), users)
     out = []
-    if select.shows("global"):
-        entry: dict[str, Any] = {"name": "global", **host_numbers(None)}
+    for name, host in shown.hosts:
+        entry: dict[str, Any] = {"name": name, **host_numbers(host)}
         if resources is not None:
-            entry["resources"] = _resources(resources.get("global", []))
-        out.append(entry)
-    for host in sorted(hosts, key=lambda h: h.name):
-        if not select.shows(host.name):
-            continue
-        entry = {"name": host.name, **host_numbers(host)}
-        if resources is not None:
-            entry["resources"] = _resources(resources.get(host.name, []))
-        if show_queues:
+            entry["resources"] = _resources(resources.get(name, []))
+        if host is not None and show_queues:
             entry["queues"] = [
-                {"name": name, "qtype_string": qtype, "slots_used": n, "slots": total,
+                {"name": queue, "qtype_string": qtype, "slots_used": n, "slots": total,
                  "slots_resv": 0, "state_string": letters}
-                for name, qtype, n, total, letters in host_queues(host, queues, used,
-                                                                   states or {})]
-        if show_jobs:
+                for queue, qtype, n, total, letters in host_queues(host, queues, shown.used,
+                                                                    states or {})]
+        if host is not None and show_jobs:
             entry["jobs"] = [_job(row, role) for row, role in
-                             host_rows(host.name, jobs, priorities or {})]
+                             host_rows(name, shown.jobs, priorities or {})]
         out.append(entry)
     return {"hosts": out}
 

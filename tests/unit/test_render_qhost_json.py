@@ -3,10 +3,12 @@ schemas/qhost.json."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gridd.cli.render_json import document
-from gridd.cli.render_qhost import HostSelection
+from gridd.cli.render_qhost import HostSelection, qhost_default, qhost_xml
 from gridd.cli.render_qhost_json import qhost_json
 from gridd.model.cluster import ExecHost, Resource
 from gridd.model.job import Job, JobSpec, Task
@@ -73,3 +75,24 @@ def test_selection_and_users():
                        select=HostSelection(names=["vm"]))
     assert [h["name"] for h in found["hosts"]] == ["global", "vm"]
     assert found["hosts"][1]["jobs"] == []
+
+
+@pytest.mark.parametrize("select", [HostSelection(), HostSelection(names=["node2"]),
+                                    HostSelection(fitting=["vm"]),
+                                    HostSelection(names=["vm"], fitting=["node2"])], ids=str)
+def test_the_three_forms_show_the_same_hosts(select):
+    """One walk (render_qhost.walk) for the table, -xml and -json."""
+    hosts = [vm(), ExecHost(name="node2")]
+    table = qhost_default(hosts, select=select).splitlines()[2:]
+    xml = re.findall(r"<host name='([^']+)'>", qhost_xml(hosts, select=select))
+    shown = [h["name"] for h in qhost_json(hosts, select=select)["hosts"]]
+    assert [line.split()[0] for line in table] == xml == shown
+
+
+def test_users_leave_their_jobs_and_the_slots_they_use_in_the_table_and_json():
+    jobs = [_job(7, [("all.q@vm", 2)])]
+    for users, used in ((None, 2), (["alice"], 2), (["bob"], 0)):
+        table = qhost_default([vm()], queues(), jobs, show_queues=True, users=users)
+        assert f"0/{used}/" in table.splitlines()[4]
+        found = qhost_json([vm()], queues(), jobs, show_queues=True, users=users)
+        assert found["hosts"][1]["queues"][0]["slots_used"] == used
