@@ -101,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         with Client() as client:
             reply = client.query_ars(opts.ids or [], _owners(opts, current_user()))
         ars = list(reply.ars)
-        if opts.json and not (reply.missing and not ars):
+        if reply.missing and not ars:  # 8.1.9 names those missing only when none is found
+            print("Following advance reservations do not exist:\n"
+                  + ", ".join(reply.missing))
+            return 1
+        if opts.json:
             from gridd.cli.render_json import document
             from gridd.cli.render_qrstat_json import qrstat_json
 
@@ -114,10 +118,6 @@ def main(argv: list[str] | None = None) -> int:
             lines = render.details(ars, explain=opts.explain)
         else:
             lines = render.overview(ars, explain=opts.explain)
-        if reply.missing and not ars:  # 8.1.9 names those missing only when none is found
-            print("Following advance reservations do not exist:\n"
-                  + ", ".join(reply.missing))
-            return 1
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
         return 0

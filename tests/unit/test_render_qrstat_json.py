@@ -54,6 +54,7 @@ def test_the_command(master, capsys):  # noqa: F811
     assert check("qrstat", capsys.readouterr().out)["ars"][0]["exec_queue_list"]
 
 
-def test_an_unknown_ar_is_said_as_in_the_other_forms(master, capsys):  # noqa: F811
-    assert qrstat.main(["-ar", "98", "-json"]) == 1
+@pytest.mark.parametrize("form", [[], ["-xml"], ["-json"], ["-fmt", "json"]])
+def test_an_unknown_ar_is_said_as_in_the_other_forms(master, capsys, form):  # noqa: F811
+    assert qrstat.main(["-ar", "98", *form]) == 1
     assert capsys.readouterr() == ("Following advance reservations do not exist:\n98\n", "")
