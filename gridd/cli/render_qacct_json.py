@@ -70,7 +70,9 @@ class JsonAnswer:
         self._out = out
         self._parts = 0
         self._records = 0
-        self._listing = listing  # whether a job list belongs in the document
+        # whether a job list belongs in the document, empty or not (-j); _end_records
+        # writes it once
+        self._listing = listing
 
     def _member(self, name: str) -> None:
         self._out.write(("{\n" if not self._parts else ",\n") + f'  "{name}": ')
@@ -80,7 +82,6 @@ class JsonAnswer:
         for rec in records:
             if not self._records:
                 self._member("job")
-                self._listing = False
                 self._out.write("[")
             self._out.write(("\n" if not self._records else ",\n") + "    "
                             + json.dumps(job_json(rec), ensure_ascii=False))
