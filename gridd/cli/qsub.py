@@ -17,7 +17,7 @@ from gridd.cli.common import (
     read_text,
     withdraw,
 )
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
 from gridd.client import Client, GriddError
 from gridd.formats.requests import format_task_range, submitted_line
 from gridd.manual import usage
@@ -43,9 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         with Client() as client:
             return _submit(client, req)
     except GriddError as exc:
-        text = exc.text if exc.text.startswith("Unable to run job") else (
-            f"Unable to run job: {exc.text}")
-        print(f"{text}\nExiting.", file=sys.stderr)
+        print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130

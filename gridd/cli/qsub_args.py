@@ -108,9 +108,15 @@ class _Scanned(msgspec.Struct, kw_only=True):
     after_dashdash: bool = False
 
 
+def unable_to_run(text: str) -> str:
+    """A submission refused, as qsub (and the web's submit page) say it: the master's
+    refusals start so already, the others get the words put before them."""
+    return text if text.startswith("Unable to run job") else f"Unable to run job: {text}"
+
+
 def _rejected(text: str) -> QsubError:
     """Errors Grid Engine reports from the master; we find them earlier but say the same."""
-    return QsubError(f"Unable to run job: {text}\nExiting.", EXIT_REJECTED)
+    return QsubError(f"{unable_to_run(text)}\nExiting.", EXIT_REJECTED)
 
 
 def yes_no(value: str) -> bool | None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
 from gridd.formats.requests import PE_SLOTS_UNBOUNDED
 
 NOW = 1_795_000_000.0  # when a date without a year falls in 2026
@@ -553,3 +553,12 @@ def test_clear_forgets_what_was_read_before_it() -> None:
     assert (in_script.name, in_script.priority, in_script.account, in_script.hard_resources,
             in_script.hard_queues) == ("s3.sh", 0, "sge", {"h_rt": "10"}, ["all.q"])
     assert not submit("-verify", "-clear", "-b", "y", "true").verify_only
+
+
+def test_a_refusal_is_said_with_unable_to_run_job_once():
+    """qsub and the web's submit page say a refused submission so: the master's refusals
+    carry the words already, the others (a lost connection) get them."""
+    said = "Unable to run job: job rejected: no project assigned to job"
+    assert unable_to_run(said) == said
+    assert unable_to_run("no answer from the master") == \
+        "Unable to run job: no answer from the master"

@@ -16,7 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from gridd import protocol as p
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
 from gridd.cli.render_qstat import unsubmitted_detail
 from gridd.client import GriddError
 from gridd.formats.requests import submitted_line
@@ -94,9 +94,7 @@ async def submit(request: Request) -> Response:
     try:
         reply = await call(request, lambda client: client.submit(req.spec))
     except GriddError as exc:
-        text = exc.text if exc.text.startswith("Unable to run job") else (
-            f"Unable to run job: {exc.text}")
-        return _form(request, values, 400, text)
+        return _form(request, values, 400, unable_to_run(exc.text))
     if isinstance(reply, p.Ok):  # -w v: verified, not submitted
         return _form(request, values, 400 if reply.code else 200, shown="\n".join(reply.lines))
     done = "\n".join([*reply.warnings, submitted_line(reply.job_id, reply.name, reply.array)])
