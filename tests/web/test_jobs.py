@@ -299,3 +299,11 @@ def test_a_bad_action_or_target_is_refused_before_the_master(as_daemon: TestClie
                               ("delete", ["1.x"], "error: ")):
         answer = as_daemon.post("/jobs/action", data=form(as_daemon, action=action, ids=ids))
         assert answer.status_code == 400 and said in answer.text, (action, ids)
+
+
+def test_a_refused_action_shows_the_page_with_the_forms_filters(as_daemon: TestClient):
+    """The filters come from the action's form as from the page's query (Filters.of)."""
+    answer = as_daemon.post("/jobs/action", data=form(
+        as_daemon, action="delete", ids=[], user=" daemon ", state="h", queue="all.q"))
+    assert answer.status_code == 400 and "no job ticked" in answer.text
+    assert 'data-live="/jobs?user=daemon&amp;state=h&amp;queue=all.q"' in answer.text

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 import socket
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlencode
 
@@ -34,10 +35,9 @@ class Filters:
     queue: str = ""
 
     @classmethod
-    def of(cls, request: Request) -> Filters:
-        q = request.query_params
-        return cls(q.get("user", "").strip(), q.get("state", "").strip(),
-                   q.get("queue", "").strip())
+    def of(cls, given: Mapping[str, Any]) -> Filters:
+        """The filters a page's query or its action's form gives (those missing empty)."""
+        return cls(*(str(given.get(f.name, "")).strip() for f in fields(cls)))
 
     def query(self, **more: str) -> str:
         """The filters (and `more`) as the query string that asks for them again."""
@@ -113,14 +113,14 @@ async def _page(request: Request, filters: Filters, status: int = 200,
 
 
 async def jobs(request: Request) -> Response:
-    return await _page(request, Filters.of(request))
+    return await _page(request, Filters.of(request.query_params))
 
 
 async def action(request: Request) -> Response:
     """One of the job actions on the jobs ticked, asked as its command asks it; the
     master's answer lines shown, a refusal's on the page again with the same filters."""
     form = await request.form()
-    filters = Filters(*(str(form.get(k, "")).strip() for k in ("user", "state", "queue")))
+    filters = Filters.of(form)
     name = str(form.get("action", ""))
     targets = [t for value in form.getlist("ids") for t in str(value).split(",") if t]
     if name not in JOB_ACTIONS:
