@@ -112,7 +112,7 @@ class ArJobs:
         most = self._ar_room(ar, cat.req)
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
-        for qi, n in found:
+        for qi, n in self._left_per_host(ar, cat.req, found):
             room = whole_slots(min(n - self.ar_slots.get((ar.ar_id, qi.name), 0), most))
             if room > 0:
                 rooms.setdefault(qi.host, []).append((qi, room))
@@ -142,20 +142,54 @@ class ArJobs:
 
     def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
         """How many slots of a job the AR's consumables leave room for (the slots apart):
-        a job may use no more, and nothing else, than its AR holds. A HOST consumable
-        the AR holds on several hosts is one budget for them all."""
+        a job may use no more, and nothing else, than its AR holds. (HOST consumables
+        are held level by level: _left_per_host.)"""
         held = {need.name: need for need in self.matcher.request(ar.hard).hard}
-        times = {"JOB": 1, "HOST": _hosts(ar.granted), "YES": slots_of(ar.granted)}
+        times = {"JOB": 1, "YES": slots_of(ar.granted)}
         most = math.inf
         for need in req.hard:
-            if need.consumable in ("NO", EXCLUSIVE) or not need.key or need.name == "slots":
+            if need.consumable in ("NO", EXCLUSIVE, "HOST") or not need.key or \
+                    need.name == "slots":
                 continue  # (exclusivity inside an AR is the AR's)
             own = held.get(need.name)
             budget = 0.0 if own is None else own.key * times[own.consumable]
             left = budget - self.ar_spent.get((ar.ar_id, need.name), 0.0)
             most = min(most, (math.inf if left >= need.key else 0.0)
-                       if need.consumable in ("JOB", "HOST") else left / need.key)
+                       if need.consumable == "JOB" else left / need.key)
         return most
+
+    def _left_per_host(self, ar: ArBooking, req: JobRequest,
+                       found: list[tuple[Instance, int]]) -> list[tuple[Instance, int]]:
+        """The instances on whose levels the AR has left what a job's part there takes of
+        its HOST consumables (a master part: its host's, and the global value). The AR
+        holds them level by level as its booking took them, a host's on each of its
+        hosts, the global value once (Open Cluster Scheduler's AR holds its own copy of
+        each host): one amount over its hosts would let a job take a host's where the AR
+        has none left. (A further queue instance on a host is judged as the first,
+        though it takes nothing: a queue value of a HOST consumable is rare.)"""
+        if not req.per_host:
+            return found
+        names = _per_host(req)
+        held = self._ar_held(ar)
+        spent = self.ar_spent_per_host
+
+        def left(qi: Instance) -> bool:
+            for use in self._uses(req, [(qi.name, 1)], ""):
+                if use.resource in names:
+                    spot = (use.level, use.name, use.resource)
+                    if held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0) < use.amount:
+                        return False
+            return True
+
+        return [(qi, n) for qi, n in found if left(qi)]
+
+    def _ar_held(self, ar: ArBooking) -> dict[tuple[str, str, str], float]:
+        """What an AR holds of HOST consumables, per (level, name, resource) of its
+        booking (reserve.Use)."""
+        req = self.matcher.request(ar.hard)
+        names = _per_host(req)
+        return {(use.level, use.name, use.resource): use.amount
+                for use in self._uses(req, ar.granted, ar.pe) if use.resource in names}
 
     def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
                   ) -> None:
@@ -164,14 +198,20 @@ class ArJobs:
         for name, n in placed:
             self.ar_slots[(ar_id, name)] = self.ar_slots.get((ar_id, name), 0) + n
             slots += n
-        times = {"JOB": 1, "HOST": _hosts(placed), "YES": slots}
+        times = {"JOB": 1, "YES": slots}
         for need in req.hard:
-            if need.consumable not in ("NO", EXCLUSIVE) and need.key and need.name != "slots":
-                amount = need.key * times[need.consumable]
+            if need.consumable in times and need.key and need.name != "slots":
                 key = (ar_id, need.name)
-                self.ar_spent[key] = self.ar_spent.get(key, 0.0) + amount
+                self.ar_spent[key] = self.ar_spent.get(key, 0.0) + need.key * times[
+                    need.consumable]
+        if req.per_host:
+            names, spent = _per_host(req), self.ar_spent_per_host
+            for use in self._uses(req, placed, ""):
+                if use.resource in names:
+                    key = (ar_id, use.level, use.name, use.resource)
+                    spent[key] = spent.get(key, 0.0) + use.amount
 
 
-def _hosts(granted: Iterable[tuple[str, int]]) -> int:
-    """How many hosts a placement uses: what it takes of a HOST consumable is per host."""
-    return len({name.partition("@")[2] for name, _ in granted})
+def _per_host(req: JobRequest) -> frozenset[str]:
+    """The HOST consumables a request names."""
+    return frozenset(need.name for need in req.hard if need.consumable == "HOST")

@@ -175,6 +175,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                               for qi in self.usable)
         self.ar_slots: dict[tuple[int, str], int] = {}
         self.ar_spent: dict[tuple[int, str], float] = {}
+        # HOST consumables, level by level: per (AR, level, name, resource) as reserve.Use.
+        self.ar_spent_per_host: dict[tuple[int, str, str, str], float] = {}
         for task in in_ars:
             self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted)
         # Tasks running per job, where max_aj_instances or a job's -tc limits them (counted

@@ -12,6 +12,7 @@ import msgspec
 
 from gridd.formats.complex_table import parse_complex_table
 from gridd.formats.rqs import check_limits, parse_limit_list
+from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable, validate_attr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
@@ -23,6 +24,7 @@ from gridd.sched.levels import build_levels
 from gridd.sched.match import GLOBAL, HOST, QUEUE, Matcher, first_parts
 from gridd.sched.plan import Planner
 from gridd.sched.reserve import Use, uses
+from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, job, plan, qi, where
 
 NOW = 1_795_327_298.0
@@ -226,6 +228,60 @@ def test_a_reservation_and_backfilling_count_it_once_per_host() -> None:
         "P:pe:slots:3.000000", "Q:all.q@h0:slots:2.000000", "Q:all.q@h1:slots:1.000000"]
     assert result.info[4][-1] == ('(-l h_rt=500,lic=1) cannot run in queue "h1" because it '
                                   "offers only hc:lic=0.000000")
+
+
+def _ar_view(rule: str = FILL_UP, **kw) -> SchedView:  # type: ignore[no-untyped-def]
+    """Two hosts of 2 slots, all of them held by AR 7 with lic=1 (as qrsub -pe pe 4
+    -l lic=1 grants it)."""
+    view = _view(2, slots=2, rule=rule, **kw)
+    view.ars = {7: ArBooking(7, 50.0, 1000.0, [("all.q@h0", 2), ("all.q@h1", 2)],
+                             {"lic": "1"}, "pe", usable=True)}
+    return view
+
+
+def _in_ar(*jobs: SchedJob) -> list[SchedJob]:
+    return [msgspec.structs.replace(j, ar=7) for j in jobs]
+
+
+def test_an_advance_reservation_holds_it_on_each_of_its_hosts() -> None:
+    """What an AR holds of a host value is a budget per host (as Open Cluster Scheduler's
+    AR holds it in its own copy of each host), not one amount over its hosts: its job
+    over both hosts takes the one on each, its sequential tasks one per host."""
+    hosts = {"h0": {"lic": "1"}, "h1": {"lic": "1"}}
+    result = plan(_ar_view(host_values=hosts),
+                  *_in_ar(job(1, pe="pe", slots=(4, 4), hard={"lic": "1"})))
+    assert where(result) == {(1, 1): [("all.q@h0", 2), ("all.q@h1", 2)]}
+    result = plan(_ar_view(host_values=hosts), *_in_ar(job(2, tasks=3, hard={"lic": "1"})))
+    assert where(result) == {(2, 1): [("all.q@h0", 1)], (2, 2): [("all.q@h1", 1)]}
+    assert result.info[2] == ["cannot run because the advance reservation 7 has no slot "
+                              "left for it"]
+
+
+def test_a_job_in_an_advance_reservation_wants_no_more_hosts_than_it_has_left() -> None:
+    """A task of the AR's holds h0's: a 2-host job waits (it would take 1 on h0 too, which
+    one amount of 2, 1 left, let it), a job that fits on h1 runs there."""
+    view = _ar_view(host_values={"h0": {"lic": "1"}, "h1": {"lic": "1"}},
+                    running=[Running(1, 1, {"lic": "1"}, [("all.q@h0", 1)], ar=7)])
+    wide, narrow = _in_ar(job(2, pe="pe", slots=(3, 3), hard={"lic": "1"}),
+                          job(3, pe="pe", slots=(2, 2), hard={"lic": "1"}))
+    result = plan(view, wide, narrow)
+    assert where(result) == {(3, 1): [("all.q@h1", 2)]}
+    assert result.info[2] == ['cannot run in PE "pe" because it only offers 2 slots']
+
+
+def test_an_advance_reservation_holds_a_global_value_once() -> None:
+    """As the AR's own booking took it (once, as a job's): its job over both hosts takes
+    it once, and a second one waits."""
+    result = plan(_ar_view(global_values={"lic": "1"}),
+                  *_in_ar(job(1, pe="pe", slots=(4, 4), hard={"lic": "1"}),
+                          job(2, hard={"lic": "1"})))
+    assert where(result) == {(1, 1): [("all.q@h0", 2), ("all.q@h1", 2)]}
+    result = plan(_ar_view(global_values={"lic": "1"}),
+                  *_in_ar(job(1, tasks=2, hard={"lic": "1"})))
+    assert where(result) == {(1, 1): [("all.q@h0", 1)]}
+    view = _ar_view(global_values={"lic": "1"})
+    view.ars[7].hard = {}  # an AR that holds none: its job takes none
+    assert plan(view, *_in_ar(job(1, hard={"lic": "1"}))).orders == []
 
 
 def test_a_parallel_job_is_refused_what_no_level_or_only_the_global_one_lacks() -> None:
