@@ -13,8 +13,10 @@ from gridd.model.cluster import Instance, Running
 from gridd.model.planning import Granted, Order, SchedJob
 from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
 from gridd.sched.categories import Category
+from gridd.sched.levels import Levels
 from gridd.sched.match import EXCLUSIVE, JobRequest
 from gridd.sched.quota import who_of
+from gridd.sched.reserve import uses
 
 if TYPE_CHECKING:
     from gridd.sched.cycle import Plan
@@ -27,6 +29,23 @@ def apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
     for task in running:
         (inside if task.ar and task.ar in ars else own).append(task)
     return own, inside
+
+
+def hold(levels: Levels, ar: ArBooking) -> None:
+    """Book on the levels what an AR whose window is open holds now: what its booking
+    takes (reserve.uses), as a running job holds its own. (An instance gone from the
+    configuration holds on no level; one whose host is gone neither.)"""
+    placed = []
+    for name, slots in ar.granted:
+        host = levels.hosts.get(name.partition("@")[2])
+        queue = levels.queues.get(name)
+        if host is not None:
+            placed.append(((levels.global_level, host, *(() if queue is None else (queue,))),
+                           slots))
+    where = {"G": {levels.global_level.name: levels.global_level}, "H": levels.hosts,
+             "Q": levels.queues}
+    for use in uses(levels.matcher.request(ar.hard), placed, ar=True):
+        where[use.level][use.name].free[use.resource] -= use.amount
 
 
 class ArJobs:
@@ -162,11 +181,12 @@ class ArJobs:
                        found: list[tuple[Instance, int]]) -> list[tuple[Instance, int]]:
         """The instances on whose levels the AR has left what a job's part there takes of
         its HOST consumables (a master part: its host's, and the global value). The AR
-        holds them level by level as its booking took them, a host's on each of its
-        hosts, the global value once (Open Cluster Scheduler's AR holds its own copy of
-        each host): one amount over its hosts would let a job take a host's where the AR
-        has none left. (A further queue instance on a host is judged as the first,
-        though it takes nothing: a queue value of a HOST consumable is rare.)"""
+        holds them level by level as its booking took them (reserve.uses: a host's on
+        each of its hosts, the global value once per host), as Open Cluster Scheduler's
+        AR holds its own copy of each host: one amount over its hosts would let a job
+        take a host's where the AR has none left. (A further queue instance on a host is
+        judged as the first, though it takes nothing: a queue value of a HOST consumable
+        is rare.)"""
         if not req.per_host:
             return found
         names = _per_host(req)
@@ -189,7 +209,8 @@ class ArJobs:
         req = self.matcher.request(ar.hard)
         names = _per_host(req)
         return {(use.level, use.name, use.resource): use.amount
-                for use in self._uses(req, ar.granted, ar.pe) if use.resource in names}
+                for use in self._uses(req, ar.granted, ar.pe, ar=True)
+                if use.resource in names}
 
     def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
                   ) -> None:

@@ -77,23 +77,23 @@ class Backfilling:
         return (max(limits) if limits else self.conf.default_duration) + \
             self.conf.duration_offset
 
-    def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
-              ) -> tuple[Use, ...]:
-        """What a placement takes where (`uses`), remembered from cycle to cycle: it
-        depends only on which consumables each level has, settled with the empty levels
-        (a reservation asks the same for its job cycle after cycle, and a task that
-        started is booked again as it runs)."""
-        key = (req, tuple(granted), pe)
+    def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str,
+              ar: bool = False) -> tuple[Use, ...]:
+        """What a placement (an AR's: `ar`) takes where (`uses`), remembered from cycle
+        to cycle: it depends only on which consumables each level has, settled with the
+        empty levels (a reservation asks the same for its job cycle after cycle, and a
+        task that started is booked again as it runs)."""
+        key = (req, tuple(granted), pe, ar)
         memo = self.carried.uses
         found = memo.get(key)
         if found is None:
             if len(memo) >= MAX_KEPT:
                 memo.clear()
-            found = memo[key] = self._placed_uses(req, key[1], pe)
+            found = memo[key] = self._placed_uses(req, key[1], pe, ar)
         return found
 
-    def _placed_uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str
-                     ) -> tuple[Use, ...]:
+    def _placed_uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str,
+                     ar: bool) -> tuple[Use, ...]:
         placed = []
         for name, slots in granted:
             qi = self.instances.get(name)
@@ -103,7 +103,7 @@ class Backfilling:
                 host = self.levels.hosts.get(name.partition("@")[2])
                 levels = (self.levels.global_level, host) if host else (self.levels.global_level,)
                 placed.append((levels, slots))
-        return uses(req, placed, pe)
+        return uses(req, placed, pe, ar=ar)
 
     def _started_now(self, job_id: int, task_id: int, cat: Category, granted: Granted,
                      pe: str, who: Who) -> None:
@@ -157,7 +157,7 @@ class Backfilling:
             for ar in self.ars.values():
                 bookings.append(Booking(ar.ar_id, 1, ADVANCE, ar.start, ar.end - ar.start,
                                         self._uses(self.matcher.request(ar.hard), ar.granted,
-                                                   ar.pe)))
+                                                   ar.pe, ar=True)))
             bookings += [self._starting(*started) for started in self._started]
             for booking in bookings:
                 schedule.book(booking)

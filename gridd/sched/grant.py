@@ -79,11 +79,18 @@ def grant_ar(
                     schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
                 return [(qi.name, 1)], ""
         return None
+    def held(granted: Granted) -> bool:
+        """Whether what the AR holds is free, beyond what a job placed so takes: a
+        HOST consumable's global value once per host (reserve.uses)."""
+        return not cat.req.per_host or schedule.fits(uses(cat.req, [
+            (empty.of(cycle.instances[name]), n) for name, n in granted], ar=True),
+            start, duration)
+
     for pe in cat.pes:
         candidates = [qi for qi in cycle.pe_open(cat, pe).instances if allowed(qi)]
         granted = cycle.parallel_at(request, cat, pe, candidates, start, duration)
         leader = next((i for i, (name, _) in enumerate(granted or ())
                        if may_lead(cycle.instances[name])), None)
-        if granted is not None and leader is not None:
+        if granted is not None and leader is not None and held(granted):
             return led_by(granted, leader), pe.name
     return None

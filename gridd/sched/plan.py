@@ -20,10 +20,10 @@ from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
-from gridd.sched.ar_jobs import apart
+from gridd.sched.ar_jobs import apart, hold
 from gridd.sched.carried import Carried
 from gridd.sched.cycle import TASK_LIMIT, Cycle, Plan
-from gridd.sched.levels import build_levels, debit, instance_states, matcher_for
+from gridd.sched.levels import build_levels, instance_states, matcher_for
 from gridd.sched.match import Matcher
 from gridd.sched.quota import QuotaRules, who_of
 from gridd.sched.resume import Resumable
@@ -64,14 +64,12 @@ class Planner:
         # an AR that is over hold their own until they end).
         running, in_ars = apart(view.running.values(), view.ars) if view.ars else (
             view.running.values(), ())
-        # An AR whose window is open holds its resources now, as a running job would.
-        holds = [Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe)
-                 for ar in view.ars.values() if ar.start <= now < ar.end]
         self.carried.follow_cell(view.conf, view.loads)
         levels = self.carried.running_levels(view.conf, view.loads, self.matcher(view.conf),
                                               running)
-        for task in holds:
-            debit(levels, task)
+        for ar in view.ars.values():  # one whose window is open holds its resources now
+            if ar.start <= now < ar.end:
+                hold(levels, ar)
         table = levels.matcher.table
         adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,

@@ -171,9 +171,12 @@ class Booking:
 
 
 def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], int]],
-         pe: str = "") -> tuple[Use, ...]:
+         pe: str = "", *, ar: bool = False) -> tuple[Use, ...]:
     """Where a placement takes consumables: what `Matcher.debit` would take, level by
-    level (the global level once, each host once), and the PE's slots."""
+    level (the global level once, each host once), and the PE's slots. An advance
+    reservation's (`ar`) takes a HOST consumable's global value once per host, as Open
+    Cluster Scheduler books an AR's: each of its jobs takes it once, and each host of
+    it may run one."""
     totals: dict[tuple[str, str, str], float] = {}  # in the order first used
     slots_total = 0
     placed = list(granted)
@@ -186,7 +189,8 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
                 continue
             amount = need.key * slots if need.consumable == "YES" else need.key
             for level in levels:
-                if need.name in level.capacity and not global_skipped(need, level.kind, part):
+                if need.name in level.capacity and (
+                        ar or not global_skipped(need, level.kind, part)):
                     key = (LEVEL_CHAR.get(level.kind, "Q"), level.name, need.name)
                     if need.consumable == EXCLUSIVE and key in totals:
                         continue  # once per level for the whole placement

@@ -121,10 +121,16 @@ def test_global_level(cell3: Cell) -> None:
 
 def test_granted_to_an_advance_reservation(cell3: Cell) -> None:
     cell = cell3
+    for host in HOSTS:
+        hosts_value(cell, host, "1")
     hosts_value(cell, "global", "1")
+    refused = cell.run("qrsub", "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
+    assert refused.returncode == 1  # it would hold the global value once per host: 2
+    hosts_value(cell, "global", "2")
     ar = qrsub(cell, "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
-    # The AR holds the global one and one on each of its 2 hosts: a job outside it finds
-    # none globally; the job in it, on both hosts, takes what the AR holds there.
+    # The AR holds the global value once per host (2, as Open Cluster Scheduler books an
+    # AR's) and one on each of its 2 hosts: a job outside it finds none globally; the
+    # job in it, on both hosts, takes what the AR holds there.
     outside = submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300")
     inside = submit(cell, "-ar", str(ar), "-pe", "mpi", "4", "-l", "lic=1",
                     "-b", "y", "sleep", "300")
@@ -137,6 +143,46 @@ def test_granted_to_an_advance_reservation(cell3: Cell) -> None:
         "qrstat", "-ar", str(ar))
     done(cell, inside, outside)
     cell.ok("qrdel", str(ar))
+
+
+def test_an_advance_reservation_holds_it_on_each_of_its_hosts(cell3: Cell) -> None:
+    """As Open Cluster Scheduler's per_host_consumables "exechost layer granted to an AR":
+    the AR holds lic=1 on each of its 2 hosts, a budget per host, not 2 over them."""
+    cell = cell3
+    for host in HOSTS:
+        hosts_value(cell, host, "1")
+    hosts_value(cell, "global", "99")
+    ar = qrsub(cell, "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
+    try:
+        held = cell.ok("qrstat", "-ar", str(ar)).partition("granted_slots_list")[2]
+        ar_hosts = sorted(slot.partition("@")[2].partition("=")[0]
+                          for slot in held.split()[0].split(","))
+        in_ar = ("-ar", str(ar), "-l", "lic=1", "-b", "y", "sleep", "300")
+        array = submit_array(cell, "-t", "1-3", *in_ar)
+        tasks = wait_for(lambda: len(found := running(cell)) == 2 and found,
+                         what="a task on each of the AR's hosts")
+        assert sorted(host for _, host, _ in tasks) == ar_hosts  # not two on one host
+        info = wait_for(lambda: "advance reservation" in (
+            out := cell.ok("qstat", "-j", str(array))) and out, what="why the third waits")
+        assert f"cannot run because the advance reservation {ar} has no slot left" in info
+        done(cell, array)
+
+        one = submit(cell, *in_ar)
+        ((_, taken, _),) = wait_for(lambda: running(cell), what="a job in the AR to run")
+        # 3 slots are left in the AR, but a lic on one host only: a 3-slot job waits, a
+        # 2-slot one runs on the other host.
+        wide = submit(cell, "-pe", "mpi", "3", *in_ar)
+        narrow = submit(cell, "-pe", "mpi", "2", *in_ar)
+        wait_for(lambda: {job for job, _, _ in running(cell)} == {one, narrow},
+                 what="the 1-host job in the AR to run")
+        assert [host for job, host, _ in running(cell) if job == narrow] == [
+            h for h in ar_hosts if h != taken]
+        info = wait_for(lambda: "mpi" in (out := cell.ok("qstat", "-j", str(wide))) and out,
+                        what="the reason the 2-host job waits")
+        assert 'cannot run in PE "mpi" because it only offers' in info
+        done(cell, one, wide, narrow)
+    finally:
+        cell.ok("qrdel", str(ar))
 
 
 def test_limited_by_a_resource_quota(cell3: Cell, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import msgspec
 
 from gridd.formats.complex_table import parse_complex_table
 from gridd.formats.rqs import check_limits, parse_limit_list
-from gridd.model.ar import ArBooking
+from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr, ComplexTable, validate_attr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
@@ -20,6 +20,7 @@ from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency
 from gridd.model.rqs import Filter, Rule, RuleSet
 from gridd.sched.cycle import Cycle
+from gridd.sched.grant import grant_ar
 from gridd.sched.levels import build_levels
 from gridd.sched.match import GLOBAL, HOST, QUEUE, Matcher, first_parts
 from gridd.sched.plan import Planner
@@ -230,10 +231,10 @@ def test_a_reservation_and_backfilling_count_it_once_per_host() -> None:
                                   "offers only hc:lic=0.000000")
 
 
-def _ar_view(rule: str = FILL_UP, **kw) -> SchedView:  # type: ignore[no-untyped-def]
-    """Two hosts of 2 slots, all of them held by AR 7 with lic=1 (as qrsub -pe pe 4
+def _ar_view(**kw) -> SchedView:  # type: ignore[no-untyped-def]
+    """Three hosts of 2 slots, h0's and h1's held by AR 7 with lic=1 (as qrsub -pe pe 4
     -l lic=1 grants it)."""
-    view = _view(2, slots=2, rule=rule, **kw)
+    view = _view(3, slots=2, **kw)
     view.ars = {7: ArBooking(7, 50.0, 1000.0, [("all.q@h0", 2), ("all.q@h1", 2)],
                              {"lic": "1"}, "pe", usable=True)}
     return view
@@ -243,45 +244,64 @@ def _in_ar(*jobs: SchedJob) -> list[SchedJob]:
     return [msgspec.structs.replace(j, ar=7) for j in jobs]
 
 
+ONE_EACH = {f"h{i}": {"lic": "1"} for i in range(3)}
+
+
 def test_an_advance_reservation_holds_it_on_each_of_its_hosts() -> None:
     """What an AR holds of a host value is a budget per host (as Open Cluster Scheduler's
     AR holds it in its own copy of each host), not one amount over its hosts: its job
     over both hosts takes the one on each, its sequential tasks one per host."""
-    hosts = {"h0": {"lic": "1"}, "h1": {"lic": "1"}}
-    result = plan(_ar_view(host_values=hosts),
+    result = plan(_ar_view(host_values=ONE_EACH),
                   *_in_ar(job(1, pe="pe", slots=(4, 4), hard={"lic": "1"})))
     assert where(result) == {(1, 1): [("all.q@h0", 2), ("all.q@h1", 2)]}
-    result = plan(_ar_view(host_values=hosts), *_in_ar(job(2, tasks=3, hard={"lic": "1"})))
+    result = plan(_ar_view(host_values=ONE_EACH), *_in_ar(job(2, tasks=3, hard={"lic": "1"})))
     assert where(result) == {(2, 1): [("all.q@h0", 1)], (2, 2): [("all.q@h1", 1)]}
-    assert result.info[2] == ["cannot run because the advance reservation 7 has no slot "
-                              "left for it"]
+    assert "cannot run because the advance reservation 7 has no slot left for it" in \
+        result.info[2]
 
 
 def test_a_job_in_an_advance_reservation_wants_no_more_hosts_than_it_has_left() -> None:
     """A task of the AR's holds h0's: a 2-host job waits (it would take 1 on h0 too, which
     one amount of 2, 1 left, let it), a job that fits on h1 runs there."""
-    view = _ar_view(host_values={"h0": {"lic": "1"}, "h1": {"lic": "1"}},
+    view = _ar_view(host_values=ONE_EACH,
                     running=[Running(1, 1, {"lic": "1"}, [("all.q@h0", 1)], ar=7)])
     wide, narrow = _in_ar(job(2, pe="pe", slots=(3, 3), hard={"lic": "1"}),
                           job(3, pe="pe", slots=(2, 2), hard={"lic": "1"}))
     result = plan(view, wide, narrow)
     assert where(result) == {(3, 1): [("all.q@h1", 2)]}
-    assert result.info[2] == ['cannot run in PE "pe" because it only offers 2 slots']
+    assert 'cannot run in PE "pe" because it only offers 2 slots' in result.info[2]
 
 
-def test_an_advance_reservation_holds_a_global_value_once() -> None:
-    """As the AR's own booking took it (once, as a job's): its job over both hosts takes
-    it once, and a second one waits."""
-    result = plan(_ar_view(global_values={"lic": "1"}),
+def test_an_advance_reservation_holds_a_global_value_once_per_host() -> None:
+    """As Open Cluster Scheduler books an AR's (its per_host_consumables test, global
+    level granted to an AR: an AR of phc_int=2 on 2 hosts runs 4 jobs of phc_int=1): the
+    global value once per host of the AR, each job in it taking it once; a job outside
+    finds none left."""
+    outside = job(9, hard={"lic": "1"})
+    result = plan(_ar_view(global_values={"lic": "2"}),
                   *_in_ar(job(1, pe="pe", slots=(4, 4), hard={"lic": "1"}),
-                          job(2, hard={"lic": "1"})))
+                          job(2, pe="pe", slots=(2, 2), hard={"lic": "1"})), outside)
     assert where(result) == {(1, 1): [("all.q@h0", 2), ("all.q@h1", 2)]}
-    result = plan(_ar_view(global_values={"lic": "1"}),
-                  *_in_ar(job(1, tasks=2, hard={"lic": "1"})))
-    assert where(result) == {(1, 1): [("all.q@h0", 1)]}
-    view = _ar_view(global_values={"lic": "1"})
+    assert result.info[9][-1] == (
+        "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000")
+    result = plan(_ar_view(global_values={"lic": "2"}),
+                  *_in_ar(job(1, tasks=3, hard={"lic": "1"})))
+    assert sorted(where(result)) == [(1, 1), (1, 2)]
+    view = _ar_view(global_values={"lic": "2"})
     view.ars[7].hard = {}  # an AR that holds none: its job takes none
     assert plan(view, *_in_ar(job(1, hard={"lic": "1"}))).orders == []
+
+
+def test_an_advance_reservation_is_granted_the_global_value_once_per_host() -> None:
+    def grant(lic: str, slots: int) -> tuple[list[tuple[str, int]], str] | None:
+        view = _view(2, slots=2, global_values={"lic": lic})
+        return grant_ar(Planner(), view.conf, view.loads, [], {}, {},
+                        job(1, pe="pe", slots=(slots, slots), hard={"lic": "1"}),
+                        ArPlace(users=["u"]), NOW, NOW + 100, NOW)
+
+    assert grant("1", 4) is None  # 1 for 2 hosts
+    assert grant("2", 4) == ([("all.q@h0", 2), ("all.q@h1", 2)], "pe")
+    assert grant("1", 2) == ([("all.q@h0", 2)], "pe")
 
 
 def test_a_parallel_job_is_refused_what_no_level_or_only_the_global_one_lacks() -> None:
