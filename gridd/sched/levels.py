@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from gridd.model import host_lifecycle
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
-from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher, first_parts
+from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher, granted_firsts
 
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
 # and "dus"); the letters set by qmod are kept by the master, the others derived here.
@@ -99,10 +99,10 @@ def debit(levels: Levels, task: Running, sign: int = 1) -> None:
     """Book what one started task holds on every level it uses (sign -1: it ended)."""
     req = levels.matcher.request(task.hard)
     taken: set[int] = set()
-    hosts = [name.partition("@")[2] for name, _ in task.granted]
-    for index, ((name, slots), host, first) in enumerate(
-            zip(task.granted, hosts, first_parts(hosts), strict=True)):
-        levels.matcher.debit(req, slots, levels.global_level, levels.hosts.get(host),
+    for index, ((name, slots), first) in enumerate(
+            zip(task.granted, granted_firsts(task.granted), strict=True)):
+        levels.matcher.debit(req, slots, levels.global_level,
+                             levels.hosts.get(name.partition("@")[2]),
                              levels.queues.get(name), master=index == 0, first_on_host=first,
                              sign=sign, taken=taken)
 

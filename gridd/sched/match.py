@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -324,7 +324,20 @@ class Matcher:
         `first_on_host` (default: `master`) says whether this is the placement's first
         part on its host: only then are HOST consumables checked.
         """
-        part = part_of(master, first_on_host)
+        return self.part_fits(req, slots, part_of(master, first_on_host), global_level,
+                              host_level, queue_level)
+
+    def part_fits(
+        self,
+        req: JobRequest,
+        slots: int,
+        part: int,
+        global_level: Level | None,
+        host_level: Level | None = None,
+        queue_level: Level | None = None,
+    ) -> MatchResult:
+        """`fits` for a part of a placement (MASTER_PART, HOST_PART or OTHER_PART) its
+        caller has worked out (CategoryCache keys its tables by it)."""
         levels = _present(global_level, host_level, queue_level)
         memo = levels[-1]._plans
         # Keyed by the levels above the one that keeps it, and planned by position: a
@@ -476,8 +489,7 @@ class CategoryCache:
                 self.hits += 1
                 return known
         self.misses += 1
-        result = matcher.fits(req, slots, global_level, host_level, queue_level, master=master,
-                              first_on_host=first_on_host)
+        result = matcher.part_fits(req, slots, part, global_level, host_level, queue_level)
         if not result.ok:
             failed[result.where if result.where not in failed else (result.kind, result.where)] = (
                 result
@@ -549,6 +561,11 @@ def first_parts(hosts: Sequence[Hashable]) -> list[bool]:
         firsts.append(host not in seen)
         seen.add(host)
     return firsts
+
+
+def granted_firsts(granted: Iterable[tuple[str, int]]) -> list[bool]:
+    """`first_parts` of a placement given as its queue instances (`q@host`) and slots."""
+    return first_parts([name.partition("@")[2] for name, _ in granted])
 
 
 def _present(g: Level | None, h: Level | None, q: Level | None) -> tuple[Level, ...]:

@@ -26,7 +26,7 @@ from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.model.planning import SchedJob
 from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, Term, formula_value, rule_id
-from gridd.sched.match import JobRequest, Matcher, Need, first_parts
+from gridd.sched.match import JobRequest, Matcher, Need, first_parts, granted_firsts
 
 _EPSILON = 1e-9
 _WILD = re.compile(r"[*?\[]")
@@ -461,9 +461,8 @@ class Quotas:
                 continue
             req = matcher.request(task.hard)
             asker = self.asker(Who(task.owner, task.group, task.project, task.pe), req)
-            firsts = first_parts([name.partition("@")[2] for name, _ in task.granted])
-            for index, ((name, slots), first) in enumerate(zip(task.granted, firsts,
-                                                               strict=True)):
+            for index, ((name, slots), first) in enumerate(
+                    zip(task.granted, granted_firsts(task.granted), strict=True)):
                 asker.book(instances.get(name) or _gone(name), slots, master=index == 0,
                            first_on_host=first)
 

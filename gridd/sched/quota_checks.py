@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from gridd.model.cluster import Instance
 from gridd.sched.categories import Category
-from gridd.sched.match import JobRequest, first_parts
+from gridd.sched.match import JobRequest, granted_firsts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.reserve import Use
 
@@ -77,8 +77,8 @@ class QuotaChecks:
         asker = self.quotas.asker(Who(who.user, who.group, who.project, pe), req)
         totals: dict[int, float] = {}
         placed = list(granted)
-        firsts = first_parts([name.partition("@")[2] for name, _ in placed])
-        for index, ((name, slots), first) in enumerate(zip(placed, firsts, strict=True)):
+        for index, ((name, slots), first) in enumerate(
+                zip(placed, granted_firsts(placed), strict=True)):
             qi = self.instances.get(name)
             if qi is None:
                 continue
