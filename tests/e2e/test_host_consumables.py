@@ -1,8 +1,10 @@
 """`consumable HOST` on a real cell of three hosts of two slots, as Open Cluster
 Scheduler's per_host_consumables test does: a complex `lic` taken once per host a job
 runs on (a global value once per job, as OCS books it), at host level, at global level,
-granted to an advance reservation and limited by a resource quota (which counts it once
-per host); sequential, array and parallel jobs (smp: $pe_slots, mpi: $fill_up)."""
+granted to an advance reservation (which holds it on each of its hosts, and a global
+value once per host, as OCS books an AR's) and limited by a resource quota (which
+counts it once per host); sequential, array and parallel jobs (smp: $pe_slots, mpi:
+$fill_up)."""
 
 from __future__ import annotations
 
@@ -101,6 +103,35 @@ def test_host_level(cell3: Cell) -> None:
     done(cell, mpi)
 
 
+def test_sequential_jobs(cell3: Cell) -> None:
+    """As OCS's int_sequential: one per host at host level, and the global value, once
+    per job, at global level."""
+    cell = cell3
+    for host in HOSTS:
+        hosts_value(cell, host, "1")
+    hosts_value(cell, "global", "99")
+    jobs = [submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300") for _ in range(4)]
+    tasks = wait_for(lambda: len(found := running(cell)) == 3 and found,
+                     what="three jobs to run")
+    assert sorted(host for _, host, _ in tasks) == list(HOSTS)
+    assert left(cell) == {"global": "96.000000", **dict.fromkeys(HOSTS, "0.000000")}
+    info = wait_for(lambda: "hc:lic" in (out := cell.ok("qstat", "-j", str(jobs[3]))) and out,
+                    what="the fourth job's reason")
+    assert "because it offers only hc:lic=0.000000" in info
+    done(cell, *jobs)
+
+    for host in HOSTS:
+        hosts_value(cell, host, "99")
+    hosts_value(cell, "global", "2")
+    jobs = [submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300") for _ in range(3)]
+    wait_for(lambda: len(running(cell)) == 2, what="two jobs to run")
+    assert left(cell)["global"] == "0.000000"
+    info = wait_for(lambda: "gc:lic" in (out := cell.ok("qstat", "-j", str(jobs[2]))) and out,
+                    what="the third job's reason")
+    assert "(-l lic=1) cannot run globally because it offers only gc:lic=0.000000" in info
+    done(cell, *jobs)
+
+
 def test_global_level(cell3: Cell) -> None:
     cell = cell3
     for host in HOSTS:
@@ -183,6 +214,60 @@ def test_an_advance_reservation_holds_it_on_each_of_its_hosts(cell3: Cell) -> No
         done(cell, one, wide, narrow)
     finally:
         cell.ok("qrdel", str(ar))
+
+
+def test_global_level_granted_to_an_advance_reservation(cell3: Cell) -> None:
+    """As OCS's "global layer granted to an AR": the AR over 2 hosts holds the global
+    value once per host (2 of 3), its sequential jobs take it once each, so two run; a
+    job outside finds 1 left."""
+    cell = cell3
+    for host in HOSTS:
+        hosts_value(cell, host, "99")
+    hosts_value(cell, "global", "3")
+    ar = qrsub(cell, "-d", "3600", "-pe", "mpi", "4", "-l", "lic=1")
+    try:
+        jobs = [submit(cell, "-ar", str(ar), "-l", "lic=1", "-b", "y", "sleep", "300")
+                for _ in range(3)]
+        wait_for(lambda: len(running(cell)) == 2, what="two jobs in the AR to run")
+        info = wait_for(lambda: "advance reservation" in (
+            out := cell.ok("qstat", "-j", str(jobs[2]))) and out, what="why the third waits")
+        assert f"cannot run because the advance reservation {ar} has no slot left" in info
+        outside = submit(cell, "-l", "lic=2", "-b", "y", "sleep", "300")
+        info = wait_for(lambda: "gc:lic" in (out := cell.ok("qstat", "-j", str(outside)))
+                        and out, what="why the job outside waits")
+        assert "(-l lic=2) cannot run globally because it offers only gc:lic=1.000000" in info
+        done(cell, *jobs, outside)
+    finally:
+        cell.ok("qrdel", str(ar))
+
+
+def test_limited_by_a_resource_quota_per_host(cell3: Cell, tmp_path: Path) -> None:
+    """As OCS's "limited by resource quota" levels: `hosts {*} to lic=1` lets one
+    sequential job run per host, and a 3-host job takes 1 under each host's limit."""
+    cell = cell3
+    for host in (*HOSTS, "global"):
+        hosts_value(cell, host, "99")
+    rqs = tmp_path / "rqs"
+    rqs.write_text("{\n   name         perhost\n   enabled      TRUE\n"
+                   "   limit        hosts {*} to lic=1\n}\n")
+    cell.ok("qconf", "-Arqs", str(rqs))
+    try:
+        jobs = [submit(cell, "-l", "lic=1", "-b", "y", "sleep", "300") for _ in range(4)]
+        tasks = wait_for(lambda: len(found := running(cell)) == 3 and found,
+                         what="a job on each host")
+        assert sorted(host for _, host, _ in tasks) == list(HOSTS)
+        info = wait_for(lambda: "perhost" in (out := cell.ok("qstat", "-j", str(jobs[3])))
+                        and out, what="the reason the fourth job waits")
+        assert 'in rule "perhost/1"' in info
+        done(cell, *jobs)
+        mpi = submit(cell, "-pe", "mpi", "6", "-l", "lic=1", "-b", "y", "sleep", "300")
+        wait_for(lambda: len(running(cell)) == 1, what="the 3-host job to run")
+        usage = cell.ok("qquota").splitlines()[2:]
+        assert sorted(line.split()[1:] for line in usage) == [
+            ["lic=1/1", "hosts", host] for host in HOSTS]
+        done(cell, mpi)
+    finally:
+        cell.ok("qconf", "-drqs", "perhost")
 
 
 def test_limited_by_a_resource_quota(cell3: Cell, tmp_path: Path) -> None:
