@@ -1,12 +1,15 @@
 """Advance reservations as properties of the planner over random small cells.
 
 A cell has 1-3 hosts with one or two queue instances each (1-4 slots, h_rt=INFINITY),
-sometimes a host-wide slot limit, sometimes a global consumable `license`, and a PE "mpi"
+sometimes a host-wide slot limit, sometimes a global consumable `license`, sometimes a
+per-host consumable `hlic` (consumable HOST) on hosts or globally, and a PE "mpi"
 ($fill_up, 2-99 slots) that most instances list. A few tasks already run, most with an
 h_rt (their expected end is start + h_rt + DURATION_OFFSET), some without (they may run
 for ever). ARs are then asked for one after another (`grant_ar`, as qrsub does), with
 random windows from now to a few hundred seconds on, one slot or a range of PE slots,
-sometimes licenses per slot.
+sometimes licenses per slot, sometimes hlic (taken once per host: an AR holds it on
+each of its hosts, and a global value once per host, as Open Cluster Scheduler books an
+AR's; a job takes a global value once).
 
 The properties are checked with plain slot-time accounting over the intervals, not with
 the planner's diagrams:
@@ -15,12 +18,14 @@ the planner's diagrams:
    running tasks until their expected end and the ARs granted before it (on its queue
    instances, their hosts, the global license and the PE), and none goes to an instance
    where a task without run-time limit runs (spec 5.2.2.1.3);
-2. an AR is refused only when nothing could hold it (the same accounting, brute force);
+2. an AR is refused only when nothing could hold it (the same accounting, brute force;
+   not judged for one asking hlic);
 3. over a random sequence of dispatch cycles (Planner.plan at increasing `now`, orders
    applied as running tasks, ARs starting and ending as the master's tick makes them),
    no job outside an AR ever uses what an AR holds while its window is open, no job
    without h_rt goes to an instance an AR holds, the jobs of an AR stay inside it and
-   never exceed its slots or its licenses, and nothing is over-booked.
+   never exceed its slots, its licenses or what it holds of hlic on each host and
+   globally, and nothing is over-booked.
 
 Example counts are modest: the file runs in a few seconds.
 """
@@ -48,7 +53,8 @@ from tests.unit.test_plan import cell, qi
 
 NOW = 1_000_000.0
 COMPLEXES = [*(a for a in DEFAULT_COMPLEXES if a.name in ("h_rt", "hostname", "qname", "slots")),
-             ComplexAttr("license", "license", "INT", "<=", "YES", "YES", "0", "0")]
+             ComplexAttr("license", "license", "INT", "<=", "YES", "YES", "0", "0"),
+             ComplexAttr("hlic", "hlic", "INT", "<=", "YES", "HOST", "0", "0")]
 QUEUES = ("a", "b")
 RUNNING_H_RT = (20, 60, 150, 400)
 AR_START = (0, 0, 10, 50, 100, 200, 400)  # seconds from now
@@ -78,13 +84,16 @@ class Cell:
 @dataclass
 class Interval:
     """What something holds from start to end: slots per queue instance (the PE's slots
-    when pe is set), licenses in all."""
+    when pe is set), licenses in all, hlic per host (an AR's: a global value once per
+    host too)."""
 
     start: float
     end: float
     granted: list[tuple[str, int]]
     license: float = 0.0
     pe: str = ""
+    hlic: float = 0.0
+    ar: bool = False
 
     def active(self, at: float) -> bool:
         return self.start <= at < self.end
@@ -99,6 +108,11 @@ def uses(cell_: Cell, item: Interval) -> dict[Key, float]:
         out[("P", item.pe, "slots")] = float(sum(n for _, n in item.granted))
     if item.license:
         out[LICENSE] = item.license
+    if item.hlic:
+        hosts = {cell_.host_of[name] for name, _ in item.granted}
+        for host in hosts:
+            out[("H", host, "hlic")] = item.hlic
+        out[("G", "global", "hlic")] = item.hlic * (len(hosts) if item.ar else 1)
     return {k: v for k, v in out.items() if k in cell_.capacity}
 
 
@@ -133,14 +147,18 @@ def cells(draw: st.DrawFn) -> Cell:
                                 pe_list=listed, h_rt="INFINITY"))
         if _chance(draw, 25):
             host_values[host] = {"slots": str(draw(st.integers(1, 5)))}
+        if _chance(draw, 40):
+            host_values.setdefault(host, {})["hlic"] = str(draw(st.integers(1, 2)))
     global_values = {"license": str(draw(st.integers(1, 6)))} if _chance(draw, 50) else {}
+    if _chance(draw, 30):
+        global_values["hlic"] = str(draw(st.integers(1, 4)))
     view = cell(*instances, global_values=global_values, host_values=host_values,
                 pes=[ParallelEnv("mpi", pe_slots, FILL_UP)], complexes=COMPLEXES)
     offset = float(draw(st.sampled_from((0, 60))))
     view.conf = msgspec.structs.replace(view.conf, duration_offset=offset,
                                         max_reservation=draw(st.integers(0, 3)))
     capacity: dict[Key, float] = {("Q", i.name, "slots"): float(i.slots) for i in instances}
-    capacity |= {("H", h, "slots"): float(v["slots"]) for h, v in host_values.items()}
+    capacity |= {("H", h, n): float(x) for h, v in host_values.items() for n, x in v.items()}
     capacity |= {("G", "global", n): float(v) for n, v in global_values.items()}
     capacity[("P", "mpi", "slots")] = float(pe_slots)
     return Cell(view, capacity, {i.name: i.host for i in instances},
@@ -169,13 +187,16 @@ def running_tasks(draw: st.DrawFn, cell_: Cell, limitless: bool = True) -> list[
             else None
         lic = draw(st.integers(1, 2)) if LICENSE in cell_.capacity and _chance(draw, 40) \
             else 0
+        hlic = 1 if _hlic(cell_) and _chance(draw, 30) else 0
         age = draw(st.integers(0, h_rt - 1)) if h_rt else draw(st.integers(0, 500))
         start = NOW - age
         hard = {"h_rt": str(h_rt)} if h_rt else {}
         if lic:
             hard["license"] = str(lic)
+        if hlic:
+            hard["hlic"] = str(hlic)
         end = start + h_rt + cell_.offset if h_rt else math.inf
-        held = Interval(start, end, [(inst.name, slots)], float(lic * slots), pe)
+        held = Interval(start, end, [(inst.name, slots)], float(lic * slots), pe, hlic)
         now_used = usage(cell_, [s.held for s in out], NOW)
         if any(now_used.get(k, 0.0) + v > cell_.capacity[k] for k, v in
                uses(cell_, held).items()):
@@ -187,6 +208,10 @@ def running_tasks(draw: st.DrawFn, cell_: Cell, limitless: bool = True) -> list[
     return out
 
 
+def _hlic(cell_: Cell) -> bool:
+    return any(key[2] == "hlic" for key in cell_.capacity)
+
+
 @dataclass
 class Asked:
     start: float
@@ -194,6 +219,7 @@ class Asked:
     slots: tuple[int, int]  # pe_min, pe_max (1, 1 without a PE)
     pe: str
     license: int  # per slot
+    hlic: int = 0  # per host
 
     def request(self) -> SchedJob:
         return SchedJob(job_id=0, pending=[1], priority=0, submit_time=0.0,
@@ -201,7 +227,8 @@ class Asked:
                           pe_max=self.slots[1] if self.pe else 0, owner="root")
 
     def hard(self) -> dict[str, str]:
-        return {"license": str(self.license)} if self.license else {}
+        hard = {"license": str(self.license)} if self.license else {}
+        return hard | {"hlic": str(self.hlic)} if self.hlic else hard
 
 
 @st.composite
@@ -216,7 +243,8 @@ def asked_ars(draw: st.DrawFn, cell_: Cell) -> list[Asked]:
         else:
             slots, pe = (1, 1), ""
         lic = draw(st.integers(1, 2)) if LICENSE in cell_.capacity and _chance(draw, 35) else 0
-        out.append(Asked(start, end, slots, pe, lic))
+        hlic = draw(st.integers(1, 2)) if _hlic(cell_) and _chance(draw, 40) else 0
+        out.append(Asked(start, end, slots, pe, lic, hlic))
     return out
 
 
@@ -230,7 +258,8 @@ class Granted:
     def interval(self) -> Interval:
         slots = sum(n for _, n in self.granted)
         return Interval(self.asked.start, self.asked.end, self.granted,
-                        float(self.asked.license * slots), self.pe)
+                        float(self.asked.license * slots), self.pe, float(self.asked.hlic),
+                        ar=True)
 
     def booking(self, now: float) -> ArBooking:
         return ArBooking(self.ar_id, self.asked.start, self.asked.end, self.granted,
@@ -349,7 +378,7 @@ def test_an_ar_is_refused_only_when_nothing_could_hold_it(case) -> None:
     limitless = limitless_instances(running)
     for ar, granted in grant_all(cell_, running, asked):
         if granted is None:
-            assert not could_hold(cell_, booked, limitless, ar), (
+            assert ar.hlic or not could_hold(cell_, booked, limitless, ar), (
                 "AR refused although its resources are free", ar, booked)
         else:
             booked.append(granted.interval())
@@ -364,6 +393,7 @@ class Pending:
     arrival: float
     runtime: float  # how long each task really runs
     license: int
+    hlic: int = 0
 
 
 @dataclass
@@ -408,6 +438,10 @@ def simulations(draw: st.DrawFn) -> Sim:
         lic = draw(st.integers(1, 2)) if LICENSE in cell_.capacity and wants else 0
         if lic:
             hard["license"] = str(lic)
+        wants = _chance(draw, 50 if ar and granted[ar].asked.hlic else 15 if ar else 30)
+        hlic = 1 if _hlic(cell_) and wants else 0
+        if hlic:
+            hard["hlic"] = str(hlic)
         pe, pe_min, pe_max = "", 0, 0
         if _chance(draw, 35):
             pe, pe_min = "mpi", draw(st.integers(1, 3))
@@ -422,7 +456,7 @@ def simulations(draw: st.DrawFn) -> Sim:
                        priority=draw(st.integers(0, 2)), submit_time=float(job_id),
                        hard=hard, pe=pe, pe_min=pe_min, pe_max=pe_max, owner="alice",
                        reserve=_chance(draw, 40), ar=ar),
-            NOW + draw(st.sampled_from((0, 0, 20, 100, 300))), runtime, lic)
+            NOW + draw(st.sampled_from((0, 0, 20, 100, 300))), runtime, lic, hlic)
     step = draw(st.sampled_from((5, 10, 25, 60)))
     cycles = [NOW + k * step for k in range(draw(st.integers(3, 14)))]
     # and the ARs' starts and ends, as the master's tick comes then
@@ -466,7 +500,7 @@ def simulate(sim: Sim) -> None:
             end = now + info.runtime
             record = Record(order.job_id, order.task_id, job.ar, "h_rt" not in job.hard,
                             Interval(now, end, list(order.granted),
-                                     float(info.license * slots), order.pe))
+                                     float(info.license * slots), order.pe, info.hlic))
             sim.records.append(record)
             task = Running(order.job_id, order.task_id, job.hard, order.granted, order.pe,
                            "alice", start=now, submit=job.submit_time, ar=job.ar)
@@ -478,8 +512,8 @@ def simulate(sim: Sim) -> None:
 
 def check_simulation(sim: Sim) -> None:
     cell_ = sim.cell
-    initial = [Interval(s.held.start, s.real_end, s.held.granted, s.held.license, s.held.pe)
-               for s in sim.initial]
+    initial = [Interval(s.held.start, s.real_end, s.held.granted, s.held.license, s.held.pe,
+                        s.held.hlic) for s in sim.initial]
     outside = initial + [r.interval for r in sim.records if not r.ar]
     inside = [r for r in sim.records if r.ar]
     holds = [g.interval() for g in sim.ars.values()]
@@ -510,6 +544,12 @@ def check_simulation(sim: Sim) -> None:
             budget = g.interval().license
             assert sum(item.license for item in mine) <= budget + 1e-9, (
                 "AR jobs beyond the AR's licenses", ar_id, at)
+            holds_hlic = uses(cell_, g.interval())
+            for key, amount in usage(cell_, mine, at).items():
+                if key[2] == "hlic":
+                    assert amount <= holds_hlic.get(key, 0.0) + 1e-9, (
+                        "AR jobs beyond what the AR holds of hlic", ar_id, key, amount,
+                        holds_hlic, at)
 
     for record in inside:
         g = sim.ars[record.ar]
