@@ -49,8 +49,11 @@ COMMAND = Command(
                     "can."),
         HELP,
         Option("-l", "resource_list", "reserve these resources",
-               text="Consumables to hold beside the slots, per slot as for jobs; other "
-                    "attributes choose where the AR may be."),
+               text="Consumables to hold beside the slots, per slot as for jobs (a "
+                    "consumable JOB once, a consumable HOST once on each host of the AR "
+                    "and, where the global host offers it, once per host there too, as "
+                    "Open Cluster Scheduler holds it: each job in the AR takes it once); "
+                    "other attributes choose where the AR may be."),
         Option("-M", "mail_list", "mail addresses for notifications",
                text="Whom mail about the AR goes to."),
         Option("-m", "mail_options", "when to send mail (b, e, a or n)",
