@@ -218,8 +218,8 @@ def test_an_advance_reservation_holds_it_on_each_of_its_hosts(cell3: Cell) -> No
 
 def test_global_level_granted_to_an_advance_reservation(cell3: Cell) -> None:
     """As OCS's "global layer granted to an AR": the AR over 2 hosts holds the global
-    value once per host (2 of 3), its sequential jobs take it once each, so two run; a
-    job outside finds 1 left."""
+    value once per host (2 of 3), its sequential jobs and array tasks take it once each,
+    so two run; a job outside finds 1 left."""
     cell = cell3
     for host in HOSTS:
         hosts_value(cell, host, "99")
@@ -237,6 +237,13 @@ def test_global_level_granted_to_an_advance_reservation(cell3: Cell) -> None:
                         and out, what="why the job outside waits")
         assert "(-l lic=2) cannot run globally because it offers only gc:lic=1.000000" in info
         done(cell, *jobs, outside)
+        array = submit_array(cell, "-t", "1-3", "-ar", str(ar), "-l", "lic=1", "-b", "y",
+                             "sleep", "300")
+        wait_for(lambda: len(running(cell)) == 2, what="two tasks in the AR to run")
+        info = wait_for(lambda: "advance reservation" in (
+            out := cell.ok("qstat", "-j", str(array))) and out, what="why the third waits")
+        assert f"cannot run because the advance reservation {ar} has no slot left" in info
+        done(cell, array)
     finally:
         cell.ok("qrdel", str(ar))
 
