@@ -79,6 +79,7 @@ def grant_ar(
                     schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
                 return [(qi.name, 1)], ""
         return None
+
     def held(granted: Granted) -> bool:
         """Whether what the AR holds is free, beyond what a job placed so takes: a
         HOST consumable's global value once per host (reserve.uses)."""
