@@ -118,6 +118,12 @@ def accounting_file(base: Path | None = None) -> Path:
     return common(base) / "accounting"
 
 
+def accounting_json_file(base: Path | None = None) -> Path:
+    """Like Open Cluster Scheduler's common/accounting.jsonl: the accounting records as
+    JSON lines, when reporting_params say accounting_format=json."""
+    return common(base) / "accounting.jsonl"
+
+
 def reporting_file(base: Path | None = None) -> Path:
     """Like $SGE_ROOT/$SGE_CELL/common/reporting: reporting(5) records, AR records among them."""
     return common(base) / "reporting"

@@ -1,9 +1,11 @@
-"""The `accounting` file on disk: durable appends, reading, and crash recovery help.
+"""The accounting files on disk: durable appends, reading, and crash recovery help.
 
 The accounting actor is the only writer. A crash can leave a torn last line, so an append
 first cuts the file back to its last complete line; `tail_keys` then tells the restarted
 actor which records already made it to disk. The `reporting` file has the same header and
-is appended the same way (`append_lines`, `tail_lines`).
+is appended the same way (`append_lines`, `tail_lines`). `accounting.jsonl` holds the same
+records as JSON lines (record_json.py), without a header, appended by the same rules;
+readers tell the two forms apart by a file's first record.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gridd.accounting.record import FILE_HEADER, AccountingRecord, parse_line, to_line
+from gridd.accounting.record import FILE_HEADER, AccountingRecord, to_line
+from gridd.accounting.record_json import is_json, parse, to_json
 from gridd.durable import fsync_dir, write_all
 
 _CHUNK = 64 * 1024
@@ -33,15 +36,21 @@ def _complete_length(fd: int, size: int) -> int:
     return 0
 
 
-def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord]) -> None:
-    """Append records and return only once they are on disk (the master's outbox relies on it)."""
-    append_lines(path, map(to_line, records))
+def append_records(path: str | os.PathLike[str], records: Iterable[AccountingRecord], *,
+                   json_lines: bool = False) -> None:
+    """Append records, as colon lines or JSON lines, and return only once they are on
+    disk (the master's outbox relies on it)."""
+    if json_lines:
+        append_lines(path, map(to_json, records), header=())
+    else:
+        append_lines(path, map(to_line, records))
 
 
-def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
+def append_lines(path: str | os.PathLike[str], lines: Iterable[str],
+                 header: tuple[str, ...] = FILE_HEADER) -> None:
     """Append lines (without their newlines) to an accounting or reporting file, durably.
 
-    A torn last line left by a crash is cut off first; a new or empty file gets the header.
+    A torn last line left by a crash is cut off first; a new or empty file gets `header`.
     """
     path = Path(path)
     created = not path.exists()
@@ -51,7 +60,7 @@ def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
         keep = _complete_length(fd, size)
         if keep != size:
             os.ftruncate(fd, keep)
-        text = "".join(f"{line}\n" for line in (*(FILE_HEADER if keep == 0 else ()), *lines))
+        text = "".join(f"{line}\n" for line in (*(header if keep == 0 else ()), *lines))
         os.lseek(fd, keep, os.SEEK_SET)
         write_all(fd, text.encode())
         os.fsync(fd)
@@ -61,12 +70,25 @@ def append_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
         fsync_dir(path.parent)
 
 
+def _first_record(lines: Iterable[str]) -> str:
+    """The first line that is neither blank nor a comment ("" when there is none)."""
+    return next((line for line in lines if line.strip() and not line.startswith("#")), "")
+
+
+def holds_json(path: str | os.PathLike[str]) -> bool:
+    """Whether a file's records are JSON lines: its first record tells."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
+        return is_json(_first_record(stream))
+
+
 def read_records(path: str | os.PathLike[str]) -> Iterator[AccountingRecord]:
-    """Yield the file's records in order; a malformed line raises ValueError naming it."""
+    """Yield the file's records in order, colon or JSON lines; a malformed line raises
+    ValueError naming it."""
+    json_lines = holds_json(path)
     with open(path, encoding="utf-8", errors="surrogateescape") as stream:
         for number, line in enumerate(stream, 1):
             try:
-                record = parse_line(line)
+                record = parse(line, json_lines)
             except ValueError as err:
                 raise ValueError(f"{path}:{number}: {err}") from None
             if record is not None:
@@ -104,9 +126,10 @@ def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:
     if not path.exists():
         return set()
     keys: set[RecordKey] = set()
+    json_lines = holds_json(path)
     for raw in _last_lines(path, n):
         try:
-            rec = parse_line(raw.decode("utf-8", "surrogateescape"))
+            rec = parse(raw.decode("utf-8", "surrogateescape"), json_lines)
         except ValueError:
             continue
         if rec is not None:

@@ -273,8 +273,12 @@ def parse_line(line: str) -> AccountingRecord | None:
     if not line.strip() or line.startswith("#"):
         return None
     parts, count = _split(line)
-    values = [
-        _convert(n, k, t) for n, k, t in zip(FIELDS[:count], _TYPES[:count], parts, strict=True)
-    ]
-    values += [0] * (len(FIELDS) - count)
+    return from_texts(parts[:count])
+
+
+def from_texts(parts: list[str]) -> AccountingRecord:
+    """The record of a line's field texts (a pre-6.2 line's are fewer: no AR);
+    ValueError naming a field that is not of its type."""
+    values = [_convert(n, k, t) for n, k, t in zip(FIELDS, _TYPES, parts, strict=False)]
+    values += [0] * (len(FIELDS) - len(values))
     return AccountingRecord(*values)

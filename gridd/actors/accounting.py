@@ -3,9 +3,10 @@ and the reporting database's only door while the cell runs.
 
 Records arrive with the sequence number of the master's durable outbox entry: finished
 tasks (AccountTask) and reporting records (ReportRecord). Lines go to the `accounting`
-and `reporting` files at once; the database gets them in batches, at the latest after
-reporting_params' flush_time (a DuckDB statement costs milliseconds whatever its size),
-and at once when somebody asks a query, so that answers include every record written.
+(or, with accounting_format=json, `accounting.jsonl`) and `reporting` files at once; the
+database gets them in batches, at the latest after reporting_params' flush_time (a DuckDB
+statement costs milliseconds whatever its size), and at once when somebody asks a query,
+so that answers include every record written.
 Only when the files and the database hold a record is the master told to drop it.
 A configuration change (ConfigRecord, the configuration's history) is a record of the
 database alone: Grid Engine's reporting file has no such line, and the history is kept
@@ -13,8 +14,9 @@ whatever reporting_params say, so it skips the files and is confirmed with its b
 
 Exactly once across crashes: the database ingests a record (its seq with its line)
 only once (its ledger commits with the rows); the files have no such column, so the keys
-of accounting lines already written (found in the file's tail at start, then remembered)
-are checked before a line is appended, and a reporting line, fully determined by its
+of accounting lines already written (found in the tails of both accounting files at
+start, the form may have changed since; then remembered) are checked before a line is
+appended, and a reporting line, fully determined by its
 record, is its own key against the last lines written. A record is confirmed only after
 it is on disk, so one the master resends after a crash is always among the last lines
 written. (The price: two records whose lines are identical to the second, which 8.1.9's
@@ -80,9 +82,12 @@ class Writers:
     def __init__(self, base: Path) -> None:
         self.base = base
         self.conf = p.ReportingParams()
-        self.file = paths.accounting_file(base)
+        # the accounting file of each form: a record is in one of them, whichever the
+        # form was when it was written, so both tails tell what is written already
+        self.files = {"colon": paths.accounting_file(base),
+                      "json": paths.accounting_json_file(base)}
         self.recent: OrderedDict[RecordKey, None] = OrderedDict(
-            (k, None) for k in (tail_keys(self.file, RECENT) if self.file.exists() else ()))
+            (k, None) for file in self.files.values() for k in tail_keys(file, RECENT))
         self.report = paths.reporting_file(base)
         self.recent_lines: OrderedDict[str, None] = OrderedDict(
             (line, None) for line in tail_lines(self.report, RECENT))
@@ -114,7 +119,8 @@ class Writers:
     def _append_accounting(self, records: list[AccountingRecord]) -> None:
         fresh = {record_key(rec): rec for rec in records if record_key(rec) not in self.recent}
         if fresh:
-            append_records(self.file, fresh.values())
+            form = self.conf.accounting_format
+            append_records(self.files[form], fresh.values(), json_lines=form == "json")
             _remember(self.recent, fresh)
 
     def _append_reporting(self, lines: list[str]) -> None:

@@ -45,6 +45,7 @@ from gridd.formats.field_types import (
     user_name,
 )
 from gridd.model.objects import NONE, words
+from gridd.model.reporting_params import ACCOUNTING_FORMATS, accounting_format
 from gridd.model.values import is_unsigned, parse_bool, parse_time
 
 # ---- cluster queues ---------------------------------------------------------------------------
@@ -466,18 +467,27 @@ def _gid_range(attr: str, value: str) -> str:
 
 _REPORTING_TYPES = {"accounting": BOOL, "reporting": BOOL, "joblog": BOOL,
                     "log_consumables": BOOL, "flush_time": TIME,
-                    "accounting_flush_time": TIME, "sharelog": TIME}
+                    "accounting_flush_time": TIME, "sharelog": TIME,
+                    "accounting_format": _either(*ACCOUNTING_FORMATS),
+                    "old_accounting": BOOL}
 
 
 def _reporting_params(attr: str, value: str) -> str:
     """NONE or blank-separated `name=value` items of known names, each value of its type
-    (gridd.master.reporting reads them so: `a=true,b=true` would be one item)."""
+    (gridd.master.reporting reads them so: `a=true,b=true` would be one item); the
+    accounting file's form chosen once (accounting_format and old_accounting agree)."""
+    words: dict[str, str] = {}
     for item in [] if value.upper() == NONE else value.split():
         name, equals, text = item.partition("=")
         field = _REPORTING_TYPES.get(name)
         if field is None or not equals:
             raise InvalidValue(f'"{item}" is not a reporting parameter')
         field(name, text)
+        words[name] = text
+    try:
+        accounting_format(words)
+    except ValueError as err:
+        raise InvalidValue(str(err), (f"denied: {attr} {err}",), found=MASTER) from None
     return value
 
 

@@ -4,6 +4,10 @@
     reporting=true|false     records go to the reporting file (finished jobs among them)
     joblog=true|false        with reporting: every step of a job's life (job_log)
     flush_time=TIME          the longest a record waits for the database
+    accounting_format=colon|json   the accounting file's form: 8.1.9's colon lines in
+                             `accounting`, or one JSON object a line in `accounting.jsonl`
+    old_accounting=true|false      Open Cluster Scheduler's word for the same choice
+                             (true: colon); neither given: colon
 
 (accounting_flush_time is accepted and bounds nothing: the actor writes the files as
 soon as it has records, durably, before it confirms them.)
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING
 from gridd import protocol as p
 from gridd.model.job import Job
 from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
+from gridd.model.reporting_params import ACCOUNTING_FORMATS, accounting_format
 from gridd.model.values import time_or
 from gridd.sched.levels import build_levels
 
@@ -44,7 +49,18 @@ def params(text: str) -> p.ReportingParams:
         reporting=_true(words.get("reporting"), _DEFAULT.reporting),
         joblog=_true(words.get("joblog"), _DEFAULT.joblog),
         flush_time=_seconds(words.get("flush_time"), _DEFAULT.flush_time),
+        accounting_format=_format(words),
     )
+
+
+def _format(words: dict[str, str]) -> str:
+    """The accounting file's form; where the words disagree (a configuration spooled
+    before qconf checked it), accounting_format's word, else the default."""
+    try:
+        return accounting_format(words) or _DEFAULT.accounting_format
+    except ValueError:
+        chosen = words.get("accounting_format", "").lower()
+        return chosen if chosen in ACCOUNTING_FORMATS else _DEFAULT.accounting_format
 
 
 def _true(word: str | None, default: bool) -> bool:

@@ -9,6 +9,7 @@ to which the master resends what it may not have seen confirmed.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -201,3 +202,28 @@ async def test_after_a_spool_restore_reused_seqs_and_job_ids_lose_no_record(tmp_
                        "ORDER BY 1, 2").fetchall()
     con.close()
     assert rows == [(1, 100), (2, 100), (2, 500)]
+
+
+def jsonl_jobs(base: Path) -> list[int]:
+    """The job numbers of accounting.jsonl's lines."""
+    lines = paths.accounting_json_file(base).read_text().splitlines()
+    return [json.loads(line)["job_number"] for line in lines]
+
+
+async def test_the_accounting_form_switches_and_a_resent_record_is_not_written_again(tmp_path):
+    """accounting_format=json writes accounting.jsonl, colon the accounting file; after a
+    restart the tails of both tell what is written, whichever form is on now."""
+    base = make_cell(tmp_path)
+    async with accounting_on_pair(base, accounting_format="json", flush_time=0.05) as sock:
+        master = Master(sock)
+        assert await account(master, finished(1)) == {1}
+        await sock.send([p.encode(p.ReportingParams(flush_time=0.05))])
+        assert await account(master, finished(2)) == {2}
+    async with accounting_on_pair(base, accounting_format="json", flush_time=0.05) as sock:
+        assert await account(Master(sock), finished(1), finished(2), finished(3)) == {1, 2, 3}
+    assert jsonl_jobs(base) == [1, 3]
+    assert accounted_jobs(base) == ["2"]
+    con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
+    jobs = con.execute("SELECT job_number FROM accounting ORDER BY 1").fetchall()
+    con.close()
+    assert jobs == [(1,), (2,), (3,)]

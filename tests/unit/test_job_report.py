@@ -58,6 +58,12 @@ def test_user_text_cannot_add_fields_or_lines():
     ("reporting=TRUE flush_time=nonsense",
      p.ReportingParams(accounting=True, reporting=True, joblog=False, flush_time=15.0)),
     ("", p.ReportingParams()),
+    ("accounting_format=JSON", p.ReportingParams(accounting_format="json")),
+    ("old_accounting=false", p.ReportingParams(accounting_format="json")),
+    ("old_accounting=TRUE accounting_format=colon", p.ReportingParams()),
+    # spooled before qconf checked them: accounting_format's word counts, else the default
+    ("accounting_format=json old_accounting=true", p.ReportingParams(accounting_format="json")),
+    ("accounting_format=xml old_accounting=maybe", p.ReportingParams()),
 ])
 def test_reporting_params(text, expected):
     assert reporting.params(text) == expected

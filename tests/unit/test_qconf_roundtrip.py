@@ -221,7 +221,9 @@ _CONF = {
     "token_extend_time": st.one_of(_TIME, st.just("none")),
     "reporting_params": st.sampled_from([
         "accounting=true reporting=false flush_time=00:00:15 joblog=false sharelog=00:00:00",
-        "none", "accounting=false", "log_consumables=true accounting_flush_time=0"]),
+        "none", "accounting=false", "log_consumables=true accounting_flush_time=0",
+        "accounting=true accounting_format=json old_accounting=false",
+        "old_accounting=TRUE accounting_format=colon"]),
     "gid_range": st.sampled_from(["65400-65500", "100", "200-300,400"]),
     "auto_user_default_project": st.one_of(_NAME, st.just("none")),
     "delegated_file_staging": _BOOL,
