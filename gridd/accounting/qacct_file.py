@@ -9,17 +9,31 @@ are read as Grid Engine's qacct reads them, leniently (what is not a number coun
 lines of any other length are not records, and GE's qacct names them on stderr. The
 relation has one column more than the database's, `unreadable`, for those lines: the
 queries carry them along (qacct_query.py), so that the file is read once.
+
+A file whose first record is a JSON object holds JSON lines (accounting.jsonl,
+record_json.py): each line is taken apart into the same fields, and one that is not a
+record (not JSON, or without a key every record has) is named as a colon line of the
+wrong length is. Several files (a cell's `accounting` and `accounting.jsonl`, when its
+accounting_format changed) are one relation, their records in the order jobs ended in.
 """
 
 from __future__ import annotations
 
 import codecs
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from typing import IO, Any
 
-from gridd.accounting.qacct_query import QacctError, Query, Request, listing_query
+from gridd.accounting import record_json
+from gridd.accounting.accounting_file import holds_json
+from gridd.accounting.qacct_query import (
+    DATABASE_ORDER,
+    QacctError,
+    Query,
+    Request,
+    listing_query,
+)
 from gridd.accounting.query import first_line
 from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS, AccountingRecord
 from gridd.accounting.record_sql import acct_text
@@ -54,75 +68,94 @@ _RECORD = (
     f"len(p) = {PRE_62_COUNT} OR len(p) = {len(FIELDS)} "
     f"OR len(p) > {len(FIELDS)} AND {_tail_fits()}"
 )
-# One pass over the lines: a line that is not a record comes out as a row whose fields
-# are empty (NULL text, numbers 0) and whose `unreadable` is the line.
-_RELATION = (
-    "SELECT "
-    + ", ".join(f'{_field(name)} AS "{name}"' for name in _KINDS)
-    + ", CASE WHEN NOT record THEN line END AS unreadable FROM ("
-    f"SELECT line, record, CASE WHEN record THEN p END AS p, "
-    f"greatest(len(p) - {len(FIELDS)}, 0) AS extra FROM ("
-    f"SELECT line, p, {_RECORD} AS record FROM ("
-    "SELECT line, string_split(line, ':') AS p FROM lines)))"
-)
+_COLON_SPLIT = "SELECT line, string_split(line, ':') AS p FROM {lines}"
+_JSON_SPLIT = (f"SELECT line, {record_json.fields_sql('x')} AS p FROM "
+               f"(SELECT line, {record_json.extract_sql('line')} AS x FROM {{lines}})")
+
+
+def _relation(lines: str, json_lines: bool) -> str:
+    """One pass over the view `lines`: a line that is not a record comes out as a row
+    whose fields are empty (NULL text, numbers 0) and whose `unreadable` is the line."""
+    split = (_JSON_SPLIT if json_lines else _COLON_SPLIT).format(lines=lines)
+    return (
+        "SELECT "
+        + ", ".join(f'{_field(name)} AS "{name}"' for name in _KINDS)
+        + ", CASE WHEN NOT record THEN line END AS unreadable FROM ("
+        f"SELECT line, record, CASE WHEN record THEN p END AS p, "
+        f"greatest(len(p) - {len(FIELDS)}, 0) AS extra FROM ("
+        f"SELECT line, p, {_RECORD} AS record FROM ({split})))"
+    )
 
 
 class AccountingFile:
-    """An open accounting file answering qacct's queries; its records come in the
-    file's order, which is the order they were accounted in.
+    """Open accounting files answering qacct's queries; the records of one file come in
+    its order, which is the order they were accounted in, those of several in the order
+    jobs ended in.
 
-    `containing`, when given, is text every line of interest contains (`:47:` for job 47):
-    lines without it are skipped before they are split, which makes `qacct -f FILE -j N`
-    about as fast as a scan of the file.
+    `job`, when given, is the job asked for with -j: lines that do not contain its number
+    (`:47:` in a colon line) are skipped before they are split, which makes
+    `qacct -f FILE -j N` about as fast as a scan of the file.
     """
 
     unreadable = True
 
-    def __init__(self, path: str, containing: str | None = None) -> None:
+    def __init__(self, paths: Sequence[str], job: int | None = None) -> None:
         import duckdb
 
         self._duckdb = duckdb
-        self._path = path
-        self._containing = containing
-        self._decoded: IO[bytes] | None = None
-        try:
-            with open(path, "rb"):  # say what GE says before DuckDB says it differently
-                pass
-        except OSError as exc:  # missing, unreadable, or a directory
-            why = (f"{path}: No such file or directory" if isinstance(exc, FileNotFoundError)
-                   else f"error: unable to open {path}")
-            raise QacctError(why, stdout="no jobs running since startup\n") from None
+        self._paths = list(paths)
+        self._job = job
+        self._decoded: list[IO[bytes]] = []
+        for path in self._paths:
+            try:
+                with open(path, "rb"):  # say what GE says before DuckDB says it differently
+                    pass
+            except OSError as exc:  # missing, unreadable, or a directory
+                why = (f"{path}: No such file or directory"
+                       if isinstance(exc, FileNotFoundError) else f"error: unable to open {path}")
+                raise QacctError(why, stdout="no jobs running since startup\n") from None
+        self._json = [holds_json(path) for path in self._paths]
+        self._order = DATABASE_ORDER if len(self._paths) > 1 else ""
         self._con = duckdb.connect()
-        self._define(path)
+        self._define(self._paths)
 
     def __enter__(self) -> AccountingFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._con.close()
-        if self._decoded is not None:
-            self._decoded.close()
+        for copy in self._decoded:
+            copy.close()
 
-    def _define(self, path: str) -> None:
-        quoted = path.replace("'", "''")
-        only = ""
-        if self._containing is not None:
-            only = f" AND contains(line, '{self._containing.replace(chr(39), chr(39) * 2)}')"
+    def _containing(self, json_lines: bool) -> str:
+        """SQL: the condition a line of interest meets (a JSON line's spacing is free)."""
+        if self._job is None:
+            return ""
+        return f" AND contains(line, '{self._job if json_lines else f':{self._job}:'}')"
+
+    def _define(self, paths: Sequence[str]) -> None:
+        """The `accounting` view over `paths` (the files, or their decoded copies)."""
+        relations = []
+        for i, (path, json_lines) in enumerate(zip(paths, self._json, strict=True)):
+            quoted = path.replace("'", "''")
+            self._con.execute(
+                f"CREATE OR REPLACE TEMP VIEW lines_{i} AS SELECT line FROM read_csv("
+                f"'{quoted}', columns={{'line': 'VARCHAR'}}, delim='\\x01', quote='', "
+                "escape='', header=false, auto_detect=false, strict_mode=false) "
+                f"WHERE line <> '' AND NOT starts_with(line, '#'){self._containing(json_lines)}"
+            )
+            relations.append(_relation(f"lines_{i}", json_lines))
         self._con.execute(
-            "CREATE OR REPLACE TEMP VIEW lines AS SELECT line FROM read_csv("
-            f"'{quoted}', columns={{'line': 'VARCHAR'}}, delim='\\x01', quote='', escape='', "
-            "header=false, auto_detect=false, strict_mode=false) "
-            f"WHERE line <> '' AND NOT starts_with(line, '#'){only}"
-        )
-        self._con.execute(f"CREATE OR REPLACE TEMP VIEW accounting AS {_RELATION}")
+            f"CREATE OR REPLACE TEMP VIEW accounting AS {' UNION ALL '.join(relations)}")
 
     def rows(self, query: Query) -> list[tuple[Any, ...]]:
         return [row for batch in self.batches(query, 1 << 20) for row in batch]
 
     def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]:
-        """The records `req` asks for with -j, in file order, `size` at a time: one pass
-        over the file, whatever its length."""
-        return self.batches(listing_query(req, FIELDS, unreadable=True), size)
+        """The records `req` asks for with -j, `size` at a time: one pass over the
+        files, whatever their length."""
+        return self.batches(listing_query(req, FIELDS, order=self._order, unreadable=True),
+                            size)
 
     def batches(self, query: Query, size: int) -> Iterator[list[tuple[Any, ...]]]:
         """The rows of `query`, `size` at a time, from one cursor. A file found not to be
@@ -139,34 +172,43 @@ class AccountingFile:
                     yield batch
                 return
             except self._duckdb.InvalidInputException as exc:
-                if "unicode" not in str(exc).lower() or self._decoded is not None:
-                    raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
+                if "unicode" not in str(exc).lower() or self._decoded:
+                    raise QacctError(f"error: {self._named()}: {first_line(exc)}") from None
                 self._decode()  # not UTF-8 throughout: read it with replacement characters
             except self._duckdb.Error as exc:
-                raise QacctError(f"error: {self._path}: {first_line(exc)}") from None
+                raise QacctError(f"error: {self._named()}: {first_line(exc)}") from None
+
+    def _named(self) -> str:
+        return ", ".join(self._paths)
 
     def _decode(self) -> None:
-        """Read a copy of the file in UTF-8, with U+FFFD for bytes that were not UTF-8."""
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._decoded = tempfile.NamedTemporaryFile(prefix="qacct-", suffix=".utf8")
-        with open(self._path, "rb") as source:
-            while chunk := source.read(1 << 22):
-                self._decoded.write(decoder.decode(chunk).encode())
-            self._decoded.write(decoder.decode(b"", final=True).encode())
-        self._decoded.flush()
-        self._define(self._decoded.name)
+        """Read copies of the files in UTF-8, with U+FFFD for bytes that were not UTF-8."""
+        for path in self._paths:
+            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            copy = tempfile.NamedTemporaryFile(prefix="qacct-", suffix=".utf8")
+            self._decoded.append(copy)
+            with open(path, "rb") as source:
+                while chunk := source.read(1 << 22):
+                    copy.write(decoder.decode(chunk).encode())
+                copy.write(decoder.decode(b"", final=True).encode())
+            copy.flush()
+        self._define([copy.name for copy in self._decoded])
 
-    def line_numbers(self, lines: set[str]) -> list[int]:
-        """Where `lines` are in the file, counted as GE's qacct counts (comments and empty
-        lines not counted): read again only when there are lines to name."""
-        numbers, number = [], 0
-        path = self._decoded.name if self._decoded is not None else self._path
-        with open(path, encoding="utf-8", errors="replace", newline="\n") as stream:
-            for raw in stream:
-                line = raw.rstrip("\r\n")
-                if not line or line.startswith("#"):
-                    continue
-                number += 1
-                if line in lines:
-                    numbers.append(number)
-        return numbers
+    def unreadable_entries(self, lines: set[str]) -> list[str]:
+        """Where `lines` are, "line N" counted as GE's qacct counts (comments and empty
+        lines not counted), "of FILE" after it when there are several: the files are read
+        again only when there are lines to name."""
+        found = []
+        read = [copy.name for copy in self._decoded] or self._paths
+        for path, shown in zip(read, self._paths, strict=True):
+            of = f" of {shown}" if len(self._paths) > 1 else ""
+            number = 0
+            with open(path, encoding="utf-8", errors="replace", newline="\n") as stream:
+                for raw in stream:
+                    line = raw.rstrip("\r\n")
+                    if not line or line.startswith("#"):
+                        continue
+                    number += 1
+                    if line in lines:
+                        found.append(f"line {number}{of}")
+        return found

@@ -209,7 +209,7 @@ class _Source(Protocol):
 
     def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]: ...
 
-    def line_numbers(self, lines: set[str]) -> list[int]: ...
+    def unreadable_entries(self, lines: set[str]) -> list[str]: ...
 
 
 class _Database:
@@ -241,7 +241,7 @@ class _Database:
         for stretch in stretches(cuts):
             yield self.rows(listing_query(req, FIELDS, order=DATABASE_ORDER, ended=stretch))
 
-    def line_numbers(self, lines: set[str]) -> list[int]:
+    def unreadable_entries(self, lines: set[str]) -> list[str]:
         raise AssertionError("a database has no lines")
 
 
@@ -339,8 +339,8 @@ def answer(req: Request, source: _Source, out: IO[str], err: IO[str],
     ok = not (req.job and not found)
     shown.close(ok)
     if unreadable:
-        for number in source.line_numbers(unreadable):
-            err.write(f"error: ignoring invalid entry in line {number}\n")
+        for where in source.unreadable_entries(unreadable):
+            err.write(f"error: ignoring invalid entry in {where}\n")
     if not ok:
         err.write(_not_found(req.job, req.tasks) + "\n")
         return 1
@@ -348,21 +348,23 @@ def answer(req: Request, source: _Source, out: IO[str], err: IO[str],
 
 
 def _open(line: CommandLine) -> Any:
-    """The file asked for; else the database, or the accounting file while there is none
-    (a cell that accounted no job yet has neither: 8.1.9's words for a missing file then).
-    Where there is no cell at all, that is all qacct says."""
-    path = line.file
-    if path is None:
+    """The file asked for; else the database, or the accounting files while there is none:
+    `accounting`, and `accounting.jsonl` beside it or instead of it (a cell that accounted
+    no job yet has neither: 8.1.9's words for a missing `accounting` then). Where there is
+    no cell at all, that is all qacct says."""
+    files = [line.file] if line.file is not None else []
+    if not files:
         if os.path.exists(paths.reporting_db()):
             return _Database()
         common = paths.common_dir()
         if not os.path.isdir(common) or paths.grid_engine_cell(paths.root_dir()):
             raise QacctError(paths.no_cell(None, common))
-        path = str(paths.accounting_file())
+        both = [str(paths.accounting_file()), str(paths.accounting_json_file())]
+        files = [name for name in both if os.path.exists(name)] or both[:1]
     from gridd.accounting.qacct_file import AccountingFile
 
     job = line.request.job
-    return AccountingFile(path, f":{int(job)}:" if job and job_is_id(job) else None)
+    return AccountingFile(files, int(job) if job and job_is_id(job) else None)
 
 
 def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:

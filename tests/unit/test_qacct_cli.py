@@ -187,7 +187,7 @@ def test_a_long_listing_reads_the_file_once_and_sorts_each_record_once(
     from gridd.accounting.qacct_query import Request
 
     monkeypatch.setattr(qacct, "PAGE", 5)
-    with AccountingFile(str(ACCOUNTING)) as source:
+    with AccountingFile([str(ACCOUNTING)]) as source:
         source._con = counting = _Counting(source._con)
         qacct.answer(Request(job="", groups={"o": "root"}), source, *_sinks())
     assert counting.statements == 2  # the listing, then the summary
