@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from gridd.accounting.record import FILE_HEADER, AccountingRecord, to_line
-from gridd.accounting.record_json import is_json, parse, to_json
+from gridd.accounting.record_json import holds_json_lines, parse, to_json
 from gridd.durable import fsync_dir, write_all
 
 _CHUNK = 64 * 1024
@@ -70,15 +70,10 @@ def append_lines(path: str | os.PathLike[str], lines: Iterable[str],
         fsync_dir(path.parent)
 
 
-def _first_record(lines: Iterable[str]) -> str:
-    """The first line that is neither blank nor a comment ("" when there is none)."""
-    return next((line for line in lines if line.strip() and not line.startswith("#")), "")
-
-
 def holds_json(path: str | os.PathLike[str]) -> bool:
     """Whether a file's records are JSON lines: its first record tells."""
-    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
-        return is_json(_first_record(stream))
+    with open(path, "rb") as stream:
+        return holds_json_lines(stream)
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[AccountingRecord]:

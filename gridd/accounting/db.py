@@ -3,11 +3,12 @@
 Two ways in. The accounting actor hands over batches of reporting(5) lines, each with
 the sequence number of the master's outbox entry (`ingest_stream`; configuration changes
 come this way too, as lines of a type no file holds: config_history.py); `gridd dbwriter`
-reads accounting(5) and reporting(5) files (`ingest_file`). Either way a step is one
-transaction that also records how far it got (the records' sequence numbers, each with
-its line's digest, or the file's byte offset), so a crash at any point leaves each record
-in the database once or not yet. A sequence number alone names no record: after `gridd
-spool restore` the master gives the backup's numbers out again, to new records.
+reads accounting(5) files (colon or JSON lines) and reporting(5) files (`ingest_file`).
+Either way a step is one transaction that also records how far it got (the records'
+sequence numbers, each with its line's digest, or the file's byte offset, one per file),
+so a crash at any point leaves each record in the database once or not yet. A sequence
+number alone names no record: after `gridd spool restore` the master gives the backup's
+numbers out again, to new records.
 
 Records are split and cast by DuckDB (record_sql) and mapped onto ARCo's tables set-wise
 (arco_sql): per-row Python work is what
@@ -36,6 +37,7 @@ from gridd.accounting import arco_sql as arco
 from gridd.accounting import record_sql, schema
 from gridd.accounting.file_marks import FileMark, is_reporting, read_lines
 from gridd.accounting.record import FIELDS, TIME_FIELDS, AccountingRecord, acct_line
+from gridd.accounting.record_json import holds_json_lines
 
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
 FOLD_ROWS = 50_000  # inbox records that are folded at once
@@ -192,13 +194,14 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
         size = os.fstat(f.fileno()).st_size
         mark = FileMark.load(con, path, f, size)
         reporting = is_reporting(f)
+        kind = "acct_json" if holds_json_lines(f) else "acct"
         f.seek(mark.offset)
         if progress:
             progress(mark.offset, size, 0)
         while chunk := read_lines(f, CHUNK_BYTES):
             text = chunk.decode("utf-8", errors="replace")
             with _transaction(con):
-                done = _ingest_text(con, text, reporting)
+                done = _ingest_text(con, text, None if reporting else kind)
                 mark.advance(len(chunk), text.count("\n"))
                 mark.save(con)
             total.add(done)
@@ -228,14 +231,16 @@ def _to_inbox(con: duckdb.DuckDBPyConnection, batch: dict[int, str]) -> None:
         [min(batch), max(batch), len(batch), time.time(), "\n".join(map(str, batch)), lines])
 
 
-def _ingest_text(con: duckdb.DuckDBPyConnection, text: str, reporting: bool) -> Ingested:
+def _ingest_text(con: duckdb.DuckDBPyConnection, text: str, kind: str | None) -> Ingested:
+    """Stage a chunk's lines, those of a reporting file (`kind` None) by their type field,
+    an accounting file's as `kind` (acct, or acct_json for JSON lines), and load them."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     lines = ("SELECT row_number() OVER () AS ord, line "
              "FROM (SELECT unnest(string_split($1, chr(10))) AS line) "
              "WHERE line <> '' AND line[1] <> '#'")
-    staged = _split_kind(lines) if reporting else (
-        f"SELECT ord, 'acct' AS kind, line AS body FROM ({lines})")
+    staged = _split_kind(lines) if kind is None else (
+        f"SELECT ord, '{kind}' AS kind, line AS body FROM ({lines})")
     con.execute(f"CREATE OR REPLACE TEMP TABLE gridd_stage AS {staged}", [text])
     return _load_stage(con)
 
@@ -244,7 +249,8 @@ def _load_stage(con: duckdb.DuckDBPyConnection) -> Ingested:
     """Turn the staged records into rows; the caller holds the transaction."""
     counts = dict(con.execute("SELECT kind, count(*) FROM gridd_stage GROUP BY kind").fetchall())
     done = Ingested(records=sum(counts.values()))
-    kinds = {kind for kind in counts if kind in record_sql.KINDS}
+    kinds = {record_sql.PARSED_AS.get(kind, kind) for kind in counts}
+    kinds &= set(record_sql.KINDS)
     for kind in kinds:
         con.execute(record_sql.parse(kind))
     _add_names(con, kinds)

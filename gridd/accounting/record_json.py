@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from gridd.accounting.record import FIELDS, TIME_FIELDS, AccountingRecord, from_texts, parse_line
 
@@ -87,9 +87,14 @@ _OLD_PATHS = {key.field: ("usage", "usage", key.path[-1])
 assert sorted(_BY_FIELD) == sorted(FIELDS), "every field has its key"
 
 
-def is_json(line: str) -> bool:
-    """Whether a file whose first record is `line` holds JSON lines (else colon lines)."""
-    return line.startswith("{")
+def holds_json_lines(f: BinaryIO) -> bool:
+    """Whether the file open as `f` holds JSON lines: its first line that is neither
+    blank nor a comment tells (a colon file starts with its header)."""
+    f.seek(0)
+    for raw in f:
+        if raw.strip() and not raw.startswith(b"#"):
+            return raw.startswith(b"{")
+    return False
 
 
 # --- writing --------------------------------------------------------------------------
@@ -173,7 +178,7 @@ def parse_json(line: str) -> AccountingRecord | None:
 
 
 def parse(line: str, json_lines: bool) -> AccountingRecord | None:
-    """Read one line of a file of JSON lines or of colon lines (is_json tells)."""
+    """Read one line of a file of JSON lines or of colon lines (holds_json_lines tells)."""
     return parse_json(line) if json_lines else parse_line(line)
 
 

@@ -2,7 +2,8 @@
 
 Records wait in the temporary table `gridd_stage (ord, kind, body)`: `kind` is the
 record type (acct, job_log, ...) and `body` the fields after "time:type:" (an accounting
-file's line is an acct body as it stands). Each record type present is parsed by DuckDB
+file's line is an acct body as it stands; a line of accounting.jsonl is staged as
+acct_json and parsed as acct). Each record type present is parsed by DuckDB
 into a table of typed columns with an `ok` flag (a field that does not convert makes the
 record rejected). Splitting and casting in SQL is what makes ingest fast: Python never
 touches a field.
@@ -12,6 +13,7 @@ Field positions follow what Grid Engine 8.1.9 writes (tests/data/sge-8.1.9).
 
 from __future__ import annotations
 
+from gridd.accounting import record_json
 from gridd.accounting.record import CATEGORY, FIELDS, PRE_62_COUNT, TIME_FIELDS
 
 
@@ -83,8 +85,18 @@ def _acct_select() -> str:
         f"SELECT ord, n, {', '.join(raw)} "
         "FROM (SELECT ord, f, len(f) AS n, "
         f"CASE WHEN len(f) = {PRE_62_COUNT} THEN 0 ELSE len(f) - {len(FIELDS)} END AS e "
-        f"FROM (SELECT ord, string_split(body, ':') AS f FROM gridd_stage WHERE kind = 'acct')))"
+        f"FROM ({_ACCT_SPLIT})))"
     )
+
+
+# An accounting record is staged as `acct` when it is a colon line, as `acct_json` when
+# it is a JSON line (record_json.py), and either way split into the colon line's fields.
+_ACCT_SPLIT = (
+    "SELECT ord, string_split(body, ':') AS f FROM gridd_stage WHERE kind = 'acct' "
+    f"UNION ALL SELECT ord, {record_json.fields_sql('x')} AS f FROM "
+    f"(SELECT ord, {record_json.extract_sql('body')} AS x FROM gridd_stage "
+    "WHERE kind = 'acct_json')"
+)
 
 
 def _fields(kind: str, minimum: int, columns: str, checks: str) -> str:
@@ -203,6 +215,8 @@ def parse(kind: str) -> str:
 
 # Record types read under another name: the AR specification's name for 8.1.9's ar_attr.
 ALIASES = {"ar_attribute": "ar_attr"}
+# Staged kinds parsed with another kind: a JSON accounting line is an acct record.
+PARSED_AS = {"acct_json": "acct"}
 # Record types a reporting file may hold that have no place here (the share tree's usage).
 IGNORED = ("sharelog",)
 
@@ -221,6 +235,6 @@ def rejected(kinds: set[str]) -> str:
     """Count the records that did not parse, with the position of the first of them."""
     known = " UNION ALL ".join(
         f"SELECT ord FROM {table(k)} WHERE NOT ok" for k in sorted(kinds))
-    unknown = ", ".join(f"'{k}'" for k in (*KINDS, *IGNORED))
+    unknown = ", ".join(f"'{k}'" for k in (*KINDS, *PARSED_AS, *IGNORED))
     return (f"SELECT count(*), min(ord) FROM ({known + ' UNION ALL ' if known else ''}"
             f"SELECT ord FROM gridd_stage WHERE kind NOT IN ({unknown}))")

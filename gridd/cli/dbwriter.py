@@ -1,9 +1,11 @@
 """`gridd dbwriter FILE... [--db PATH]`: build or extend a reporting database from
-accounting(5) and reporting(5) files, gridd's or real Grid Engine's, as ARCo's dbwriter
-did for its database.
+accounting(5) files (colon lines, or JSON lines as accounting.jsonl holds them) and
+reporting(5) files, gridd's, real Grid Engine's or Open Cluster Scheduler's accounting,
+as ARCo's dbwriter did for its database.
 
-Each file is read from where the database says the last run stopped, so running it again
-on a growing file adds only what is new. DuckDB lets one process open a database, so this
+Each file is read from where the database says the last run stopped (an offset per file),
+so running it again on growing files, a cell's `accounting` and `accounting.jsonl` both,
+adds only what is new. DuckDB lets one process open a database, so this
 fails, with a message, while a master holds the cell's database.
 """
 
@@ -25,7 +27,8 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "dbwriter", help="load accounting and reporting files into the reporting database")
     parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="accounting(5) or reporting(5) files, told apart by content")
+                        help="accounting(5) files (colon or JSON lines) or reporting(5) "
+                             "files, told apart by content")
     parser.add_argument("--db", type=Path,
                         help="the database (default: $GRIDD_ROOT/common/reporting.duckdb)")
 
