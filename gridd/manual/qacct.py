@@ -18,8 +18,11 @@ COMMAND = Command(
         "-j lists the records themselves, a block each.\n\n"
         "The records come from the cell's reporting database (through the master while "
         "the cell runs) or, before its first job is accounted, from the accounting file "
-        "$GRIDD_ROOT/common/accounting; -f reads another accounting file, Grid Engine's "
-        "too (accounting(5))."),
+        "$GRIDD_ROOT/common/accounting, and accounting.jsonl beside it when "
+        "accounting_format=json wrote one (both when both exist, the records in the "
+        "order jobs ended in); -f reads another accounting file, Grid Engine's too, or "
+        "one of JSON lines, Open Cluster Scheduler's too, told by its first record "
+        "(accounting(5))."),
     entries=(
         Option("-ar", "[ar_id]", "sum up per advance reservation",
                text=MATCHING.format(what="advance reservation")),
@@ -89,6 +92,8 @@ COMMAND = Command(
         Section("FILES", items=(
             ("$GRIDD_ROOT/common/reporting.duckdb", "the cell's reporting database"),
             ("$GRIDD_ROOT/common/accounting", "the cell's accounting file"),
+            ("$GRIDD_ROOT/common/accounting.jsonl",
+             "the cell's accounting as JSON lines (accounting_format=json)"),
         )),
         ENVIRONMENT,
     ),

@@ -1,6 +1,9 @@
 """accounting(5): the accounting file gridd writes (gridd.accounting.record)."""
 
+from gridd.accounting.record_json import KEYS
 from gridd.manual.page import FilePage, Section
+
+_TOP_KEYS = tuple(dict.fromkeys(key.path[0] for key in KEYS))
 
 FIELDS = (
     ("qname", "The cluster queue the job (or task) ran in."),
@@ -74,6 +77,26 @@ PAGE = FilePage(
         "read both.\n\n"
         "Lines are written, durably, as soon as the master has confirmed a job's end; "
         "accounting=false in the global configuration's reporting_params writes none."),
-    sections=(Section("FIELDS", items=FIELDS),),
+    sections=(
+        Section("FIELDS", items=FIELDS),
+        Section("JSON LINES", (
+            "With accounting_format=json in reporting_params (or Open Cluster Scheduler's "
+            "old_accounting=false), the records go instead to "
+            "$GRIDD_ROOT/common/accounting.jsonl, one JSON object a line and no header, "
+            "as Open Cluster Scheduler writes its accounting. The keys are its, in its "
+            f"order: {', '.join(_TOP_KEYS)}; usage is an object holding rusage "
+            "(ru_wallclock to ru_nivcsw) and eusage (wallclock, cpu, mem, io, iow, "
+            "maxvmem). Times are microseconds "
+            "since the epoch, of whole seconds; real numbers have six decimals, as in the "
+            "colon line. project and granted_pe are left out when NONE, arid and "
+            "ar_submission_time when the job ran in no advance reservation. Every field "
+            "above has its key, so a record reads the same from either file. The schema "
+            "of a record is schemas/accounting.json in gridd's source.\n\n"
+            "A cell whose accounting_format changed keeps both files: each record is in "
+            "the one that was chosen when it was written. qacct(1) without a database "
+            "reads both, and qacct -f and gridd dbwriter read either, telling a file of "
+            "JSON lines by its first record, whatever its name; Open Cluster Scheduler's "
+            "accounting.jsonl too.")),
+    ),
     see_also=("qacct(1)", "reporting(5)", "gridd(1)"),
 )

@@ -62,8 +62,13 @@ PAGE = FilePage(
         "field or a line: a colon in it is written as ;, a line break or other control "
         "character as a blank.\n\n"
         "reporting_params: accounting=true|false (acct records and the accounting file), "
+        "accounting_format=colon|json (the accounting file's lines: Grid Engine's colon "
+        "lines in accounting, the default, or JSON lines in accounting.jsonl, see "
+        "accounting(5); Open Cluster Scheduler's old_accounting=true|false says the same, "
+        "true for colon, and qconf refuses the two when they disagree), "
         "reporting=true|false (this file), joblog=true|false (job_log records), "
-        "flush_time (the longest a record waits for the database)."),
+        "flush_time (the longest a record waits for the database). This file's lines "
+        "stay colon lines whatever accounting_format says."),
     sections=(Section("RECORD TYPES", items=tuple(
         (kind, text if kind == "acct" else f"{text} Fields, in order: {', '.join(fields)}.")
         for kind, (fields, text) in RECORDS.items())),),
