@@ -16,6 +16,7 @@ Readers take a line apart into the colon line's field texts (`field_texts` here,
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -41,8 +42,8 @@ class Key:
         return "$." + ".".join(self.path)
 
 
-def _usage(kind: str, name: str, field: str | None = None, *, whole: bool = False) -> Key:
-    return Key(field or name, ("usage", kind, name), "0", whole=whole)
+def _usage(kind: str, name: str, *, whole: bool = False) -> Key:
+    return Key(name, ("usage", kind, name), "0", whole=whole)
 
 
 # In the order OCS writes them.
@@ -84,7 +85,6 @@ _BY_FIELD = {key.field: key for key in KEYS}
 # OCS 9.0 named eusage `usage` (usage.usage.cpu): read there when eusage is missing.
 _OLD_PATHS = {key.field: ("usage", "usage", key.path[-1])
               for key in KEYS if key.path[:2] == ("usage", "eusage")}
-assert sorted(_BY_FIELD) == sorted(FIELDS), "every field has its key"
 
 
 def holds_json_lines(f: BinaryIO) -> bool:
@@ -99,10 +99,12 @@ def holds_json_lines(f: BinaryIO) -> bool:
 
 # --- writing --------------------------------------------------------------------------
 
-def _value(key: Key, value: str | int | float) -> str | int | float:
+def _value(key: Key, value: str | int | float) -> str | int | float | None:
     if key.field in TIME_FIELDS:
         return int(value) * MICROS
     if isinstance(value, float):
+        if not math.isfinite(value):  # JSON has no NaN: null, which reads as 0
+            return None
         value = round(value, 6)  # the colon line's six decimals
         return int(value) if key.whole and value.is_integer() else value
     return value

@@ -49,6 +49,10 @@ def _sql_texts(con: duckdb.DuckDBPyConnection, line: str) -> list[str]:
     return con.execute(query, [line]).fetchone()[0]
 
 
+def test_every_field_has_one_key() -> None:
+    assert sorted(key.field for key in record_json.KEYS) == sorted(FIELDS)
+
+
 @given(records())
 def test_a_json_line_reads_back_as_the_colon_line_does(rec) -> None:
     assert parse_json(to_json(rec)) == parse_line(to_line(rec))
@@ -70,6 +74,15 @@ def test_duckdb_takes_a_json_line_apart_as_python_does(rec) -> None:
     assert parse_line(":".join(found)) == parse_json(line)
     assert [t for n, t in zip(FIELDS, found, strict=True) if n in ("owner", "category")] == [
         rec.owner, rec.category]
+
+
+def test_a_usage_json_cannot_say_is_written_as_null_and_the_record_stays() -> None:
+    line = to_json(dataclasses.replace(REFERENCE[0], maxvmem=float("nan"), mem=float("inf")))
+    check("accounting", line)
+    assert '"mem":null' in line and '"maxvmem":null' in line
+    assert parse_json(line) == dataclasses.replace(REFERENCE[0], maxvmem=0.0, mem=0.0)
+    with duckdb.connect() as con:
+        assert parse_line(":".join(_sql_texts(con, line))) == parse_json(line)
 
 
 def test_keys_come_in_open_cluster_schedulers_order_and_unset_ones_are_left_out() -> None:
