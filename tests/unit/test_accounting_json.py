@@ -22,6 +22,7 @@ from gridd.accounting.accounting_file import (
 )
 from gridd.accounting.record import FIELDS, parse_line, record_for, to_line
 from gridd.accounting.record_json import field_texts, parse_json, to_json
+from gridd.manual.files.accounting import JSON_KEYS
 from tests.json_schemas import check
 from tests.unit.test_accounting_record import REFERENCE_LINES, _finished_job, records
 
@@ -49,8 +50,9 @@ def _sql_texts(con: duckdb.DuckDBPyConnection, line: str) -> list[str]:
     return con.execute(query, [line]).fetchone()[0]
 
 
-def test_every_field_has_one_key() -> None:
+def test_every_field_has_one_key_and_the_manual_lists_them() -> None:
     assert sorted(key.field for key in record_json.KEYS) == sorted(FIELDS)
+    assert JSON_KEYS == tuple(dict.fromkeys(key.path[0] for key in record_json.KEYS))
 
 
 @given(records())

@@ -1,9 +1,13 @@
 """accounting(5): the accounting file gridd writes (gridd.accounting.record)."""
 
-from gridd.accounting.record_json import KEYS
 from gridd.manual.page import FilePage, Section
 
-_TOP_KEYS = tuple(dict.fromkeys(key.path[0] for key in KEYS))
+# accounting.jsonl's keys, in Open Cluster Scheduler's order (gridd.accounting.record_json
+# writes them; a test holds the two together).
+JSON_KEYS = ("job_number", "task_number", "start_time", "end_time", "owner", "group",
+             "account", "qname", "hostname", "project", "department", "granted_pe", "slots",
+             "arid", "job_name", "priority", "submission_time", "ar_submission_time",
+             "pe_taskid", "category", "failed", "exit_status", "usage")
 
 FIELDS = (
     ("qname", "The cluster queue the job (or task) ran in."),
@@ -84,7 +88,7 @@ PAGE = FilePage(
             "old_accounting=false), the records go instead to "
             "$GRIDD_ROOT/common/accounting.jsonl, one JSON object a line and no header, "
             "as Open Cluster Scheduler writes its accounting. The keys are its, in its "
-            f"order: {', '.join(_TOP_KEYS)}; usage is an object holding rusage "
+            f"order: {', '.join(JSON_KEYS)}; usage is an object holding rusage "
             "(ru_wallclock to ru_nivcsw) and eusage (wallclock, cpu, mem, io, iow, "
             "maxvmem). Times are microseconds "
             "since the epoch, of whole seconds; real numbers have six decimals, as in the "
