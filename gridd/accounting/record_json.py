@@ -153,7 +153,7 @@ def field_texts(line: str) -> list[str]:
     writes. fields_sql is the same rule in SQL."""
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python parses
         raise ValueError("accounting line is neither colon-separated nor a JSON object") from None
     if not isinstance(obj, dict):
         raise ValueError("accounting line is JSON but not an object")

@@ -10,7 +10,8 @@ Who catches what (read from the callers, so that is the contract fuzzed here):
   the submission lists (-l, -t, -pe, -v, -m, ...): ValueError (RqsError is one), which
   qsub, qrsub, qacct and the qconf verbs turn into their messages;
 - queue references (gridd.model.queue_ref): matched as written, any text, raising nothing;
-- read_swf and accounting lines: ValueError (gridd sim, qacct and dbwriter report it);
+- read_swf and accounting lines, colon or JSON: ValueError (gridd sim, qacct and
+  dbwriter report it);
 - report files: ReportError.
 A successful parse is also printed back where a printer exists: what was read must show.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import msgspec
 
 from gridd.accounting.record import parse_line
+from gridd.accounting.record_json import parse_json, to_json
 from gridd.accounting.report_catalog import ReportError
 from gridd.accounting.report_catalog import parse as parse_report
 from gridd.formats import requests
@@ -287,6 +289,19 @@ def _accounting(text: str) -> None:
             pass
 
 
+JSONL_SEEDS = [to_json(rec) for line in ACCOUNTING_SEEDS if (rec := parse_line(line))]
+JSONL_TOKENS = ("{", "}", "[", "]", '"', ":", ",", "null", "NaN", "1e400", "-1", "1.5",
+                '"usage":', '"rusage":', '"start_time":', "\\u0000", "\n", "[" * 5000)
+
+
+def _accounting_json(text: str) -> None:
+    for line in text.split("\n"):
+        try:
+            parse_json(line)
+        except ValueError:
+            pass
+
+
 REPORT_SEEDS = [path.read_text() for path in sorted(data_dir("reports").glob("*.sql"))[:4]] + [
     "-- title: t\n-- param: a = 1 -- help\nSELECT $a\n",
 ]
@@ -342,6 +357,7 @@ TARGETS = [
                 scale={"a long resource list": lambda n: _words(n, "r=", ",")}),
     text_target("swf trace", _swf, (ValueError,), SWF_SEEDS, SWF_TOKENS),
     text_target("accounting lines", _accounting, (), ACCOUNTING_SEEDS, ACCOUNTING_TOKENS),
+    text_target("accounting JSON lines", _accounting_json, (), JSONL_SEEDS, JSONL_TOKENS),
     text_target("report files", _report, (ReportError,), REPORT_SEEDS, REPORT_TOKENS),
 ]
 
