@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from tests.e2e.conftest import Cell, wait_for
-from tests.e2e.test_advance_reservation import set_global_conf
+from tests.e2e.test_advance_reservation import editor, set_global_conf
 from tests.json_schemas import check
 
 # reporting_params is shown on two lines (a continued line): replace both.
@@ -64,6 +64,15 @@ def test_a_json_cell_accounts_in_accounting_jsonl_and_every_reader_sees_it(cell:
                    str(cell.root / "common" / "accounting.jsonl"))
     assert res.returncode == 0, res.stderr
     assert "3 records (3 accounting)" in res.stderr
+
+    # two words that disagree are refused, and the configuration stays as it was
+    shown = cell.ok("qconf", "-sconf")
+    res = cell.run("qconf", "-mconf", env=editor(
+        cell, tmp_path, _SET.format("accounting_format=json old_accounting=true")))
+    assert res.returncode == 1
+    assert res.stderr == ("denied: reporting_params accounting_format=json and "
+                          "old_accounting=true disagree\n")
+    assert cell.ok("qconf", "-sconf") == shown
 
 
 def test_switching_the_form_back_and_forth_loses_nothing(cell: Cell, tmp_path: Path):
