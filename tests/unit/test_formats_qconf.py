@@ -629,7 +629,7 @@ def test_complex_comments_blank_lines_and_keyword_case() -> None:
     ]
     # The consumable column is read in any case and as one letter, as Open Cluster
     # Scheduler reads it, and kept as the word both print.
-    letters = "a a INT <= YES y 0 0\nb b INT <= YES n 0 0\nc c INT <= YES J 0 0\nd d INT <= YES h 0 0\n"
+    letters = "".join(f"{n} {n} INT <= YES {c} 0 0\n" for n, c in zip("abcd", "ynJh", strict=True))
     assert [row.consumable for row in parse_complex_table(letters)] == ["YES", "NO", "JOB", "HOST"]
     assert parse_complex_table("") == []
     # A keyword is a keyword only in its own column.
