@@ -5,22 +5,24 @@ quotas concern it. Also which running tasks are inside an AR (apart)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, Running
 from gridd.model.planning import Granted, Order, SchedJob
+from gridd.model.rsmap import ResourceMap
 from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
 from gridd.sched.categories import Category
 from gridd.sched.levels import Levels
 from gridd.sched.match import EXCLUSIVE, JobRequest
 from gridd.sched.quota import who_of
 from gridd.sched.reserve import uses
+from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, parts, pick
 
 if TYPE_CHECKING:
     from gridd.sched.cycle import Plan
-
 
 def apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
           ) -> tuple[list[Running], list[Running]]:
@@ -67,14 +69,18 @@ class ArJobs:
                     plan.info[job.job_id] = cat.why(who_of(job))
                 break
             granted, pe = placed
-            self._spend_ar(job.ar, cat.req, granted)
+            ids = self._ar_ids(job.ar, cat.req, granted)
+            if ids is None:  # ids and counts disagree: it is not given
+                cat.reasons[NO_IDS] = None
+                break
+            self._spend_ar(job.ar, cat.req, granted, ids)
             # Its load is the host's, whatever the AR: the job's next task goes by the
             # order it leaves, as a job's outside an AR does, and not where it put alarm.
             if self.adjust is not None and self._follow_load(granted):
                 found = self.instances_in_ar(job, cat)
             if self.job_tasks is not None:
                 self.job_tasks[job.job_id] += 1
-            plan.orders.append(Order(job.job_id, task_id, granted, pe))
+            plan.orders.append(Order(job.job_id, task_id, granted, pe, ids))
             started = True
         if job.immediate and not started:
             plan.unschedulable.append(job.job_id)
@@ -212,8 +218,31 @@ class ArJobs:
                 for use in self._uses(req, ar.granted, ar.pe, ar=True)
                 if use.resource in names}
 
-    def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]]
-                  ) -> None:
+    def _ar_ids(self, ar_id: int, req: JobRequest, granted: Granted) -> ResourceMap | None:
+        """The RSMAP ids a task in an AR is granted: out of the AR's, those its other jobs
+        leave (None: fewer than the counts said)."""
+        if not req.rsmap:
+            return []
+        return pick(req.rsmap, parts(granted), self._ar_pool(ar_id))
+
+    def _ar_pool(self, ar_id: int) -> Pool:
+        """The ids an AR holds, and those of them its jobs hold."""
+        ar = self.ars.get(ar_id)
+        offered = {} if ar is None else {(name, host): ids for name, host, ids in
+                                         ar.resource_map}
+
+        def pool(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
+            ids = offered.get((name, host))
+            if ids is None:
+                return None
+            return ids, self.ar_held.setdefault((ar_id, name, host), Counter())
+
+        return pool
+
+    def _spend_ar(self, ar_id: int, req: JobRequest, granted: Iterable[tuple[str, int]],
+                  ids: ResourceMap | None = None) -> None:
+        if ids:
+            hold_in(self._ar_pool(ar_id), ids)
         slots = 0
         placed = list(granted)
         for name, n in placed:

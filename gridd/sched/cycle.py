@@ -45,6 +45,7 @@ from gridd.sched.placement import Placement
 from gridd.sched.quota import QuotaRules, Quotas, Who, who_of
 from gridd.sched.quota_checks import Closed, QuotaChecks, Sigs
 from gridd.sched.reserve import Schedule
+from gridd.sched.rsmap_ids import NO_IDS
 
 # A job's -tc: asked of every pending job each cycle, at the speed of C.
 TASK_LIMIT = operator.attrgetter("task_concurrency")
@@ -177,8 +178,11 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.ar_spent: dict[tuple[int, str], float] = {}
         # HOST consumables, level by level: per (AR, level, name, resource) as reserve.Use.
         self.ar_spent_per_host: dict[tuple[int, str, str, str], float] = {}
+        # The RSMAP ids of ARs their jobs hold, per (AR, RSMAP, host).
+        self.ar_held: dict[tuple[int, str, str], Counter[str]] = {}
         for task in in_ars:
-            self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted)
+            self._spend_ar(task.ar, self.matcher.request(task.hard), task.granted,
+                           task.resource_map)
         # Tasks running per job, where max_aj_instances or a job's -tc limits them (counted
         # on as they start).
         self.job_tasks: Counter[int] | None = None
@@ -249,11 +253,17 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         waiting = task_id
                         break
                     granted, pe, claimed = placed
-                    self.book(cat, granted, pe, who, claimed)
+                    ids = self.granted_ids(cat, granted)
+                    if ids is None:  # ids and counts disagree: it is not given
+                        cat.reasons[NO_IDS] = None
+                        cat.rejected = True
+                        waiting = task_id
+                        break
+                    self.book(cat, granted, pe, who, claimed, ids)
                     if self.job_tasks is not None:
                         self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)
-                    plan.orders.append(Order(job.job_id, task_id, granted, pe))
+                    plan.orders.append(Order(job.job_id, task_id, granted, pe, ids))
                     started = True
                     if self.adjust is not None:
                         self._follow_load(granted)

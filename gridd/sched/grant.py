@@ -6,19 +6,23 @@ a slot and the allocation the diagrams allow at its start."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.planning import Granted, SchedJob
 from gridd.model.queue_ref import queue_matches
+from gridd.model.rsmap import ResourceMap
 from gridd.sched.access import admits, host_admits
 from gridd.sched.allocation import led_by
 from gridd.sched.ar_jobs import apart
 from gridd.sched.categories import unlimited
 from gridd.sched.cycle import Cycle
+from gridd.sched.levels import Levels
 from gridd.sched.plan import Planner
 from gridd.sched.reserve import uses
+from gridd.sched.rsmap_ids import Pool, hold_in, level_pool, parts, pick
 
 
 def grant_ar(
@@ -33,9 +37,9 @@ def grant_ar(
     start: float,
     end: float,
     now: float,
-) -> tuple[Granted, str] | None:
+) -> tuple[Granted, str, ResourceMap] | None:
     """Where an advance reservation for `request` holds its slots from start to end,
-    and its PE ("" for none), or None when nowhere.
+    its PE ("" for none) and the RSMAP ids it holds, or None when nowhere.
 
     Earlier ARs and what runs until its expected end are booked in the diagrams, as
     for a reservation; quotas are not honoured (only capacities count). Disabled,
@@ -72,12 +76,27 @@ def grant_ar(
         return not place.master_queues or any(
             queue_matches(ref, qi, conf.hostgroups) for ref in place.master_queues)
 
+    pool = None
+    if cat.req.rsmap:
+        lasting = [t for t in own if t.resource_map and (
+            any(name in forever for name, _ in t.granted) or max(
+                (t.start or now) + cycle._duration(cycle.matcher.request(t.hard)),
+                now + 1) > start)]
+        pool = _free_ids(empty, lasting, ars, start, end)
+
+    def with_ids(granted: Granted, pe: str) -> tuple[Granted, str, ResourceMap] | None:
+        if pool is None:
+            return granted, pe, []
+        ids = pick(cat.req.rsmap, parts(granted), pool)
+        return None if ids is None else (granted, pe, ids)
+
     if not request.pe:
         for qi in cat.open:
             if allowed(qi) and may_lead(qi) and \
                     cycle.matcher.fits(cat.req, 1, *empty.of(qi)).ok and \
-                    schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration):
-                return [(qi.name, 1)], ""
+                    schedule.fits(uses(cat.req, [(empty.of(qi), 1)]), start, duration) and \
+                    (found := with_ids([(qi.name, 1)], "")) is not None:
+                return found
         return None
 
     def held(granted: Granted) -> bool:
@@ -92,6 +111,29 @@ def grant_ar(
         granted = cycle.parallel_at(request, cat, pe, candidates, start, duration)
         leader = next((i for i, (name, _) in enumerate(granted or ())
                        if may_lead(cycle.instances[name])), None)
-        if granted is not None and leader is not None and held(granted):
-            return led_by(granted, leader), pe.name
+        if granted is not None and leader is not None and held(granted) and \
+                (found := with_ids(led_by(granted, leader), pe.name)) is not None:
+            return found
     return None
+
+
+def _free_ids(empty: Levels, lasting: Iterable[Running], ars: Mapping[int, ArBooking],
+              start: float, end: float) -> Pool:
+    """The RSMAP ids an AR from start to end may hold: the configured ones but those of
+    running tasks expected to last into it (as the diagrams count them) and of the ARs
+    it overlaps."""
+    configured = level_pool(empty.global_level, empty.hosts)
+    held: dict[tuple[str, str], Counter[str]] = {}
+
+    def pool(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
+        found = configured(name, host)
+        if found is None:
+            return None
+        return found[0], held.setdefault((name, host), Counter())
+
+    for task in lasting:
+        hold_in(pool, task.resource_map)
+    for ar in ars.values():
+        if ar.start < end and start < ar.end:
+            hold_in(pool, ar.resource_map)
+    return pool

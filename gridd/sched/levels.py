@@ -18,6 +18,7 @@ from gridd.model import host_lifecycle
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
 from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher, granted_firsts
+from gridd.sched.rsmap_ids import hold
 
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
 # and "dus"); the letters set by qmod are kept by the master, the others derived here.
@@ -53,16 +54,20 @@ class Levels:
 
     def copy(self) -> Levels:
         """Levels to debit apart from these: parsing the values is what building costs,
-        and a level's offers, capacities, load caps and forced attributes never change
-        once built (they are shared); only what is free is its own."""
+        and a level's offers, capacities, load caps, forced attributes and RSMAP ids never
+        change once built (they are shared); only what is free and which ids are held is
+        its own."""
         return Levels(self.matcher, _copy(self.global_level),
                       {name: _copy(level) for name, level in self.hosts.items()},
                       {name: _copy(level) for name, level in self.queues.items()})
 
 
 def _copy(level: Level) -> Level:
+    # (A level without RSMAP ids shares its empty `held`: ids are held only of an RSMAP
+    # the level has.)
+    held = {name: ids.copy() for name, ids in level.held.items()} if level.held else level.held
     return Level(level.kind, level.name, level.offers, level.capacity, dict(level.free),
-                 level.load_caps, level.forced)
+                 level.load_caps, level.forced, level.ids, held)
 
 
 def matcher_for(conf: PlanConf) -> Matcher:
@@ -96,7 +101,10 @@ def build_levels(
 
 
 def debit(levels: Levels, task: Running, sign: int = 1) -> None:
-    """Book what one started task holds on every level it uses (sign -1: it ended)."""
+    """Book what one started task holds on every level it uses (sign -1: it ended): the
+    amounts its requests take, and the RSMAP ids it was granted."""
+    if task.resource_map:
+        hold(levels, task.resource_map, sign)
     req = levels.matcher.request(task.hard)
     taken: set[int] = set()
     for index, ((name, slots), first) in enumerate(

@@ -24,10 +24,12 @@ from __future__ import annotations
 import math
 import operator
 import re
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gridd.model import rsmap
 from gridd.model.complexes import EXCL, ComplexAttr, ComplexTable, has_default, parse_value
 from gridd.sched.wildcard import compile_expression, is_expression
 
@@ -80,7 +82,10 @@ class Level:
     `free` starts equal to `capacity` and only shrinks by debits; it is kept instead of a
     running sum of usage so that a debit that fit can never round a level below zero.
     `load_caps` are load values of consumables (a reported virtual_free below what the
-    configuration says is free caps it).
+    configuration says is free caps it). Of an RSMAP, `ids` are the instances configured
+    (in the host's order, shared by copies) and `held` those running tasks and the
+    cycle's orders hold (gridd.sched.rsmap_ids): the count in `free` decides whether a
+    job fits, the ids which it gets.
     """
 
     kind: str  # GLOBAL, HOST or QUEUE
@@ -90,6 +95,8 @@ class Level:
     free: dict[str, float] = field(default_factory=dict)
     load_caps: dict[str, float] = field(default_factory=dict)
     forced: frozenset[str] = frozenset()  # FORCED attributes offered here
+    ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # RSMAP -> configured ids
+    held: dict[str, Counter[str]] = field(default_factory=dict)  # RSMAP -> ids held
     # What matching learned about this level, for `Matcher.fits`: per (request, levels) the
     # outcome of everything but the consumables' amounts, and the refusals already worded.
     # Sound because offers, forced and which consumables exist are settled when a level is
@@ -126,6 +133,7 @@ class JobRequest:
     per_job: bool  # a hard request is of a per-job consumable: the master task needs more
     per_host: bool  # a hard request is of a per-host consumable: a host's first part needs more
     whole: bool  # every amount of a consumable it asks is a whole number
+    rsmap: tuple[Need, ...]  # its hard requests of RSMAPs: a placement is granted their ids
 
 
 @dataclass(slots=True, frozen=True)
@@ -199,6 +207,9 @@ class Matcher:
                 if attr.relop == EXCL:
                     amount = WHOLE if amount else 0.0
                 level.capacity[attr.name] = level.free[attr.name] = amount
+                if attr.type == "RSMAP":
+                    level.ids[attr.name] = rsmap.parse(attr.name, text)
+                    level.held[attr.name] = Counter()
             else:
                 level.offers[attr.name] = Offer(text, parse_value(attr.type, text), "f")
             if attr.requestable == "FORCED":
@@ -275,7 +286,8 @@ class Matcher:
                           any(n.consumable == "JOB" for n in hard_needs),
                           any(n.consumable == "HOST" for n in hard_needs),
                           all(float(n.key).is_integer() for n in hard_needs
-                              if n.consumable != "NO"))
+                              if n.consumable != "NO"),
+                          tuple(n for n in hard_needs if n.type == "RSMAP"))
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
         attr = self.table.resolve(name)
@@ -424,7 +436,7 @@ class Matcher:
         for need in req.hard:
             if need.consumable == "NO" or skipped(need.consumable, part):
                 continue
-            amount = sign * _amount(need, slots)
+            amount = sign * amount_of(need, slots)
             for level in levels:
                 if need.name in level.free and not global_skipped(need, level.kind, part):
                     if need.consumable == EXCLUSIVE and taken is not None:
@@ -706,7 +718,8 @@ def _known(failed: dict[Any, MatchResult], level: Level) -> MatchResult | None:
     return failed.get((level.kind, level.name))
 
 
-def _amount(need: Need, slots: int) -> float:
+def amount_of(need: Need, slots: int) -> float:
+    """What `slots` slots of a part take of a consumable it checks: YES per slot."""
     return need.key * slots if need.consumable == "YES" else need.key
 
 
@@ -729,7 +742,7 @@ def _first_failure(req: JobRequest, need: Need, levels: tuple[Level, ...], slots
                         True, None)
             found = True
     else:
-        amount = _amount(need, slots)
+        amount = amount_of(need, slots)
         for level in levels:
             free = level.free.get(name)
             cap = level.load_caps.get(name) if level.load_caps else None

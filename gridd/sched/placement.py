@@ -9,11 +9,13 @@ from gridd.model.cluster import Instance
 from gridd.model.pe import ParallelEnv
 from gridd.model.planning import Granted, SchedJob
 from gridd.model.queue_ref import queue_matches
+from gridd.model.rsmap import ResourceMap
 from gridd.sched.allocation import slots_of
 from gridd.sched.categories import Category, jump
 from gridd.sched.match import first_parts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.quota_checks import NO_SIGS, Closed
+from gridd.sched.rsmap_ids import hold, level_pool, parts, pick
 
 
 class Placement:
@@ -59,10 +61,20 @@ class Placement:
         return diagram is not None and diagram.reserved and not diagram.fits(
             self.now, cat.duration, float(max(job.pe_min, 1)))
 
+    def granted_ids(self, cat: Category, granted: Granted) -> ResourceMap | None:
+        """The RSMAP ids a placement is granted out of what the levels leave (None: fewer
+        free than the counts said, and the placement must not be given)."""
+        if not cat.req.rsmap:
+            return []
+        return pick(cat.req.rsmap, parts(granted),
+                    level_pool(self.levels.global_level, self.levels.hosts))
+
     def book(self, cat: Category, granted: Granted, pe: str, who: Who,
-             claimed: bool = False) -> None:
-        """Debit a placement on every level it uses, on its PE and (unless claimed
-        already) its quotas."""
+             claimed: bool = False, ids: ResourceMap | None = None) -> None:
+        """Debit a placement on every level it uses, with the RSMAP ids it is granted, on
+        its PE and (unless claimed already) its quotas."""
+        if ids:
+            hold(self.levels, ids)
         in_pe = Who(who.user, who.group, who.project, pe)
         taken: set[int] = set()
         instances = [self.instances[name] for name, _ in granted]

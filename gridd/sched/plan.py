@@ -18,6 +18,7 @@ from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
 from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
+from gridd.sched import rsmap_ids
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
 from gridd.sched.ar_jobs import apart, hold
@@ -70,6 +71,12 @@ class Planner:
         for ar in view.ars.values():  # one whose window is open holds its resources now
             if ar.start <= now < ar.end:
                 hold(levels, ar)
+        # The RSMAP ids of an AR are not free to other jobs while it is open, nor before:
+        # a job starting now may run into its window, and the diagrams keep it clear of
+        # counts, not of ids.
+        for ar in view.ars.values():
+            if now < ar.end and ar.resource_map:
+                rsmap_ids.hold(levels, ar.resource_map)
         table = levels.matcher.table
         adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
