@@ -253,7 +253,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         waiting = task_id
                         break
                     granted, pe, claimed = placed
-                    ids = self.granted_ids(cat, granted)
+                    ids = self.granted_ids(cat, granted) if cat.req.rsmap else []
                     if ids is None:  # ids and counts disagree: it is not given
                         cat.reasons[NO_IDS] = None
                         cat.rejected = True

@@ -15,7 +15,7 @@ from gridd.sched.categories import Category, jump
 from gridd.sched.match import first_parts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.quota_checks import NO_SIGS, Closed
-from gridd.sched.rsmap_ids import hold, level_pool, parts, pick
+from gridd.sched.rsmap_ids import held_too, hold, level_pool, parts, pick
 
 
 class Placement:
@@ -62,12 +62,17 @@ class Placement:
             self.now, cat.duration, float(max(job.pe_min, 1)))
 
     def granted_ids(self, cat: Category, granted: Granted) -> ResourceMap | None:
-        """The RSMAP ids a placement is granted out of what the levels leave (None: fewer
-        free than the counts said, and the placement must not be given)."""
-        if not cat.req.rsmap:
-            return []
-        return pick(cat.req.rsmap, parts(granted),
-                    level_pool(self.levels.global_level, self.levels.hosts))
+        """The RSMAP ids a placement is granted out of what the levels leave and the
+        advance reservations it would run into hold (None: fewer free than the counts
+        said, and the placement must not be given). An AR holds its ids on the levels
+        from its start (gridd.sched.plan); before, a job ending by then may use them, as
+        the diagrams let it use the AR's amounts."""
+        pool = level_pool(self.levels.global_level, self.levels.hosts)
+        ahead = [ar.resource_map for ar in self.ars.values()
+                 if self.now < ar.start < self.now + cat.duration and ar.resource_map]
+        if ahead:
+            pool = held_too(pool, ahead)
+        return pick(cat.req.rsmap, parts(granted), pool)
 
     def book(self, cat: Category, granted: Granted, pe: str, who: Who,
              claimed: bool = False, ids: ResourceMap | None = None) -> None:

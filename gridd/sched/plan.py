@@ -71,11 +71,6 @@ class Planner:
         for ar in view.ars.values():  # one whose window is open holds its resources now
             if ar.start <= now < ar.end:
                 hold(levels, ar)
-        # The RSMAP ids of an AR are not free to other jobs while it is open, nor before:
-        # a job starting now may run into its window, and the diagrams keep it clear of
-        # counts, not of ids.
-        for ar in view.ars.values():
-            if now < ar.end and ar.resource_map:
                 rsmap_ids.hold(levels, ar.resource_map)
         table = levels.matcher.table
         adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)

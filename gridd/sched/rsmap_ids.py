@@ -51,6 +51,23 @@ def level_pool(global_level: Level, hosts: Mapping[str, Level]) -> Pool:
     return pool
 
 
+def held_too(pool: Pool, grants: Iterable[ResourceMap]) -> Pool:
+    """A pool whose ids these grants hold as well (for picking; holding goes to `pool`)."""
+    extra: dict[tuple[str, str], Counter[str]] = {}
+    for granted in grants:
+        for name, host, ids in granted:
+            extra.setdefault((name, host), Counter()).update(ids)
+
+    def both(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
+        found = pool(name, host)
+        more = extra.get((name, host))
+        if found is None or more is None:
+            return found
+        return found[0], found[1] + more
+
+    return both
+
+
 def parts(granted: Iterable[tuple[str, int]]) -> list[tuple[str, int, int]]:
     """A placement's parts as (host, slots, part), the part as Matcher.fits takes it."""
     placed = list(granted)

@@ -438,8 +438,7 @@ class Simulation:
             self._waiting.remove(index)
             heapq.heappush(self._ends, (now + min(job.run, job.limit), index))
             view.running[(order.job_id, 1)] = Running(
-                order.job_id, 1, request.hard, order.granted, order.pe, start=now,
-                resource_map=order.resource_map)
+                order.job_id, 1, request.hard, order.granted, order.pe, start=now)
 
 
 class _Queue:

@@ -256,12 +256,14 @@ def test_a_job_in_an_ar_takes_what_its_other_jobs_leave() -> None:
     assert ids_of(order) == {("gpu", "h0"): ["3"]}
 
 
-def test_ids_of_an_ar_still_to_start_are_not_given_to_other_jobs() -> None:
+def test_ids_of_an_ar_still_to_start_go_only_to_jobs_ending_before_it() -> None:
     view = view_of({"h0": {"gpu": "2(0 1)"}})
     view.ars = {5: ArBooking(5, 5_000.0, 10_000.0, [("q@h0", 1)], {"gpu": "1"},
                              resource_map=[("gpu", "h0", ["0"])])}
-    orders = plan(view, job(1, {"gpu": "1", "h_rt": "100"}))
-    assert [ids_of(o) for o in orders] == [{("gpu", "h0"): ["1"]}]
+    (order,) = plan(view, job(1, {"gpu": "1", "h_rt": "100"}))
+    assert ids_of(order) == {("gpu", "h0"): ["0"]}
+    (order,) = plan(view, job(2, {"gpu": "1", "h_rt": "20000"}))
+    assert ids_of(order) == {("gpu", "h0"): ["1"]}
 
 
 def test_orders_carry_ids_through_the_wire() -> None:
