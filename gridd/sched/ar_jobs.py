@@ -24,6 +24,7 @@ from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, parts, pick
 if TYPE_CHECKING:
     from gridd.sched.cycle import Plan
 
+
 def apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
           ) -> tuple[list[Running], list[Running]]:
     """Running tasks apart from those inside one of these ARs, and those."""
