@@ -208,8 +208,7 @@ class Matcher:
                     amount = WHOLE if amount else 0.0
                 level.capacity[attr.name] = level.free[attr.name] = amount
                 if attr.type == "RSMAP":
-                    level.ids[attr.name] = rsmap.parse(attr.name, text)
-                    level.held[attr.name] = Counter()
+                    self._ids(level, attr.name, text)
             else:
                 level.offers[attr.name] = Offer(text, parse_value(attr.type, text), "f")
             if attr.requestable == "FORCED":
@@ -228,6 +227,17 @@ class Matcher:
                 if fixed is None or more_restrictive(attr.relop, offer.key, fixed.key):
                     level.offers[attr.name] = offer
         return level
+
+    @staticmethod
+    def _ids(level: Level, name: str, text: str) -> None:
+        """An RSMAP's ids on a level. The master refuses a value whose ids do not parse
+        or disagree with its amount; should one come all the same, the level offers the
+        amount alone (no ids are granted of it) rather than fail every cycle."""
+        try:
+            level.ids[name] = rsmap.parse(name, text)
+        except ValueError:
+            return
+        level.held[name] = Counter()
 
     def _loads(self, load: Mapping[str, str]) -> list[tuple[ComplexAttr, Offer]]:
         """Reported values that are attributes and parse; load sensors may report anything."""

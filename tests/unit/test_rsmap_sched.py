@@ -169,6 +169,15 @@ def test_ids_held_but_no_longer_configured_stay_held_and_the_count_decides() -> 
     assert [ids_of(o) for o in orders] == [{("gpu", "h0"): ["2"]}, {("gpu", "h0"): ["3"]}]
 
 
+def test_a_value_without_ids_offers_its_amount_alone() -> None:
+    """What the master refuses (`gpu=2` of an RSMAP, ids not its amount) neither stops a
+    cycle nor grants ids: the count decides."""
+    view = view_of({"h0": {"gpu": "2"}, "h1": {"gpu": "2(0)"}}, slots=1)
+    orders = plan(view, job(1, {"gpu": "1"}), job(2, {"gpu": "1"}), job(3, {"gpu": "1"}))
+    assert [(o.granted, o.resource_map) for o in orders] == [([("q@h0", 1)], []),
+                                                             ([("q@h1", 1)], [])]
+
+
 def test_when_ids_and_counts_disagree_the_order_is_not_given() -> None:
     """Running tasks holding more ids than their amounts (which the scheduler never
     grants): the count says one is free, no id is; the job waits, saying why, and
