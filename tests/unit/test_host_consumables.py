@@ -300,8 +300,8 @@ def test_an_advance_reservation_is_granted_the_global_value_once_per_host() -> N
                         ArPlace(users=["u"]), NOW, NOW + 100, NOW)
 
     assert grant("1", 4) is None  # 1 for 2 hosts
-    assert grant("2", 4) == ([("all.q@h0", 2), ("all.q@h1", 2)], "pe")
-    assert grant("1", 2) == ([("all.q@h0", 2)], "pe")
+    assert grant("2", 4) == ([("all.q@h0", 2), ("all.q@h1", 2)], "pe", [])
+    assert grant("1", 2) == ([("all.q@h0", 2)], "pe", [])
 
 
 def test_a_parallel_job_is_refused_what_no_level_or_only_the_global_one_lacks() -> None:
