@@ -755,7 +755,14 @@ def _task_lines(job: Job) -> list[str]:
     active = [t for t in tasks if t.state in SHOWN_HOLDING]
     lines += [_task_field("usage", t.task_id, _usage(t)) for t in active]
     lines += [_task_field("binding", t.task_id, "NONE") for t in active]
+    lines += [_task_field("resource_map", t.task_id, _resource_map(t))
+              for t in active if t.resource_map]
     return lines
+
+
+def _resource_map(task: Task) -> str:
+    """The RSMAP ids a task holds as Open Cluster Scheduler shows them: gpu=node1=(0 1)."""
+    return ",".join(f"{name}={host}=({' '.join(ids)})" for name, host, ids in task.resource_map)
 
 
 def _reservation_lines(reserved: tuple[float, list[tuple[str, int]]] | None) -> list[str]:

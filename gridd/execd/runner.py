@@ -136,6 +136,7 @@ from gridd.actors.clock import SYSTEM, Wall
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.execd.streams import TaskStreams
 from gridd.model.job import Usage
+from gridd.model.rsmap import GLOBAL
 from gridd.paths import cell_variables
 from gridd.protocol import StartTask, TaskReport
 from gridd.sge_root import arch_name, bin_dir
@@ -447,10 +448,30 @@ def _environment(
     env.update(_task_range_env(spec.array, start.task_id))
     env.update(_submit_env(start))
     env.update(_interactive_env(start))
+    env.update(_resource_map_env(start))
     if spec.pe_name:
         task = start.job.tasks.get(start.task_id)
         pe = (task.pe if task else "") or spec.pe_name
         env.update({"PE": pe, "PE_HOSTFILE": str(plan.spool / "pe_hostfile")})
+    return env
+
+
+def _resource_map_env(start: StartTask) -> dict[str, str]:
+    """The RSMAP ids the task holds where it runs (its host's, then the global host's),
+    as Open Cluster Scheduler names them, `SGE_HGR_gpu=0 1`; a complex named gpu also
+    in CUDA_VISIBLE_DEVICES (`0,1`), which CUDA programs read to see only those."""
+    task = start.job.tasks.get(start.task_id)
+    if task is None or not task.resource_map:
+        return {}
+    host = start.queue.partition("@")[2]
+    granted: dict[str, list[str]] = {}
+    for where in (host, GLOBAL):
+        for name, on, ids in task.resource_map:
+            if on == where:
+                granted.setdefault(name, []).extend(ids)
+    env = {f"SGE_HGR_{name}": " ".join(ids) for name, ids in granted.items()}
+    if "gpu" in granted:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(granted["gpu"])
     return env
 
 

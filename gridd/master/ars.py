@@ -322,7 +322,8 @@ def booking(ar: AdvanceReservation) -> ArBooking:
     """What the scheduler needs of an AR: its jobs may run while it runs (or is in error
     with soft error handling)."""
     return ArBooking(ar.ar_id, ar.start, ar.end, ar.granted, ar.spec.resources,
-                     ar.granted_pe, jobs_may_run(ar.state, ar.spec.hard_error))
+                     ar.granted_pe, jobs_may_run(ar.state, ar.spec.hard_error),
+                     ar.resource_map)
 
 
 def bookings(m: Master) -> dict[int, ArBooking]:

@@ -9,6 +9,7 @@ from gridd import protocol as p
 from gridd.master import ars, reporting
 from gridd.master.sched_input import no_pending, task_holding
 from gridd.master.state import Effects
+from gridd.model import rsmap
 from gridd.model.cluster import split_instance
 from gridd.model.job import Job, JobSpec, Task
 from gridd.model.planning import Order
@@ -55,7 +56,9 @@ class Dispatching:
                 split_instance(qi)[1] in self.host_up
                 and used.get(qi, 0) + n <= capacity.get(qi, 0)
                 for qi, n in order.granted
-            ):
+            ) or order.resource_map and rsmap.overbooks(
+                order.resource_map, (t.resource_map for t in self.running.values()),
+                self.offered_ids):
                 fx.sched.append(self.sched_job(job) or no_pending(job))
                 continue
             for qi, n in order.granted:
@@ -71,6 +74,15 @@ class Dispatching:
                 fx.dirty_jobs.add(job_id)
                 self._answer_now(job_id, False, fx)
                 self._maybe_forget(job, fx, deleted=True)
+
+    def offered_ids(self, name: str, host: str) -> tuple[str, ...]:
+        """The ids of an RSMAP a host (or "global") offers as configured now."""
+        values = self.plan.global_values if host == rsmap.GLOBAL else self.plan.host_values.get(
+            host, {})
+        try:
+            return rsmap.parse(name, values.get(name, "0()"))
+        except ValueError:
+            return ()
 
     def _note_info(self, orders: p.Dispatch) -> None:
         if orders.global_info is not None:
@@ -88,6 +100,7 @@ class Dispatching:
         task.move(DISPATCH)
         task.granted = order.granted
         task.pe = order.pe
+        task.resource_map = order.resource_map
         task.queue = order.granted[0][0]
         task.host = split_instance(task.queue)[1]
         task.start_time = now

@@ -34,4 +34,4 @@ def task_holding(job: Job, task: Task) -> Running:
     spec = job.spec
     return Running(job.job_id, task.task_id, spec.hard_resources, task.granted,
                    task.pe or spec.pe_name, spec.owner, spec.group, spec.project,
-                   task.start_time, job.submit_time, spec.ar)
+                   task.start_time, job.submit_time, spec.ar, task.resource_map)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 # What a task or an advance reservation holds of RSMAPs: (complex, host, ids) for each
 # RSMAP and host it holds ids of, host "global" for the global host's; an id held twice
 # appears twice. Kept in the task (spooled), so the ids outlive restarts.
 ResourceMap = list[tuple[str, str, list[str]]]
+GLOBAL = "global"
 
 # More ids than any host has devices or ports: a bound so that a typo such as
 # `port=1(0-999999999)` is refused instead of expanded.
@@ -113,6 +114,22 @@ def free_ids(ids: Sequence[str], held: Iterable[str]) -> list[str]:
         else:
             free.append(item)
     return free
+
+
+def overbooks(grant: ResourceMap, held: Iterable[ResourceMap],
+              offered: Callable[[str, str], Sequence[str]]) -> bool:
+    """Whether granting `grant` would hold one of its ids more often than the host offers
+    it (`offered(complex, host)`), given what is `held` already: the master's check of a
+    scheduler's order against what runs now, as it checks slots."""
+    for name, host, ids in grant:
+        taken = Counter(ids)
+        for resource_map in held:
+            taken.update(i for n, h, got in resource_map if n == name and h == host
+                         for i in got if i in taken)
+        limit = Counter(offered(name, host))
+        if any(count > limit[i] for i, count in taken.items()):
+            return True
+    return False
 
 
 def pick(ids: Sequence[str], held: Iterable[str], amount: int) -> tuple[str, ...] | None:

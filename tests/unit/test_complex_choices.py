@@ -31,3 +31,7 @@ def test_strings_and_hosts_cannot_be_consumables():
     choices = editor_choices()
     assert [t for t in TYPES if not choices[t]["consumable_relops"]] == [
         "STRING", "HOST", "CSTRING", "RESTRING"]
+
+
+def test_an_rsmap_is_only_a_consumable():
+    assert editor_choices()["RSMAP"] == {"relops": [], "consumable_relops": ["<="]}

@@ -97,3 +97,18 @@ def test_a_pe_task_without_v_has_the_jobs_variables_only() -> None:
     assert env["PATH"] == f"/tmp/8.1.all.q:{ROOT}/sge/bin/{arch_name()}:{DEFAULT_PATH}"
     assert "FROM_V" not in env
     assert env["QRSH_COMMAND"] == "hostname"
+
+
+def test_a_task_sees_the_rsmap_ids_it_holds_where_it_runs() -> None:
+    """SGE_HGR_<name> (Open Cluster Scheduler's) with the ids on this host, then the
+    global host's; a complex named gpu also as CUDA_VISIBLE_DEVICES, comma-separated."""
+    message = start(env={"CUDA_VISIBLE_DEVICES": "all"})
+    message.job.tasks[0].resource_map = [
+        ("gpu", "node1", ["0", "1"]), ("gpu", "node2", ["2", "GPU3"]),
+        ("port", "global", ["65000"]), ("fpga", "node2", ["a", "a"])]
+    env = environment(message)
+    assert {name: value for name, value in env.items()
+            if name.startswith("SGE_HGR_") or name == "CUDA_VISIBLE_DEVICES"} == {
+        "SGE_HGR_gpu": "2 GPU3", "SGE_HGR_port": "65000", "SGE_HGR_fpga": "a a",
+        "CUDA_VISIBLE_DEVICES": "2,GPU3"}
+    assert "SGE_HGR_gpu" not in environment(start())

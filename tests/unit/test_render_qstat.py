@@ -527,6 +527,17 @@ scheduling info:            queue instance "all.q@vm" dropped because it is full
     assert rq.qstat_job(rep, ["5"]).stdout == expected
 
 
+def test_job_detail_shows_the_rsmap_ids_a_task_holds():
+    """Open Cluster Scheduler's resource_map line: complex=host=(ids), per host."""
+    jobs = four_running()
+    jobs[3].tasks[0].resource_map = [("gpu", "vm", ["0", "1"]), ("port", "global", ["9"])]
+    shown = rq.qstat_job(reply(jobs), ["5"]).stdout
+    assert "binding       1:            NONE\n" \
+        "resource_map  1:            gpu=vm=(0 1),port=global=(9)\n" in shown
+    jobs[3].tasks[0].resource_map = []
+    assert "resource_map" not in rq.qstat_job(reply(jobs), ["5"]).stdout
+
+
 def test_job_detail_of_an_array_by_name_with_its_successor():
     expected = JOB_HEAD.format(id=552, when="Sun Nov 22 06:08:24 2026") + """\
 mail_list:                  root@vm

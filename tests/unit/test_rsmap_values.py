@@ -85,3 +85,17 @@ def test_a_list_keeps_the_ids_of_a_value_together() -> None:
     assert list_items("gpu=2(0 1),lic=3 x") == ["gpu=2(0 1)", "lic=3", "x"]
     assert words("gpu=4(0-1 a b) , mem=1G") == ["gpu=4(0-1 a b)", "mem=1G"]
     assert words("NONE") == []
+
+
+def test_the_master_refuses_an_order_that_would_share_an_id() -> None:
+    offered = {("gpu", "n1"): ("0", "1"), ("gpu", "n2"): ("0",), ("fpga", "global"): ("a", "a")}
+
+    def overbooks(grant: rsmap.ResourceMap, *held: rsmap.ResourceMap) -> bool:
+        return rsmap.overbooks(grant, held, lambda name, host: offered.get((name, host), ()))
+
+    assert not overbooks([("gpu", "n1", ["1"])], [("gpu", "n1", ["0"]), ("gpu", "n2", ["1"])])
+    assert overbooks([("gpu", "n1", ["0"])], [("gpu", "n1", ["0"])])
+    assert overbooks([("gpu", "n1", ["0", "0"])])
+    assert overbooks([("gpu", "n1", ["7"])])  # not offered (any more)
+    assert not overbooks([("fpga", "global", ["a"])], [("fpga", "global", ["a"])])
+    assert overbooks([("fpga", "global", ["a"])], [("fpga", "global", ["a", "a"])])

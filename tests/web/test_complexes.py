@@ -122,5 +122,9 @@ def test_in_chromium_the_editor_offers_only_the_choices_of_the_type(web: TestCli
             assert offered("relop") == ["EXCL"]
             form.locator("select[name=consumable]").select_option("NO")
             assert offered("relop") == ["=="]
+            form.locator("select[name=type]").select_option("RSMAP")  # always a consumable
+            assert offered("consumable") == ["YES", "JOB", "HOST"]
+            assert form.locator("select[name=consumable]").input_value() == "YES"
+            assert offered("relop") == ["<="]
         finally:
             browser.close()

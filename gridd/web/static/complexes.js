@@ -14,10 +14,14 @@
 
   function offer() {
     const rule = choices[type.value];
+    // A type without operators for a fixed value (RSMAP) is always a consumable.
     for (const option of consumable.options) {
-      option.disabled = option.value !== "NO" && rule.consumable_relops.length === 0;
+      const relops = option.value === "NO" ? rule.relops : rule.consumable_relops;
+      option.disabled = relops.length === 0;
     }
-    if (consumable.selectedOptions[0].disabled) consumable.value = "NO";
+    if (consumable.selectedOptions[0].disabled) {
+      consumable.value = rule.relops.length ? "NO" : "YES";
+    }
     const isConsumable = consumable.value !== "NO";
     const relops = isConsumable ? rule.consumable_relops : rule.relops;
     const was = relop.value;
