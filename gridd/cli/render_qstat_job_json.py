@@ -161,7 +161,9 @@ def _task(task: Task) -> dict[str, Any]:
         host = split_instance(qi)[1]
         hosts[host] = hosts.get(host, 0) + n
     out |= {"granted_queue_list": [{"queue_name": qi, "slots": n} for qi, n in task.granted],
-            "exec_host_list": [{"hostname": h, "slots": n} for h, n in hosts.items()]}
+            "exec_host_list": [{"hostname": h, "slots": n} for h, n in hosts.items()],
+            "resource_map": [{"name": name, "hostname": host, "rsmap_ids": ids,
+                              "total_amount": len(ids)} for name, host, ids in task.resource_map]}
     if task.start_time:
         out["start_time"] = iso(task.start_time)
     return out

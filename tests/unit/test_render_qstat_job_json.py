@@ -23,6 +23,7 @@ def _scene():
                                  io=float(1 << 29), vmem=2048.0, maxvmem=4096.0, maxrss=8.0)
     pe = running_job(2, spec("mpi", pe_name="mpi", pe_min=3, pe_max=4, project="p1", ar=7))
     pe.tasks[0].granted = [("all.q@vm", 2), ("all.q@node2", 1)]
+    pe.tasks[0].resource_map = [("gpu", "vm", ["0", "1"]), ("gpu", "node2", ["GPU3"])]
     array = pending_job(3, spec("arr", array=(1, 3, 1), task_concurrency=2, binary=False,
                                 command=["job.sh"], script_name="job.sh", deadline=T_SUB + 60))
     array.tasks[1] = Task(task_id=1, state=RUNNING, start_time=T_RUN, queue="all.q@vm",
@@ -63,6 +64,7 @@ def test_a_running_job_with_its_task_typed():
                               "vmem": 2048, "maxvmem": 4096, "maxrss": 8192},
                     "granted_queue_list": [{"queue_name": "all.q@vm", "slots": 1}],
                     "exec_host_list": [{"hostname": "vm", "slots": 1}],
+                    "resource_map": [],
                     "start_time": "2026-11-22T05:57:18.000Z"}
     assert datetime.fromisoformat(task["start_time"]).timestamp() == T_RUN
 
@@ -76,6 +78,9 @@ def test_a_parallel_job_has_its_slots_by_queue_and_by_host():
                                           {"queue_name": "all.q@node2", "slots": 1}]
     assert task["exec_host_list"] == [{"hostname": "vm", "slots": 2},
                                       {"hostname": "node2", "slots": 1}]
+    assert task["resource_map"] == [  # Open Cluster Scheduler's keys, ids as strings
+        {"name": "gpu", "hostname": "vm", "rsmap_ids": ["0", "1"], "total_amount": 2},
+        {"name": "gpu", "hostname": "node2", "rsmap_ids": ["GPU3"], "total_amount": 1}]
 
 
 def test_an_array_shows_its_range_and_the_tasks_started_or_failed():
