@@ -352,8 +352,9 @@ def _open(line: CommandLine) -> Any:
     `accounting`, and `accounting.jsonl` beside it or instead of it (a cell that accounted
     no job yet has neither: 8.1.9's words for a missing `accounting` then). Where there is
     no cell at all, that is all qacct says."""
-    files = [line.file] if line.file is not None else []
-    if not files:
+    if line.file is not None:
+        files = [line.file]
+    else:
         if os.path.exists(paths.reporting_db()):
             return _Database()
         common = paths.common_dir()

@@ -28,3 +28,9 @@ def whole(value: float) -> int | float:
 def document(value: Any) -> str:
     """The command's whole output: one JSON document and a newline."""
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def mail_address(address: str) -> dict[str, str]:
+    """A -M address as Open Cluster Scheduler's documents give it: user and host."""
+    user, _, host = address.partition("@")
+    return {"user": user, "host": host}

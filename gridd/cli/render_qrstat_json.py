@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gridd.cli.render_json import iso
+from gridd.cli.render_json import iso, mail_address
 from gridd.cli.render_qrstat import by_id, duration, granted_pe, message_shown
 from gridd.model.ar import AdvanceReservation
 
@@ -46,12 +46,9 @@ def _details(ar: AdvanceReservation) -> dict[str, Any]:
     if spec.mail_options:
         out["mail_options"] = spec.mail_options
     if spec.mail_list:
-        out["mail_list"] = [_mail(address) for address in spec.mail_list]
+        out["mail_list"] = [mail_address(address) for address in spec.mail_list]
     if spec.users:
         out["acl_list"] = list(spec.users)
     return out
 
 
-def _mail(address: str) -> dict[str, str]:
-    user, _, host = address.partition("@")
-    return {"user": user, "host": host}

@@ -40,7 +40,7 @@ from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.host_lifecycle import shown_up
-from gridd.model.job import Job, Task
+from gridd.model.job import Job, JobSpec, Task
 from gridd.model.task_lifecycle import (
     ERROR,
     SELECTED_BY,
@@ -639,16 +639,41 @@ def _identity_lines(job: Job, submitted: bool = True) -> list[str]:
         _field("group", spec.group),
         _field("gid", spec.gid),
     ]
-    origin = [("sge_o_home", spec.o_home), ("sge_o_log_name", spec.o_logname),
-              ("sge_o_path", spec.o_path), ("sge_o_mail", spec.o_mail),
-              ("sge_o_shell", spec.o_shell), ("sge_o_tz", spec.o_tz),
-              ("sge_o_workdir", spec.o_workdir), ("sge_o_host", spec.submit_host)]
-    lines += [_field(label, value) for label, value in origin if value]
+    lines += [_field(label, value) for label, _, value in origin(spec) if value]
     if spec.start_time:
         lines.append(_field("execution_time", time.asctime(time.localtime(spec.start_time))))
     if submitted:
         lines.append(_field("account", spec.account))
     return lines
+
+
+def origin(spec: JobSpec) -> list[tuple[str, str, str]]:
+    """The submitter's environment qstat -j shows: its line's label, the name the job
+    finds it by, and the value."""
+    return [("sge_o_home", "SGE_O_HOME", spec.o_home),
+            ("sge_o_log_name", "SGE_O_LOGNAME", spec.o_logname),
+            ("sge_o_path", "SGE_O_PATH", spec.o_path), ("sge_o_mail", "SGE_O_MAIL", spec.o_mail),
+            ("sge_o_shell", "SGE_O_SHELL", spec.o_shell), ("sge_o_tz", "SGE_O_TZ", spec.o_tz),
+            ("sge_o_workdir", "SGE_O_WORKDIR", spec.o_workdir),
+            ("sge_o_host", "SGE_O_HOST", spec.submit_host)]
+
+
+def mail_recipients(spec: JobSpec) -> list[str]:
+    """-M addresses; without any, the owner at the submit host, as qstat -j says."""
+    return spec.mail_list or [f"{spec.owner}@{spec.submit_host}"]
+
+
+def job_args(spec: JobSpec) -> list[str]:
+    return list(spec.args or spec.command[1:])
+
+
+def script_file(spec: JobSpec) -> str:
+    return spec.script_name or (spec.command[0] if spec.command else "")
+
+
+def job_type(spec: JobSpec) -> str:
+    """What a -b y job is (qstat -j's job_type)."""
+    return "binary,noshell" if spec.noshell else "binary"
 
 
 def _request_lines(job: Job) -> list[str]:
@@ -664,8 +689,7 @@ def _request_lines(job: Job) -> list[str]:
         ("mail_options", spec.mail_options),
     ]
     lines = [_field(label, value) for label, value in optional if value]
-    lines.append(_field("mail_list", ",".join(spec.mail_list)
-                        or f"{spec.owner}@{spec.submit_host}"))
+    lines.append(_field("mail_list", ",".join(mail_recipients(spec))))
     lines.append(_field("notify", "TRUE" if spec.notify else "FALSE"))
     lines.append(_field("job_name", spec.name))
     if spec.stdout_path:
@@ -684,12 +708,12 @@ def _request_lines(job: Job) -> list[str]:
     if spec.shell:
         lines.append(_field("shell_list", f"NONE:{spec.shell}"))
     lines.append(_field("env_list", _env_list(spec.env)))
-    args = spec.args or spec.command[1:]
+    args = job_args(spec)
     if args:
         lines.append(_field("job_args", ",".join(args)))
     if spec.master_queues:
         lines.append(_field("master hard queue_list", ",".join(spec.master_queues)))
-    script = spec.script_name or (spec.command[0] if spec.command else "")
+    script = script_file(spec)
     if script:
         lines.append(_field("script_file", script))
     if spec.context:
@@ -746,7 +770,7 @@ def _task_lines(job: Job) -> list[str]:
         lines.append(_field("maximum concurrency", job.spec.task_concurrency))
     lines.append(_field("binding", job.spec.binding or "NONE"))
     if job.spec.binary:
-        lines.append(_field("job_type", "binary,noshell" if job.spec.noshell else "binary"))
+        lines.append(_field("job_type", job_type(job.spec)))
     tasks = sorted(job.tasks.values(), key=lambda t: t.task_id)
     for task in tasks:
         if task.state == ERROR and task.failed_reason:

@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gridd.cli.render_json import document, iso, whole
-from gridd.cli.render_qstat import Rendered, linked, named_jobs, path_parts, with_missing
+from gridd.cli.render_json import document, iso, mail_address, whole
+from gridd.cli.render_qstat import (
+    Rendered,
+    job_args,
+    job_type,
+    linked,
+    mail_recipients,
+    named_jobs,
+    origin,
+    path_parts,
+    script_file,
+    with_missing,
+)
 from gridd.cli.render_qstat_extra import pe_span, request_value
 from gridd.model.cluster import split_instance
 from gridd.model.job import Job, Task
@@ -21,12 +32,6 @@ from gridd.model.task_lifecycle import ERROR, SHOWN_HOLDING
 
 if TYPE_CHECKING:
     from gridd.protocol import JobsReply
-
-# The submitter's environment qstat -j shows as sge_o_* lines, under the names the job
-# finds it by.
-_ORIGIN = (("SGE_O_HOME", "o_home"), ("SGE_O_LOGNAME", "o_logname"), ("SGE_O_PATH", "o_path"),
-           ("SGE_O_MAIL", "o_mail"), ("SGE_O_SHELL", "o_shell"), ("SGE_O_TZ", "o_tz"),
-           ("SGE_O_WORKDIR", "o_workdir"), ("SGE_O_HOST", "submit_host"))
 
 
 def qstat_job_json(reply: JobsReply, refs: list[str]) -> Rendered:
@@ -52,8 +57,8 @@ def _identity(job: Job) -> dict[str, Any]:
     out["ownership"] = {"primary": {"owner": spec.owner, "uid": spec.uid,
                                     "group": spec.group, "gid": spec.gid},
                         "supplementary": []}
-    out["environment_core"] = [{"name": name, "value": getattr(spec, field)}
-                               for name, field in _ORIGIN if getattr(spec, field)]
+    out["environment_core"] = [{"name": name, "value": value}
+                               for _, name, value in origin(spec) if value]
     if spec.start_time:
         out["execution_time"] = iso(spec.start_time)
     out["account"] = spec.account
@@ -71,8 +76,7 @@ def _requests(job: Job) -> dict[str, Any]:
             "soft_resource_list": _resources(spec.soft_resources)}
     if spec.mail_options:
         out["mail_options"] = spec.mail_options
-    out["mail_list"] = [_recipient(entry) for entry in
-                        spec.mail_list or [f"{spec.owner}@{spec.submit_host}"]]
+    out["mail_list"] = [mail_address(entry) for entry in mail_recipients(spec)]
     out |= {"notify": spec.notify, "job_name": spec.name,
             "stdout_path_list": _paths(spec.stdout_path),
             "stderr_path_list": _paths(spec.stderr_path),
@@ -85,8 +89,8 @@ def _requests(job: Job) -> dict[str, Any]:
     if spec.shell:
         out["shell_list"] = [{"host": "", "path": spec.shell}]
     out["env_list"] = [{"name": k, "value": v} for k, v in spec.env.items()]
-    out["job_args"] = list(spec.args or spec.command[1:])
-    script = spec.script_name or (spec.command[0] if spec.command else "")
+    out["job_args"] = job_args(spec)
+    script = script_file(spec)
     if script:
         out["script_file"] = script
     out["context"] = [{"name": k, "value": v} for k, v in spec.context.items()]
@@ -96,11 +100,6 @@ def _requests(job: Job) -> dict[str, Any]:
 def _resources(resources: dict[str, str]) -> list[dict[str, str]]:
     return [{"name": name, "value": request_value(name, value)}
             for name, value in resources.items()]
-
-
-def _recipient(entry: str) -> dict[str, str]:
-    user, _, host = entry.partition("@")
-    return {"user": user, "host": host}
 
 
 def _paths(entries: list[str]) -> list[dict[str, Any]]:
@@ -141,7 +140,7 @@ def _tasks(job: Job) -> dict[str, Any]:
         out["task_concurrency"] = spec.task_concurrency
     out["binding"] = spec.binding or "NONE"
     if spec.binary:
-        out["job_type"] = "binary,noshell" if spec.noshell else "binary"
+        out["job_type"] = job_type(spec)
     tasks = sorted(job.tasks.values(), key=lambda t: t.task_id)
     out["array_tasks"] = [_task(t) for t in tasks if t.state in SHOWN_HOLDING
                           or (t.state == ERROR and t.failed_reason)]

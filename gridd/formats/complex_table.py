@@ -22,6 +22,7 @@ from gridd.formats.parsing import (
     load_parser,
     offending_word,
 )
+from gridd.model.complexes import CONSUMABLE, TYPES
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -49,7 +50,7 @@ _RULE = "#" + "-" * 86
 _TRAILER = "# >#< starts a comment but comments are not saved across edits --------"
 
 _DESCRIBED = {
-    "TYPE": "a type (INT, STRING, TIME, MEMORY, BOOL, DOUBLE, HOST, CSTRING, RESTRING, RSMAP)",
+    "TYPE": f"a type ({', '.join(TYPES)})",
     "RELOP": "a relational operator (==, !=, >=, >, <=, <, EXCL)",
     "REQUESTABLE": "YES, NO or FORCED",
     "CONSUMABLE": "YES, NO, JOB or HOST",
@@ -60,7 +61,7 @@ _DESCRIBED = {
 
 # Open Cluster Scheduler reads the consumable column in any case and as one letter; the
 # table keeps the word, as both print it.
-_CONSUMABLE_WORDS = {"Y": "YES", "N": "NO", "J": "JOB", "H": "HOST"}
+_CONSUMABLE_WORDS = {word[0]: word for word in CONSUMABLE}
 
 
 def _consumable_word(column: str) -> str:

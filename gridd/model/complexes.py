@@ -295,10 +295,10 @@ def validate_attr(attr: ComplexAttr) -> list[str]:
     keyword_error = _keyword_error(attr)
     if keyword_error:
         return [keyword_error]
-    if attr.type == "RSMAP" and attr.consumable == "NO":
-        return [f'RSMAP complex "{attr.name}" needs to be a consumable']
     if attr.consumable != "NO":
         errors = _consumable_errors(attr)
+    elif not fixed_relops(attr.type):  # RSMAP
+        return [f'{attr.type} complex "{attr.name}" needs to be a consumable']
     else:
         errors = _fixed_errors(attr)
     errors.extend(_value_errors(attr))
