@@ -87,7 +87,8 @@ def submit(m: Master, req: p.ArSubmit, now: float, fx: Effects) -> p.Msg:
     fx.counters_changed = True
     spec.resources = request.hard
     ar = AdvanceReservation(ar_id=ar_id, spec=spec, submission_time=now, start=start, end=end,
-                            granted=granted[0], granted_pe=granted[1])
+                            granted=granted[0], granted_pe=granted[1],
+                            resource_map=granted[2])
     m.s.ars[ar_id] = ar
     _changed(ar, fx)
     report(m, ArRecord(kind="new_ar", time=now, ar=ar), fx)

@@ -65,7 +65,7 @@ def gpu_job(cell: Cell, out: Path) -> int:
     """A job that writes its ids and holds them until its file `out.go` appears."""
     script = (f'echo "$SGE_HGR_gpu|$CUDA_VISIBLE_DEVICES" > {out}; '
               f"while [ ! -e {out}.go ]; do sleep 0.2; done")
-    return submit(cell, "-b", "y", "-l", "gpu=1", "-o", "/dev/null", "-j", "y",
+    return submit(cell, "-b", "y", "-shell", "n", "-l", "gpu=1", "-o", "/dev/null", "-j", "y",
                   "sh", "-c", script)
 
 
