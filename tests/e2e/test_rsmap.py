@@ -105,7 +105,8 @@ def test_two_gpu_jobs_run_with_their_own_ids_and_a_third_waits(cell1: Cell,
     cell.start_master()
     wait_for(lambda: cell.run("qstat").returncode == 0, what="the master to come back")
     execd = execd_pid(cell, "node1")
-    cell.ok("qconf", "-ke", "node1")
+    wait_for(lambda: cell.run("qconf", "-ke", "node1").returncode == 0,
+             what="the master to know node1's execd again")
     wait_for(lambda: not alive(execd), timeout=15, what="node1's execd to end")
     cell.ok("gridd", "up", "--load-report-time", "1")
     for job, gpu in ids.items():
