@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard gridd/manual/*.py gridd/manual/*/*.
 
 test: $(STAMP)
 	$(BIN)/ruff check gridd tests bench
-	$(BIN)/python -m pytest tests -n 2 --dist worksteal  # two workers: ten minutes serial, eight in two
+	$(BIN)/python -m pytest tests -n 2 --dist worksteal --durations=20  # two workers; the slowest twenty listed, to keep the suite near ten minutes
 
 demo: $(STAMP)
 	GRIDD_ROOT=$(DEMO_ROOT) BIN=$(BIN) bash contrib/demo.sh
