@@ -17,7 +17,7 @@ task's spool directory ``<spool>/active_jobs/<job>.<task>/`` (a PE task's:
 ``state.json``   written by execd *before* the shepherd starts: what a restarted execd
                  needs to take the task over (queue, limits, TMPDIR, job script).
 ``environment``  the job's environment, for the shepherd (mode 0600: -v values may be secret).
-``config.json``  who the job runs as, its working directory and standard streams.
+``config``       who the job runs as, its working directory and standard streams.
 ``lock``         locked (flock) by execd before the shepherd starts and handed to it; it
                  is free again exactly when no shepherd runs for the task any more, which
                  unlike a pid cannot be mistaken for another process.
@@ -133,6 +133,7 @@ import trio
 
 from gridd.accounting.render import FAILED_REASONS
 from gridd.actors.clock import SYSTEM, Wall
+from gridd.execd import shepherd as shepherd_program
 from gridd.execd.shepherd import FAILED_BEFORE_JOB, LOCK, shepherd_alive
 from gridd.execd.streams import TaskStreams
 from gridd.model.job import Usage
@@ -155,7 +156,6 @@ FAILED_AFTER_JOB = 100
 
 log = logging.getLogger("gridd.execd")
 
-SHEPHERD = Path(__file__).with_name("shepherd.py")
 ADOPT_POLL = 0.05  # seconds between looks for job.json of a shepherd found still starting
 _GIB = float(1 << 30)
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts cpu time in these
@@ -171,7 +171,7 @@ QRSH_WORD_SEPARATOR = os.fsdecode(b"\xff")
 
 # Names of the files in a task's spool directory (see the module docstring; the lock's is
 # the shepherd's LOCK).
-STATE, ENVIRONMENT, CONFIG = "state.json", "environment", "config.json"
+STATE, ENVIRONMENT, CONFIG = "state.json", "environment", "config"
 STARTED, ENDED, KILLED, REPORT = "job.json", "exit.json", "killed", "report.json"
 
 
@@ -221,7 +221,7 @@ class Owner(msgspec.Struct, frozen=True):
 
 
 class ShepherdConfig(msgspec.Struct, kw_only=True):
-    """The shepherd's config.json: whom it starts the job as and with which files (the
+    """The shepherd's config: whom it starts the job as and with which files (the
     shepherd reads it by these names; it imports nothing of gridd)."""
 
     user: str
@@ -662,7 +662,7 @@ class TaskRunner:
         self.user = _user_name(self.uid)
         self.vmem_interval = vmem_interval
         self.wall = wall
-        self.shepherd = list(shepherd or (sys.executable, "-I", "-S", str(SHEPHERD)))
+        self.shepherd = list(shepherd or shepherd_program.command(sys.executable))
         self._running: dict[Key, RunningTask] = {}
         self._script_users: dict[int, int] = {}
         self._tmpdir_users: dict[str, int] = {}  # a job's TMPDIR here: tasks using it
@@ -852,7 +852,8 @@ class TaskRunner:
             for stale in (STARTED, ENDED, KILLED, REPORT):
                 (plan.spool / stale).unlink(missing_ok=True)
             _write_file(plan.spool / ENVIRONMENT, environment, 0o600)
-            _write_json(plan.spool / CONFIG, config)
+            _write_file(plan.spool / CONFIG, shepherd_program.config_entries(
+                msgspec.structs.asdict(config)), 0o644)
             lock = os.open(plan.spool / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             _write_json(plan.spool / STATE, state)

@@ -8,12 +8,15 @@ still waiting and watches it to the end.
 
     python -I -S shepherd.py TASK_DIR LOCK_FD NOTIFY_FD -- COMMAND...
 
+(or as ``command`` says, which is the same but quicker)
+
 The job's environment is read from ``TASK_DIR/environment`` (``NAME=value`` entries
 separated by NUL bytes, as in ``/proc/<pid>/environ``), not taken from the shepherd's own,
 because the interpreter adds to that one (``LC_CTYPE`` when the locale is C). Who the job
-runs as and where it runs come from ``TASK_DIR/config.json``: ``user``, ``uid``, ``gid``,
-``groups`` (supplementary), ``cwd``, ``stdin``, ``stdout``, ``stderr`` and ``merge``
-(stderr goes to stdout's file). An interactive task's streams are not files but pipes or a
+runs as and where it runs come from ``TASK_DIR/config``, entries of the same form
+(``CONFIG`` names them and their types): ``user``, ``uid``, ``gid``, ``groups``
+(supplementary), ``cwd``, ``stdin``, ``stdout``, ``stderr`` and ``merge`` (stderr goes to
+stdout's file). An interactive task's streams are not files but pipes or a
 pseudo-terminal whose other ends execd holds: ``fds`` names the descriptors (passed to
 the shepherd) that become the job's 0, 1 and 2 (-1: the file named as above), and
 ``tty`` says that the first is a pseudo-terminal, made the job's controlling terminal.
@@ -47,23 +50,35 @@ of the job never kills the one process that records its end. When the job's firs
 has exited, whatever it left in its group is killed before it is reaped, as long as its
 unreaped pid keeps the group id from being reused.
 
-Standard library only and no imports of gridd: it starts once per task (``-S`` skips the
-site packages; ``-I`` keeps user site packages and the working directory out of its path).
+Standard library only and no imports of gridd: it starts once per task, and its start-up
+is most of a trivial job's cost. So it loads no module the interpreter has not loaded
+already but for ``os``, ``fcntl``, ``termios`` and ``warnings``: no ``json`` (which
+brings ``re`` and ``enum``; it reads NUL-separated entries and writes its few JSON
+records itself), no ``signal`` (``enum`` again) and no ``typing``. ``-S`` skips the
+site packages; ``-I`` keeps user site packages and the working directory out of its
+path. ``command`` (below) starts it from its cached bytecode, as a script run by its
+path would be compiled anew each time.
 """
 
 from __future__ import annotations
 
+import _signal  # signal's C module: signal itself imports enum
 import fcntl
-import json
 import os
-import signal
 import sys
 import termios
 import time
-from typing import Any
+
+# os.execvpe imports warnings in the job's process, as the owner, who may not be able to
+# read the standard library: so it, as all that the job's process uses, is loaded first.
+import warnings  # noqa: F401
+
+TYPE_CHECKING = False  # typing costs more to import than the rest of the shepherd
+if TYPE_CHECKING:
+    from typing import Any
 
 # Python ignores these at start-up; the job must get the defaults.
-_RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+_RESTORED_SIGNALS = (_signal.SIGPIPE, _signal.SIGXFSZ)
 
 # Grid Engine's codes (accounting(5), "failed") for the steps of starting a job; execd
 # imports them from here.
@@ -113,12 +128,36 @@ def shepherd_alive(task_dir: str | os.PathLike[str]) -> bool:
 def write_record(path: str, record: dict[str, object]) -> None:
     """Written aside and renamed, so that a reader sees the whole record or none."""
     scratch = path + ".new"
-    with open(scratch, "w") as f:
-        json.dump(record, f)
+    with open(scratch, "w", encoding="ascii") as f:
+        f.write(json_text(record))
     os.replace(scratch, path)
 
 
-def read_environment(path: str) -> dict[bytes, bytes]:
+def json_text(value: object) -> str:
+    """A record as JSON: objects, strings and numbers (finite, as times and rusage are),
+    all that the records hold."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json_text(k)}: {json_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):
+        return '"' + "".join(map(_json_char, value)) + '"'
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    raise TypeError(f"no JSON for {value!r}")
+
+
+def _json_char(char: str) -> str:
+    """ASCII as itself, but for the quote, the backslash and control characters; the
+    rest as UTF-16 escapes, a lone surrogate (a path's undecodable byte) too."""
+    code = ord(char)
+    if 0x20 <= code < 0x7F and char not in '"\\':
+        return char
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
+    return f"\\u{code:04x}"
+
+
+def read_entries(path: str) -> dict[bytes, bytes]:
     """NUL-separated ``NAME=value`` entries; bytes, so any value passes unchanged."""
     with open(path, "rb") as f:
         entries = f.read().split(b"\0")
@@ -130,9 +169,44 @@ def read_environment(path: str) -> dict[bytes, bytes]:
     return env
 
 
+# The config file's entries and their types: a list is of numbers, written with commas
+# between them, and a flag is true when its value is not empty.
+CONFIG = {"user": str, "uid": int, "gid": int, "groups": list, "cwd": str, "stdin": str,
+          "stdout": str, "stderr": str, "merge": bool, "fds": list, "tty": bool}
+# Entries a config may leave out, and their values then.
+CONFIG_DEFAULTS = {"fds": [], "tty": False}
+
+
+def config_entries(config: dict[str, object]) -> bytes:
+    """The config file execd writes for the shepherd (``read_config`` reads it back)."""
+    entries = []
+    for name, value in config.items():
+        if isinstance(value, (list, tuple)):
+            text = ",".join(str(int(n)) for n in value)
+        elif isinstance(value, bool):
+            text = "1" if value else ""
+        else:
+            text = str(value)
+        entries.append(name.encode() + b"=" + os.fsencode(text))
+    return b"\0".join(entries) + b"\0"
+
+
 def read_config(path: str) -> dict[str, Any]:
-    with open(path) as f:
-        config: dict[str, Any] = json.load(f)
+    """ValueError for an entry missing or of the wrong form."""
+    entries = {os.fsdecode(k): os.fsdecode(v) for k, v in read_entries(path).items()}
+    config: dict[str, Any] = dict(CONFIG_DEFAULTS)
+    for name, kind in CONFIG.items():
+        if name not in entries:
+            if name in CONFIG_DEFAULTS:
+                continue
+            raise ValueError(f"{path}: no {name}")
+        text = entries[name]
+        if kind is list:
+            config[name] = [int(n) for n in text.split(",")] if text else []
+        elif kind is bool:
+            config[name] = bool(text)
+        else:
+            config[name] = kind(text)
     return config
 
 
@@ -178,8 +252,8 @@ def enter_job(command: list[str], config: dict[str, Any]) -> None:
     except OSError as exc:
         raise StartError(FAILED_NO_CWD, stamped(
             f"error: can't chdir to {config['cwd']}: {exc.strerror}")) from None
-    given = config.get("fds") or [-1, -1, -1]
-    if config.get("tty"):
+    given = config["fds"] or [-1, -1, -1]
+    if config["tty"]:
         _take_terminal(given[0])
     streams = [given[0] if given[0] >= 0 else _open_input(config["stdin"])]
     outputs = [config["stdout"]] if config["merge"] else [config["stdout"], config["stderr"]]
@@ -232,7 +306,7 @@ def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any
             os.close(errors_read)
             os.setsid()
             for number in _RESTORED_SIGNALS:
-                signal.signal(number, signal.SIG_DFL)
+                _signal.signal(number, _signal.SIG_DFL)
             enter_job(command, config)
             os.execvpe(command[0], command, env)
         except StartError as exc:
@@ -245,7 +319,7 @@ def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any
     os.close(errors_write)
     # The job alone holds its ends of an interactive task's streams: their end of file
     # (or a pseudo-terminal's hang-up) reaches execd when the job's processes are gone.
-    for fd in set(config.get("fds") or ()) - {-1}:
+    for fd in set(config["fds"]) - {-1}:
         os.close(fd)
     with os.fdopen(errors_read, "rb") as errors:
         error = errors.read()
@@ -259,8 +333,8 @@ def start_job(command: list[str], env: dict[bytes, bytes], config: dict[str, Any
 def launch(task_dir: str, command: list[str]) -> int:
     """The job's pid once it runs; StartError for whatever kept it from starting."""
     try:
-        env = read_environment(os.path.join(task_dir, "environment"))
-        config = read_config(os.path.join(task_dir, "config.json"))
+        env = read_entries(os.path.join(task_dir, "environment"))
+        config = read_config(os.path.join(task_dir, "config"))
         return start_job(command, env, config)
     except (OSError, ValueError) as exc:
         raise StartError(FAILED_BEFORE_JOB, stamped(f"error: can't start job: {exc}")) from None
@@ -284,13 +358,23 @@ def shepherd(task_dir: str, lock_fd: int, notify_fd: int, command: list[str]) ->
     os.close(notify_fd)
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, _signal.SIGKILL)
     except ProcessLookupError:
         pass
     _, status, rusage = os.wait4(pid, 0)
     write_record(os.path.join(task_dir, "exit.json"),
                  usage_record(status, rusage, start, time.time()))
     return 0
+
+
+def command(python: str) -> list[str]:
+    """How execd starts a shepherd (its arguments follow): this module imported from its
+    directory, so that its bytecode is cached, as that of a script run by its path is
+    not (compiling it took longer than the rest of the shepherd's start-up)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [python, "-I", "-S", "-c",
+            f"import sys; sys.path.insert(0, {here!r}); import shepherd; "
+            "sys.exit(shepherd.main(sys.argv))"]
 
 
 def main(argv: list[str]) -> int:
