@@ -7,10 +7,12 @@ DEMO_ROOT ?= $(CURDIR)/gridd-root
 
 .PHONY: demo test lint bench fuzz clean
 
-# setup.py writes the man pages from gridd/manual (and gridd's parsers) at install time.
+# setup.py writes the man pages from gridd/manual (and gridd's parsers) and builds libdrmaa
+# and the shepherd at install time.
 $(STAMP): pyproject.toml setup.py $(wildcard gridd/manual/*.py gridd/manual/*/*.py) \
 		gridd/cli/gridd_cmd.py gridd/cli/report.py gridd/cli/dbwriter.py gridd/cli/spool_cmd.py \
-		gridd/cli/web_cmd.py gridd/cli/drmaa_cmd.py $(wildcard gridd/drmaa/*.py)
+		gridd/cli/web_cmd.py gridd/cli/drmaa_cmd.py $(wildcard gridd/drmaa/*.py) \
+		gridd/execd/shepherd.py gridd/execd/shepherd.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat

@@ -23,27 +23,34 @@ class _Distribution(Distribution):
         return self.has_data_files()
 
     def has_ext_modules(self) -> bool:
-        """libdrmaa is built by build_ext (the wheel is then tagged for this platform)."""
+        """libdrmaa and the shepherd are built by build_ext (the wheel is then tagged for
+        this platform)."""
         return True
 
 
 class _BuildExt(build_ext):
-    """Builds libdrmaa.so.1.0 and drmaa.h (gridd/drmaa/build.py) into the package: in the
-    build tree for a wheel, in the source tree for an editable install."""
+    """Builds libdrmaa.so.1.0 and drmaa.h (gridd/drmaa/build.py) and the shepherd program
+    (gridd/execd/shepherd.py) into the package: in the build tree for a wheel, in the
+    source tree for an editable install."""
 
     def run(self) -> None:
         super().run()
         from gridd.drmaa.build import build
+        from gridd.execd import shepherd
 
-        build(self._where(), Path(self.build_temp))
+        build(self._where("drmaa"), Path(self.build_temp))
+        shepherd.build(self._where("execd") / shepherd.PROGRAM.name)
 
-    def _where(self) -> Path:
-        return (HERE if self.inplace else Path(self.build_lib)) / "gridd" / "drmaa"
+    def _where(self, package: str) -> Path:
+        return (HERE if self.inplace else Path(self.build_lib)) / "gridd" / package
 
     def get_outputs(self) -> list[str]:
         from gridd.drmaa.build import HEADER, LIBRARY
+        from gridd.execd.shepherd import PROGRAM
 
-        return [*super().get_outputs(), *(str(self._where() / name) for name in (LIBRARY, HEADER))]
+        return [*super().get_outputs(),
+                *(str(self._where("drmaa") / name) for name in (LIBRARY, HEADER)),
+                str(self._where("execd") / PROGRAM.name)]
 
 
 VERSION = tomllib.loads((HERE / "pyproject.toml").read_text())["project"]["version"]

@@ -8,11 +8,12 @@ Surviving an execd restart
 --------------------------
 Jobs must outlive their execd: a crashed or restarted execd must neither lose a job nor
 report it twice. Only a parent learns how its child ended, so execd does not start jobs
-itself: each task gets a shepherd (``gridd/execd/shepherd.py``, a small stdlib-only
-program, one per task, as in Grid Engine), which starts the job in a session and process
-group of its own, waits for it and writes how it ended (wait status and rusage) to the
-task's spool directory ``<spool>/active_jobs/<job>.<task>/`` (a PE task's:
-``<job>.<task>.<PE task id>/``, see below) before it exits. The files:
+itself: each task gets a shepherd (``gridd/execd/shepherd.py`` says what it does; it is
+the small C program built from ``shepherd.c``, one per task, as in Grid Engine), which
+starts the job in a session and process group of its own, waits for it and writes how it
+ended (wait status and rusage) to the task's spool directory
+``<spool>/active_jobs/<job>.<task>/`` (a PE task's: ``<job>.<task>.<PE task id>/``, see
+below) before it exits. The files:
 
 ``state.json``   written by execd *before* the shepherd starts: what a restarted execd
                  needs to take the task over (queue, limits, TMPDIR, job script).
@@ -122,7 +123,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -662,7 +662,7 @@ class TaskRunner:
         self.user = _user_name(self.uid)
         self.vmem_interval = vmem_interval
         self.wall = wall
-        self.shepherd = list(shepherd or shepherd_program.command(sys.executable))
+        self.shepherd = list(shepherd or [str(shepherd_program.PROGRAM)])
         self._running: dict[Key, RunningTask] = {}
         self._script_users: dict[int, int] = {}
         self._tmpdir_users: dict[str, int] = {}  # a job's TMPDIR here: tasks using it

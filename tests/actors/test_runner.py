@@ -84,7 +84,7 @@ def script(work: Path, text: str, **kw: object) -> StartTask:
 
 
 def unstamped(reason: str) -> tuple[int, str]:
-    """The uid in a start failure's stamp (see shepherd.stamped) and the words after it."""
+    """The uid in a start failure's stamp (as shepherd.py describes it) and the words after it."""
     stamp = _STAMP.match(reason)
     assert stamp is not None, reason
     return int(stamp.group(1)), reason[stamp.end():]

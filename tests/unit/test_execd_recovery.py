@@ -14,15 +14,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 import pytest
 import trio
-from hypothesis import given
-from hypothesis import strategies as st
 
 from gridd.execd import shepherd
 from gridd.execd.runner import (
@@ -37,6 +34,7 @@ from gridd.execd.runner import (
     STARTED,
     STATE,
     ActiveTask,
+    JobEnded,
     TaskRunner,
     list_active,
     load_pending_reports,
@@ -81,6 +79,12 @@ async def wait_until(condition: Callable[[], object], timeout: float = 10.0) -> 
     with trio.fail_after(timeout):
         while not condition():
             await trio.sleep(0.01)
+
+
+def write_record(path: Path, record: dict[str, object]) -> None:
+    """As the shepherd writes one: aside, then renamed."""
+    path.with_name(path.name + ".new").write_text(json.dumps(record))
+    path.with_name(path.name + ".new").replace(path)
 
 
 def started_record(directory: Path) -> dict[str, float]:
@@ -219,10 +223,10 @@ async def test_shepherd_still_starting_is_waited_for(work: Path) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(resume)
             await trio.sleep(0)
-            shepherd.write_record(str(directory / STARTED), {
+            write_record(directory / STARTED, {
                 "shepherd_pid": fake.pid, "job_pid": fake.pid, "start_time": 1000.0})
             await wait_until(lambda: announced)
-            shepherd.write_record(str(directory / ENDED), {
+            write_record(directory / ENDED, {
                 "status": 5 << 8, "start_time": 1000.0, "end_time": 1002.5,
                 "usage": {"utime": 0.5}})
             os.close(lock)
@@ -250,7 +254,7 @@ def leftover(work: Path, job_id: int, files: dict[str, dict[str, object]]) -> Pa
     (directory / STATE).write_bytes(msgspec.json.encode(state))
     (directory / LOCK).touch()
     for name, record in files.items():
-        shepherd.write_record(str(directory / name), record)
+        write_record(directory / name, record)
     return directory
 
 
@@ -342,27 +346,27 @@ def test_directory_without_state_is_dropped_and_reports_are_kept(work: Path) -> 
 # ---- the shepherd on its own --------------------------------------------------------------
 
 
-def run_shepherd(task: Path, *command: str) -> tuple[int, dict[str, object]]:
-    """The shepherd as execd runs it, for a job of the current user; its exit code and
-    exit.json."""
+def run_shepherd(task: Path, *command: str, **config: object) -> tuple[int, dict[str, object]]:
+    """The shepherd as execd runs it, for a job of the current user (`config` over the
+    usual entries); its exit code and exit.json, read as execd reads it."""
     uid, gid = os.geteuid(), os.getegid()
     (task / CONFIG).write_bytes(shepherd.config_entries({
         "user": getpass.getuser(), "uid": uid, "gid": gid, "groups": os.getgroups(),
         "cwd": str(task), "stdin": "/dev/null", "stdout": str(task / "out"),
-        "stderr": str(task / "err"), "merge": False}))
+        "stderr": str(task / "err"), "merge": False, **config}))
     notify_read, notify_write = os.pipe()
     lock = os.open(task / LOCK, os.O_RDWR | os.O_CREAT)
     try:
         process = subprocess.Popen(
-            [*shepherd.command(sys.executable), str(task), str(lock), str(notify_write),
-             "--", *command], pass_fds=(lock, notify_write), env={})
+            [str(shepherd.PROGRAM), str(task), str(lock), str(notify_write), "--", *command],
+            pass_fds=(lock, notify_write), env={})
         os.close(notify_write)
         assert os.read(notify_read, 10) == b""  # closed: execd stops waiting
         code = process.wait(timeout=30)
     finally:
         os.close(notify_read)
         os.close(lock)
-    return code, json.loads((task / ENDED).read_text())
+    return code, msgspec.json.decode((task / ENDED).read_bytes())
 
 
 def test_shepherd_records_a_job_it_cannot_start(tmp_path: Path) -> None:
@@ -387,58 +391,58 @@ def test_shepherd_records_status_and_usage(tmp_path: Path) -> None:
     assert record["start_time"] == started["start_time"] <= record["end_time"]
     # every rusage name the shepherd records is a Usage field: none is lost on the way
     assert set(record["usage"]) == set(shepherd.RUSAGE) <= set(Usage.__struct_fields__)
+    assert msgspec.json.decode((tmp_path / ENDED).read_bytes(), type=JobEnded).status
 
 
 def test_shepherd_environment_is_passed_byte_for_byte(tmp_path: Path) -> None:
-    (tmp_path / "environment").write_bytes(b"A=1\0B=x=y\xff\0\0C=\0junk\0")
-    assert shepherd.read_entries(str(tmp_path / "environment")) == {
-        b"A": b"1", b"B": b"x=y\xff", b"C": b""}
+    (tmp_path / "environment").write_bytes(b"A=1\0B=x=y\xff\0\0C=\0junk\0=v\0")
+    code, record = run_shepherd(tmp_path, "/usr/bin/env", "-0")
+    assert (code, record["status"]) == (0, 0)
+    assert (tmp_path / "out").read_bytes() == b"A=1\0B=x=y\xff\0C=\0"
 
 
-def test_shepherd_loads_only_what_it_needs() -> None:
-    """Its start-up is most of a trivial job's CPU: the modules it loads beyond the bare
-    interpreter's, as execd starts it (json, re, enum, typing once cost 35 ms a job)."""
-    code = shepherd.command(sys.executable)[4].replace(
-        "import sys;", "import sys; bare = set(sys.modules);").replace(
-        "sys.exit(shepherd.main(sys.argv))", "print(*sorted(set(sys.modules) - bare))")
-    loaded = subprocess.run([sys.executable, "-I", "-S", "-c", code], env={},
-                            capture_output=True, text=True, check=True).stdout.split()
-    assert loaded == ["__future__", "_collections_abc", "_stat", "fcntl", "genericpath",
-                      "os", "os.path", "posixpath", "shepherd", "stat", "termios",
-                      "warnings"]
+def test_shepherd_takes_paths_byte_for_byte(tmp_path: Path) -> None:
+    """Paths need not be UTF-8; in the error line a byte that is not becomes U+FFFD, so
+    that the record stays JSON that execd reads."""
+    (tmp_path / "environment").write_bytes(b"PATH=/usr/bin:/bin\0")
+    odd = os.fsdecode(b"out\xff,\n")
+    code, _ = run_shepherd(tmp_path, "echo", "hi", stdout=str(tmp_path / odd))
+    assert (code, (tmp_path / odd).read_text()) == (0, "hi\n")
+    code, record = run_shepherd(tmp_path, "true", cwd=str(tmp_path / odd / "x"))
+    assert (code, record["failed"]) == (1, shepherd.FAILED_NO_CWD)
+    assert unstamped(str(record["error"]))[1] == (
+        f"error: can't chdir to {tmp_path}/out\ufffd,\n/x: Not a directory")
 
 
-def test_shepherd_config_reads_back_what_execd_wrote(tmp_path: Path) -> None:
-    written = {"user": "ann", "uid": 1001, "gid": 100, "groups": (100, 27), "cwd": "/w=x",
-               "stdin": "/dev/null", "stdout": os.fsdecode(b"/o\xff,\n"), "stderr": "",
-               "merge": True, "fds": [7, -1, 8], "tty": True}
-    (tmp_path / CONFIG).write_bytes(shepherd.config_entries(written))
-    assert shepherd.read_config(str(tmp_path / CONFIG)) == {
-        **written, "groups": [100, 27]}
-    # not interactive: execd's empty fds and no tty, or both left out
-    for left in ({"fds": [], "tty": False}, {}):
-        (tmp_path / CONFIG).write_bytes(shepherd.config_entries(
-            {**{k: v for k, v in written.items() if k not in ("fds", "tty")}, **left}))
-        assert shepherd.read_config(str(tmp_path / CONFIG))["fds"] == []
-    (tmp_path / CONFIG).write_bytes(b"user=ann\0")
-    with pytest.raises(ValueError, match="no uid"):
-        shepherd.read_config(str(tmp_path / CONFIG))
-
-
-@given(st.text(), st.integers(), st.floats(allow_nan=False, allow_infinity=False))
-def test_shepherd_records_are_json(text: str, number: int, real: float) -> None:
-    record = {"error": text, text: {"n": number, "x": real}}
-    assert json.loads(shepherd.json_text(record)) == record
-    assert msgspec.json.decode(shepherd.json_text({"error": text})) == {"error": text}
+def test_shepherd_refuses_a_config_it_cannot_read(tmp_path: Path) -> None:
+    (tmp_path / "environment").write_bytes(b"PATH=/usr/bin:/bin\0")
+    for bad, why in (({"uid": "x"}, "an entry is not a number"),
+                     ({"fds": [1, 2]}, "an entry is not a number")):
+        code, record = run_shepherd(tmp_path, "true", **bad)
+        assert (code, record["failed"]) == (1, FAILED_BEFORE_JOB)
+        assert unstamped(str(record["error"]))[1] == (
+            f"error: can't start job: {tmp_path}/config: {why}")
+    (tmp_path / CONFIG).write_bytes(b"user=x\0")
+    lock = os.open(tmp_path / LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        code = subprocess.run([str(shepherd.PROGRAM), str(tmp_path), str(lock), "1", "--",
+                               "true"], pass_fds=(lock,), env={}).returncode
+    finally:
+        os.close(lock)
+    assert code == 1
+    assert unstamped(json.loads((tmp_path / ENDED).read_text())["error"])[1] == (
+        f"error: can't start job: {tmp_path}/config: no uid")
 
 
 async def test_job_environment_is_exactly_execds(work: Path) -> None:
-    """The interpreter running the shepherd adds LC_CTYPE to its own environment under
-    the C locale; the job must not see it, nor anything else but what execd gave it."""
+    """The job sees what execd gave it and nothing else: nothing of the shepherd's own
+    environment (LC_CTYPE, which a Python interpreter adds under the C locale, once came
+    from a shepherd in Python)."""
     report = await make_runner(work).run_task(start_of(work, "env > env.out\n"))
     assert report.exit_status == 0
     names = {line.split("=", 1)[0] for line in
              (work / "work" / "env.out").read_text().splitlines() if "=" in line}
-    given = shepherd.read_entries(str(task_dir(work / "spool", 5, 0) / ENVIRONMENT))
+    written = (task_dir(work / "spool", 5, 0) / ENVIRONMENT).read_bytes().split(b"\0")
+    given = {entry.split(b"=", 1)[0] for entry in written if entry}
     assert "LC_CTYPE" not in names
     assert names - {"PWD", "SHLVL", "_"} == {os.fsdecode(name) for name in given}
