@@ -51,8 +51,8 @@ that file first, so each task yields one report, resent until acknowledged; the 
 counts a report it has seen already as a duplicate and only acknowledges it again.
 
 Cancelling ``run_task`` abandons the task (the job and its shepherd keep running for a
-restarted execd to take over). The shepherd costs one small Python process per running
-task (about 10 MB); vmem, maxvmem, cpu, io and the memory integral (mem) are sampled by
+restarted execd to take over). The shepherd costs one small process per running task
+(under 2 MB resident); vmem, maxvmem, cpu, io and the memory integral (mem) are sampled by
 execd (each interval, over the job's process tree) for the master's load reports and the
 final report, so samples an execd that died would have taken are lost, and an s_rt
 warning that fell due while no execd ran is not sent late.

@@ -141,15 +141,16 @@ int main(void) {
 
 
 def test_a_wheel_installs_a_working_drmaa_library(tmp_path, cell):
-    """A non-editable install carries libdrmaa and drmaa.h; a C program built against
-    them runs in a bare environment, on a cell and without one. The fresh venv gets this
-    venv's dependencies by a .pth file (offline, fast) and the wheel in its own
-    site-packages, ahead of them."""
+    """A non-editable install carries libdrmaa and drmaa.h, and the shepherd program execd
+    runs, executable; a C program built against the library runs in a bare environment, on a
+    cell and without one. The fresh venv gets this venv's dependencies by a .pth file
+    (offline, fast) and the wheel in its own site-packages, ahead of them."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc to build a DRMAA program")
     wheel = _wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
-    assert {"gridd/drmaa/libdrmaa.so.1.0", "gridd/drmaa/drmaa.h"} <= set(names)
+    assert {"gridd/drmaa/libdrmaa.so.1.0", "gridd/drmaa/drmaa.h",
+            "gridd/execd/gridd-shepherd"} <= set(names)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -160,6 +161,7 @@ def test_a_wheel_installs_a_working_drmaa_library(tmp_path, cell):
     (site / "zz_deps.pth").write_text(f"{deps}\n")
     subprocess.run([*PIP, "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
+    assert (site / "gridd" / "execd" / "gridd-shepherd").stat().st_mode & 0o111
     gridd = [str(python), "-c", "import sys; from gridd.cli.entry import gridd; "
              "sys.argv[0] = 'gridd'; sys.exit(gridd())"]
     where = subprocess.run([*gridd, "drmaa-library"], check=True, capture_output=True,
