@@ -162,7 +162,9 @@ static int read_config(const struct entries *e, struct config *c, const char **m
     c->stderr_path = entry(e, "stderr");
     c->merge = *entry(e, "merge") != '\0';
     c->tty = entry(e, "tty") != NULL && *entry(e, "tty") != '\0';
-    if (numbers(entry(e, "uid"), &id[0], 1) != 1 || numbers(entry(e, "gid"), &id[1], 1) != 1)
+    /* -1 would leave an id unchanged: root's, for an execd running as root */
+    if (numbers(entry(e, "uid"), &id[0], 1) != 1 || numbers(entry(e, "gid"), &id[1], 1) != 1
+        || id[0] < 0 || id[1] < 0)
         return -1;
     c->uid = id[0];
     c->gid = id[1];
@@ -186,12 +188,16 @@ static void json_string(FILE *out, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', out);
     while (*p) {
-        int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
-                : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        int len = *p < 0x80 ? 1 : *p < 0xC2 ? 0 : *p < 0xE0 ? 2 : *p < 0xF0 ? 3
+                : *p < 0xF5 ? 4 : 0;
         for (int i = 1; i < len; i++)
             if ((p[i] & 0xC0) != 0x80)
                 len = 0;
-        if (len == 0 || (len == 2 && *p < 0xC2)) {
+        /* no overlong forms, no surrogates, nothing past U+10FFFF */
+        if ((*p == 0xE0 && p[1] < 0xA0) || (*p == 0xED && p[1] >= 0xA0)
+            || (*p == 0xF0 && p[1] < 0x90) || (*p == 0xF4 && p[1] >= 0x90))
+            len = 0;
+        if (len == 0) {
             fputs("\\ufffd", out);
             p++;
         } else if (len > 1) {
@@ -374,7 +380,7 @@ static int prepare(const char *task_dir, struct entries *env, struct config *con
             if (read_config(&settings, config, &missing) == 0)
                 return 0;
             stamp(f, FAILED_BEFORE_JOB, "error: can't start job: %s: %s%s", path,
-                  missing ? "no " : "an entry is not a number", missing ? missing : "");
+                  missing ? "no " : "an entry is not a valid number", missing ? missing : "");
             return -1;
         }
     }
