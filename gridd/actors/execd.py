@@ -49,7 +49,7 @@ from zmq.utils.monitor import parse_monitor_message
 from gridd import keys, paths
 from gridd import protocol as p
 from gridd.actors.clock import Wall
-from gridd.execd import runner, signals
+from gridd.execd import runner, shepherd, signals
 from gridd.execd.load import read_load
 from gridd.execd.sessions import SessionSocket
 from gridd.execd.streams import open_streams
@@ -366,6 +366,10 @@ def host_curve(base: Path, name: str) -> Curve | None:
 def serve(base: Path, name: str, endpoint: str, load_report_time: float, wall: Wall) -> int:
     """Run execd as host `name` until it is told to stop; its exit status (REFUSED when the
     master refused its key)."""
+    if not os.access(shepherd.PROGRAM, os.X_OK):  # else every job would fail to start
+        raise SystemExit(f"gridd: execd cannot run jobs: its shepherd program "
+                         f"{shepherd.PROGRAM} is missing; installing gridd (pip install, "
+                         f"make) builds it from {shepherd.SOURCE.name} with a C compiler")
     try:
         curve = host_curve(base, name)
     except keys.KeyFileError as exc:

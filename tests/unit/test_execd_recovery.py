@@ -21,6 +21,8 @@ import msgspec
 import pytest
 import trio
 
+from gridd.actors import execd
+from gridd.actors.clock import SYSTEM
 from gridd.execd import shepherd
 from gridd.execd.runner import (
     CONFIG,
@@ -431,6 +433,16 @@ def test_shepherd_refuses_a_config_it_cannot_read(tmp_path: Path) -> None:
     assert code == 1
     assert unstamped(json.loads((tmp_path / ENDED).read_text())["error"])[1] == (
         f"error: can't start job: {tmp_path}/config: no uid")
+
+
+def test_execd_will_not_start_without_its_shepherd_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shepherd, "PROGRAM", tmp_path / "gridd-shepherd")
+    with pytest.raises(SystemExit, match=f"its shepherd program {tmp_path}/gridd-shepherd "
+                       "is missing; installing gridd"):
+        execd.serve(tmp_path, HOST, "ipc://nowhere", 1.0, SYSTEM)
+    assert not (tmp_path / "spool").exists()
 
 
 async def test_job_environment_is_exactly_execds(work: Path) -> None:
