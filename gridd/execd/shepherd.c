@@ -1,7 +1,8 @@
 /* The shepherd, compiled: what it does and why is told in shepherd.py, which holds its
- * protocol (files, codes, config entries); build_shepherd.py compiles this file with
- * Grid Engine's failure codes defined from there. A C program, because it runs once per
- * task and Python's start-up alone cost more than half of a trivial job's CPU. */
+ * protocol (files, codes, config entries) and builds this file (shepherd.build, from
+ * setup.py) with Grid Engine's failure codes defined from there. A C program, because it
+ * runs once per task and Python's start-up alone cost more than half of a trivial job's
+ * CPU. */
 
 #define _GNU_SOURCE
 #include <errno.h>
