@@ -223,7 +223,7 @@ static double seconds(struct timeval tv)
 }
 
 /* Written aside and renamed, so that a reader sees the whole record or none. Exactly one
- * of failure, started and usage is given. */
+ * of failure, job (it runs: job.json) and ru (it ended: exit.json) is given. */
 static void write_record(const char *dir, const char *name, const struct failure *failure,
                          const pid_t *job, double start, double end, int status,
                          const struct rusage *ru)
@@ -322,6 +322,7 @@ static pid_t start_job(char *const command[], char *const env[], const struct co
         return -1;
     }
     pid_t pid = fork();
+    int fork_error = errno;
     if (pid == 0) {
         struct failure mine;
         close(errors[0]);
@@ -346,7 +347,7 @@ static pid_t start_job(char *const command[], char *const env[], const struct co
             close(c->fds[i]);
     if (pid < 0) {
         close(errors[0]);
-        stamp(f, FAILED_BEFORE_JOB, "error: can't start job: %s", strerror(errno));
+        stamp(f, FAILED_BEFORE_JOB, "error: can't start job: %s", strerror(fork_error));
         return -1;
     }
     char message[LINE + 16];
