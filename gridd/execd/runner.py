@@ -221,8 +221,8 @@ class Owner(msgspec.Struct, frozen=True):
 
 
 class ShepherdConfig(msgspec.Struct, kw_only=True):
-    """The shepherd's config: whom it starts the job as and with which files (the
-    shepherd reads it by these names; it imports nothing of gridd)."""
+    """The shepherd's config: whom it starts the job as and with which files (written by
+    shepherd.config_entries, by these names: shepherd.CONFIG)."""
 
     user: str
     uid: int

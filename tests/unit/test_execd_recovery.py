@@ -37,6 +37,7 @@ from gridd.execd.runner import (
     STATE,
     ActiveTask,
     JobEnded,
+    ShepherdConfig,
     TaskRunner,
     list_active,
     load_pending_reports,
@@ -433,6 +434,11 @@ def test_shepherd_refuses_a_config_it_cannot_read(tmp_path: Path) -> None:
     assert code == 1
     assert unstamped(json.loads((tmp_path / ENDED).read_text())["error"])[1] == (
         f"error: can't start job: {tmp_path}/config: no uid")
+
+
+def test_shepherd_config_names_are_execds() -> None:
+    """config_entries writes only the entries the program knows: execd's are all of them."""
+    assert ShepherdConfig.__struct_fields__ == shepherd.CONFIG
 
 
 def test_execd_will_not_start_without_its_shepherd_program(
