@@ -4,14 +4,15 @@ The master speaks ZeroMQ (a ROUTER socket); the q* commands talk to it with this
 implementation of the wire protocol instead of pyzmq, whose import alone costs a
 command like qsub more than a third of its run time. It speaks the NULL mechanism and,
 given keys, CURVE (CurveZMQ, RFC 26, as ZMTP's "CURVE" mechanism): encryption and
-authentication by key. The cryptography is PyNaCl's libsodium binding, imported only
-when CURVE is used. It sits on ``_socket`` directly: the ``socket`` module wrapper costs
+authentication by key. The cryptography is libsodium's, called through PyNaCl's compiled
+module only when CURVE is used. It sits on ``_socket`` directly: the ``socket`` module wrapper costs
 milliseconds of start-up to build enums this client never needs.
 """
 
 from __future__ import annotations
 
 import _socket
+import os
 import struct
 from typing import NamedTuple
 
@@ -104,9 +105,13 @@ def _connect(endpoint: str, timeout: float) -> _socket.socket:
     transport, _, address = endpoint.partition("://")
     if transport == "tcp":
         host, _, port = address.rpartition(":")
+        host = host.strip("[]")
+        # a str is IDNA-encoded first (loading encodings.idna, unicodedata, stringprep);
+        # an ASCII name is its own IDNA form
+        name: str | bytes = host.encode() if host.isascii() else host
         try:
             targets = [(family, target) for family, _, _, _, target in _socket.getaddrinfo(
-                host.strip("[]"), int(port), 0, _socket.SOCK_STREAM)]
+                name, int(port), 0, _socket.SOCK_STREAM)]
         except (OSError, ValueError) as exc:
             raise ZmtpError(f"cannot connect to {endpoint}: {exc}") from None
     elif transport == "ipc":
@@ -128,6 +133,66 @@ def _connect(endpoint: str, timeout: float) -> _socket.socket:
     raise ZmtpError(f"cannot connect to {endpoint}: {failure}") from None
 
 
+class _Refused(Exception):
+    """libsodium refused a key (such as all zeros) or a box failed authentication."""
+
+
+class _Sodium:
+    """The libsodium calls the client's side of CurveZMQ makes, straight from PyNaCl's
+    compiled module: nacl.bindings would load every binding PyNaCl has (65M instructions,
+    a q* command's ~8 ms) for these five. The boxes are the "easy" form, the MAC first,
+    which is what crypto_box gives once its 16 leading zero bytes are cut."""
+
+    def __init__(self) -> None:
+        from nacl._sodium import ffi, lib
+
+        if lib.sodium_init() < 0:
+            raise ZmtpError("libsodium cannot be initialised")
+        self.ffi, self.lib = ffi, lib
+
+    def _bytes(self, size: int) -> object:
+        return self.ffi.new("unsigned char[]", max(size, 1))
+
+    def crypto_box_keypair(self) -> tuple[bytes, bytes]:
+        public, secret = self._bytes(32), self._bytes(32)
+        self.lib.crypto_box_keypair(public, secret)
+        return self.ffi.buffer(public, 32)[:], self.ffi.buffer(secret, 32)[:]
+
+    def crypto_box(self, message: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes:
+        out = self._bytes(len(message) + 16)
+        _check(len(nonce) == 24 and self.lib.crypto_box_easy(
+            out, message, len(message), nonce, public, secret) == 0)
+        return self.ffi.buffer(out, len(message) + 16)[:]
+
+    def crypto_box_open(self, box: bytes, nonce: bytes, public: bytes, secret: bytes) -> bytes:
+        out = self._bytes(len(box) - 16)
+        _check(len(box) >= 16 and len(nonce) == 24 and self.lib.crypto_box_open_easy(
+            out, box, len(box), nonce, public, secret) == 0)
+        return self.ffi.buffer(out, len(box) - 16)[:]
+
+    def crypto_box_beforenm(self, public: bytes, secret: bytes) -> bytes:
+        out = self._bytes(32)
+        _check(self.lib.crypto_box_beforenm(out, public, secret) == 0)
+        return self.ffi.buffer(out, 32)[:]
+
+    def crypto_box_afternm(self, message: bytes, nonce: bytes, shared: bytes) -> bytes:
+        out = self._bytes(len(message) + 16)
+        _check(len(nonce) == 24 and self.lib.crypto_box_easy_afternm(
+            out, message, len(message), nonce, shared) == 0)
+        return self.ffi.buffer(out, len(message) + 16)[:]
+
+    def crypto_box_open_afternm(self, box: bytes, nonce: bytes, shared: bytes) -> bytes:
+        out = self._bytes(len(box) - 16)
+        _check(len(box) >= 16 and len(nonce) == 24 and self.lib.crypto_box_open_easy_afternm(
+            out, box, len(box), nonce, shared) == 0)
+        return self.ffi.buffer(out, len(box) - 16)[:]
+
+
+def _check(ok: bool) -> None:
+    if not ok:
+        raise _Refused
+
+
 class _CurveSession:
     """The client side of one CurveZMQ connection, without I/O: builds HELLO and
     INITIATE, checks WELCOME and READY, then seals and opens MESSAGE commands.
@@ -137,15 +202,13 @@ class _CurveSession:
     """
 
     def __init__(self, keys: Curve, identity: bytes = b"") -> None:
-        from nacl import bindings, exceptions  # ~8 ms on top of what a q* command loads
-
         if any(len(key) != 32 for key in keys):
             raise ZmtpError("CURVE keys are 32 raw bytes each")
-        self.nacl = bindings
-        self.crypto_error = exceptions.CryptoError
+        self.sodium = _Sodium()
+        self.crypto_error = _Refused
         self.keys = keys
         self.identity = identity
-        self.public, self.secret = bindings.crypto_box_keypair()  # transient: C', c'
+        self.public, self.secret = self.sodium.crypto_box_keypair()  # transient: C', c'
         self.nonce = 1
         self.peer_nonce = 0
         self.shared = b""  # crypto_box_beforenm(S', c') once WELCOME has named S'
@@ -160,7 +223,7 @@ class _CurveSession:
         which proves to the server that we know its public key."""
         short = self._short()
         try:
-            signature = self.nacl.crypto_box(bytes(64), b"CurveZMQHELLO---" + short,
+            signature = self.sodium.crypto_box(bytes(64), b"CurveZMQHELLO---" + short,
                                              self.keys.server_public, self.secret)
         except self.crypto_error:  # libsodium refuses keys such as all zeros
             raise ZmtpError("the server public key is not a usable CURVE key") from None
@@ -172,19 +235,19 @@ class _CurveSession:
         if len(welcome) != 160:
             raise ZmtpError("malformed CURVE WELCOME")
         try:
-            plain = self.nacl.crypto_box_open(welcome[16:], b"WELCOME-" + welcome[:16],
+            plain = self.sodium.crypto_box_open(welcome[16:], b"WELCOME-" + welcome[:16],
                                               self.keys.server_public, self.secret)
         except self.crypto_error:
             raise ZmtpError("the server's CURVE WELCOME does not open with its public "
                             "key") from None
         server_transient, cookie = plain[:32], plain[32:]
-        self.shared = self.nacl.crypto_box_beforenm(server_transient, self.secret)
-        vouch_nonce = self.nacl.randombytes(16)
-        vouch = vouch_nonce + self.nacl.crypto_box(
+        self.shared = self.sodium.crypto_box_beforenm(server_transient, self.secret)
+        vouch_nonce = os.urandom(16)
+        vouch = vouch_nonce + self.sodium.crypto_box(
             self.public + self.keys.server_public, b"VOUCH---" + vouch_nonce,
             server_transient, self.keys.secret)
         short = self._short()
-        box = self.nacl.crypto_box_afternm(
+        box = self.sodium.crypto_box_afternm(
             self.keys.public + vouch + _metadata(self.identity),
             b"CurveZMQINITIATE" + short, self.shared)
         return _command(b"INITIATE", cookie + short + box)
@@ -207,7 +270,7 @@ class _CurveSession:
                 size = data[at + 1]
                 at += 2
             short = self._short()
-            box = self.nacl.crypto_box_afternm(bytes([flags & _MORE]) + data[at:at + size],
+            box = self.sodium.crypto_box_afternm(bytes([flags & _MORE]) + data[at:at + size],
                                                b"CurveZMQMESSAGEC" + short, self.shared)
             out.append(_frame(_MESSAGE + short + box, 0))
             at += size
@@ -226,7 +289,7 @@ class _CurveSession:
         if len(short) < 8 or nonce <= self.peer_nonce:
             raise ZmtpError("CURVE nonce from the server did not increase (a replay?)")
         try:
-            plain = self.nacl.crypto_box_open_afternm(data[8:], prefix + short, self.shared)
+            plain = self.sodium.crypto_box_open_afternm(data[8:], prefix + short, self.shared)
         except self.crypto_error:
             raise ZmtpError("a CURVE command from the server failed authentication") from None
         self.peer_nonce = nonce  # only once authentic: a forgery cannot move it

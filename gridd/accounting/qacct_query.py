@@ -10,16 +10,16 @@ records that were asked for.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
+
+import msgspec
 
 from gridd.accounting.render import Key
 from gridd.model.values import is_unsigned
 
 
-@dataclass(frozen=True)
-class Grouping:
+class Grouping(msgspec.Struct, frozen=True):
     """A column the summary can be broken down by, with the option that asks for it."""
 
     option: str
@@ -44,8 +44,7 @@ GROUPINGS = (
 _BY_OPTION = {g.option: g for g in GROUPINGS}
 
 
-@dataclass(frozen=True)
-class TaskRange:
+class TaskRange(msgspec.Struct, frozen=True):
     """`-t first[-last[:step]]`: the array tasks asked for."""
 
     first: int
@@ -56,12 +55,11 @@ class TaskRange:
         return f"{self.first}-{self.last}:{self.step}"
 
 
-@dataclass
-class Request:
+class Request(msgspec.Struct):
     """A qacct command line, parsed: which records, and how to show them."""
 
     # grouping option -> the value asked for, or None to show every value
-    groups: dict[str, str | None] = field(default_factory=dict)
+    groups: dict[str, str | None] = msgspec.field(default_factory=dict)
     job: str | None = None  # -j: None when not given, "" for every job
     tasks: tuple[TaskRange, ...] = ()
     begin: int | None = None  # epoch seconds, both ends included
@@ -81,8 +79,7 @@ class QacctError(Exception):
         self.stdout = stdout
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(msgspec.Struct, frozen=True):
     sql: str
     params: list[Any]
 
@@ -204,8 +201,7 @@ def summary_query(req: Request, unreadable: bool = False) -> Query:
 DATABASE_ORDER = "ORDER BY end_time, job_number, task_number, pe_taskid, hostname"
 
 
-@dataclass(frozen=True)
-class Ended:
+class Ended(msgspec.Struct, frozen=True):
     """Records by their end time in epoch seconds: from `start` (included) to `stop`
     (excluded; None: no bound); with `start` None, the records that have no end time."""
 

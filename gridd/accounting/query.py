@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
@@ -24,6 +22,9 @@ from gridd import paths
 from gridd import protocol as p
 from gridd.pidfile import running_master
 
+if TYPE_CHECKING:  # pathlib costs qacct a few milliseconds of start-up
+    from pathlib import Path
+
 Params = dict[str, Any] | list[Any] | None
 
 
@@ -31,11 +32,10 @@ class QueryError(Exception):
     """A query that was refused or failed; the text is fit for the user."""
 
 
-@dataclass
-class Result:
+class Result(msgspec.Struct):
     columns: list[str]
     rows: list[tuple[Any, ...]]
-    types: list[str] = field(default_factory=list)  # DuckDB type names, as in DESCRIBE
+    types: list[str] = msgspec.field(default_factory=list)  # DuckDB type names, as in DESCRIBE
 
 
 def check_read_only(con: Any, sql: str) -> None:

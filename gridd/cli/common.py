@@ -7,7 +7,8 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
@@ -139,13 +140,13 @@ class DeleteArgsError(Exception):
         self.option = option
 
 
-@dataclass
-class DeleteArgs:
-    """What qdel and qrdel are asked: targets (ids, names, patterns) and/or users."""
+class DeleteArgs(msgspec.Struct):
+    """What qdel and qrdel are asked: targets (ids, names, patterns) and/or users (a
+    Struct, not a dataclass: dataclasses imports inspect, a q* command's milliseconds)."""
 
     force: bool = False
-    users: list[str] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
+    users: list[str] = msgspec.field(default_factory=list)
+    targets: list[str] = msgspec.field(default_factory=list)
     help: bool = False
 
 

@@ -15,6 +15,7 @@ import sys
 
 
 def _run(command: str) -> None:
+    _import_msgspec()
     code = importlib.import_module(f"gridd.cli.{command}").main()
     try:
         sys.stdout.flush()
@@ -22,6 +23,21 @@ def _run(command: str) -> None:
     except BrokenPipeError:  # the reader went away, e.g. `qstat | head -1`
         pass
     os._exit(code)
+
+
+def _import_msgspec() -> None:
+    """Import msgspec without typing_extensions, which its _utils takes get_type_hints
+    from when it can: that import loads inspect, ast, dis and tokenize (a fifth of a q*
+    command's start-up), and on Python 3.11 and later, asked with include_extras as
+    msgspec asks, it is typing.get_type_hints itself, which msgspec falls back to. A
+    process that already has typing_extensions keeps it."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # ImportError
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def gridd() -> None:

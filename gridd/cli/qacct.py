@@ -17,8 +17,9 @@ import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
+
+import msgspec
 
 from gridd import paths
 from gridd.accounting.qacct_query import (
@@ -54,11 +55,10 @@ class UsageError(Exception):
     """A command line qacct refuses; the message (possibly empty) precedes the usage."""
 
 
-@dataclass
-class CommandLine:
+class CommandLine(msgspec.Struct):
     """What to ask (`request`), of which accounting file if not of the cell's records."""
 
-    request: Request = field(default_factory=Request)
+    request: Request = msgspec.field(default_factory=Request)
     file: str | None = None
     help: bool = False
     json: bool = False  # -json: one JSON document instead of the text

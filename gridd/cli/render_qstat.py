@@ -16,8 +16,9 @@ import fnmatch
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from gridd.cli.render_qstat_extra import (
     QUEUE_WIDTH,
@@ -73,8 +74,7 @@ _NO_TASK = " " * 7  # ja-task-ID column of a job that is not an array
 _LABEL = 28  # qstat -j values start in this column
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(msgspec.Struct, frozen=True):
     """A command's whole answer: what goes to stdout, what to stderr, and the exit code."""
 
     stdout: str
@@ -82,8 +82,7 @@ class Rendered:
     code: int = 0
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(msgspec.Struct, frozen=True):
     """One job line: a running task, or pending tasks of one job in one state folded."""
 
     job: Job
@@ -360,8 +359,7 @@ def _arch(host: ExecHost | None) -> str | None:
     return host.load.get("arch") if host is not None else None
 
 
-@dataclass(frozen=True)
-class QueueInstance:
+class QueueInstance(msgspec.Struct, frozen=True):
     """What qstat -f shows of one queue instance."""
 
     name: str

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.job import Job, Task, Usage
@@ -29,8 +30,7 @@ _INDENT = " " * 7
 _TIME_RESOURCES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
 
 
-@dataclass(frozen=True)
-class Extra:
+class Extra(msgspec.Struct, frozen=True):
     pri: bool = False
     urg: bool = False
     ext: bool = False

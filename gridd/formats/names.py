@@ -3,7 +3,6 @@ their rule in gridd.model.queue_ref, booleans in gridd.model.values.)"""
 
 from __future__ import annotations
 
-import calendar
 import re
 import time
 from collections.abc import Callable
@@ -45,7 +44,7 @@ def parse_date_time(
     second = int(match["seconds"] or 0)
     if not (
         1 <= month <= 12
-        and 1 <= day <= calendar.monthrange(year, month)[1]
+        and 1 <= day <= _days_in(year, month)
         and hour <= 23
         and minute <= 59
         and second <= 59
@@ -55,6 +54,14 @@ def parse_date_time(
 
 
 _DATE_FORMAT = re.compile(r"(?:[0-9]{2}){4,6}")
+
+
+def _days_in(year: int, month: int) -> int:
+    """Days in a month of the Gregorian calendar (here rather than calendar.monthrange,
+    whose import of locale a q* command would pay for at every start)."""
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
 
 
 def date_time_complaint(text: str) -> str:

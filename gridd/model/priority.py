@@ -17,15 +17,15 @@ Where all values of a part are equal they normalise to 0.5, as Grid Engine shows
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from gridd.model.complexes import ComplexAttr, parse_value
 
 NUMERIC = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL"})
 
 
-@dataclass(frozen=True, slots=True)
-class Weights:
+class Weights(msgspec.Struct, frozen=True):
     priority: float = 0.0
     urgency: float = 0.5
     ticket: float = 0.5
@@ -33,8 +33,7 @@ class Weights:
     deadline: float = 3_600_000.0
 
 
-@dataclass(frozen=True, slots=True)
-class Urgency:
+class Urgency(msgspec.Struct, frozen=True):
     """A job's urgency and its three contributions."""
 
     resources: float  # rrcontr
@@ -46,8 +45,7 @@ class Urgency:
         return self.resources + self.waiting + self.deadline
 
 
-@dataclass(frozen=True, slots=True)
-class Priority:
+class Priority(msgspec.Struct, frozen=True):
     prior: float
     nurg: float
     npprior: float
