@@ -23,6 +23,9 @@ from pathlib import Path
 from gridd.model.job import JobSpec
 
 BIN = Path(sys.executable).parent  # the venv's own commands, never whatever is on PATH
+# `python bench/x.py --smoke`: the bench's short form (tiny sizes, no Grid Engine, a second
+# or two), which tests/e2e/test_bench_smoke.py runs so that a bench that breaks fails a test
+SMOKE = "--smoke" in sys.argv[1:]
 
 
 @dataclass

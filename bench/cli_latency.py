@@ -11,7 +11,6 @@ the ratios are of medians from the same run. `--smoke` is a short run without Gr
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from _cell import BIN, cell, median_p90
+from _cell import BIN, SMOKE, cell, median_p90
 from _sge import binary, sge_env
 
 RUNS = 20
@@ -123,14 +122,9 @@ def report(times: dict[str, list[float]]) -> dict[str, float | None]:
     return figures
 
 
-def main(argv: list[str] | None = None) -> dict[str, float | None]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--smoke", action="store_true",
-                        help="two runs, no warm-up, without Grid Engine")
-    parser.add_argument("--runs", type=int, default=RUNS)
-    args = parser.parse_args(argv)
-    runs, warmup = (2, 0) if args.smoke else (args.runs, WARMUP)
-    env = None if args.smoke else sge_env()
+def main() -> dict[str, float | None]:
+    runs, warmup = (2, 0) if SMOKE else (RUNS, WARMUP)
+    env = None if SMOKE else sge_env()
     with cell(hosts=1, slots=1) as c:
         systems = [System("gridd", lambda q: str(BIN / q), c.env, c.root, [])]
         if env is not None:

@@ -12,14 +12,15 @@ import resource
 import time
 
 import msgspec
+from _cell import SMOKE
 
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Master
 from gridd.master.state import Effects, MasterState
 from gridd.model.job import JobSpec
 
-HOSTS = 250
-JOBS = 100_000
+HOSTS = 10 if SMOKE else 250
+JOBS = 2_000 if SMOKE else 100_000
 BATCH = 1_000
 GiB = 1024.0**3
 
@@ -55,7 +56,8 @@ def spec(n: int) -> JobSpec:
 def main() -> dict[str, float]:
     rss_before = vm_rss()
     state = MasterState()
-    initial_config(state, CellConfig(hosts=[f"node{i:03d}" for i in range(HOSTS)], slots=16))
+    initial_config(state, CellConfig(hosts=[f"node{i:03d}" for i in range(HOSTS)], slots=16,
+                                     machine="login1"))  # the jobs' submit host
     master = Master(state)
     specs_made = 0.0
     t0 = time.perf_counter()
