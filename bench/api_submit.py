@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 
-from _cell import cell
+from _cell import SMOKE, cell
 
 from gridd.client import Client
 
-MANY = 5000
-SEQUENTIAL = 1000
+MANY = 50 if SMOKE else 5000
+SEQUENTIAL = 20 if SMOKE else 1000
 
 
 def main() -> dict[str, float]:

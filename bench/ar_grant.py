@@ -18,7 +18,7 @@ import subprocess
 import time
 
 import dispatch
-from _cell import BIN, cell, median_p90
+from _cell import BIN, SMOKE, cell, median_p90
 
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Running
@@ -28,10 +28,10 @@ from gridd.sched.grant import grant_ar
 from gridd.sched.levels import instance_states
 from gridd.sched.plan import Planner
 
-RUNNING = 5_000
-ARS = 500
-RUNS = 5
-ROUND_TRIPS = 20
+RUNNING = 200 if SMOKE else 5_000
+ARS = 20 if SMOKE else 500
+RUNS = 1 if SMOKE else 5
+ROUND_TRIPS = 2 if SMOKE else 20
 SEED = 6119
 PLANNER = Planner()  # as the master keeps one for granting
 

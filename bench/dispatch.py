@@ -32,6 +32,8 @@ import random
 import time
 from collections.abc import Callable
 
+from _cell import SMOKE
+
 from gridd.model.cluster import Instance, PlanConf
 from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import PE_SLOTS, ParallelEnv
@@ -40,9 +42,9 @@ from gridd.sched.plan import Plan, Planner
 from gridd.sched.view import SchedView
 
 HOSTS = 250
-JOBS = 10_000
-RUNS = 5  # with categories: fast, so more runs for a steadier best
-NONE_RUNS = 2  # without: seconds per run
+JOBS = 200 if SMOKE else 10_000
+RUNS = 1 if SMOKE else 5  # with categories: fast, so more runs for a steadier best
+NONE_RUNS = 1 if SMOKE else 2  # without: seconds per run
 LICENSES = "500"
 SEED = 8119
 NOW = 1_000_000.0

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 
-from _cell import cell
+from _cell import SMOKE, cell
 
 from gridd.client import Client
 
-JOBS = 2000
+JOBS = 20 if SMOKE else 2000
 POLL = 0.2
 TIMEOUT = 120.0
 

@@ -18,6 +18,7 @@ import random
 import time
 
 import dispatch
+from _cell import SMOKE
 
 from gridd.collector import held_off
 from gridd.formats.rqs import check_limits
@@ -30,9 +31,9 @@ from gridd.sched.quota import Quotas
 from gridd.sched.view import SchedView
 
 USERS = 200
-SETS = 50
+SETS = 5 if SMOKE else 50
 RULES = 10
-RUNS = 5
+RUNS = 1 if SMOKE else 5
 SEED = 4242
 
 

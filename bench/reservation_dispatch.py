@@ -16,10 +16,11 @@ import time
 
 import dispatch
 import msgspec
+from _cell import SMOKE
 
 from gridd.sched.plan import Plan, Planner
 
-RUNS = 3
+RUNS = 1 if SMOKE else 3
 MAX_RESERVATION = 100
 
 

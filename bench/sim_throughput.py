@@ -19,14 +19,16 @@ import statistics
 import sys
 import time
 
+from _cell import SMOKE
+
 from gridd.sched.sim import Simulation, summary, synthetic_trace
 from gridd.sim_processes import default_workers, run
 
-JOBS = 100_000
+JOBS = 500 if SMOKE else 100_000
 SLOTS = 256
 LOAD = 0.7
 SEED = 20261122
-RUNS = 3  # replays on all cores, the best taken
+RUNS = 1 if SMOKE else 3  # replays on all cores, the best taken
 
 
 def main(jobs: int = JOBS) -> dict[str, float]:
@@ -57,4 +59,4 @@ def main(jobs: int = JOBS) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else JOBS)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 and not SMOKE else JOBS)

@@ -11,12 +11,12 @@ import getpass
 import time
 from collections.abc import Callable
 
-from _cell import cell, median_p90
+from _cell import SMOKE, cell, median_p90
 
 from gridd.client import Client
 from gridd.model.job import Task
 
-RUNS = 50
+RUNS = 3 if SMOKE else 50
 POLL = 0.002
 TIMEOUT = 30.0
 
