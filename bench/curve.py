@@ -19,17 +19,17 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from _cell import BIN, Cell, cell, median_p90
+from _cell import BIN, SMOKE, Cell, cell, median_p90
 
 from gridd.client import Client
 
-RUNS = 40
-WARMUP = 3
-PINGS = 3000
-CONNECTS = 300
-QUERIES = 500
-QUERY_JOBS = 100
-SUBMITS = 3000
+RUNS = 2 if SMOKE else 40
+WARMUP = 0 if SMOKE else 3
+PINGS = 30 if SMOKE else 3000
+CONNECTS = 3 if SMOKE else 300
+QUERIES = 5 if SMOKE else 500
+QUERY_JOBS = 5 if SMOKE else 100
+SUBMITS = 30 if SMOKE else 3000
 
 
 def per_second(n: int, action: Callable[[], object]) -> float:

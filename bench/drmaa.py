@@ -17,12 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-from _cell import BIN, cell
-from qsub_latency import sge_env
+from _cell import BIN, SMOKE, cell
+from _sge import sge_env
 
-DRMAA_JOBS = 200
-QSUB_JOBS = 50
-BULK_TASKS = 200
+DRMAA_JOBS = 5 if SMOKE else 200
+QSUB_JOBS = 3 if SMOKE else 50
+BULK_TASKS = 5 if SMOKE else 200
 GE_JOBS = 20  # real GE is slower per job: fewer of them keep the run short
 PROBE_S = 30.0
 GE_LIBDRMAA = "/usr/lib/gridengine-drmaa/lib/libdrmaa.so.1.0"
@@ -108,7 +108,7 @@ def real_grid_engine() -> tuple[dict[str, str] | None, str]:
 def main() -> dict[str, float | None]:
     lib = subprocess.run([str(BIN / "gridd"), "drmaa-library"], capture_output=True,
                          text=True, check=True).stdout.strip()
-    sge, how = real_grid_engine()
+    sge, how = (None, "--smoke") if SMOKE else real_grid_engine()
     with cell(hosts=1, slots=4) as c:
         ours = drmaa_rates(lib, c.env, DRMAA_JOBS, BULK_TASKS, c.root)
         qsub = qsub_sync_rate(str(BIN / "qsub"), c.env, QSUB_JOBS, c.root)

@@ -55,7 +55,10 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--hosts", type=int, default=2)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--smoke", action="store_true", help="6 jobs, 1 kill")
     args = parser.parse_args()
+    if args.smoke:
+        args.jobs, args.kills = 6, 1
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     hosts = [f"node{i}" for i in range(1, args.hosts + 1)]

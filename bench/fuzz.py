@@ -279,7 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per input")
     parser.add_argument("--no-atheris", action="store_true")
     parser.add_argument("--scaling", action="store_true", help="also time 1-64 KB inputs")
+    parser.add_argument("--smoke", action="store_true", help="20 inputs a target")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.inputs, args.no_atheris = 20, True
     targets = [t for t in all_targets() if not args.only or any(n in t.name for n in args.only)]
 
     print(f"{'target':<50} {'inputs':>9} {'seconds':>7} {'inputs/s':>8} {'max ms':>7} "

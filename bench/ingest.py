@@ -93,5 +93,8 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--file", type=Path, help="an accounting file to use instead")
     parser.add_argument("--batch", type=int, default=BATCH, help="records per stream call")
+    parser.add_argument("--smoke", action="store_true", help="2,000 records, once")
     args = parser.parse_args()
+    if args.smoke:
+        args.jobs, args.repeat = 2_000, 1
     main(args.jobs, args.repeat, args.file, args.batch)

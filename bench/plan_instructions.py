@@ -55,6 +55,10 @@ def main(workload: str, jobs: int) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--smoke"]:  # each workload, small, without valgrind
+        for workload in DEFAULT_JOBS:
+            main(workload, 100)
+        sys.exit(0)
     name = sys.argv[1] if len(sys.argv) > 1 else ""
     if name not in DEFAULT_JOBS:
         sys.exit(__doc__)

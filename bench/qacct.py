@@ -201,7 +201,7 @@ def report(results: Results, records: int, repeat: int) -> dict[str, float]:
 
 
 def main(jobs: int = 1_000_000, repeat: int = 5, acct: Path | None = None,
-         listing: bool = False) -> dict[str, float]:
+         listing: bool = False, peer: bool = True) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="gridd-qacct-") as tmp:
         if acct is None:
             t0 = time.perf_counter()
@@ -213,7 +213,7 @@ def main(jobs: int = 1_000_000, repeat: int = 5, acct: Path | None = None,
         records = build_database(root / "common" / "reporting.duckdb", acct)
         print(f"{records:,} records loaded into the database in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
-        results = measure(acct, root, ge_env(), repeat, listing)
+        results = measure(acct, root, ge_env() if peer else None, repeat, listing)
     return report(results, records, repeat)
 
 
@@ -224,5 +224,9 @@ if __name__ == "__main__":
     parser.add_argument("--file", type=Path, help="an accounting file to use instead")
     parser.add_argument("--listing", action="store_true",
                         help="time `qacct -j` listing every record too (long)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="2,000 records, once, without Grid Engine")
     args = parser.parse_args()
-    main(args.jobs, args.repeat, args.file, args.listing)
+    if args.smoke:
+        args.jobs, args.repeat = 2_000, 1
+    main(args.jobs, args.repeat, args.file, args.listing, peer=not args.smoke)

@@ -36,10 +36,10 @@ import time
 from pathlib import Path
 
 import msgspec
-from _cell import BIN, cell
+from _cell import BIN, SMOKE, cell
 from master_rss import spec as realistic_spec
 
-from gridd import master_endpoint, paths
+from gridd import keys, master_endpoint, paths
 from gridd.client import Client, GriddError
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Master
@@ -51,9 +51,9 @@ from gridd.spool.records import load, records
 from gridd.spool.tracking import Tracker
 
 CLIENTS = 4
-PER_CLIENT = 1_000
-RESTART_JOBS = 100_000
-CONVERT_JOBS = 10_000
+PER_CLIENT = 10 if SMOKE else 1_000
+RESTART_JOBS = 300 if SMOKE else 100_000
+CONVERT_JOBS = 100 if SMOKE else 10_000
 TX_OBJECTS = 5_000  # objects per transaction when building a spool (as a conversion does)
 SUBMIT_TARGET = 1_000.0  # acknowledged submissions/s, the default method
 RESTART_TARGET = 10.0  # seconds with 100,000 jobs
@@ -121,13 +121,14 @@ def cell_of(jobs: int) -> MasterState:
     through Master.submit (1,000 per Effects, as the actor batches them)."""
     state = MasterState()
     initial_config(state, CellConfig(hosts=["node1"], slots=4, manager=getpass.getuser(),
-                                      machine=os.uname().nodename))
+                                      machine="login1"))  # the jobs' submit host
     master = Master(state)
     now = time.time()
     for first in range(0, jobs, 1000):
         fx = Effects()
         for n in range(first, min(jobs, first + 1000)):
-            master.submit(realistic_spec(n), now, fx)
+            reply = master.submit(realistic_spec(n), now, fx)
+            assert not hasattr(reply, "text"), reply
     return state
 
 
@@ -173,6 +174,7 @@ def master_start(root: Path) -> float:
     (common / "bootstrap.json").write_bytes(msgspec.json.encode(cellconf))
     paths.master_spool(root).mkdir(parents=True, exist_ok=True)
     paths.listen_file(root).write_text(f"{master_endpoint.ANY_PORT}\n")
+    keys.set_security(root, keys.NONE)  # as `gridd up --security none`: no keys to make
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="1")
     log = open(root / "master.out", "wb")  # noqa: SIM115 (closed below)
     t0 = time.perf_counter()
@@ -263,8 +265,9 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", choices=METHODS, action="append")
     parser.add_argument("--skip-submit", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes (bench/_cell.py)")
     args = parser.parse_args(argv)
-    methods = args.method or list(METHODS)
+    methods = args.method or list(METHODS)[: 1 if SMOKE else None]  # smoke: the default
     print(f"building the states: {RESTART_JOBS:,} and {CONVERT_JOBS:,} jobs "
           "(Master.submit) ...", flush=True)
     big, small = cell_of(RESTART_JOBS), cell_of(CONVERT_JOBS)

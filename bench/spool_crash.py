@@ -30,7 +30,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--starting-kills", type=int, default=5)
     parser.add_argument("--method", choices=METHODS, action="append")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--smoke", action="store_true",
+                        help="30 jobs, 1 kill, one method")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.jobs, args.kills, args.starting_kills = 30, 1, 0
+        args.method = args.method or list(METHODS)[:1]
     failed = False
     for method in args.method or METHODS:
         root = Path(tempfile.mkdtemp(prefix="gridd-crash-", dir="/tmp"))

@@ -17,6 +17,7 @@ import argparse
 import heapq
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,11 +185,19 @@ def build_database(db_path: str | Path, acct_path: str | Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", help="the accounting file to write")
+    parser.add_argument("out", nargs="?", help="the accounting file to write")
     parser.add_argument("--jobs", type=int, default=1_000_000, help="records to write")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--db", help="also load the file into this reporting database")
+    parser.add_argument("--smoke", action="store_true",
+                        help="1,000 records into a file that is removed afterwards")
     args = parser.parse_args(argv)
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            return main([str(Path(tmp) / "accounting"), "--jobs", "1000",
+                         "--db", str(Path(tmp) / "reporting.duckdb")])
+    if args.out is None:
+        parser.error("the accounting file to write is missing")
     t0 = time.perf_counter()
     write_accounting(args.out, args.jobs, args.seed)
     took = time.perf_counter() - t0

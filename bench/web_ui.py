@@ -28,15 +28,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from _cell import BIN, Cell, cell, median_p90
+from _cell import BIN, SMOKE, Cell, cell, median_p90
 
 from gridd import protocol as p
 from gridd.client import Client
 
-JOBS = 1_000
-RENDERS = 7
-WARMUP = 2
-STARTS = 20
+JOBS = 20 if SMOKE else 1_000
+RENDERS = 1 if SMOKE else 7
+WARMUP = 0 if SMOKE else 2
+STARTS = 2 if SMOKE else 20
 TIMEOUT = 30.0
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
