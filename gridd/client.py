@@ -105,7 +105,7 @@ class Client:
         self.conn.settimeout(timeout)
         (frame,) = self._transfer(self.conn.recv)
         try:
-            return p.decode(frame, max_size=p.MAX_REPLY)
+            return p.decode_reply(frame, max_size=p.MAX_REPLY)
         except p.ProtocolError as exc:
             raise GriddError(f"error: cannot read the answer of qmaster at {self.endpoint}: "
                              f"{exc}") from None

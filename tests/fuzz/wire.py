@@ -183,10 +183,20 @@ extra_frames: st.SearchStrategy[bytes] = st.one_of(
 
 def check_decode(frame: bytes) -> None:
     """decode gives a message or raises ProtocolError; a message it gives encodes again
-    to a frame that decodes to the same message."""
+    to a frame that decodes to the same message; a client's decode_reply (the replies'
+    decoder first) gives what decode gives, or refuses it too."""
     try:
         msg = p.decode(frame)
     except p.ProtocolError:
+        msg = None
+    try:
+        reply = p.decode_reply(frame)
+    except p.ProtocolError:
+        reply = None
+    if (msg is None) != (reply is None) or (
+            msg is not None and p.encode(msg) != p.encode(reply)):
+        raise Unexpected(f"decode_reply gave {reply!r:.200}, decode {msg!r:.200}")
+    if msg is None:
         return
     if not isinstance(msg, p.Msg):
         raise Unexpected(f"decode gave {type(msg).__name__}, not a message")
