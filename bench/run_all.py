@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import api_submit
 import ar_grant
+import cli_latency
 import cluster_drain
 import dispatch
 import drain
@@ -55,8 +56,21 @@ def qacct_rows(qa: Figures) -> list[str]:
     return rows
 
 
+def cli_rows(cl: Figures) -> list[str]:
+    """Each q* command's median against three times Grid Engine's C binary's."""
+    rows = []
+    for what, key in (("qsub -h -b y true", "qsub"), ("qstat, empty", "qstat_empty"),
+                      ("qstat, 6 jobs", "qstat"), ("qdel N", "qdel"), ("qacct -j N", "qacct")):
+        ours, ge = cl.get(f"{key}_ms"), cl.get(f"ge_{key}_ms")
+        rows.append(row(f"{what} median (gridd)", ours, "ms",
+                        f"<= 3x C GE ({ge:.1f} ms)" if ge else "<= 3x C GE (n/a)",
+                        ours <= 3 * ge if ours is not None and ge else None))
+    return rows
+
+
 def main() -> None:
     q = run("qsub latency", qsub_latency.main)
+    cl = run("q* commands beside Grid Engine's C binaries", cli_latency.main)
     a = run("API submit", api_submit.main)
     s = run("submit to running", submit_to_running.main)
     d = run("drain", drain.main)
@@ -79,6 +93,7 @@ def main() -> None:
         row("CLI qsub median (gridd)", q.get("gridd_ms"), "ms",
             f"<= real GE ({ge:.1f} ms)" if ge else "<= real GE (n/a)",
             q["gridd_ms"] <= ge if ge and "gridd_ms" in q else None),
+        *cli_rows(cl),
         row("qrsh -now y true median (gridd)", qr.get("gridd_ms"), "ms",
             f"<= real GE ({qr['sge_ms']:.1f} ms)" if qr.get("sge_ms") else "<= real GE (n/a)",
             qr["gridd_ms"] <= qr["sge_ms"] if qr.get("sge_ms") and qr.get("gridd_ms")
