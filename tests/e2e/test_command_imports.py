@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -28,9 +29,14 @@ _IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.M)
 
 
 def _imports(cell: Cell, *argv: str) -> set[str]:
-    res = cell.run(*argv, env=dict(cell.env, PYTHONPROFILEIMPORTTIME="1"))
+    """What the command loads beyond what the interpreter loads for `-c pass` (site and
+    the installation's .pth files differ from one machine to the next)."""
+    env = dict(cell.env, PYTHONPROFILEIMPORTTIME="1")
+    res = cell.run(*argv, env=env)
     assert res.returncode == 0, f"{argv}: rc={res.returncode}\n{res.stderr[-2000:]}"
-    return set(_IMPORTED.findall(res.stderr))
+    bare = subprocess.run([sys.executable, "-c", "pass"], env=env, capture_output=True,
+                          text=True, check=True)
+    return set(_IMPORTED.findall(res.stderr)) - set(_IMPORTED.findall(bare.stderr))
 
 
 def _is_stdlib(module: str) -> bool:
