@@ -23,6 +23,8 @@ from pathlib import Path
 from _cell import BIN, SMOKE, cell, median_p90
 from _sge import binary, sge_env
 
+from gridd.accounting.query import run_query
+
 RUNS = 20
 WARMUP = 2
 QUEUED = 5  # held jobs in the queue while qsub, qstat and qdel are timed
@@ -133,12 +135,14 @@ def main() -> dict[str, float | None]:
     runs, warmup = (2, 0) if SMOKE else (RUNS, WARMUP)
     env = None if SMOKE else sge_env()
     with cell(hosts=1, slots=1) as c:
-        # A new cell's records reach its database after reporting_params' flush_time (15 s),
-        # and until then qacct reads the accounting file itself, with DuckDB; at rest, and
-        # so here unless --smoke, it asks the master, whose database holds them.
-        database = c.root / "common" / "reporting.duckdb"
-        systems = [System("gridd", lambda q: str(BIN / q), c.env, c.root, [],
-                          lambda: SMOKE or database.exists())]
+        # A new cell's database is opened by the first query (or flush_time, 15 s, after
+        # its first record); until then qacct reads the accounting file itself, with
+        # DuckDB. In a cell at rest, as here, it asks the master.
+        def settled() -> bool:
+            run_query("SELECT 1", base=c.root)
+            return (c.root / "common" / "reporting.duckdb").exists()
+
+        systems = [System("gridd", lambda q: str(BIN / q), c.env, c.root, [], settled)]
         if env is not None:
             systems.append(System("sge", binary, env, Path.home(), []))
         try:

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gridd.accounting.query import run_query
 from tests.e2e.conftest import Cell, wait_for
 
 LIST = Path(__file__).parents[1] / "data" / "command_imports.txt"
@@ -66,6 +67,9 @@ def test_the_commands_import_what_the_list_says(cell: Cell) -> None:
     job = re.search(r"job (\d+)", cell.ok("qsub", "-b", "y", "-o", "/dev/null", "-j", "y",
                                           "true"))[1]
     wait_for(lambda: cell.run("qacct", "-j", job).returncode == 0, what=f"job {job} accounted")
+    # qacct asks the master once the cell's database exists, as it does in a cell at rest
+    # (the first query opens it; else the first flush_time, 15 s, after the first record)
+    run_query("SELECT 1", base=cell.root)
     held = re.search(r"job (\d+)", cell.ok("qsub", "-h", "-b", "y", "true"))[1]
     found = {
         "qsub": _imports(cell, "qsub", "-h", "-b", "y", "true"),
