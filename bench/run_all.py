@@ -13,6 +13,7 @@ import dispatch
 import drain
 import drmaa
 import ingest
+import job_cost
 import load_adjust_dispatch
 import master_rss
 import qacct
@@ -74,6 +75,7 @@ def main() -> None:
     a = run("API submit", api_submit.main)
     s = run("submit to running", submit_to_running.main)
     d = run("drain", drain.main)
+    jc = run("CPU per trivial job", job_cost.main)
     x = run("dispatch decision", dispatch.main)
     r = run("master RSS", master_rss.main)
     rq = run("dispatch decision with resource quotas", quota_dispatch.main)
@@ -111,6 +113,10 @@ def main() -> None:
             ">= 200 jobs/s", d["from_end_per_s"] >= 200 if d else None),
         row("drain accounting records", d.get("records"), "", "exactly 2,000",
             d["records"] == 2000 if d else None),
+        row("CPU per trivial job, end to end", jc.get("total (no job)_ms"), "ms", "<= 20 ms",
+            jc["total (no job)_ms"] <= 20 if jc else None),
+        row("trivial jobs drained, 4 slots", jc.get("per_s"), "jobs/s", ">= 100 jobs/s",
+            jc["per_s"] >= 100 if jc else None),
         row("drain, 3 local execds", cd.get("local_per_s"), "jobs/s", "(no target)", None),
         row("drain, 3 nodes over a network", cd.get("nodes_per_s"), "jobs/s",
             "as local, within noise",
