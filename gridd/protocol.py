@@ -13,7 +13,7 @@ from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job, JobSpec, Task, Usage
 from gridd.model.message import VERSION, Msg
-from gridd.model.planning import Dispatch, SchedEvent, SchedState
+from gridd.model.planning import Dispatch, Reserved, SchedEvent, SchedState
 from gridd.model.report import Report
 from gridd.model.rqs import QuotaRow
 from gridd.model.selection import QueueSelect
@@ -273,7 +273,7 @@ class JobsReply(Msg, tag="jobs"):
     priorities: dict[int, float] = {}  # job -> normalised priority (qstat's prior)
     parts: dict[int, PriorityParts] = {}  # with QueryJobs.parts
     # With details: the jobs the last cycle reserved for, when and where (qstat -j).
-    reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
+    reserved: dict[int, Reserved] = {}
     states: dict[str, str] = {}  # queue instance -> state letters (qstat -f)
     ar_slots: dict[str, int] = {}  # queue instance -> slots held by running ARs (resv)
     # With QueryJobs.resources, per queue instance; with QueryJobs.host_resources, per host

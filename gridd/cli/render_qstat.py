@@ -53,6 +53,8 @@ from gridd.model.task_lifecycle import (
 from gridd.model.values import is_unsigned
 
 if TYPE_CHECKING:
+    from gridd.model.planning import Reserved
+    from gridd.model.rsmap import ResourceMap
     from gridd.protocol import JobsReply
 
 _QUEUE_HEADER = (
@@ -777,24 +779,26 @@ def _task_lines(job: Job) -> list[str]:
     active = [t for t in tasks if t.state in SHOWN_HOLDING]
     lines += [_task_field("usage", t.task_id, _usage(t)) for t in active]
     lines += [_task_field("binding", t.task_id, "NONE") for t in active]
-    lines += [_task_field("resource_map", t.task_id, _resource_map(t))
+    lines += [_task_field("resource_map", t.task_id, resource_map_text(t.resource_map))
               for t in active if t.resource_map]
     return lines
 
 
-def _resource_map(task: Task) -> str:
-    """The RSMAP ids a task holds as Open Cluster Scheduler shows them: gpu=node1=(0 1)."""
-    return ",".join(f"{name}={host}=({' '.join(ids)})" for name, host, ids in task.resource_map)
+def resource_map_text(resource_map: ResourceMap) -> str:
+    """RSMAP ids held as Open Cluster Scheduler shows them: gpu=node1=(0 1)."""
+    return ",".join(f"{name}={host}=({' '.join(ids)})" for name, host, ids in resource_map)
 
 
-def _reservation_lines(reserved: tuple[float, list[tuple[str, int]]] | None) -> list[str]:
-    """When and where the last scheduling run reserved resources for a waiting job: the
-    planned start Grid Engine only writes to its schedule file."""
+def _reservation_lines(reserved: Reserved | None) -> list[str]:
+    """When and where the last scheduling run reserved resources for a waiting job (the
+    planned start Grid Engine only writes to its schedule file), and the RSMAP ids it
+    booked."""
     if reserved is None:
         return []
-    start, granted = reserved
+    start, granted, ids = reserved
     where = ",".join(f"{name}={slots}" for name, slots in granted)
-    return [_field("reserved start", f"{time.asctime(time.localtime(start))} {where}")]
+    booked = f" {resource_map_text(ids)}" if ids else ""
+    return [_field("reserved start", f"{time.asctime(time.localtime(start))} {where}{booked}")]
 
 
 def _reason_lines(reasons: list[str]) -> list[str]:

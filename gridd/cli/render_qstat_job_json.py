@@ -31,6 +31,7 @@ from gridd.model.job import Job, Task
 from gridd.model.task_lifecycle import ERROR, SHOWN_HOLDING
 
 if TYPE_CHECKING:
+    from gridd.model.rsmap import ResourceMap
     from gridd.protocol import JobsReply
 
 
@@ -161,11 +162,16 @@ def _task(task: Task) -> dict[str, Any]:
         hosts[host] = hosts.get(host, 0) + n
     out |= {"granted_queue_list": [{"queue_name": qi, "slots": n} for qi, n in task.granted],
             "exec_host_list": [{"hostname": h, "slots": n} for h, n in hosts.items()],
-            "resource_map": [{"name": name, "hostname": host, "rsmap_ids": ids,
-                              "total_amount": len(ids)} for name, host, ids in task.resource_map]}
+            "resource_map": _resource_map(task.resource_map)}
     if task.start_time:
         out["start_time"] = iso(task.start_time)
     return out
+
+
+def _resource_map(resource_map: ResourceMap) -> list[dict[str, Any]]:
+    """RSMAP ids under Open Cluster Scheduler's keys, the ids as strings."""
+    return [{"name": name, "hostname": host, "rsmap_ids": ids, "total_amount": len(ids)}
+            for name, host, ids in resource_map]
 
 
 def _scheduling(job: Job, reply: JobsReply) -> dict[str, Any]:
@@ -173,9 +179,10 @@ def _scheduling(job: Job, reply: JobsReply) -> dict[str, Any]:
     out: dict[str, Any] = {}
     reserved = reply.reserved.get(job.job_id)
     if reserved is not None:
-        start, granted = reserved
+        start, granted, ids = reserved
         out["reserved"] = {"start_time": iso(start),
                            "granted_queue_list": [{"queue_name": name, "slots": n}
-                                                  for name, n in granted]}
+                                                  for name, n in granted],
+                           "resource_map": _resource_map(ids)}
     out["scheduling_info"] = list(reply.reasons.get(job.job_id, []))
     return out

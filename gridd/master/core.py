@@ -29,7 +29,7 @@ from gridd.model import pe_tasks
 from gridd.model.cluster import PlanConf, Running, split_instance
 from gridd.model.complexes import ComplexTable
 from gridd.model.job import Job, Task, Usage
-from gridd.model.planning import SchedJob
+from gridd.model.planning import Reserved, SchedJob
 from gridd.model.priority import ResourceUrgency
 from gridd.model.task_lifecycle import ACTIVE, DONE, JOB_ERRORS, PENDING
 from gridd.model.values import is_unsigned
@@ -91,7 +91,7 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
         self.online: dict[tuple[int, int], Usage] = {}
         # The scheduler's last word on pending jobs (not spooled: the next cycle says it again).
         self.sched_info: dict[int, list[str]] = {}
-        self.sched_reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
+        self.sched_reserved: dict[int, Reserved] = {}
         self._urgency: ResourceUrgency | None = None
         self._urgency_of: object = None
         self.sched_global_info: list[str] = []

@@ -11,6 +11,9 @@ from gridd.model.rsmap import ResourceMap
 
 # Where a task's slots are: (queue instance, slots) pairs, the first holding the master task.
 Granted = list[tuple[str, int]]
+# A waiting job's reservation: when it is planned to start, where, and the RSMAP ids it
+# books there.
+Reserved = tuple[float, Granted, ResourceMap]
 
 
 class SchedJob(msgspec.Struct, kw_only=True):
@@ -88,6 +91,6 @@ class Dispatch(Msg, tag="dispatch"):
     reasons: dict[int, list[str]] = {}
     info: dict[int, int] = {}
     global_info: list[str] | None = None  # messages for every job; None: unchanged
-    # The cycle's reservations: job -> planned start and where (queue instance, slots);
-    # None: unchanged.
-    reserved: dict[int, tuple[float, list[tuple[str, int]]]] | None = None
+    # The cycle's reservations: job -> planned start, where (queue instance, slots) and
+    # the RSMAP ids booked; None: unchanged.
+    reserved: dict[int, Reserved] | None = None

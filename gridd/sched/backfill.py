@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gridd.model.cluster import Instance
+from gridd.model.cluster import Instance, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
 from gridd.model.planning import Granted, SchedJob
+from gridd.model.rsmap import ResourceMap
 from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.categories import Category
@@ -21,6 +22,7 @@ from gridd.sched.levels import Levels
 from gridd.sched.match import EXCLUSIVE, FIT, JobRequest, Level, MatchResult, reservation_refusal
 from gridd.sched.quota import Who, who_of
 from gridd.sched.reserve import ADVANCE, LEVEL_CHAR, RESERVING, Booking, Schedule, Use, uses
+from gridd.sched.rsmap_ids import free_with, parts, pick
 
 _HELD = MatchResult(False, "cannot run because a reservation holds what it needs")  # unsaid
 
@@ -76,6 +78,27 @@ class Backfilling:
         limits = [need.key for need in req.hard if need.name in ("h_rt", "s_rt")]
         return (max(limits) if limits else self.conf.default_duration) + \
             self.conf.duration_offset
+
+    def expected_end(self, task: Running) -> float:
+        """When a running task is expected to end, as the diagrams book it (not before
+        the next second: it still runs)."""
+        return max((task.start or self.now) + self._duration(self.matcher.request(task.hard)),
+                   self.now + 1)
+
+    def _reserved_ids(self, cat: Category, start: float, granted: Granted) -> ResourceMap:
+        """The RSMAP ids a reservation books: the first free from its start for its
+        duration, where running tasks expected to last into it, the ARs it overlaps and
+        the cycle's earlier reservations hold theirs."""
+        if not cat.req.rsmap:
+            return []
+        end = start + cat.duration
+        held = [t.resource_map for t in self.running
+                if t.resource_map and self.expected_end(t) > start]
+        held += [ar.resource_map for ar in self.ars.values() if ar.start < end and start < ar.end]
+        held += [ids for when, until, ids in self._booked_ids if when < end and start < until]
+        ids = pick(cat.req.rsmap, parts(granted), free_with(self._empty_levels(), held)) or []
+        self._booked_ids.append((start, end, ids))
+        return ids
 
     def _uses(self, req: JobRequest, granted: Iterable[tuple[str, int]], pe: str,
               ar: bool = False) -> tuple[Use, ...]:

@@ -30,7 +30,8 @@ from functools import partial
 
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, PlanConf, Running
-from gridd.model.planning import Granted, Order, SchedJob
+from gridd.model.planning import Granted, Order, Reserved, SchedJob
+from gridd.model.rsmap import ResourceMap
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
 from gridd.sched.ar_jobs import ArJobs
@@ -60,7 +61,7 @@ class Plan:
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
     info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
     global_info: list[str] = field(default_factory=list)  # why instances took no job
-    reserved: dict[int, tuple[float, Granted]] = field(default_factory=dict)  # job -> when, where
+    reserved: dict[int, Reserved] = field(default_factory=dict)  # job -> when, where, ids
     schedule: list[str] | None = None  # the schedule file's lines for this cycle (MONITOR)
 
 
@@ -139,6 +140,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
         self.capacity = Capacity(levels, conf.pes, self._quota_limits)
         self._quota_reserved = False  # a reservation holds quota
+        # The RSMAP ids the cycle's reservations book: (start, end, ids).
+        self._booked_ids: list[tuple[float, float, ResourceMap]] = []
         # Advance reservations not over yet, and what the jobs in each use of it: slots
         # per (AR, instance), consumables per (AR, resource).
         self.ars = {n: ar for n, ar in ars.items() if ar.end > now} if ars else {}
@@ -278,7 +281,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                     self._follow_order(cat)
                 reserved = self._reserve(job, waiting, cat)
                 if reserved is not None:
-                    plan.reserved[job.job_id] = reserved
+                    plan.reserved[job.job_id] = (*reserved, self._reserved_ids(cat, *reserved))
         if self.conf.monitor:
             plan.schedule = [line for booking in self.the_schedule().bookings
                              for line in booking.lines(self.matcher.exclusive)]

@@ -6,8 +6,7 @@ a slot and the allocation the diagrams allow at its start."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from gridd.model.ar import ArBooking, ArPlace
 from gridd.model.cluster import Instance, PlanConf, Running
@@ -19,10 +18,9 @@ from gridd.sched.allocation import led_by
 from gridd.sched.ar_jobs import apart
 from gridd.sched.categories import unlimited
 from gridd.sched.cycle import Cycle
-from gridd.sched.levels import Levels
 from gridd.sched.plan import Planner
 from gridd.sched.reserve import uses
-from gridd.sched.rsmap_ids import Pool, hold_in, level_pool, parts, pick
+from gridd.sched.rsmap_ids import free_with, parts, pick
 
 
 def grant_ar(
@@ -78,11 +76,10 @@ def grant_ar(
 
     pool = None
     if cat.req.rsmap:
-        lasting = [t for t in own if t.resource_map and (
-            any(name in forever for name, _ in t.granted) or max(
-                (t.start or now) + cycle._duration(cycle.matcher.request(t.hard)),
-                now + 1) > start)]
-        pool = _free_ids(empty, lasting, ars, start, end)
+        held = [t.resource_map for t in own if t.resource_map and (
+            any(name in forever for name, _ in t.granted) or cycle.expected_end(t) > start)]
+        held += [ar.resource_map for ar in ars.values() if ar.start < end and start < ar.end]
+        pool = free_with(empty, held)
 
     def with_ids(granted: Granted, pe: str) -> tuple[Granted, str, ResourceMap] | None:
         if pool is None:
@@ -116,24 +113,3 @@ def grant_ar(
             return found
     return None
 
-
-def _free_ids(empty: Levels, lasting: Iterable[Running], ars: Mapping[int, ArBooking],
-              start: float, end: float) -> Pool:
-    """The RSMAP ids an AR from start to end may hold: the configured ones but those of
-    running tasks expected to last into it (as the diagrams count them) and of the ARs
-    it overlaps."""
-    configured = level_pool(empty.global_level, empty.hosts)
-    held: dict[tuple[str, str], Counter[str]] = {}
-
-    def pool(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
-        found = configured(name, host)
-        if found is None:
-            return None
-        return found[0], held.setdefault((name, host), Counter())
-
-    for task in lasting:
-        hold_in(pool, task.resource_map)
-    for ar in ars.values():
-        if ar.start < end and start < ar.end:
-            hold_in(pool, ar.resource_map)
-    return pool

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gridd.model.cluster import Running
-from gridd.model.planning import Granted, Order, SchedJob
+from gridd.model.planning import Order, Reserved, SchedJob
 from gridd.sched.cycle import TASK_LIMIT, Cycle, Plan
 from gridd.sched.reserve import RESERVING
 from gridd.sched.view import SchedView
@@ -35,7 +35,7 @@ class Resumable:
     left: list[SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
     running: list[Running]  # what runs, as the view lists it, once the orders started
     orders: list[Order]  # what the last run started
-    reserved: dict[int, tuple[float, Granted]]
+    reserved: dict[int, Reserved]
     horizon: float = math.inf  # when a diagram first changes
     looked: int = 0  # bookings of the schedule the horizon has taken in
 

@@ -125,3 +125,20 @@ def hold(levels: Levels, granted: ResourceMap, sign: int = 1) -> None:
     """Hold a grant's ids on the levels (sign -1: give them back)."""
     hold_in(level_pool(levels.global_level, levels.hosts), granted, sign)
 
+
+def free_with(empty: Levels, grants: Iterable[ResourceMap]) -> Pool:
+    """The configured ids of levels with nothing running, these grants holding theirs:
+    what a reservation or an advance reservation may book for a window, given what is
+    expected to hold ids in it."""
+    configured = level_pool(empty.global_level, empty.hosts)
+    held: dict[tuple[str, str], Counter[str]] = {}
+
+    def pool(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
+        found = configured(name, host)
+        if found is None:
+            return None
+        return found[0], held.setdefault((name, host), Counter())
+
+    for granted in grants:
+        hold_in(pool, granted)
+    return pool

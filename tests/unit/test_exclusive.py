@@ -87,7 +87,7 @@ def test_a_reservation_waits_for_the_host_to_empty() -> None:
     long = job(2, hard={"h_rt": "500"})
     view.jobs = {1: own, 2: long}
     result = Planner().plan(view, 10.0)
-    assert result.reserved == {1: (101.0, [("all.q@h1", 1)])}
+    assert result.reserved == {1: (101.0, [("all.q@h1", 1)], [])}
     assert where(result) == {(2, 1): [("all.q@h2", 1)]}  # not h1: it would delay job 1
 
 

@@ -166,7 +166,7 @@ def test_reservations_follow_the_order_the_placements_left() -> None:
                                     reserve=True) for n in (1, 3)]
     result = planned(view, pair[0], job(2, hard={"h_rt": "100"}), pair[1])
     assert hosts(result) == ["h1", "h2"]
-    assert result.reserved == {3: (NOW + 160, [("all.q@h2", 2)])}
+    assert result.reserved == {3: (NOW + 160, [("all.q@h2", 2)], [])}
 
 
 def test_the_tasks_of_a_job_in_an_advance_reservation_follow_the_order_too() -> None:

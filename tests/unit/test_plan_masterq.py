@@ -122,7 +122,7 @@ def test_a_reservation_waits_for_the_master_queue() -> None:
                        hard={"h_rt": "100"})
     view.jobs = {j.job_id: j for j in (wanted, long, short)}
     result = Planner().plan(view, 100.0)
-    assert result.reserved[2] == (500.0, [("big.q@vm", 1), ("all.q@vm", 3)])
+    assert result.reserved[2] == (500.0, [("big.q@vm", 1), ("all.q@vm", 3)], [])
     assert where(result) == {(4, 1): [("all.q@vm", 1)]}
 
 

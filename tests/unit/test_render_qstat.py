@@ -7,6 +7,8 @@ byte.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gridd.cli import render_qstat as rq
@@ -623,3 +625,12 @@ def test_s_z_lists_the_jobs_that_ended_lately_after_the_waiting_ones():
     assert lines[3].endswith("    6        ")
     assert rq.qstat_default(shown) == rq.qstat_default(reply([waiting]))  # not without z
     assert rq.qstat_xml(shown, states="z").count('<job_list state="zombie">') == 2
+
+
+def test_the_reserved_start_line_names_the_rsmap_ids_booked():
+    jobs = four_running()
+    waiting = jobs[0]
+    rep = reply(jobs, reserved={waiting.job_id: (T_SUB + 120, [("all.q@vm", 1)],
+                                                 [("gpu", "vm", ["1"])])})
+    shown = rq.qstat_job(rep, [str(waiting.job_id)]).stdout
+    assert re.search(r"reserved start:\s+.* all\.q@vm=1 gpu=vm=\(1\)\n", shown), shown

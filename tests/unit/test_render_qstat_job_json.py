@@ -33,7 +33,7 @@ def _scene():
     after = pending_job(4, spec("after", hold_jid=["1", "nomatch"], start_time=T_SUB + 60))
     return reply([plain, pe, array, after], reasons={4: ["job dropped because of job "
                                                           "dependencies"]},
-                 reserved={4: (T_SUB + 120, [("all.q@vm", 1)])})
+                 reserved={4: (T_SUB + 120, [("all.q@vm", 1)], [])})
 
 
 def _jobs(refs: list[str]) -> dict[int, dict]:
@@ -101,7 +101,8 @@ def test_a_waiting_job_with_its_dependencies_reservation_and_reasons():
     assert found[1]["jid_successor_list"] == [4]
     assert job["execution_time"] == "2026-11-22T05:58:27.000Z"
     assert job["reserved"] == {"start_time": "2026-11-22T05:59:27.000Z",
-                               "granted_queue_list": [{"queue_name": "all.q@vm", "slots": 1}]}
+                               "granted_queue_list": [{"queue_name": "all.q@vm", "slots": 1}],
+                               "resource_map": []}
     assert job["scheduling_info"] == ["job dropped because of job dependencies"]
     assert job["array_tasks"] == []  # waiting: no task to show
 

@@ -139,8 +139,8 @@ def test_license_example_first_cycle_starts_l4_and_reserves_l5_then_l1() -> None
     view = license_cell()
     plan = plan_at(view, NOW, rr(43, 4, 30, priority=100), rr(44, 5, 30), rr(45, 1, 31))
     assert [o.job_id for o in plan.orders] == [43]
-    assert plan.reserved == {44: (NOW + 90, [("all.q@vm", 1)]),
-                             45: (NOW + 180, [("all.q@vm", 1)])}
+    assert plan.reserved == {44: (NOW + 90, [("all.q@vm", 1)], []),
+                             45: (NOW + 180, [("all.q@vm", 1)], [])}
     assert plan.schedule == [
         f"43:1:STARTING:{int(NOW)}:90:G:global:license:4.000000",
         f"43:1:STARTING:{int(NOW)}:90:H:vm:slots:1.000000",
@@ -276,7 +276,7 @@ def test_a_wide_parallel_job_is_not_starved_and_short_jobs_backfill() -> None:
     for j in small + short:
         del j.hard["license"]
     plan = plan_at(view, NOW, wide(1, "mpi", (8, 8), priority=100), *small, *short)
-    assert plan.reserved[1] == (NOW + 200, [("all.q@h0", 4), ("all.q@h1", 4)])
+    assert plan.reserved[1] == (NOW + 200, [("all.q@h0", 4), ("all.q@h1", 4)], [])
     # The small jobs would still hold slots at +200; the short ones end before.
     assert sorted(o.job_id for o in plan.orders) == [20, 21]
 
@@ -284,18 +284,18 @@ def test_a_wide_parallel_job_is_not_starved_and_short_jobs_backfill() -> None:
 def test_a_slot_range_takes_the_earliest_start_then_the_most_slots() -> None:
     view = two_hosts(ParallelEnv("mpi", 99, allocation_rule="$fill_up"))
     plan = plan_at(view, NOW, wide(1, "mpi", (4, 8)))
-    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4), ("all.q@h1", 1)])
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4), ("all.q@h1", 1)], [])
 
 
 def test_pe_slots_needs_one_host_and_a_wildcard_takes_the_earliest_pe() -> None:
     view = two_hosts(ParallelEnv("smp", 99, allocation_rule="$pe_slots"))
     plan = plan_at(view, NOW, wide(1, "smp", (4, 4)))
-    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)])
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)], [])
     view = two_hosts(ParallelEnv("mpi_a", 99), ParallelEnv("mpi_b", 99))
     view.conf.instances[0].pe_list[:] = ["mpi_b"]  # h0 only in mpi_b
     view.conf.instances[1].pe_list[:] = ["mpi_a"]
     plan = plan_at(view, NOW, wide(1, "mpi_*", (4, 4)))
-    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)])
+    assert plan.reserved[1] == (NOW + 100, [("all.q@h0", 4)], [])
 
 
 def test_a_pe_slot_limit_is_a_diagram_too() -> None:

@@ -483,7 +483,7 @@ def test_no_start_delays_an_earlier_reservation(view: SchedView) -> None:
     plan, lines = run(view)
     pos = planning_order(view)
     capacity = capacities(view)
-    for job_id, (start, granted) in plan.reserved.items():
+    for job_id, (start, granted, _) in plan.reserved.items():
         later = {o.job_id for o in plan.orders if pos[o.job_id] > pos[job_id]}
         if not later:
             continue
@@ -503,7 +503,7 @@ def test_no_start_delays_an_earlier_reservation(view: SchedView) -> None:
             event("the job priorities shift without the later jobs")  # (urgency normalised)
             continue
         again = Planner().plan(alone, NOW)
-        assert again.reserved.get(job_id) == (start, granted), (job_id, sorted(later))
+        assert (again.reserved.get(job_id) or ())[:2] == (start, granted), (job_id, sorted(later))
 
 
 @settings(max_examples=300, deadline=None)
@@ -534,7 +534,7 @@ def test_every_reservation_is_the_earliest_start(view: SchedView) -> None:
     for $fill_up) within the instances', hosts', license's and PE's room, and get the
     most slots of their range the rule can place at that start."""
     plan, lines = run(view)
-    for job_id, (start, granted) in plan.reserved.items():
+    for job_id, (start, granted, _) in plan.reserved.items():
         job = view.jobs[job_id]
         booked = before(view, lines, job_id)
         assert start >= NOW
@@ -590,7 +590,7 @@ def test_regression_a_full_instance_is_reservable() -> None:
     back into its queue list "for reservation scheduling"). The planner used to drop the
     instance as "full" for the whole cycle, reservations included: no reservation."""
     plan = Planner().plan(full_instance(), NOW)
-    assert plan.reserved == {1: (NOW + 100, [("a@h0", 1)])}
+    assert plan.reserved == {1: (NOW + 100, [("a@h0", 1)], [])}
 
 
 def test_regression_a_backfilled_parallel_job_keeps_clear_of_a_reserved_pe() -> None:
@@ -600,7 +600,7 @@ def test_regression_a_backfilled_parallel_job_keeps_clear_of_a_reserved_pe() -> 
     used to check a parallel start against the reservations' queue, host and global
     diagrams but not the PE's, started job 2 and booked the PE 5/4 from +100 on."""
     plan = Planner().plan(pe_backfill(), NOW)
-    assert plan.reserved[1] == (NOW + 100, [("a@h0", 4)])
+    assert plan.reserved[1] == (NOW + 100, [("a@h0", 4)], [])
     assert plan.orders == []
 
 
@@ -611,7 +611,7 @@ def test_regression_pe_slots_reservation_may_span_instances_of_a_host() -> None:
     one instance could hold all four (_no_sooner) and made no reservation."""
     view = pe_slots_two_instances()
     plan = Planner().plan(view, NOW)
-    assert plan.reserved == {1: (NOW + 100, [("a@h0", 2), ("b@h0", 2)])}
+    assert plan.reserved == {1: (NOW + 100, [("a@h0", 2), ("b@h0", 2)], [])}
     # (The immediate placement does span the two instances.)
     view.running = {}
     assert [o.granted for o in Planner().plan(view, NOW).orders] == [[("a@h0", 2), ("b@h0", 2)]]

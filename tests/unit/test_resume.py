@@ -138,10 +138,10 @@ def test_a_reservation_for_the_time_of_the_cycle_is_not_gone_on_with() -> None:
     view.jobs = {1: a, 2: b}
     carried = Planner()
     first = carried.plan(view, NOW)
-    assert not first.orders and first.reserved == {1: (NOW + 50, [("all.q@h0", 4)]),
-                                                   2: (NOW, [("all.q@h1", 2)])}
+    assert not first.orders and first.reserved == {1: (NOW + 50, [("all.q@h0", 4)], []),
+                                                   2: (NOW, [("all.q@h1", 2)], [])}
     view.jobs[3] = SchedJob(job_id=3, pending=[1], priority=0, submit_time=NOW + 5,
                             hard={"h_rt": "100"}, pe="smp", pe_min=4, pe_max=4)
     later = carried.plan(view, NOW + 5)
-    assert later.reserved[2] == (NOW + 5, [("all.q@h1", 2)])
+    assert later.reserved[2] == (NOW + 5, [("all.q@h1", 2)], [])
     assert later.reserved == Planner().plan(view, NOW + 5).reserved

@@ -278,3 +278,19 @@ def test_ids_of_an_ar_still_to_start_go_only_to_jobs_ending_before_it() -> None:
 def test_orders_carry_ids_through_the_wire() -> None:
     order = Order(1, 1, [("q@h0", 1)], "", [("gpu", "h0", ["0", "1"])])
     assert msgspec.msgpack.decode(msgspec.msgpack.encode(order), type=Order) == order
+
+
+def test_a_reservation_books_the_ids_free_at_its_start() -> None:
+    """A waiting job reserved for gets the ids free when it is planned to start: not those
+    of a task that runs past then, and not those of an earlier reservation overlapping."""
+    view = view_of({"h0": {"gpu": "3(a b c)"}}, duration_offset=0.0, max_reservation=10)
+    view.running[(90, 1)] = Running(90, 1, {"gpu": "1", "h_rt": "1000"}, [("q@h0", 1)],
+                                    start=100.0, resource_map=[("gpu", "h0", ["a"])])
+    view.running[(91, 1)] = Running(91, 1, {"gpu": "2", "h_rt": "100"}, [("q@h0", 1)],
+                                    start=100.0, resource_map=[("gpu", "h0", ["b", "c"])])
+    view.jobs = {j.job_id: j for j in (job(1, {"gpu": "2", "h_rt": "50"}, reserve=True),
+                                       job(2, {"gpu": "1", "h_rt": "50"}, reserve=True))}
+    reserved = Planner().plan(view, 100.0).reserved
+    assert reserved[1] == (200.0, [("q@h0", 1)], [("gpu", "h0", ["b", "c"])])
+    when, _, ids = reserved[2]
+    assert when == 250.0 and ids == [("gpu", "h0", ["b"])]
