@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import duckdb
 import pytest
 
 from gridd.accounting import arco_sql, db, schema
-from gridd.accounting.record import FIELDS, acct_line, parse_line, to_line
+from gridd.accounting.record import FIELDS, AccountingRecord, acct_line, parse_line, to_line
+from gridd.accounting.record_json import to_json
 
 GE = Path(__file__).resolve().parents[1] / "data" / "sge-8.1.9"
 LINE = (
@@ -465,12 +467,16 @@ def test_a_file_resumes_where_it_stopped_and_leaves_a_torn_line(tmp_path) -> Non
         6, path.stat().st_size)
 
 
-def test_a_crash_in_the_middle_of_a_file_neither_loses_nor_doubles(tmp_path,
-                                                                    monkeypatch) -> None:
+@pytest.mark.parametrize(("name", "line", "chunk"), [("accounting", to_line, 1000),
+                                                     ("accounting.jsonl", to_json, 3000)])
+def test_a_crash_in_the_middle_of_a_file_neither_loses_nor_doubles(
+        tmp_path, monkeypatch, name: str, line: Callable[[AccountingRecord], str],
+        chunk: int) -> None:
+    """Of either format (a few records a chunk)."""
     con = db.open_db(tmp_path / "r.duckdb")
-    path = tmp_path / "accounting"
-    path.write_text("".join(to_line(replace(REC, job_number=n)) + "\n" for n in range(1, 31)))
-    monkeypatch.setattr(db, "CHUNK_BYTES", 1000)  # a few records a chunk
+    path = tmp_path / name
+    path.write_text("".join(line(replace(REC, job_number=n)) + "\n" for n in range(1, 31)))
+    monkeypatch.setattr(db, "CHUNK_BYTES", chunk)
     chunks = 0
     load = db._load_stage
 

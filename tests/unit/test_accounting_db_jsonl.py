@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from gridd.accounting import db
 from gridd.accounting.accounting_file import append_records
 from gridd.accounting.record import parse_line
 from gridd.accounting.record_json import to_json
-from tests.unit.test_accounting_db import GE, REC, count, expected_row
+from tests.unit.test_accounting_db import GE, REC, expected_row
 
 RECORDS = [r for line in (GE / "accounting").read_text().splitlines() if (r := parse_line(line))]
 
@@ -64,32 +62,3 @@ def test_both_files_of_a_cell_resume_each_where_it_stopped(tmp_path) -> None:
                        ).fetchone() == (list(range(1, 10)),)
     assert con.execute("SELECT ch_file, ch_offset FROM sge_checkpoint ORDER BY 1").fetchall() == [
         (str(colon.resolve()), colon.stat().st_size), (str(jsonl.resolve()), jsonl.stat().st_size)]
-
-
-def test_a_crash_in_the_middle_of_a_jsonl_file_neither_loses_nor_doubles(tmp_path,
-                                                                          monkeypatch) -> None:
-    con = db.open_db(tmp_path / "r.duckdb")
-    path = tmp_path / "accounting.jsonl"
-    append_records(path, [replace(REC, job_number=n) for n in range(1, 31)], json_lines=True)
-    monkeypatch.setattr(db, "CHUNK_BYTES", 3000)  # a few records a chunk
-    chunks = 0
-    load = db._load_stage
-
-    def dies_in_the_third_chunk(con):
-        nonlocal chunks
-        chunks += 1
-        done = load(con)
-        if chunks == 3:
-            raise KeyboardInterrupt  # after the rows, before the commit
-        return done
-
-    monkeypatch.setattr(db, "_load_stage", dies_in_the_third_chunk)
-    with pytest.raises(KeyboardInterrupt):
-        db.ingest_file(con, path)
-    (offset,) = con.execute("SELECT ch_offset FROM sge_checkpoint").fetchone()
-    lines = path.read_bytes()[:offset].count(b"\n")
-    assert 0 < lines < 30 and count(con, "accounting") == lines
-    monkeypatch.setattr(db, "_load_stage", load)
-    assert db.ingest_file(con, path).accounting == 30 - lines
-    assert con.execute("SELECT count(DISTINCT job_number), count(*) FROM accounting"
-                       ).fetchone() == (30, 30)

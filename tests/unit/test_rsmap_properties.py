@@ -16,6 +16,7 @@ scheduler's own walk (gridd.sched.rsmap_ids).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,7 @@ from gridd.model.complexes import DEFAULT_COMPLEXES, ComplexAttr
 from gridd.model.pe import FILL_UP, PE_SLOTS, ROUND_ROBIN, ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.model.rsmap import parse
+from gridd.sched.cycle import Plan
 from gridd.sched.grant import grant_ar
 from gridd.sched.plan import Planner
 from gridd.sched.rsmap_ids import NO_IDS
@@ -133,13 +135,12 @@ def check(view: SchedView) -> None:
         assert pool is not None and count <= pool[item], (name, host, item, count)
 
 
-@settings(max_examples=150, deadline=None)
-@given(cells(), jobs(), steps)
-def test_ids_held_are_disjoint_configured_and_what_was_granted(
-        view: SchedView, mix: list[SchedJob], between: list[tuple[list[bool], bool]]) -> None:
-    view.jobs = {job.job_id: job for job in mix}
+def replay(view: SchedView, between: list[tuple[list[bool], bool]], now: float
+           ) -> Iterator[tuple[float, Plan]]:
+    """Cycles one second apart: before each, the running tasks drawn end, and the
+    scheduler restarts where drawn (a new Planner knows only the running tasks); the
+    orders of each start, as the master starts them, with their ids."""
     planner = Planner()
-    now = 100.0
     for ending, restart in [([], False), *between]:
         now += 1
         for key, ends in zip(list(view.running), ending, strict=False):
@@ -148,16 +149,25 @@ def test_ids_held_are_disjoint_configured_and_what_was_granted(
         if restart:
             planner = Planner()
         plan = planner.plan(view, now)
-        # (why jobs wait is kept with job_info: never for want of ids the counts let fit)
-        assert not any(NO_IDS in why for why in plan.info.values())
         for order in plan.orders:
             job = view.jobs[order.job_id]
             view.running[(order.job_id, order.task_id)] = Running(
                 order.job_id, order.task_id, job.hard, order.granted, order.pe,
-                start=now, resource_map=order.resource_map)
+                start=now, ar=job.ar, resource_map=order.resource_map)
             job.pending.remove(order.task_id)
             if not job.pending:
                 del view.jobs[order.job_id]
+        yield now, plan
+
+
+@settings(max_examples=150, deadline=None)
+@given(cells(), jobs(), steps)
+def test_ids_held_are_disjoint_configured_and_what_was_granted(
+        view: SchedView, mix: list[SchedJob], between: list[tuple[list[bool], bool]]) -> None:
+    view.jobs = {job.job_id: job for job in mix}
+    for _, plan in replay(view, between, 100.0):
+        # (why jobs wait is kept with job_info: never for want of ids the counts let fit)
+        assert not any(NO_IDS in why for why in plan.info.values())
         check(view)
 
 
@@ -236,21 +246,6 @@ def test_ars_hold_ids_apart_and_their_jobs_take_theirs(
         elif data.draw(st.booleans()):  # it may run beside ARs (and end before they do)
             job.hard = {**job.hard, "h_rt": "100"}
     view.jobs = {job.job_id: job for job in mix}
-    planner = Planner()
-    for ending, restart in [([], False), *between]:
-        now += 1
-        for key, ends in zip(list(view.running), ending, strict=False):
-            if ends:
-                del view.running[key]
-        if restart:
-            planner = Planner()
-        for order in planner.plan(view, now).orders:
-            job = view.jobs[order.job_id]
-            view.running[(order.job_id, order.task_id)] = Running(
-                order.job_id, order.task_id, job.hard, order.granted, order.pe,
-                start=now, ar=job.ar, resource_map=order.resource_map)
-            job.pending.remove(order.task_id)
-            if not job.pending:
-                del view.jobs[order.job_id]
+    for when, _ in replay(view, between, now):
         check(view)
-        check_ars(view, now)
+        check_ars(view, when)
