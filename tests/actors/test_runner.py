@@ -437,7 +437,12 @@ async def test_kill_hits_the_whole_process_group(work: Path, runner: TaskRunner)
                                                                  "SIGKILL")
     assert report.failed_reason == "assumedly after job"
     assert runner.running() == []
-    assert _gone(int(pidfile.read_text()))
+    # SIGKILL reached the whole group at once; each member ends when it is next scheduled,
+    # which on a loaded machine may be after the job's own end is reported.
+    child = int(pidfile.read_text())
+    with trio.fail_after(10):
+        while not _gone(child):
+            await trio.sleep(0.01)
 
 
 async def test_background_leftovers_are_killed_at_exit(work: Path, runner: TaskRunner) -> None:
