@@ -20,9 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import msgspec
 
-from gridd.model.complexes import ComplexAttr, parse_value
-
-NUMERIC = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL"})
+from gridd.model.complexes import NUMERIC_TYPES, ComplexAttr, parse_value
 
 
 class Weights(msgspec.Struct, frozen=True):
@@ -96,7 +94,7 @@ def _contribution(attr: ComplexAttr, text: str, slots: int) -> float:
     urgency = _number(attr.urgency)
     if not urgency:
         return 0.0
-    if attr.type not in NUMERIC:
+    if attr.type not in NUMERIC_TYPES:
         return urgency
     amount = _amount(attr, text)
     # A HOST consumable counts once, as a job's host count is known only when it is placed.

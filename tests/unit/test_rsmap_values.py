@@ -14,6 +14,7 @@ from gridd.model.complexes import (
     value_problem,
 )
 from gridd.model.objects import list_items, words
+from gridd.model.priority import ResourceUrgency
 
 GPU = ComplexAttr("gpu", "gpu", "RSMAP", "<=", "YES", "HOST", "0", "0")
 
@@ -99,3 +100,9 @@ def test_the_master_refuses_an_order_that_would_share_an_id() -> None:
     assert overbooks([("gpu", "n1", ["7"])])  # not offered (any more)
     assert not overbooks([("fpga", "global", ["a"])], [("fpga", "global", ["a"])])
     assert overbooks([("fpga", "global", ["a"])], [("fpga", "global", ["a", "a"])])
+
+
+def test_an_rsmaps_urgency_is_its_amounts_as_an_ints() -> None:
+    gpu = ComplexAttr("gpu", "gpu", "RSMAP", "<=", "YES", "YES", "0", "100")
+    urgency = ResourceUrgency([gpu])
+    assert urgency.of({"gpu": "2"}, 3) == 600  # per slot, as an INT consumable
