@@ -558,7 +558,7 @@ class ReportingParams(Msg, tag="reporting_params"):
     reporting: bool = False
     joblog: bool = False
     flush_time: float = 15.0  # seconds, 8.1.9's default
-    accounting_format: str = "colon"  # or "json": accounting.jsonl (gridd.model.report)
+    accounting_format: str = "colon"  # or "json": accounting.jsonl (gridd.model.reporting_params)
 
 
 class Accounted(Msg, tag="accounted"):

@@ -10,6 +10,7 @@ readers tell the two forms apart by a file's first record.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -79,8 +80,10 @@ def holds_json(path: str | os.PathLike[str]) -> bool:
 def read_records(path: str | os.PathLike[str]) -> Iterator[AccountingRecord]:
     """Yield the file's records in order, colon or JSON lines; a malformed line raises
     ValueError naming it."""
-    json_lines = holds_json(path)
-    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
+    with open(path, "rb") as raw:
+        json_lines = holds_json_lines(raw)
+        raw.seek(0)
+        stream = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
         for number, line in enumerate(stream, 1):
             try:
                 record = parse(line, json_lines)
@@ -121,10 +124,9 @@ def tail_keys(path: str | os.PathLike[str], n: int) -> set[RecordKey]:
     if not path.exists():
         return set()
     keys: set[RecordKey] = set()
-    json_lines = holds_json(path)
     for raw in _last_lines(path, n):
-        try:
-            rec = parse(raw.decode("utf-8", "surrogateescape"), json_lines)
+        try:  # a JSON line is one, whatever the file's other lines: the tail tells
+            rec = parse(raw.decode("utf-8", "surrogateescape"), raw.startswith(b"{"))
         except ValueError:
             continue
         if rec is not None:

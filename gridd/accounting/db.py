@@ -37,7 +37,7 @@ from gridd.accounting import arco_sql as arco
 from gridd.accounting import record_sql, schema
 from gridd.accounting.file_marks import FileMark, is_reporting, read_lines
 from gridd.accounting.record import FIELDS, TIME_FIELDS, AccountingRecord, acct_line
-from gridd.accounting.record_json import holds_json_lines
+from gridd.accounting.record_json import first_record, json_line
 
 CHUNK_BYTES = 32 << 20  # file bytes per transaction
 FOLD_ROWS = 50_000  # inbox records that are folded at once
@@ -193,8 +193,9 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
     with path.open("rb") as f:
         size = os.fstat(f.fileno()).st_size
         mark = FileMark.load(con, path, f, size)
-        reporting = is_reporting(f)
-        kind = "acct_json" if holds_json_lines(f) else "acct"
+        first = first_record(f)
+        reporting = is_reporting(first)
+        kind = "acct_json" if json_line(first) else "acct"
         f.seek(mark.offset)
         if progress:
             progress(mark.offset, size, 0)

@@ -41,14 +41,11 @@ def read_lines(f: BinaryIO, size: int) -> bytes:
         want *= 2
 
 
-def is_reporting(f: BinaryIO) -> bool:
-    """A reporting file's records start "time:type:"; an accounting file's with a queue."""
-    f.seek(0)
-    for raw in f:
-        line = raw.decode("utf-8", errors="replace")
-        if line.strip() and not line.startswith("#"):
-            return bool(_REPORTING_LINE.match(line))
-    return False
+def is_reporting(record: bytes | None) -> bool:
+    """Whether a file's first record (record_json.first_record) is a reporting file's:
+    its records start "time:type:"; an accounting file's with a queue."""
+    return record is not None and bool(
+        _REPORTING_LINE.match(record.decode("utf-8", errors="replace")))
 
 
 @dataclass

@@ -87,14 +87,23 @@ _OLD_PATHS = {key.field: ("usage", "usage", key.path[-1])
               for key in KEYS if key.path[:2] == ("usage", "eusage")}
 
 
-def holds_json_lines(f: BinaryIO) -> bool:
-    """Whether the file open as `f` holds JSON lines: its first line that is neither
-    blank nor a comment tells (a colon file starts with its header)."""
+def first_record(f: BinaryIO) -> bytes | None:
+    """The first line of the file open as `f` that is neither blank nor a comment (a
+    colon file's header is one), None when there is none: it tells the file's kind."""
     f.seek(0)
     for raw in f:
         if raw.strip() and not raw.startswith(b"#"):
-            return raw.startswith(b"{")
-    return False
+            return raw
+    return None
+
+
+def holds_json_lines(f: BinaryIO) -> bool:
+    """Whether the file open as `f` holds JSON lines."""
+    return json_line(first_record(f))
+
+
+def json_line(record: bytes | None) -> bool:
+    return record is not None and record.startswith(b"{")
 
 
 # --- writing --------------------------------------------------------------------------

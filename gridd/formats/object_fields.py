@@ -476,16 +476,16 @@ def _reporting_params(attr: str, value: str) -> str:
     """NONE or blank-separated `name=value` items of known names, each value of its type
     (gridd.master.reporting reads them so: `a=true,b=true` would be one item); the
     accounting file's form chosen once (accounting_format and old_accounting agree)."""
-    words: dict[str, str] = {}
+    given: dict[str, str] = {}
     for item in [] if value.upper() == NONE else value.split():
         name, equals, text = item.partition("=")
         field = _REPORTING_TYPES.get(name)
         if field is None or not equals:
             raise InvalidValue(f'"{item}" is not a reporting parameter')
         field(name, text)
-        words[name] = text
+        given[name] = text
     try:
-        accounting_format(words)
+        accounting_format(given)
     except ValueError as err:
         raise InvalidValue(str(err), (f"denied: {attr} {err}",), found=MASTER) from None
     return value

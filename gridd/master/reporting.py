@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from gridd import protocol as p
 from gridd.model.job import Job
 from gridd.model.report import HostRecord, JobRecord, QueueRecord, Report
-from gridd.model.reporting_params import ACCOUNTING_FORMATS, accounting_format
+from gridd.model.reporting_params import accounting_format
 from gridd.model.values import time_or
 from gridd.sched.levels import build_levels
 
@@ -54,13 +54,7 @@ def params(text: str) -> p.ReportingParams:
 
 
 def _format(words: dict[str, str]) -> str:
-    """The accounting file's form; where the words disagree (a configuration spooled
-    before qconf checked it), accounting_format's word, else the default."""
-    try:
-        return accounting_format(words) or _DEFAULT.accounting_format
-    except ValueError:
-        chosen = words.get("accounting_format", "").lower()
-        return chosen if chosen in ACCOUNTING_FORMATS else _DEFAULT.accounting_format
+    return accounting_format(words, lenient=True) or _DEFAULT.accounting_format
 
 
 def _true(word: str | None, default: bool) -> bool:

@@ -9,9 +9,21 @@ from gridd.model.values import parse_bool
 ACCOUNTING_FORMATS = ("colon", "json")
 
 
-def accounting_format(words: dict[str, str]) -> str | None:
+def accounting_format(words: dict[str, str], *, lenient: bool = False) -> str | None:
     """The form reporting_params' `words` (name -> value) choose, None when they name
-    none; ValueError, saying why, for an unknown form or two choices that disagree."""
+    none; ValueError, saying why, for an unknown form or two choices that disagree.
+    `lenient` (the master reading a configuration spooled before qconf checked it):
+    where the words are wrong, accounting_format's word if it is a form, else none."""
+    try:
+        return _chosen(words)
+    except ValueError:
+        if not lenient:
+            raise
+        chosen = words.get("accounting_format", "").lower()
+        return chosen if chosen in ACCOUNTING_FORMATS else None
+
+
+def _chosen(words: dict[str, str]) -> str | None:
     chosen = words.get("accounting_format")
     if chosen is not None and chosen.lower() not in ACCOUNTING_FORMATS:
         raise ValueError(f'"{chosen}" is no accounting_format (colon or json)')
