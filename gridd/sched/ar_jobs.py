@@ -15,10 +15,8 @@ from gridd.model.planning import Granted, Order, SchedJob
 from gridd.model.rsmap import ResourceMap
 from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
 from gridd.sched.categories import Category
-from gridd.sched.levels import Levels
 from gridd.sched.match import EXCLUSIVE, JobRequest
 from gridd.sched.quota import who_of
-from gridd.sched.reserve import uses
 from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, parts, pick
 
 if TYPE_CHECKING:
@@ -32,23 +30,6 @@ def apart(running: Iterable[Running], ars: Mapping[int, ArBooking]
     for task in running:
         (inside if task.ar and task.ar in ars else own).append(task)
     return own, inside
-
-
-def hold(levels: Levels, ar: ArBooking) -> None:
-    """Book on the levels what an AR whose window is open holds now: what its booking
-    takes (reserve.uses), as a running job holds its own. (An instance gone from the
-    configuration holds on no level; one whose host is gone neither.)"""
-    placed = []
-    for name, slots in ar.granted:
-        host = levels.hosts.get(name.partition("@")[2])
-        queue = levels.queues.get(name)
-        if host is not None:
-            placed.append(((levels.global_level, host, *(() if queue is None else (queue,))),
-                           slots))
-    where = {"G": {levels.global_level.name: levels.global_level}, "H": levels.hosts,
-             "Q": levels.queues}
-    for use in uses(levels.matcher.request(ar.hard), placed, ar=True):
-        where[use.level][use.name].free[use.resource] -= use.amount
 
 
 class ArJobs:

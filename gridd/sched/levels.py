@@ -100,9 +100,10 @@ def build_levels(
     return levels
 
 
-def debit(levels: Levels, task: Running, sign: int = 1) -> None:
+def debit(levels: Levels, task: Running, sign: int = 1, *, ar: bool = False) -> None:
     """Book what one started task holds on every level it uses (sign -1: it ended): the
-    amounts its requests take, and the RSMAP ids it was granted."""
+    amounts its requests take, and the RSMAP ids it was granted; or what an advance
+    reservation whose window is open holds (`ar`, its booking as a task)."""
     if task.resource_map:
         hold(levels, task.resource_map, sign)
     req = levels.matcher.request(task.hard)
@@ -112,7 +113,7 @@ def debit(levels: Levels, task: Running, sign: int = 1) -> None:
         levels.matcher.debit(req, slots, levels.global_level,
                              levels.hosts.get(name.partition("@")[2]),
                              levels.queues.get(name), master=index == 0, first_on_host=first,
-                             sign=sign, taken=taken)
+                             sign=sign, taken=taken, ar=ar)
 
 
 def whole(levels: Levels) -> bool:

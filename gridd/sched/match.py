@@ -436,11 +436,14 @@ class Matcher:
         first_on_host: bool | None = None,
         sign: int = 1,
         taken: set[int] | None = None,
+        ar: bool = False,
     ) -> None:
         """Take a placement's hard consumable requests from every level that offers them
         (sign -1 gives them back). An exclusive attribute is taken once per level for the
         whole placement: `taken` holds the levels (ids) its earlier instances took it
-        from (one set per placement). `master` and `first_on_host` as for `fits`."""
+        from (one set per placement). `master` and `first_on_host` as for `fits`; an
+        advance reservation's placement (`ar`) takes a HOST consumable's global value once
+        per host, as reserve.uses books it."""
         part = part_of(master, first_on_host)
         levels = _present(global_level, host_level, queue_level)
         for need in req.hard:
@@ -448,7 +451,8 @@ class Matcher:
                 continue
             amount = sign * amount_of(need, slots)
             for level in levels:
-                if need.name in level.free and not global_skipped(need, level.kind, part):
+                if need.name in level.free and (
+                        ar or not global_skipped(need, level.kind, part)):
                     if need.consumable == EXCLUSIVE and taken is not None:
                         if id(level) in taken:
                             continue

@@ -18,13 +18,12 @@ from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
 from gridd.model.planning import SchedJob
 from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
-from gridd.sched import rsmap_ids
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
-from gridd.sched.ar_jobs import apart, hold
+from gridd.sched.ar_jobs import apart
 from gridd.sched.carried import Carried
 from gridd.sched.cycle import TASK_LIMIT, Cycle, Plan
-from gridd.sched.levels import build_levels, instance_states, matcher_for
+from gridd.sched.levels import build_levels, debit, instance_states, matcher_for
 from gridd.sched.match import Matcher
 from gridd.sched.quota import QuotaRules, who_of
 from gridd.sched.resume import Resumable
@@ -70,8 +69,8 @@ class Planner:
                                               running)
         for ar in view.ars.values():  # one whose window is open holds its resources now
             if ar.start <= now < ar.end:
-                hold(levels, ar)
-                rsmap_ids.hold(levels, ar.resource_map)
+                debit(levels, Running(-ar.ar_id, 1, ar.hard, ar.granted, ar.pe,
+                                      resource_map=ar.resource_map), ar=True)
         table = levels.matcher.table
         adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
         states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
