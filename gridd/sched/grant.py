@@ -99,9 +99,8 @@ def grant_ar(
     def held(granted: Granted) -> bool:
         """Whether what the AR holds is free, beyond what a job placed so takes: a
         HOST consumable's global value once per host (reserve.uses)."""
-        return not cat.req.per_host or schedule.fits(uses(cat.req, [
-            (empty.of(cycle.instances[name]), n) for name, n in granted], ar=True),
-            start, duration)
+        return not cat.req.per_host or schedule.fits(
+            cycle._uses(cat.req, granted, "", ar=True), start, duration)
 
     for pe in cat.pes:
         candidates = [qi for qi in cycle.pe_open(cat, pe).instances if allowed(qi)]

@@ -180,7 +180,8 @@ def uses(req: JobRequest, granted: Iterable[tuple[tuple[Level, Level, Level], in
     totals: dict[tuple[str, str, str], float] = {}  # in the order first used
     slots_total = 0
     placed = list(granted)
-    firsts = first_parts([levels[1].name for levels, _ in placed])
+    # (a part whose host is gone has the global level alone: no host of its own)
+    firsts = first_parts([levels[1].name if len(levels) > 1 else None for levels, _ in placed])
     for index, ((levels, slots), first) in enumerate(zip(placed, firsts, strict=True)):
         slots_total += slots
         part = part_of(index == 0, first)

@@ -338,3 +338,15 @@ def test_reservations_honour_resource_quotas() -> None:
     assert plan.reserved[1][0] == NOW + 50
     assert sorted(o.job_id for o in plan.orders) == [3, 4]
     assert not any(":R:" in line for line in plan.schedule or [])
+
+
+def test_a_task_running_on_a_host_gone_from_the_configuration_is_booked_globally() -> None:
+    """Its instance and its host are gone (only the global level is left of it): the
+    diagrams book it there instead of failing the cycle."""
+    from tests.unit.test_rsmap_sched import job, view_of
+
+    view = view_of({"h0": {}}, slots=1, max_reservation=10, duration_offset=0.0)
+    view.running[(90, 1)] = Running(90, 1, {"h_rt": "100"}, [("q@h0", 1)], start=100.0)
+    view.running[(91, 1)] = Running(91, 1, {"h_rt": "100"}, [("q@gone", 1)], start=100.0)
+    view.jobs = {1: job(1, {"h_rt": "50"}, reserve=True)}
+    assert Planner().plan(view, 100.0).reserved == {1: (200.0, [("q@h0", 1)], [])}
