@@ -13,11 +13,18 @@ from gridd.model.ar import ArBooking
 from gridd.model.cluster import Instance, Running
 from gridd.model.planning import Granted, Order, SchedJob
 from gridd.model.rsmap import ResourceMap
-from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
+from gridd.sched.allocation import (
+    Lead,
+    allocate,
+    allocate_led,
+    led_by,
+    slots_of,
+    whole_slots,
+)
 from gridd.sched.categories import Category
 from gridd.sched.match import EXCLUSIVE, JobRequest
 from gridd.sched.quota import who_of
-from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, parts, pick
+from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, level_pool, parts, pick
 
 if TYPE_CHECKING:
     from gridd.sched.cycle import Plan
@@ -50,11 +57,7 @@ class ArJobs:
                 if self.conf.job_info:
                     plan.info[job.job_id] = cat.why(who_of(job))
                 break
-            granted, pe = placed
-            ids = self._ar_ids(job.ar, cat.req, granted)
-            if ids is None:  # ids and counts disagree: it is not given
-                cat.reasons[NO_IDS] = None
-                break
+            granted, pe, ids = placed
             self._spend_ar(job.ar, cat.req, granted, ids)
             # Its load is the host's, whatever the AR: the job's next task goes by the
             # order it leaves, as a job's outside an AR does, and not where it put alarm.
@@ -106,7 +109,9 @@ class ArJobs:
                             f"reserved by advance reservation {ar.ar_id}"] = None
                 continue
             excluded = self._excluded(job, cat.pes, qi, self.conf.hostgroups)
-            result = self.matcher.fits(cat.req, 1, *empty.of(qi))
+            # (a parallel job's master task, with its per-job consumables: place_in_ar)
+            result = self.matcher.fits(cat.req, 1, *empty.of(qi), master=not job.pe,
+                                       first_on_host=True)
             if excluded or not result.ok:
                 cat.reasons.update(dict.fromkeys(excluded or [result.reason]))
                 continue
@@ -114,8 +119,14 @@ class ArJobs:
         return ar, found
 
     def place_in_ar(self, job: SchedJob, cat: Category, ar: ArBooking,
-                     found: list[tuple[Instance, int]]) -> tuple[Granted, str] | None:
-        """Where one task goes in what its AR has left."""
+                     found: list[tuple[Instance, int]]
+                     ) -> tuple[Granted, str, ResourceMap] | None:
+        """Where one task goes in what its AR has left, and the RSMAP ids it takes there
+        of the AR's. The AR's amounts are counted over all its hosts, its ids are where
+        its booking took them: a host whose ids of an RSMAP the AR does not hold (its
+        master task, with a per-job amount, was elsewhere) gives none, so a placement
+        the counts let fit is taken only with its ids (a task in turn on each instance,
+        a parallel job's master task on each of its hosts)."""
         most = self._ar_room(ar, cat.req)
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
@@ -124,13 +135,24 @@ class ArJobs:
             if room > 0:
                 rooms.setdefault(qi.host, []).append((qi, room))
                 host_room[qi.host] = host_room.get(qi.host, 0) + room
+        taken: dict[tuple[tuple[str, int], ...], ResourceMap] = {}  # ids, by placement
+        refusals: list[str] = []
+
+        def accept(placed: Granted) -> bool:
+            got = self._master_in_ar(ar, cat, placed)
+            if isinstance(got, str):
+                refusals.append(got)
+                return False
+            taken[tuple(placed)] = got
+            return True
+
         if not job.pe:
-            first = next((qi for items in rooms.values() for qi, _ in items), None)
-            if first is None:
-                cat.reasons["cannot run because the advance reservation "
-                            f"{ar.ar_id} has no slot left for it"] = None
-                return None
-            return [(first.name, 1)], ""
+            for qi in (qi for items in rooms.values() for qi, _ in items):
+                if accept([(qi.name, 1)]):
+                    return [(qi.name, 1)], "", taken[((qi.name, 1),)]
+            cat.reasons[refusals[0] if refusals else "cannot run because the advance "
+                        f"reservation {ar.ar_id} has no slot left for it"] = None
+            return None
         for pe in cat.pes:
             if pe.name != ar.pe:  # a job uses no PE its AR did not reserve
                 cat.reasons[f'cannot run in PE "{pe.name}" because advance reservation '
@@ -138,14 +160,40 @@ class ArJobs:
                 continue
             cap = whole_slots(min(job.pe_max, most))
             lead = cat.static.lead
-            granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap,
-                                        job.pe_min) if lead is None else allocate_led(
-                pe.allocation_rule, rooms, host_room, host_room, lead, cap, job.pe_min)
-            if granted is not None:
-                return granted, pe.name
-            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers {offered} '
-                        "slots"] = None
+            if lead is None:
+                granted, offered = allocate(pe.allocation_rule, rooms, host_room, cap,
+                                            job.pe_min)
+                if granted is not None:
+                    for index in range(len(granted)):
+                        placed = led_by(granted, index)
+                        if accept(placed):
+                            return placed, pe.name, taken[tuple(placed)]
+                    # none of the rule's first choice may lead: around each that may
+                    lead = Lead(frozenset(qi.name for items in rooms.values()
+                                          for qi, _ in items), None)
+            if lead is not None:
+                granted, offered = allocate_led(pe.allocation_rule, rooms, host_room,
+                                                host_room, lead, cap, job.pe_min, accept)
+                if granted is not None:
+                    return granted, pe.name, taken[tuple(granted)]
+            cat.reasons[refusals[0] if refusals else f'cannot run in PE "{pe.name}" because '
+                        f"it only offers {offered} slots"] = None
         return None
+
+    def _master_in_ar(self, ar: ArBooking, cat: Category, placed: Granted
+                      ) -> ResourceMap | str:
+        """The RSMAP ids a placement takes of its AR's, its master task first, or why
+        not: the master task's instance cannot hold its per-job consumables, or the AR
+        holds too few of the ids."""
+        req = cat.req
+        if req.per_job or req.per_host:
+            name, slots = placed[0]
+            result = self.matcher.fits(req, slots, *self._empty_levels().of(
+                self.instances[name]), master=True)
+            if not result.ok:
+                return result.reason
+        got = self._ar_ids(ar.ar_id, req, placed)
+        return NO_IDS if got is None else got
 
     def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
         """How many slots of a job the AR's consumables leave room for (the slots apart):
@@ -208,15 +256,17 @@ class ArJobs:
         return pick(req.rsmap, parts(granted), self._ar_pool(ar_id))
 
     def _ar_pool(self, ar_id: int) -> Pool:
-        """The ids an AR holds, and those of them its jobs hold."""
+        """The ids an AR holds, and those of them its jobs hold; none where the cell
+        offers ids the AR does not hold."""
         ar = self.ars.get(ar_id)
         offered = {} if ar is None else {(name, host): ids for name, host, ids in
                                          ar.resource_map}
+        cell = level_pool(self.levels.global_level, self.levels.hosts)
 
         def pool(name: str, host: str) -> tuple[Sequence[str], Counter[str]] | None:
             ids = offered.get((name, host))
             if ids is None:
-                return None
+                return None if cell(name, host) is None else ((), Counter())
             return ids, self.ar_held.setdefault((ar_id, name, host), Counter())
 
         return pool

@@ -7,7 +7,7 @@ what one holds only if it ends before the reservation starts)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -15,7 +15,14 @@ from gridd.model.cluster import Instance, Running
 from gridd.model.pe import PE_SLOTS, ParallelEnv
 from gridd.model.planning import Granted, SchedJob
 from gridd.model.rsmap import ResourceMap
-from gridd.sched.allocation import allocate, allocate_led, slots_of, whole_slots
+from gridd.sched.allocation import (
+    Lead,
+    allocate,
+    allocate_led,
+    led_by,
+    slots_of,
+    whole_slots,
+)
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.categories import Category
 from gridd.sched.levels import Levels
@@ -309,7 +316,7 @@ class Backfilling:
         would work out agree with the diagrams to the last slot. None: ask it."""
         if not (len(where.instances) == 1 and pe.allocation_rule == PE_SLOTS
                 and job.pe_min == job.pe_max >= 1 and self.quotas is None
-                and cat.static.lead is None):
+                and cat.static.lead is None and not cat.req.per_job):
             return None
         assert self.schedule is not None
         qi = where.instances[0]
@@ -384,9 +391,13 @@ class Backfilling:
 
     def parallel_at(self, job: SchedJob, cat: Category, pe: ParallelEnv,
                      candidates: list[Instance], start: float,
-                     duration: float | None = None) -> Granted | None:
+                     duration: float | None = None,
+                     may_lead: Callable[[Instance], bool] | None = None) -> Granted | None:
         """The allocation of the job's slots the diagrams allow from `start` on for its
-        whole duration (or the one given), or None."""
+        whole duration (or the one given), or None. Its master task goes to the first of
+        its instances that `may_lead` takes (an AR's -masterq) and that could ever hold
+        the master task's per-job consumables (the host, or the global host, has them),
+        as a job placed now is led (ParallelPlacement._with_master)."""
         assert self.schedule is not None
         schedule, req = self.schedule, cat.req
         duration = cat.duration if duration is None else duration
@@ -432,9 +443,29 @@ class Backfilling:
                                  + self._quota_uses(req, who_of(job), granted, pe.name),
                                  start, duration)
 
+        per_job = req.per_job or req.per_host  # a global HOST value: the master task's
+        empty = self._empty_levels() if per_job else None
+
+        def leads(granted: Granted) -> bool:
+            name, slots = granted[0]
+            qi = self.instances[name]
+            return (may_lead is None or may_lead(qi)) and (
+                empty is None or self.matcher.fits(req, slots, *empty.of(qi), master=True).ok)
+
         lead = cat.static.lead
-        if lead is not None:
-            return allocate_led(pe.allocation_rule, rooms, host_room, host_cap, lead, cap,
-                                job.pe_min, fits)[0]
-        granted, _ = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
-        return granted if granted is not None and fits(granted) else None
+        if lead is None:
+            granted, _ = allocate(pe.allocation_rule, rooms, host_room, cap, job.pe_min)
+            if granted is None:
+                return None
+            choose = per_job or may_lead is not None
+            for index in range(len(granted) if choose else 1):
+                placed = led_by(granted, index)
+                if leads(placed) and fits(placed):
+                    return placed
+            if not choose:
+                return None
+            # none of the rule's first choice may lead: around each instance that may
+            lead = Lead(frozenset(qi.name for items in rooms.values() for qi, _ in items),
+                        None)
+        return allocate_led(pe.allocation_rule, rooms, host_room, host_cap, lead, cap,
+                            job.pe_min, lambda g: leads(g) and fits(g))[0]

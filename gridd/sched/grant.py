@@ -14,7 +14,6 @@ from gridd.model.planning import Granted, SchedJob
 from gridd.model.queue_ref import queue_matches
 from gridd.model.rsmap import ResourceMap
 from gridd.sched.access import admits, host_admits
-from gridd.sched.allocation import led_by
 from gridd.sched.ar_jobs import apart
 from gridd.sched.categories import unlimited
 from gridd.sched.cycle import Cycle
@@ -104,11 +103,10 @@ def grant_ar(
 
     for pe in cat.pes:
         candidates = [qi for qi in cycle.pe_open(cat, pe).instances if allowed(qi)]
-        granted = cycle.parallel_at(request, cat, pe, candidates, start, duration)
-        leader = next((i for i, (name, _) in enumerate(granted or ())
-                       if may_lead(cycle.instances[name])), None)
-        if granted is not None and leader is not None and held(granted) and \
-                (found := with_ids(led_by(granted, leader), pe.name)) is not None:
+        granted = cycle.parallel_at(request, cat, pe, candidates, start, duration,
+                                    may_lead if place.master_queues else None)
+        if granted is not None and held(granted) and \
+                (found := with_ids(granted, pe.name)) is not None:
             return found
     return None
 

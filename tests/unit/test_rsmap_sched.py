@@ -16,6 +16,7 @@ from gridd.model.rqs import Filter, Limit, Rule, RuleSet
 from gridd.sched.grant import grant_ar
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Planner
+from gridd.sched.rsmap_ids import NO_IDS
 from gridd.sched.view import SchedView
 
 BUILTINS = ("hostname", "qname", "slots", "h_rt")
@@ -263,6 +264,40 @@ def test_a_job_in_an_ar_takes_what_its_other_jobs_leave() -> None:
                                    resource_map=[("gpu", "h0", ["1"])])
     (order,) = plan(view, job(1, {"gpu": "1"}, ar=5))
     assert ids_of(order) == {("gpu", "h0"): ["3"]}
+
+
+def test_a_parallel_ar_or_reservation_has_its_master_task_where_its_per_job_ids_are() -> None:
+    # h0 offers no jgpu: a master task there could not hold the one asked for
+    view = view_of({"h0": {}, "h1": {"jgpu": "1(0)"}}, slots=1)
+    for slots, placed in ((2, [("q@h1", 1), ("q@h0", 1)]), (1, [("q@h1", 1)])):
+        request = job(0, {"jgpu": "1"}, pe="mpi", slots=slots)
+        assert grant(view, request, 100.0, 200.0) == (placed, "mpi", [("jgpu", "h1", ["0"])])
+    view.conf.max_reservation = 10
+    view.running[(7, 1)] = Running(7, 1, {"h_rt": "100"}, [("q@h1", 1), ("q@h0", 1)], "mpi",
+                                   start=100.0)
+    view.jobs = {1: job(1, {"jgpu": "1"}, pe="mpi", slots=2, reserve=True)}
+    reserved = Planner().plan(view, 100.0).reserved[1]
+    assert reserved[1:] == ([("q@h1", 1), ("q@h0", 1)], [("jgpu", "h1", ["0"])])
+
+
+def test_a_job_in_an_ar_runs_only_where_the_ar_holds_the_ids_it_takes() -> None:
+    # The AR's master task holds h1's jgpu; h0's it does not hold.
+    view = view_of({"h0": {"jgpu": "1(0)"}, "h1": {"jgpu": "1(1)"}}, slots=1)
+    view.ars = {5: ArBooking(5, 50.0, 10_000.0, [("q@h1", 1), ("q@h0", 1)], {"jgpu": "1"},
+                             pe="mpi", usable=True, resource_map=[("jgpu", "h1", ["1"])])}
+    for asked in (job(1, {"jgpu": "1"}, ar=5), job(2, {"jgpu": "1"}, ar=5, pe="mpi", slots=1)):
+        (order,) = plan(view, asked)
+        assert (order.granted, order.resource_map) == ([("q@h1", 1)], [("jgpu", "h1", ["1"])])
+    (order,) = plan(view, job(3, {"jgpu": "1"}, ar=5, pe="mpi", slots=2))
+    assert (order.granted, order.resource_map) == ([("q@h1", 1), ("q@h0", 1)],
+                                                   [("jgpu", "h1", ["1"])])
+    # with the AR's slot on h1 taken by a job that asks none, none starts on h0
+    view.running[(7, 1)] = Running(7, 1, {}, [("q@h1", 1)], "mpi", ar=5)
+    view.conf.job_info = True
+    view.jobs = {4: job(4, {"jgpu": "1"}, ar=5, pe="mpi", slots=1)}
+    result = Planner().plan(view, 100.0)
+    assert result.orders == []
+    assert NO_IDS in result.info[4]
 
 
 def test_ids_of_an_ar_still_to_start_go_only_to_jobs_ending_before_it() -> None:
