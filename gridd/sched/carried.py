@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.pe import ParallelEnv
+from gridd.model.planning import SchedJob
 from gridd.sched.access import AccessKey, access_key
 from gridd.sched.levels import Levels, build_levels, debit, whole
 from gridd.sched.match import JobRequest, Matcher
@@ -17,6 +18,7 @@ from gridd.sched.reserve import Standing, Use
 
 if TYPE_CHECKING:
     from gridd.sched.categories import Static
+    from gridd.sched.quota import Who
 
 
 # Entries of a memo carried from cycle to cycle (categories' statics, placements' uses):
@@ -55,6 +57,9 @@ class Carried:
     order: list[Instance] | None = None  # the instances in planning order (Cycle._ordered)
     access: AccessKey | None = None  # what access depends on (None: nothing limits it)
     pes: dict[str, list[ParallelEnv]] = field(default_factory=dict)  # by what -pe names
+    # per pending job: the job, what its category's key takes of it, who asks
+    # (Categories.category_and_who)
+    jobs: dict[int, tuple[SchedJob, tuple[object, ...], Who]] = field(default_factory=dict)
 
     def follow(self, usable: list[Instance], open_: list[Instance],
                held: frozenset[str]) -> None:
@@ -70,6 +75,12 @@ class Carried:
         were made for the old one goes, and what is made for the new one is not kept for
         the next cycle, whatever its instances (none at all are instances too)."""
         self.where, self.statics, self.lists = None, {}, {}
+
+    def keep_jobs(self, pending: Mapping[int, SchedJob]) -> None:
+        """Forget the jobs gone, now and then (when they outnumber those still here)."""
+        if len(self.jobs) > 2 * len(pending) + 1_000:
+            self.jobs = {job_id: kept for job_id, kept in self.jobs.items()
+                         if job_id in pending}
 
     def follow_cell(self, conf: PlanConf, loads: Mapping[str, Mapping[str, str]]) -> None:
         """Forget what the configuration or the loads no longer bear out: once a cycle,

@@ -20,7 +20,7 @@ from gridd.sched.access import host_refusal, pe_refusal, queue_refusal
 from gridd.sched.allocation import Lead
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.match import JobRequest
-from gridd.sched.quota import Asker, Who
+from gridd.sched.quota import Asker, Who, who_of
 from gridd.sched.reserve import Use
 
 if TYPE_CHECKING:
@@ -130,17 +130,28 @@ class Categories:
     step of Cycle (gridd.sched.cycle), which holds the state the steps share."""
 
     def category(self, job: SchedJob) -> Category:
+        return self.category_and_who(job)[0]
+
+    def category_and_who(self, job: SchedJob) -> tuple[Category, Who]:
+        """The job's category and who asks for it. What the category's key takes of the
+        job is kept from cycle to cycle while the job is the same object (the
+        scheduler's view replaces a job that changes): most jobs of a long queue only
+        look up their category, cycle after cycle."""
+        found = self.carried.jobs.get(job.job_id)
+        if found is None or found[0] is not job:
+            found = self.carried.jobs[job.job_id] = (job, (
+                tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
+                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
+                tuple(job.master_queues)), who_of(job))
+        _, key, who = found
         if not self.use_categories:
-            return self._new_category(job)
-        key = (tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
-               tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
-               tuple(job.master_queues))
+            return self._new_category(job), who
         if self.access is not None:  # jobs of owners allowed alike share a category
             key += self.access.of(job.owner, job.group, job.project)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = self._new_category(job, key)
-        return cat
+        return cat, who
 
     def _new_category(self, job: SchedJob, key: tuple[object, ...] | None = None
                       ) -> Category:

@@ -43,7 +43,7 @@ from gridd.sched.match import CategoryCache
 from gridd.sched.ordering import Following, Ordering
 from gridd.sched.parallel import ParallelPlacement
 from gridd.sched.placement import Placement
-from gridd.sched.quota import QuotaRules, Quotas, Who, who_of
+from gridd.sched.quota import QuotaRules, Quotas, Who
 from gridd.sched.quota_checks import Closed, QuotaChecks, Sigs
 from gridd.sched.reserve import Schedule
 from gridd.sched.rsmap_ids import NO_IDS
@@ -235,8 +235,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                 if job.immediate:
                     plan.unschedulable.append(job.job_id)
                 continue
-            cat = self.category(job)
-            who = who_of(job)
+            cat, who = self.category_and_who(job)
             started = False
             waiting: int | None = job.pending[0] if job.pending else None
             if not hopeless and not cat.rejected and who not in cat.rejected_who:

@@ -17,7 +17,7 @@ import msgspec
 from gridd.model.ar import ArBooking
 from gridd.model.cluster import PlanConf, Running
 from gridd.model.planning import SchedJob
-from gridd.model.priority import ResourceUrgency, normalise, prior, urgency
+from gridd.model.priority import ResourceUrgency, normalise, prior, urgency_totals
 from gridd.sched.adjust import Adjustments
 from gridd.sched.allocation import slots_of
 from gridd.sched.ar_jobs import apart
@@ -30,6 +30,7 @@ from gridd.sched.resume import Resumable
 from gridd.sched.view import SchedView
 
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
+_FIRST_THREE = operator.itemgetter(0, 1, 2)  # priority, submission, number
 
 
 class Planner:
@@ -54,6 +55,7 @@ class Planner:
         answers with events that carry the orders' effects. `categories=False` is the
         slow reference the caches must agree with (see Cycle)."""
         order = self.order(view, now)
+        self.carried.keep_jobs(view.jobs)
         last, self._last = self._last, None
         if last is not None and categories:
             plan = last.resume(view, now, order)
@@ -98,21 +100,17 @@ class Planner:
         w = conf.weights()
         nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing
         if w.urgency:
-            resources = self._resource_urgency(conf)
-            urgent = [urgency(resources.of(j.hard, max(j.pe_min, 1)), now - j.submit_time,
-                              j.deadline or None, now, w).total for j in jobs]
-            held = [urgency(resources.of(t.hard, slots_of(t.granted)),
-                            now - t.submit if t.submit else 0.0, None, now, w).total
-                    for t in view.running.values()]
-            nurgs = normalise(urgent + held)[:len(jobs)]
-        memo: dict[tuple[int, float], float] = {}  # jobs alike in priority and urgency
-        priors = {}
-        for j, nurg in zip(jobs, nurgs, strict=True):
-            found = memo.get((j.priority, nurg))
-            if found is None:
-                found = memo[(j.priority, nurg)] = prior(j.priority, nurg, w)
-            priors[j.job_id] = found
-        return sorted(jobs, key=lambda j: (-priors[j.job_id], j.submit_time, j.job_id))
+            resources = self._resource_urgency(conf).of
+            nurgs = normalise(urgency_totals(
+                [*((resources(j.hard, j.pe_min or 1), now - j.submit_time, j.deadline)
+                   for j in jobs),
+                 *((resources(t.hard, slots_of(t.granted)),
+                    now - t.submit if t.submit else 0.0, 0.0)
+                   for t in view.running.values())], now, w))[:len(jobs)]
+        keyed = [(-prior(j.priority, nurg, w), j.submit_time, j.job_id, j)
+                 for j, nurg in zip(jobs, nurgs, strict=True)]
+        keyed.sort(key=_FIRST_THREE)
+        return [k[3] for k in keyed]
 
     def _resource_urgency(self, conf: PlanConf) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not conf.complexes:

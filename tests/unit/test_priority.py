@@ -5,11 +5,20 @@ ticket 0.5, priority 0), slots urgency 1000, weight_waiting_time 0.278."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gridd.model.complexes import DEFAULT_COMPLEXES
 from gridd.model.pe import ParallelEnv
 from gridd.model.planning import SchedJob
-from gridd.model.priority import ResourceUrgency, Weights, normalise, priorities, urgency
+from gridd.model.priority import (
+    ResourceUrgency,
+    Weights,
+    normalise,
+    priorities,
+    urgency,
+    urgency_totals,
+)
 from gridd.sched.plan import Planner
 from gridd.sched.view import SchedView
 from tests.unit.test_plan import cell, qi
@@ -55,3 +64,15 @@ def test_the_planner_orders_by_urgency_with_the_default_weights() -> None:
 def test_npprior_spans_the_posix_range(posix: int) -> None:
     (x,) = priorities([(posix, urgency(0, 0, None, 0.0, Weights()))], Weights())
     assert x.npprior == (posix + 1024) / 2048
+
+
+@given(st.lists(st.tuples(st.floats(0, 1e6), st.floats(-1e3, 1e7),
+                          st.one_of(st.just(0.0), st.floats(1.0, 2e7))), max_size=20),
+       st.floats(0, 2e7))
+def test_the_planners_totals_are_the_urgencies_totals(
+        jobs: list[tuple[float, float, float]], now: float) -> None:
+    """The planner's urgencies, worked out in one pass, are qstat's to the last bit."""
+    w = Weights()
+    assert urgency_totals(jobs, now, w) == [
+        urgency(resources, waited, deadline or None, now, w).total
+        for resources, waited, deadline in jobs]
