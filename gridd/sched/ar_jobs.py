@@ -24,6 +24,7 @@ from gridd.sched.allocation import (
 from gridd.sched.categories import Category
 from gridd.sched.match import EXCLUSIVE, JobRequest
 from gridd.sched.quota import who_of
+from gridd.sched.reserve import Use
 from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, level_pool, parts, pick
 
 if TYPE_CHECKING:
@@ -122,16 +123,15 @@ class ArJobs:
                      found: list[tuple[Instance, int]]
                      ) -> tuple[Granted, str, ResourceMap] | None:
         """Where one task goes in what its AR has left, and the RSMAP ids it takes there
-        of the AR's. The AR's amounts are counted over all its hosts, its ids are where
-        its booking took them: a host whose ids of an RSMAP the AR does not hold (its
-        master task, with a per-job amount, was elsewhere) gives none, so a placement
-        the counts let fit is taken only with its ids (a task in turn on each instance,
-        a parallel job's master task on each of its hosts)."""
+        of the AR's. The AR holds its consumables level by level, where its booking took
+        them, and its ids likewise: a placement is taken only where the AR has left what
+        it takes on each level, with its ids (a task in turn on each instance, a
+        parallel job's master task on each of its hosts)."""
         most = self._ar_room(ar, cat.req)
         rooms: dict[str, list[tuple[Instance, int]]] = {}
         host_room: dict[str, int] = {}
-        for qi, n in self._left_per_host(ar, cat.req, found):
-            room = whole_slots(min(n - self.ar_slots.get((ar.ar_id, qi.name), 0), most))
+        for qi, n in self._left_levels(ar, cat, found):
+            room = whole_slots(min(n, most))
             if room > 0:
                 rooms.setdefault(qi.host, []).append((qi, room))
                 host_room[qi.host] = host_room.get(qi.host, 0) + room
@@ -183,8 +183,9 @@ class ArJobs:
     def _master_in_ar(self, ar: ArBooking, cat: Category, placed: Granted
                       ) -> ResourceMap | str:
         """The RSMAP ids a placement takes of its AR's, its master task first, or why
-        not: the master task's instance cannot hold its per-job consumables, or the AR
-        holds too few of the ids."""
+        not: the master task's instance cannot hold its per-job consumables, the AR has
+        not left on a level what the placement takes there, or it holds too few of the
+        ids."""
         req = cat.req
         if req.per_job or req.per_host:
             name, slots = placed[0]
@@ -192,13 +193,21 @@ class ArJobs:
                 self.instances[name]), master=True)
             if not result.ok:
                 return result.reason
+        held_names = _counted(req)
+        if held_names:
+            held, spent = self._ar_held(ar), self.ar_spent_levels
+            for use in self._uses(req, placed, ""):
+                spot = (use.level, use.name, use.resource)
+                if use.resource in held_names and \
+                        held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0) < use.amount:
+                    return _too_little(ar, use)
         got = self._ar_ids(ar.ar_id, req, placed)
         return NO_IDS if got is None else got
 
     def _ar_room(self, ar: ArBooking, req: JobRequest) -> float:
         """How many slots of a job the AR's consumables leave room for (the slots apart):
-        a job may use no more, and nothing else, than its AR holds. (HOST consumables
-        are held level by level: _left_per_host.)"""
+        a job may use no more, and nothing else, than its AR holds, in all. (Level by
+        level: _left_levels and _master_in_ar.)"""
         held = {need.name: need for need in self.matcher.request(ar.hard).hard}
         times = {"JOB": 1, "YES": slots_of(ar.granted)}
         most = math.inf
@@ -213,40 +222,48 @@ class ArJobs:
                        if need.consumable == "JOB" else left / need.key)
         return most
 
-    def _left_per_host(self, ar: ArBooking, req: JobRequest,
-                       found: list[tuple[Instance, int]]) -> list[tuple[Instance, int]]:
-        """The instances on whose levels the AR has left what a job's part there takes of
-        its HOST consumables (a master part: its host's, and the global value). The AR
-        holds them level by level as its booking took them (reserve.uses: a host's on
-        each of its hosts, the global value once per host), as Open Cluster Scheduler's
+    def _left_levels(self, ar: ArBooking, cat: Category,
+                     found: list[tuple[Instance, int]]) -> list[tuple[Instance, int]]:
+        """The instances with the slots a job may have there: those the AR's other jobs
+        leave, and no more than what the AR has left on their levels of what a slot of it
+        takes allows: a per-slot amount a slot at a time, a
+        HOST amount all or none (its host's, and the global value). The AR holds them
+        level by level as its booking took them (reserve.uses: a HOST consumable's on
+        each of its hosts, its global value once per host), as Open Cluster Scheduler's
         AR holds its own copy of each host: one amount over its hosts would let a job
-        take a host's where the AR has none left. (A further queue instance on a host is
-        judged as the first, though it takes nothing: a queue value of a HOST consumable
-        is rare.)"""
-        if not req.per_host:
-            return found
-        names = _per_host(req)
-        held = self._ar_held(ar)
-        spent = self.ar_spent_per_host
-
-        def left(qi: Instance) -> bool:
+        take a host's where the AR has none left. Per-job amounts are the master task's
+        (_master_in_ar). (A further queue instance on a host is judged as the first,
+        though it takes no HOST amount: a queue value of one is rare.)"""
+        req, taken = cat.req, self.ar_slots
+        counted = _counted(req)
+        if not counted:
+            return [(qi, n - taken.get((ar.ar_id, qi.name), 0)) for qi, n in found]
+        held, spent = self._ar_held(ar), self.ar_spent_levels
+        kept = []
+        for qi, n in found:
+            room = float(n - taken.get((ar.ar_id, qi.name), 0))
             for use in self._uses(req, [(qi.name, 1)], ""):
-                if use.resource in names:
-                    spot = (use.level, use.name, use.resource)
-                    if held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0) < use.amount:
-                        return False
-            return True
-
-        return [(qi, n) for qi, n in found if left(qi)]
+                spot = (use.level, use.name, use.resource)
+                kind = counted.get(use.resource)
+                if kind is None or kind == "JOB":
+                    continue
+                left = held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0)
+                if left < use.amount and room >= 1:
+                    cat.reasons[_too_little(ar, use)] = None
+                room = min(room, left // use.amount if kind == "YES" else
+                           (room if left >= use.amount else 0.0))
+            if room >= 1:
+                kept.append((qi, int(room)))
+        return kept
 
     def _ar_held(self, ar: ArBooking) -> dict[tuple[str, str, str], float]:
-        """What an AR holds of HOST consumables, per (level, name, resource) of its
-        booking (reserve.Use)."""
+        """What an AR holds of its consumables (its slots apart: ar_slots), per (level,
+        name, resource) of its booking (reserve.Use)."""
         req = self.matcher.request(ar.hard)
-        names = _per_host(req)
+        counted = _counted(req)
         return {(use.level, use.name, use.resource): use.amount
                 for use in self._uses(req, ar.granted, ar.pe, ar=True)
-                if use.resource in names}
+                if use.resource in counted}
 
     def _ar_ids(self, ar_id: int, req: JobRequest, granted: Granted) -> ResourceMap | None:
         """The RSMAP ids a task in an AR is granted: out of the AR's, those its other jobs
@@ -286,14 +303,26 @@ class ArJobs:
                 key = (ar_id, need.name)
                 self.ar_spent[key] = self.ar_spent.get(key, 0.0) + need.key * times[
                     need.consumable]
-        if req.per_host:
-            names, spent = _per_host(req), self.ar_spent_per_host
+        counted = _counted(req)
+        if counted:
+            spent = self.ar_spent_levels
             for use in self._uses(req, placed, ""):
-                if use.resource in names:
+                if use.resource in counted:
                     key = (ar_id, use.level, use.name, use.resource)
                     spent[key] = spent.get(key, 0.0) + use.amount
 
 
-def _per_host(req: JobRequest) -> frozenset[str]:
-    """The HOST consumables a request names."""
-    return frozenset(need.name for need in req.hard if need.consumable == "HOST")
+_LEVELS = {"G": "", "H": "host ", "Q": "queue instance "}  # the global host: "global"
+
+
+def _too_little(ar: ArBooking, use: Use) -> str:
+    return (f"cannot run because advance reservation {ar.ar_id} has too little "
+            f"{use.resource} left on {_LEVELS[use.level]}{use.name}")
+
+
+def _counted(req: JobRequest) -> dict[str, str]:
+    """The consumables a request takes an amount of, which an AR holds level by level
+    (slots apart: ar_slots), by name with their kind (YES, JOB or HOST)."""
+    return {need.name: need.consumable for need in req.hard
+            if need.consumable in ("YES", "JOB", "HOST") and need.key
+            and need.name != "slots"}

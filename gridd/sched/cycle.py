@@ -179,8 +179,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                               for qi in self.usable)
         self.ar_slots: dict[tuple[int, str], int] = {}
         self.ar_spent: dict[tuple[int, str], float] = {}
-        # HOST consumables, level by level: per (AR, level, name, resource) as reserve.Use.
-        self.ar_spent_per_host: dict[tuple[int, str, str, str], float] = {}
+        # Their consumables, level by level: per (AR, level, name, resource) as reserve.Use.
+        self.ar_spent_levels: dict[tuple[int, str, str, str], float] = {}
         # The RSMAP ids of ARs their jobs hold, per (AR, RSMAP, host).
         self.ar_held: dict[tuple[int, str, str], Counter[str]] = {}
         for task in in_ars:

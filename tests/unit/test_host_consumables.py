@@ -292,6 +292,27 @@ def test_an_advance_reservation_holds_a_global_value_once_per_host() -> None:
     assert plan(view, *_in_ar(job(1, hard={"lic": "1"}))).orders == []
 
 
+def test_an_advance_reservation_holds_a_per_slot_value_on_each_of_its_hosts() -> None:
+    """A per-slot amount too is held where the AR's slots are (qrsub -pe pe 4 -l tok=1 over
+    two hosts: two on each), not as one amount over its hosts: a job of it asking two a
+    slot has one slot on each host, not both on one (which would take four of a host
+    that has two)."""
+    tok = ComplexAttr("tok", "tok", "INT", "<=", "YES", "YES", "0", "0")
+    view = cell(*(qi(f"all.q@h{i}", 2, pe_list=["pe"]) for i in range(3)),
+                pes=[ParallelEnv("pe", 99, FILL_UP)], complexes=[*DEFAULT_COMPLEXES, tok],
+                host_values={f"h{i}": {"tok": "2"} for i in range(3)})
+    view.ars = {7: ArBooking(7, 50.0, 1000.0, [("all.q@h0", 2), ("all.q@h1", 2)],
+                             {"tok": "1"}, "pe", usable=True)}
+    result = plan(view, *_in_ar(job(1, pe="pe", slots=(2, 2), hard={"tok": "2"})))
+    assert where(result) == {(1, 1): [("all.q@h0", 1), ("all.q@h1", 1)]}
+    # a sequential job asking two takes one slot of a host, two tasks one on each
+    result = plan(view, *_in_ar(job(2, tasks=3, hard={"tok": "2"})))
+    assert sorted(where(result).items()) == [((2, 1), [("all.q@h0", 1)]),
+                                             ((2, 2), [("all.q@h1", 1)])]
+    assert {f"cannot run because advance reservation 7 has too little tok left on host h{i}"
+            for i in (0, 1)} <= set(result.info[2])
+
+
 def test_an_advance_reservation_is_granted_the_global_value_once_per_host() -> None:
     def grant(lic: str, slots: int) -> tuple[list[tuple[str, int]], str] | None:
         view = _view(2, slots=2, global_values={"lic": lic})

@@ -16,7 +16,6 @@ from gridd.model.rqs import Filter, Limit, Rule, RuleSet
 from gridd.sched.grant import grant_ar
 from gridd.sched.levels import build_levels
 from gridd.sched.plan import Planner
-from gridd.sched.rsmap_ids import NO_IDS
 from gridd.sched.view import SchedView
 
 BUILTINS = ("hostname", "qname", "slots", "h_rt")
@@ -297,7 +296,8 @@ def test_a_job_in_an_ar_runs_only_where_the_ar_holds_the_ids_it_takes() -> None:
     view.jobs = {4: job(4, {"jgpu": "1"}, ar=5, pe="mpi", slots=1)}
     result = Planner().plan(view, 100.0)
     assert result.orders == []
-    assert NO_IDS in result.info[4]
+    assert result.info[4] == ["cannot run because advance reservation 5 has too little jgpu "
+                              "left on host h0"]
 
 
 def test_ids_of_an_ar_still_to_start_go_only_to_jobs_ending_before_it() -> None:
