@@ -8,7 +8,9 @@ Grid Engine's are submitted held (`qsub -h`, a few processes at a time) to the c
 reference script started, so that nothing runs there either, and deleted at the end.
 Every command is a fresh process; each round runs qstat and qstat -xml once on each
 system in turn, and the ratios are of medians from the same run. `--smoke` is a short
-run without Grid Engine.
+run without Grid Engine. `--before DIR` times, in the same cell and rounds, the qstat of
+another checkout of gridd too (its client with this master), e.g. of the commit before a
+change to qstat's path.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from _sge import binary, sge_env
 from gridd.client import Client
 
 BIG = "--big" in sys.argv[1:]
+BEFORE = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv[1:-1] else None
 JOBS = 50 if SMOKE else 100_000 if BIG else 5_000
 GE_JOBS = 5_000  # at most, into the real cell
 RUNS = 2 if SMOKE else 5 if BIG else 15
@@ -32,14 +35,14 @@ WARMUP = 0 if SMOKE else 1
 COMMANDS = (("qstat",), ("qstat", "-xml"))
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
-    """Seconds and bytes of output of one command; a failure stops the bench."""
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, bytes]:
+    """Seconds and output of one command; a failure stops the bench."""
     t0 = time.perf_counter()
     res = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
     elapsed = time.perf_counter() - t0
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: rc={res.returncode}: {res.stderr.decode()}")
-    return elapsed, len(res.stdout)
+    return elapsed, res.stdout
 
 
 def fill_gridd(c, jobs: int) -> None:
@@ -71,13 +74,15 @@ def main() -> dict[str, float | None]:
     ge_jobs = min(JOBS, GE_JOBS)
     systems: list[tuple[str, dict[str, str], Path, str]] = []
     times: dict[str, list[float]] = {}
-    sizes: dict[str, int] = {}
+    outputs: dict[str, bytes] = {}
     ge_ids: list[str] = []
     with cell(hosts=1, slots=1) as c:
         t0 = time.perf_counter()
         fill_gridd(c, JOBS)
         print(f"gridd: {JOBS} jobs submitted in {time.perf_counter() - t0:.1f} s")
         systems.append(("gridd", c.env, c.root, str(BIN)))
+        if BEFORE:
+            systems.append(("before", dict(c.env, PYTHONPATH=BEFORE), c.root, str(BIN)))
         try:
             if env is not None:
                 t0 = time.perf_counter()
@@ -87,9 +92,9 @@ def main() -> dict[str, float | None]:
             for i in range(WARMUP + RUNS):
                 for name, env_, cwd, bindir in systems:
                     for argv in COMMANDS:
-                        seconds, size = timed([f"{bindir}/{argv[0]}", *argv[1:]], env_, cwd)
+                        seconds, out = timed([f"{bindir}/{argv[0]}", *argv[1:]], env_, cwd)
                         key = f"{name} {' '.join(argv)}"
-                        sizes[key] = size
+                        outputs[key] = out
                         if i >= WARMUP:
                             times.setdefault(key, []).append(seconds)
         finally:
@@ -99,11 +104,13 @@ def main() -> dict[str, float | None]:
     print(f"{RUNS} runs each, {WARMUP} warm-up(s), interleaved; gridd {JOBS} jobs (qw)"
           + (f", Grid Engine {ge_jobs} jobs (hqw)" if env else
              "; real Grid Engine not measured"))
-    print(f"{'command':<12} {'gridd ms':>9} {'p90':>7} {'bytes':>9} {'C GE ms':>8} {'p90':>7} "
-          f"{'gridd/GE':>8}")
+    print(f"{'command':<12} {'gridd ms':>9} {'p90':>7} {'bytes':>9} {'before':>8} "
+          f"{'C GE ms':>8} {'p90':>7} {'gridd/GE':>8}")
     figures: dict[str, float | None] = {}
     for argv in COMMANDS:
         what = " ".join(argv)
+        if BEFORE and outputs[f"before {what}"] != outputs[f"gridd {what}"]:
+            raise RuntimeError(f"{what}: the output differs from the one before")
         g, g90 = median_p90(times[f"gridd {what}"])
         ge = times.get(f"sge {what}")
         s, s90 = median_p90(ge) if ge else (None, None)
@@ -112,8 +119,11 @@ def main() -> dict[str, float | None]:
         figures[f"ge_{slug}_ms"] = s * 1000 if s else None
         shown = (f"{s * 1000:8.1f} {s90 * 1000:7.1f} {g / s:8.2f}" if s
                  else f"{'-':>8} {'-':>7} {'-':>8}")
-        print(f"{what:<12} {g * 1000:9.1f} {g90 * 1000:7.1f} {sizes[f'gridd {what}']:9d} "
-              f"{shown}")
+        before = times.get(f"before {what}")
+        b = median_p90(before)[0] * 1000 if before else None
+        figures[f"before_{slug}_ms"] = b
+        print(f"{what:<12} {g * 1000:9.1f} {g90 * 1000:7.1f} {len(outputs[f'gridd {what}']):9d} "
+              f"{f'{b:8.1f}' if b else '-':>8} {shown}")
     return figures
 
 
