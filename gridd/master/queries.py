@@ -94,13 +94,15 @@ class Queries:
         live = [j for j in self.s.jobs.values() if not self.all_done(j)]
         ranked = self.priorities(live, now)
         eligible = self._eligible(chosen, req.select, live)
-        running, pending = job_rows(
-            [self._shown(j) for j in live if user_matches(j.spec.owner, req.users)],
-            {number: x.prior for number, x in ranked.items()}, users=req.users,
+        users = req.users
+        running, pending = job_rows(  # of the owners asked for, chosen here once
+            [self._shown(j) for j in live if user_matches(j.spec.owner, users)],
+            {number: x.prior for number, x in ranked.items()}, users=None,
             states=req.states, queues=self.s.queues.values(),
             chosen=None if chosen is None else set(chosen.names()),
             eligible=None if eligible is None else set(eligible),
-            finished=self.zombies.values(), tasks_apart=req.tasks_apart)
+            finished=[j for j in self.zombies.values() if user_matches(j.spec.owner, users)],
+            tasks_apart=req.tasks_apart)
         return p.JobRows(running=[compact(r) for r in running],
                          pending=[compact(r) for r in pending])
 
@@ -274,6 +276,9 @@ class Queries:
             for tid, t in job.tasks.items()
             if t.state != DONE
         }
+        if len(tasks) == len(job.tasks) and all(  # shown as it is: no copy
+                t is job.tasks[tid] for tid, t in tasks.items()):
+            return job
         return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
 
     def wait_job(self, ident: bytes, req: p.WaitJob) -> p.Msg | None:

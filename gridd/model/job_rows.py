@@ -89,7 +89,8 @@ def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
 
 def user_matches(owner: str, users: list[str] | None) -> bool:
     """No list, or a list containing a pattern matching the owner ('*' matches all)."""
-    return users is None or any(fnmatch.fnmatchcase(owner, u) for u in users)
+    return users is None or owner in users or any(
+        fnmatch.fnmatchcase(owner, u) for u in users)
 
 
 def queue_order(queues: Iterable[Queue]) -> list[tuple[Queue, str]]:
