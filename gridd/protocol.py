@@ -295,9 +295,9 @@ class JobsReply(Msg, tag="jobs"):
 class QueryRows(Msg, tag="query_rows"):
     """The lines of a plain qstat listing (qstat, qstat -xml), rows built on the master
     (gridd.model.job_rows) so that only what is shown travels: a queue of 100,000 jobs
-    is 5 MB of rows rather than 130 MB of jobs. `users`: owner patterns (qstat -u), None
-    for all; `states`: qstat -s letters; `select`: as QueryJobs'; `tasks_apart`: qstat
-    -g d."""
+    is about 4 MB of rows, not 100 MB and more of jobs. `users`: owner patterns (qstat
+    -u), None for all; `states`: qstat -s letters; `select`: as QueryJobs';
+    `tasks_apart`: qstat -g d."""
 
     users: list[str] | None = None
     states: str = ""
