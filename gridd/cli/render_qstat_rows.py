@@ -84,26 +84,34 @@ def xml_job(row: AnyRow, indent: int, with_queue: bool, *, role: str | None = No
     slot's `role`; the elements -pri, -urg, -ext and -r add, each list in its place
     (`timed`: those after the time)."""
     pad = " " * indent
+    inner = pad + "  "
     running = row.state in SHOWN_HOLDING
     state = "running" if running else "zombie" if row.state == ZOMBIE else "pending"
-    fields = [("JB_job_number", "", str(row.job_id)), ("JAT_prio", "", f"{row.prior:.5f}"),
-              *priority, ("JB_name", "", row.name), ("JB_owner", "", row.owner), *owner,
-              ("state", "", row.state)]
+    out = [f'{pad}<job_list state="{state}">\n{inner}<JB_job_number>{row.job_id}'
+           f"</JB_job_number>\n{inner}<JAT_prio>{row.prior:.5f}</JAT_prio>\n"]
+    out += _elements(inner, priority)
+    out.append(f"{inner}<JB_name>{_escaped(row.name)}</JB_name>\n"
+               f"{inner}<JB_owner>{_escaped(row.owner)}</JB_owner>\n")
+    out += _elements(inner, owner)
+    out.append(f"{inner}<state>{row.state}</state>\n")
     if when is not None:
-        fields.append(("JAT_start_time" if running else "JB_submission_time", "",
-                       when or xml_stamp(row.stamp)))
-    fields += timed
+        tag = "JAT_start_time" if running else "JB_submission_time"
+        out.append(f"{inner}<{tag}>{when or xml_stamp(row.stamp)}</{tag}>\n")
+    out += _elements(inner, timed)
     if with_queue:
-        fields.append(("queue_name", "", row.queue))
+        out.append(f"{inner}<queue_name>{_escaped(row.queue)}</queue_name>\n")
     if role is not None:
-        fields.append(("master", "", role))
-    fields.append(("slots", "", str(1 if role else row.slots)))
+        out.append(f"{inner}<master>{role}</master>\n")
+    out.append(f"{inner}<slots>{1 if role else row.slots}</slots>\n")
     if row.array:
-        fields.append(("tasks", "", row.tasks))
-    fields += requests
-    body = "".join(f"{pad}  <{tag}{attrs}>{_escaped(value)}</{tag}>\n"
-                   for tag, attrs, value in fields)
-    return f'{pad}<job_list state="{state}">\n{body}{pad}</job_list>\n'
+        out.append(f"{inner}<tasks>{row.tasks}</tasks>\n")
+    out += _elements(inner, requests)
+    out.append(f"{pad}</job_list>\n")
+    return "".join(out)
+
+
+def _elements(pad: str, elements: Elements) -> list[str]:
+    return [f"{pad}<{tag}{attrs}>{_escaped(text)}</{tag}>\n" for tag, attrs, text in elements]
 
 
 def _escaped(text: str) -> str:
