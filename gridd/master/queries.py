@@ -270,14 +270,17 @@ class Queries:
         """The job as qstat shows it: its tasks' states as shown, their holds spelled out
         (a task shown held for a dependency alone has none: qstat -s hu/hj tell them
         apart), and the usage of those running as last reported."""
-        tasks = {
-            tid: _with_state(t, self.display_state(job, t),
-                             self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
-            for tid, t in job.tasks.items()
-            if t.state != DONE
-        }
-        if len(tasks) == len(job.tasks) and all(  # shown as it is: no copy
-                t is job.tasks[tid] for tid, t in tasks.items()):
+        tasks = {}
+        changed = False
+        for tid, t in job.tasks.items():
+            if t.state == DONE:
+                changed = True
+                continue
+            as_shown = tasks[tid] = _with_state(
+                t, self.display_state(job, t),
+                self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
+            changed = changed or as_shown is not t
+        if not changed:  # shown as it is: no copy
             return job
         return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
 
