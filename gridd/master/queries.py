@@ -13,7 +13,7 @@ from gridd.model import host_lifecycle
 from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
-from gridd.model.job_rows import Row, job_rows, user_matches
+from gridd.model.job_rows import Row, job_rows, state_filter, user_matches
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
 from gridd.model.selection import QueueSelect
 from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, HELD, PENDING, RESCHEDULED, shown
@@ -85,6 +85,10 @@ class Queries:
         """A plain qstat's lines (gridd.model.job_rows) with only what they show: the
         rows of every job are built here, each job's priority worked out over all of them
         as query_jobs does, and only the jobs of the owners asked for shown."""
+        try:
+            state_filter(req.states)
+        except ValueError:  # qstat says so before it asks; another client may not
+            return p.Error(text=f"ERROR! wrong argument to -s option: {req.states!r}")
         chosen = None
         if req.select is not None:
             loads = self.loads()

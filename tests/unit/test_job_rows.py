@@ -97,6 +97,15 @@ def test_a_selection_that_chooses_nothing_says_so_as_for_whole_jobs():
         p.QueryJobs(select=select), 20.0)
 
 
+def test_states_qstat_does_not_know_are_refused_and_change_nothing():
+    master = busy_master()
+    before = master.query_rows(p.QueryRows(), 20.0)
+    refused = master.query_rows(p.QueryRows(states="px"), 20.0)
+    assert isinstance(refused, p.Error) and refused.code == 1
+    assert refused.text == "ERROR! wrong argument to -s option: 'px'"
+    assert master.query_rows(p.QueryRows(), 20.0) == before
+
+
 def test_rows_of_a_reply_print_as_the_reply(monkeypatch):
     """The transcripts' array scene, through the model's rows and the compact renderer."""
     patch_priorities(monkeypatch, ARRAY_PRIOS)
