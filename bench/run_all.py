@@ -18,6 +18,7 @@ import load_adjust_dispatch
 import master_rss
 import qacct
 import qrsh_latency
+import qstat_big
 import qsub_latency
 import quota_dispatch
 import reservation_dispatch
@@ -69,9 +70,22 @@ def cli_rows(cl: Figures) -> list[str]:
     return rows
 
 
+def qstat_rows(qb: Figures) -> list[str]:
+    """qstat and qstat -xml over 5,000 waiting jobs against twice Grid Engine's C qstat."""
+    rows = []
+    for what, key in (("qstat, 5,000 waiting", "qstat"), ("qstat -xml, 5,000 waiting",
+                                                          "qstat_xml")):
+        ours, ge = qb.get(f"{key}_ms"), qb.get(f"ge_{key}_ms")
+        rows.append(row(f"{what} (gridd)", ours, "ms",
+                        f"<= 2x C GE ({ge:.1f} ms)" if ge else "<= 2x C GE (n/a)",
+                        ours <= 2 * ge if ours is not None and ge else None))
+    return rows
+
+
 def main() -> None:
     q = run("qsub latency", qsub_latency.main)
     cl = run("q* commands beside Grid Engine's C binaries", cli_latency.main)
+    qb = run("qstat over 5,000 waiting jobs", qstat_big.main)
     a = run("API submit", api_submit.main)
     s = run("submit to running", submit_to_running.main)
     d = run("drain", drain.main)
@@ -96,6 +110,7 @@ def main() -> None:
             f"<= real GE ({ge:.1f} ms)" if ge else "<= real GE (n/a)",
             q["gridd_ms"] <= ge if ge and "gridd_ms" in q else None),
         *cli_rows(cl),
+        *qstat_rows(qb),
         row("qrsh -now y true median (gridd)", qr.get("gridd_ms"), "ms",
             f"<= real GE ({qr['sge_ms']:.1f} ms)" if qr.get("sge_ms") else "<= real GE (n/a)",
             qr["gridd_ms"] <= qr["sge_ms"] if qr.get("sge_ms") and qr.get("gridd_ms")

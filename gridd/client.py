@@ -204,6 +204,12 @@ class Client:
                                         host_request=host_request or {}, parts=parts,
                                         finished=finished, select=select, explain=explain))
 
+    def job_rows(self, users: list[str] | None, states: str = "",
+                 select: p.QueueSelect | None = None, tasks_apart: bool = False) -> p.JobRows:
+        """A plain qstat's lines as rows (protocol.QueryRows)."""
+        return self.request(p.QueryRows(users=users, states=states, select=select,
+                                        tasks_apart=tasks_apart))
+
     def select_queues(self, select: p.QueueSelect) -> p.QueuesSelected:
         return self.request(p.SelectQueues(select=select))
 

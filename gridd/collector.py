@@ -1,5 +1,6 @@
-"""Python's cyclic garbage collector, held off while the scheduler plans (and while the
-master reads its spool back).
+"""Python's cyclic garbage collector, held off while the scheduler plans, while the
+master reads its spool back, and while it handles a burst of requests until it has
+answered them (qstat's rows over 100,000 jobs, say).
 
 A full collection walks every object the process tracks. In a large cell the mirror of
 the master's state and the planner's carried caches are hundreds of thousands of objects

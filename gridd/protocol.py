@@ -292,6 +292,42 @@ class JobsReply(Msg, tag="jobs"):
     alarms: dict[str, list[tuple[str, str]]] = {}
 
 
+class QueryRows(Msg, tag="query_rows"):
+    """The lines of a plain qstat listing (qstat, qstat -xml), rows built on the master
+    (gridd.model.job_rows) so that only what is shown travels: a queue of 100,000 jobs
+    is about 4 MB of rows, not 100 MB and more of jobs. `users`: owner patterns (qstat
+    -u), None for all; `states`: qstat -s letters; `select`: as QueryJobs';
+    `tasks_apart`: qstat -g d."""
+
+    users: list[str] | None = None
+    states: str = ""
+    select: QueueSelect | None = None
+    tasks_apart: bool = False
+
+
+class ShownRow(msgspec.Struct, array_like=True, frozen=True):
+    """One job line as qstat prints it (gridd.model.job_rows.Row, less the job)."""
+
+    job_id: int
+    prior: float
+    name: str
+    owner: str
+    state: str
+    stamp: float  # start time when running, submission time when pending
+    queue: str  # master queue instance ("" when pending)
+    slots: int
+    tasks: str  # ja-task-ID text
+    array: bool
+
+
+class JobRows(Msg, tag="job_rows"):
+    """QueryRows' answer: the running rows in queue order, then the pending ones in
+    qstat's order."""
+
+    running: list[ShownRow] = []
+    pending: list[ShownRow] = []
+
+
 class QueryQuota(Msg, tag="query_quota"):
     """qquota: the limits in use for these users, hosts, queues, PEs, projects and
     resources; an empty list selects all, "*" in users too."""
@@ -599,7 +635,8 @@ class DbAnswer(Msg, tag="db_answer"):
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | WaitTasks | TaskEnded | NotEnded
-    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | SelectQueues
+    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | QueryRows | JobRows
+    | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | WaitStarted | StartPeTask | Started
     | Qmod | QueryQuota | QuotaReply | ArSubmit | ArDelete | QueryArs | ArsReply
@@ -616,7 +653,7 @@ Message = (
 # a fifth of what a q* command's imports cost (anything else falls back to Message).
 Reply = (
     Error | Ok | Ping | Submitted | JobExited | Scheduled | TaskEnded | NotEnded | JobsReply
-    | QueuesSelected | QconfReply | Started | QuotaReply | ArsReply | WebSession | Changed
+    | JobRows | QueuesSelected | QconfReply | Started | QuotaReply | ArsReply | WebSession | Changed
     | DbAnswer
 )
 

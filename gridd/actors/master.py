@@ -44,6 +44,7 @@ from gridd import protocol as p
 from gridd.actors import accounting, scheduler, zap
 from gridd.actors.clock import SYSTEM, Wall
 from gridd.actors.peer_names import PeerNames
+from gridd.collector import held_off
 from gridd.master import events, reporting
 from gridd.master.admission import Account, Door, Peer
 from gridd.master.bootstrap import CellConfig, initial_config
@@ -237,18 +238,26 @@ class MasterActor:
                     batch.append(inbox.receive_nowait())
                 except trio.WouldBlock:
                     break
-            fx = Effects()
-            now = self.wall()
-            answered_dispatch = False
-            for source, parts, peer in batch:
-                answered_dispatch |= self._handle(source, parts, peer, now, fx)
-            try:
-                await self._commit(fx, now)
-            except SpoolError as exc:
-                log.error("%s; the burst is undone and its requests retried one by one", exc)
-                await self._one_by_one(batch, now)
-                continue
-            self._flush(fx, answered_dispatch)
+            # The collector held off until the burst is answered: a full collection walks
+            # every job (and the scheduler's mirror of them), and one that fell due while
+            # qstat's answer over 100,000 jobs was made would double its time.
+            with held_off():
+                await self._burst(batch)
+
+    async def _burst(self, batch: list[tuple[str, list[bytes], Peer | None]]) -> None:
+        """Apply a burst of messages, spool what it changed, then answer."""
+        fx = Effects()
+        now = self.wall()
+        answered_dispatch = False
+        for source, parts, peer in batch:
+            answered_dispatch |= self._handle(source, parts, peer, now, fx)
+        try:
+            await self._commit(fx, now)
+        except SpoolError as exc:
+            log.error("%s; the burst is undone and its requests retried one by one", exc)
+            await self._one_by_one(batch, now)
+            return
+        self._flush(fx, answered_dispatch)
 
     async def _commit(self, fx: Effects, now: float) -> None:
         """Spool what the effects changed, as one transaction; nothing is sent before."""

@@ -18,6 +18,7 @@ from gridd.cli.queue_select import OPTIONS as SELECTION
 from gridd.cli.queue_select import BadSelection, Selection, state_letters
 from gridd.client import Client
 from gridd.manual import usage
+from gridd.model.job_rows import state_filter
 
 if TYPE_CHECKING:
     from gridd.cli.render_qstat import Rendered
@@ -142,11 +143,9 @@ def _value(args: deque[str], option: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gridd.cli import render_qstat as render
-
     try:
         opts = _parse(deque(sys.argv[1:] if argv is None else argv))
-        render.state_filter(opts["states"])
+        state_filter(opts["states"])
     except UsageError as exc:
         return usage_exit("qstat", exc)
     except ValueError:
@@ -156,8 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 1
     users = opts["users"] if opts["users"] is not None else [current_user()]
-    extra = render.Extra(**dict.fromkeys(opts["extra"], True))
     selection = opts["selection"]
+    if _plain(opts):
+        return run_command(lambda: _listing(opts, users, selection))
+    from gridd.cli import render_qstat as render
+
+    extra = render.Extra(**dict.fromkeys(opts["extra"], True))
 
     def body() -> int:
         with Client() as client:
@@ -194,6 +197,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_command(body)
+
+
+def _plain(opts: dict) -> bool:
+    """Whether the listing asked for is one the master's rows make (protocol.QueryRows):
+    qstat or qstat -xml, with -u, -s, -g d and the queue selection options."""
+    return (opts["jobs"] is None and not (opts["full"] or opts["json"] or opts["summary"])
+            and opts["extra"] <= {"tasks_apart"} and opts["resources"] is None
+            and not opts["explain"])
+
+
+def _listing(opts: dict, users: list[str], selection: Selection) -> int:
+    """A plain listing from the rows the master built: only what is shown travels."""
+    from gridd.cli import render_qstat_rows as render
+
+    with Client() as client:
+        reply = client.job_rows(
+            None if "*" in users else users, opts["states"] or "",
+            select=selection.select if selection.given else None,
+            tasks_apart="tasks_apart" in opts["extra"])
+    sys.stdout.write((render.qstat_rows_xml if opts["xml"] else render.qstat_rows)(reply))
+    return 0
 
 
 def _job_details(reply: JobsReply, refs: list[str], json: bool) -> Rendered:

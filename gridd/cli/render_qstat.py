@@ -12,7 +12,6 @@ job reference happens here): slot counts of queue instances and the dependency l
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import time
 from collections.abc import Callable, Iterable
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd.cli.render_qstat_extra import (
+    PLAIN,
     QUEUE_WIDTH,
     Extra,
     columns,
@@ -30,26 +30,27 @@ from gridd.cli.render_qstat_extra import (
     request_lines,
     resource_text,
     rule,
-    task_slots,
     xml_deadline,
     xml_owner,
     xml_priority,
     xml_requests,
     xml_usage,
 )
-from gridd.cli.render_text import stamp, xml_escape, xml_stamp
+from gridd.cli.render_qstat_rows import (
+    XML_HEAD,
+    job_columns,
+    queue_column,
+    task_column,
+    xml_job,
+)
+from gridd.cli.render_text import xml_escape
+from gridd.model import job_rows as listing
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value
 from gridd.model.host_lifecycle import shown_up
 from gridd.model.job import Job, JobSpec, Task
-from gridd.model.task_lifecycle import (
-    ERROR,
-    SELECTED_BY,
-    SHOWN_HELD,
-    SHOWN_HOLDING,
-    WAITING,
-    ZOMBIE,
-)
+from gridd.model.job_rows import Row, queue_order
+from gridd.model.task_lifecycle import ERROR, SHOWN_HOLDING
 from gridd.model.values import is_unsigned
 
 if TYPE_CHECKING:
@@ -60,19 +61,11 @@ if TYPE_CHECKING:
 _QUEUE_HEADER = (
     "queuename" + " " * (QUEUE_WIDTH - 9) + " qtype resv/used/tot. load_avg arch          states"
 )
-PLAIN = Extra()  # none of -pri, -urg, -ext and -r
-
 # -f's rule under the queue header and the pending jobs' banner: 8.1.9 widens both
 # for -ext, each by a count of its own.
 _QUEUE_RULE = {False: "-" * len(_QUEUE_HEADER), True: "-" * 189}
 _PENDING_BANNER = {ext: "#" * n + "\n" + " - PENDING JOBS" * 5 + "\n" + "#" * n + "\n"
                    for ext, n in ((False, 76), (True, 186))}
-XML_HEAD = (
-    "<?xml version='1.0'?>\n"
-    '<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/'
-    'resources/schemas/qstat/qstat.xsd">\n'
-)
-_NO_TASK = " " * 7  # ja-task-ID column of a job that is not an array
 _LABEL = 28  # qstat -j values start in this column
 
 
@@ -84,92 +77,17 @@ class Rendered(msgspec.Struct, frozen=True):
     code: int = 0
 
 
-class Row(msgspec.Struct, frozen=True):
-    """One job line: a running task, or pending tasks of one job in one state folded."""
-
-    job: Job
-    state: str
-    stamp: float  # start time when running, submission time when pending
-    queue: str  # master queue instance ("" when pending)
-    slots: int
-    tasks: str  # ja-task-ID text; "" for a job that is not an array
-    task_id: int  # the (lowest) task the row stands for; 0 for a job that is not an array
-    prior: float  # the job's normalised priority, as the master worked it out
-    task: Task | None = None  # the running task the row stands for
-
-
 # ---- selecting and ordering jobs --------------------------------------------------------
 
-def state_filter(states: str | None) -> tuple[frozenset[str], frozenset[str]]:
-    """What qstat -s letters select: task states, and kinds of hold (hu, ho, hs: user,
-    operator and system holds; hd: an array dependency; hj: a job dependency; ha: a
-    start time, qsub -a); all live states when none are given."""
-    if not states:
-        return SELECTED_BY["a"], frozenset()
-    selected: frozenset[str] = frozenset()
-    kinds: set[str] = set()
-    i = 0
-    while i < len(states):
-        letter = states[i]
-        if letter == "h" and i + 1 < len(states) and states[i + 1] in _HOLD_KINDS:
-            kinds.add(states[i + 1])
-            i += 2
-            continue
-        if letter not in SELECTED_BY:
-            raise ValueError(f'unknown job state "{letter}" for -s')
-        selected |= SELECTED_BY[letter]
-        if letter == "h":  # every kind of hold, -a's too
-            kinds.update(_HOLD_KINDS)
-        i += 1
-    return selected, frozenset(kinds)
-
-
-_HOLD_KINDS = "uosdja"
-
-
-def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
-    """Whether a task is held (or, ha, waits for its start time) in one of these ways."""
-    if "a" in kinds and job.spec.start_time and task.state in WAITING:
-        return True
-    if task.state not in SHOWN_HELD:
-        return False
-    spec = job.spec  # (the master spells out a task's holds: see Master._shown)
-    return any(k in task.holds for k in kinds & set("uos")) or (
-        "d" in kinds and bool(spec.hold_jid_ad)) or ("j" in kinds and bool(spec.hold_jid))
-
-
-def _user_matches(owner: str, users: list[str] | None) -> bool:
-    """No list, or a list containing a pattern matching the owner ('*' matches all)."""
-    return users is None or any(fnmatch.fnmatchcase(owner, u) for u in users)
-
-
-def queue_order(queues: Iterable[Queue]) -> list[tuple[Queue, str]]:
-    """(cluster queue, instance name) as GE lists them: by seq_no, queue name, host."""
-    ordered = sorted(queues, key=lambda q: (q.seq_no, q.name))
-    return [(q, qi) for q in ordered for qi in sorted(q.instances())]
-
-
-def task_range(ids: list[int]) -> str:
-    """Task ids as GE prints a range list: from the left, a run of three or more ids
-    with one step as 'a-b:s', shorter runs id by id ('1,3,4,5,8' for 1, 3, 4, 5 and 8,
-    as 8.1.9 prints it: 3-5 is not a run once 3 has gone with 1), joined by commas."""
-    parts: list[str] = []
-    i = 0
-    while i < len(ids):
-        start = ids[i]
-        if i + 1 == len(ids):
-            parts.append(str(start))
-            break
-        step = ids[i + 1] - start
-        j = i + 1
-        while j + 1 < len(ids) and ids[j + 1] - ids[j] == step:
-            j += 1
-        if j - i >= 2:
-            parts.append(f"{start}-{ids[j]}:{step}")
-        else:
-            parts += [str(start), str(ids[j])]
-        i = j + 1
-    return ",".join(parts)
+def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
+             extra: Extra = PLAIN) -> tuple[list[Row], list[Row]]:
+    """The reply's rows (gridd.model.job_rows.job_rows): with queue selection options,
+    the tasks running in the instances chosen and the waiting jobs that might run there
+    (JobsReply.selected, JobsReply.eligible)."""
+    return listing.job_rows(reply.jobs, reply.priorities, users=users, states=states,
+                            queues=reply.queues, chosen=chosen_instances(reply),
+                            eligible=None if reply.eligible is None else set(reply.eligible),
+                            finished=reply.finished, tasks_apart=extra.tasks_apart)
 
 
 def _array_text(job: Job) -> str:
@@ -179,79 +97,7 @@ def _array_text(job: Job) -> str:
     return f"{first}-{last}:{step}"
 
 
-def _pending_rows(job: Job, tasks: list[Task], prior: float, apart: bool) -> list[Row]:
-    """Fold the job's waiting tasks into one row per state, as GE folds array tasks (or,
-    `apart`, a row per task: qstat -g d)."""
-    by_state: dict[str, list[int]] = {}
-    for task in sorted(tasks, key=lambda t: t.task_id):
-        by_state.setdefault(task.state, []).append(task.task_id)
-    runs = [(state, [n]) for state, ids in by_state.items() for n in ids] \
-        if apart and job.is_array else list(by_state.items())
-    rows = []
-    for state, ids in runs:
-        text = task_range(ids) if job.is_array else ""  # "1,2" for -t 1-2, as 8.1.9 prints
-        rows.append(Row(job, state, job.submit_time, "", job.spec.slots(), text, ids[0],
-                        prior))
-    return rows
-
-
-def _running_row(job: Job, task: Task, prior: float) -> Row:
-    tasks = str(task.task_id) if job.is_array else ""
-    return Row(job, task.state, task.start_time, task.queue, task_slots(job, task), tasks,
-               task.task_id, prior, task)
-
-
-def job_rows(reply: JobsReply, users: list[str] | None, states: str | None,
-             extra: Extra = PLAIN) -> tuple[list[Row], list[Row]]:
-    """Running rows in queue order then job id, and pending rows by priority then job id
-    (array tasks apart with -g d). With queue selection options, the tasks running in the
-    instances chosen and the waiting jobs that might run there (JobsReply.selected)."""
-    wanted, kinds = state_filter(states)
-    rank = {qi: n for n, (_, qi) in enumerate(queue_order(reply.queues))}
-    chosen = chosen_instances(reply)
-    eligible = None if reply.eligible is None else set(reply.eligible)
-    running: list[Row] = []
-    pending: list[Row] = []
-    for job in reply.jobs:
-        if not _user_matches(job.spec.owner, users):
-            continue
-        tasks = [t for t in job.tasks.values()
-                 if t.state in wanted or (kinds and _held_as(job, t, kinds))]
-        prior = reply.priorities.get(job.job_id, 0.5)
-        running += [_running_row(job, t, prior) for t in tasks
-                    if t.state in SHOWN_HOLDING and (chosen is None or t.queue in chosen)]
-        if eligible is None or job.job_id in eligible:
-            pending += _pending_rows(job, [t for t in tasks if t.state in WAITING], prior,
-                                     extra.tasks_apart)
-    running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
-    pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
-    if ZOMBIE in wanted:  # after the waiting jobs, in the order they ended
-        pending += [_zombie_row(job) for job in reply.finished
-                    if _user_matches(job.spec.owner, users)]
-    return running, pending
-
-
-def _zombie_row(job: Job) -> Row:
-    """A job that ended lately, as qstat -s z shows it (gridd keeps no priority for it)."""
-    ids = sorted(job.tasks)
-    return Row(job, ZOMBIE, job.submit_time, "", job.spec.slots(),
-               task_range(ids) if job.is_array else "", ids[0] if ids else 0, 0.0)
-
-
 # ---- plain text -------------------------------------------------------------------------
-
-def job_columns(row: Row) -> str:
-    """The columns every job listing starts with, from job-ID to submit/start at."""
-    spec = row.job.spec
-    return (
-        f"{row.job.job_id:7d} {row.prior:7.5f} {spec.name[:10]:<10} "
-        f"{spec.owner[:12]:<12} {row.state[:5]:<5} {stamp(row.stamp)}"
-    )
-
-
-def _task_column(row: Row) -> str:
-    return row.tasks if row.job.is_array else _NO_TASK
-
 
 def _line_start(row: Row, reply: JobsReply, extra: Extra) -> str:
     """A job line up to its queue column, with the columns -pri, -urg and -ext add."""
@@ -272,12 +118,12 @@ def _job_lines(row: Row, reply: JobsReply, extra: Extra, with_queue: bool) -> st
     """A row's job line, with or without (qstat -f) the queue column; with -g t a line
     per slot held in the instance, the job's columns on the first only; -r's block."""
     start = _line_start(row, reply, extra)
-    queue = f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}" if with_queue else ""
+    queue = queue_column(row) if with_queue else ""
     if extra.slots_apart:
         lines = [f"{start if i == 0 else ' ' * len(start)}{queue} {role:<6} "
-                 f"{_task_column(row)}\n" for i, role in enumerate(roles(row))]
+                 f"{task_column(row)}\n" for i, role in enumerate(roles(row))]
     else:
-        lines = [f"{start}{queue} {row.slots:5d} {_task_column(row)}\n"]
+        lines = [f"{start}{queue} {row.slots:5d} {task_column(row)}\n"]
     return "".join(lines) + _requests(row, reply, extra)
 
 
@@ -453,33 +299,13 @@ def qstat_full(reply: JobsReply, *, users: list[str] | None = None,
 
 def _xml_job(row: Row, reply: JobsReply, extra: Extra, indent: int, with_queue: bool,
              role: str | None = None) -> str:
-    """One job_list element; running rows carry a start time, pending a submission time
-    (with -pri, -urg, -ext and -r, the elements they add; with -g t the slot's `role`)."""
-    pad = " " * indent
-    running = row.state in SHOWN_HOLDING
-    state = "running" if running else "zombie" if row.state == ZOMBIE else "pending"
-    time_tag = "JAT_start_time" if running else "JB_submission_time"
+    """A row's job_list element (render_qstat_rows.xml_job) with what -pri, -urg, -ext
+    and -r add."""
     parts = reply.parts.get(row.job.job_id)
-    fields = [("JB_job_number", "", str(row.job.job_id)), ("JAT_prio", "", f"{row.prior:.5f}")]
-    fields += xml_priority(extra, parts)
-    fields += [("JB_name", "", row.job.spec.name), ("JB_owner", "", row.job.spec.owner)]
-    fields += xml_owner(extra, row.job)
-    fields.append(("state", "", row.state))
-    if extra.when:
-        fields.append((time_tag, "", xml_stamp(row.stamp)))
-    fields += xml_deadline(extra, row.job)
-    fields += xml_usage(extra, row.task)
-    if with_queue:
-        fields.append(("queue_name", "", row.queue))
-    if role is not None:
-        fields.append(("master", "", role))
-    fields.append(("slots", "", str(1 if role else row.slots)))
-    if row.job.is_array:
-        fields.append(("tasks", "", row.tasks))
-    fields += xml_requests(extra, row.job, row.task, parts, reply.jobs)
-    body = "".join(f"{pad}  <{tag}{attrs}>{xml_escape(value)}</{tag}>\n"
-                   for tag, attrs, value in fields)
-    return f'{pad}<job_list state="{state}">\n{body}{pad}</job_list>\n'
+    return xml_job(row, indent, with_queue, role=role, when="" if extra.when else None,
+                   priority=xml_priority(extra, parts), owner=xml_owner(extra, row.job),
+                   timed=xml_deadline(extra, row.job) + xml_usage(extra, row.task),
+                   requests=xml_requests(extra, row.job, row.task, parts, reply.jobs))
 
 
 def _xml_queue(qi: QueueInstance, rows: list[Row], resources: list[Resource],

@@ -20,6 +20,7 @@ import msgspec
 
 from gridd.cli.render_text import stamp, xml_escape, xml_stamp
 from gridd.model.job import Job, Task, Usage
+from gridd.model.job_rows import task_slots
 from gridd.model.values import is_unsigned
 from gridd.protocol import PriorityParts
 
@@ -47,6 +48,9 @@ class Extra(msgspec.Struct, frozen=True):
     def when(self) -> bool:
         """Whether the submit/start time is shown."""
         return self.pri or self.urg or not self.ext
+
+
+PLAIN = Extra()  # none of -pri, -urg, -ext and -r
 
 
 def header(extra: Extra) -> str:
@@ -151,11 +155,6 @@ def pe_span(job: Job) -> str:
     """A PE slot range as 8.1.9 prints it: "2", "2,3" or "2-4"."""
     low, high = job.spec.pe_min, job.spec.pe_max
     return str(low) if low == high else f"{low}{',' if high == low + 1 else '-'}{high}"
-
-
-def task_slots(job: Job, task: Task) -> int:
-    """The slots a started task holds (those its job asks for, until they are known)."""
-    return sum(n for _, n in task.granted) or job.spec.slots()
 
 
 def predecessors(job: Job, jobs: Iterable[Job]) -> list[str]:

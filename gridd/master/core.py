@@ -192,7 +192,8 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
         return False
 
     def _held_by_dependency(self, job: Job) -> bool:
-        return any(self._predecessor_active(ref, job.job_id) for ref in job.spec.hold_jid)
+        return bool(job.spec.hold_jid) and any(
+            self._predecessor_active(ref, job.job_id) for ref in job.spec.hold_jid)
 
     def _predecessor_active(self, ref: str, own: int) -> bool:
         for other in self._match_jobs(ref):

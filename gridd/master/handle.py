@@ -214,6 +214,10 @@ class Handler:
                 if msg.select is not None:
                     self._groups(msg.select)
                 reply = m.query_jobs(msg, now)
+            case p.QueryRows():
+                if msg.select is not None:
+                    self._groups(msg.select)
+                reply = m.query_rows(msg, now)
             case p.SelectQueues():
                 self._groups(msg.select)
                 reply = m.select_queues(msg)

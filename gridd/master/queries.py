@@ -13,13 +13,22 @@ from gridd.model import host_lifecycle
 from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
+from gridd.model.job_rows import Row, job_rows, state_filter, user_matches
 from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
+from gridd.model.selection import QueueSelect
 from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, HELD, PENDING, RESCHEDULED, shown
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.quota import Quotas
 from gridd.sched.resources import host_resources, instance_resources, selected
-from gridd.sched.select import NoneLeft, Unselectable, by_more_than_states, choose, might_run
+from gridd.sched.select import (
+    Chosen,
+    NoneLeft,
+    Unselectable,
+    by_more_than_states,
+    choose,
+    might_run,
+)
 
 
 class Queries:
@@ -37,14 +46,9 @@ class Queries:
             if isinstance(fitting, p.Error):
                 return fitting
         states = self.instance_states(loads)
-        chosen = None
-        if req.select is not None:
-            try:
-                chosen = choose(self.plan, loads, req.select, states)
-            except NoneLeft as exc:  # qstat says so and shows nothing, successfully
-                return p.Error(text=exc.text, code=0)
-            except Unselectable as exc:
-                return p.Error(text=exc.text)
+        chosen = self._chosen(req.select, loads, states)
+        if isinstance(chosen, p.Error):
+            return chosen
         if req.ids:
             jobs: dict[int, Job] = {}
             for ref in req.ids:
@@ -74,9 +78,57 @@ class Queries:
             finished=list(self.zombies.values()) if req.finished else [],
             alarms=self._alarms(req.explain, loads),
             selected=None if chosen is None else chosen.names(),
-            eligible=might_run(chosen, [sched_job(j, []) for j in live], self.plan.hostgroups)
-            if chosen is not None and by_more_than_states(req.select) else None,
+            eligible=self._eligible(chosen, req.select, live),
         )
+
+    def query_rows(self, req: p.QueryRows, now: float) -> p.Msg:
+        """A plain qstat's lines (gridd.model.job_rows) with only what they show: the
+        rows of every job are built here, each job's priority worked out over all of them
+        as query_jobs does, and only the jobs of the owners asked for shown."""
+        try:
+            state_filter(req.states)
+        except ValueError:  # qstat says so before it asks; another client may not
+            return p.Error(text=f"ERROR! wrong argument to -s option: {req.states!r}")
+        chosen = None
+        if req.select is not None:
+            loads = self.loads()
+            chosen = self._chosen(req.select, loads, self.instance_states(loads))
+            if isinstance(chosen, p.Error):
+                return chosen
+        live = [j for j in self.s.jobs.values() if not self.all_done(j)]
+        ranked = self.priorities(live, now)
+        eligible = self._eligible(chosen, req.select, live)
+        users = req.users
+        running, pending = job_rows(  # of the owners asked for, chosen here once
+            [self._shown(j) for j in live if user_matches(j.spec.owner, users)],
+            {number: x.prior for number, x in ranked.items()}, users=None,
+            states=req.states, queues=self.s.queues.values(),
+            chosen=None if chosen is None else set(chosen.names()),
+            eligible=None if eligible is None else set(eligible),
+            finished=[j for j in self.zombies.values() if user_matches(j.spec.owner, users)],
+            tasks_apart=req.tasks_apart)
+        return p.JobRows(running=[compact(r) for r in running],
+                         pending=[compact(r) for r in pending])
+
+    def _chosen(self, select: QueueSelect | None, loads: dict[str, dict[str, str]],
+                states: dict[str, str]) -> Chosen | p.Error | None:
+        """The queue instances qstat's selection options choose (None without them)."""
+        if select is None:
+            return None
+        try:
+            return choose(self.plan, loads, select, states)
+        except NoneLeft as exc:  # qstat says so and shows nothing, successfully
+            return p.Error(text=exc.text, code=0)
+        except Unselectable as exc:
+            return p.Error(text=exc.text)
+
+    def _eligible(self, chosen: Chosen | None, select: QueueSelect | None,
+                  live: list[Job]) -> list[int] | None:
+        """The waiting jobs that might run in an instance chosen, unless it chose by
+        states alone (gridd.sched.select.might_run)."""
+        if chosen is None or not by_more_than_states(select):
+            return None
+        return might_run(chosen, [sched_job(j, []) for j in live], self.plan.hostgroups)
 
     def _alarms(self, letters: str, loads: dict[str, dict[str, str]]
                 ) -> dict[str, list[tuple[str, str]]]:
@@ -222,12 +274,18 @@ class Queries:
         """The job as qstat shows it: its tasks' states as shown, their holds spelled out
         (a task shown held for a dependency alone has none: qstat -s hu/hj tell them
         apart), and the usage of those running as last reported."""
-        tasks = {
-            tid: _with_state(t, self.display_state(job, t),
-                             self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
-            for tid, t in job.tasks.items()
-            if t.state != DONE
-        }
+        tasks = {}
+        changed = False
+        for tid, t in job.tasks.items():
+            if t.state == DONE:
+                changed = True
+                continue
+            as_shown = tasks[tid] = _with_state(
+                t, self.display_state(job, t),
+                self.online.get((job.job_id, tid)) if t.state in ACTIVE else None)
+            changed = changed or as_shown is not t
+        if not changed:  # shown as it is: no copy
+            return job
         return Job(job_id=job.job_id, spec=job.spec, submit_time=job.submit_time, tasks=tasks)
 
     def wait_job(self, ident: bytes, req: p.WaitJob) -> p.Msg | None:
@@ -256,6 +314,12 @@ def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
     if state == task.state and usage is None and holds == task.holds:
         return task
     return msgspec.structs.replace(task, state=state, usage=usage or task.usage, holds=holds)
+
+
+def compact(row: Row) -> p.ShownRow:
+    """A row as it travels: what qstat prints of it."""
+    return p.ShownRow(row.job.job_id, row.prior, row.job.spec.name, row.job.spec.owner,
+                      row.state, row.stamp, row.queue, row.slots, row.tasks, row.job.is_array)
 
 
 def exited_fields(msg: p.JobExited) -> dict:

@@ -17,9 +17,9 @@ BENCH = Path(__file__).parents[2] / "bench"
 SMOKE = ["api_submit", "ar_grant", "argv_scaling", "cli_latency", "cluster_drain", "curve",
          "dispatch", "drain", "drmaa", "execd_crash", "fuzz", "ingest", "job_cost",
          "load_adjust_dispatch",
-         "master_rss", "plan_instructions", "qacct", "qrsh_latency", "qsub_latency",
-         "quota_dispatch", "reservation_dispatch", "sched_pass", "sim_check_traces",
-         "sim_throughput", "spool",
+         "master_rss", "plan_instructions", "qacct", "qstat_big", "qrsh_latency",
+         "qsub_latency", "quota_dispatch", "reservation_dispatch", "sched_pass",
+         "sim_check_traces", "sim_throughput", "spool",
          "spool_crash", "submit_to_running", "synthetic_accounting", "web_ui"]
 # Not benches: what the benches share, the runner of them all, and the libFuzzer harness
 # bench/fuzz.py starts (it needs atheris; fuzz.py's short form runs without it).

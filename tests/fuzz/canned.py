@@ -21,9 +21,11 @@ from unittest import mock
 from gridd import protocol as p
 from gridd.client import REPLY_TIMEOUT, Client
 from gridd.formats.qconf_objects import template
+from gridd.master.queries import compact
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job, JobSpec, Task
+from gridd.model.job_rows import job_rows
 from gridd.model.rqs import QuotaRow
 from gridd.model.task_lifecycle import PENDING, RUNNING
 from tests.fuzz.targets import Unexpected
@@ -68,6 +70,9 @@ JOBS = p.JobsReply(
     host_resources={"node1": _RESOURCES, "global": _RESOURCES[:1]},
     fitting_hosts=["node1"],
 )
+_RUNNING, _PENDING = job_rows(JOBS.jobs, JOBS.priorities, users=None, states=None,
+                              queues=JOBS.queues)
+ROWS = p.JobRows(running=[compact(r) for r in _RUNNING], pending=[compact(r) for r in _PENDING])
 ARS = p.ArsReply(
     ars=[AdvanceReservation(ar_id=1, spec=ArSpec(name="ar1", owner="ann", start=NOW, end=NOW + 60),
                             submission_time=NOW - 60, start=NOW, end=NOW + 60,
@@ -84,6 +89,8 @@ def reply_to(msg: p.Msg) -> p.Msg:
     """The fixed answer to a request, by its type."""
     if isinstance(msg, p.QueryJobs):
         return JOBS
+    if isinstance(msg, p.QueryRows):
+        return ROWS
     if isinstance(msg, p.QueryArs):
         return ARS
     if isinstance(msg, p.QueryQuota):

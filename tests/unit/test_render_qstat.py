@@ -12,6 +12,7 @@ import re
 import pytest
 
 from gridd.cli import render_qstat as rq
+from gridd.model import job_rows
 from gridd.model.cluster import ExecHost, Queue
 from gridd.model.job import Job, JobSpec, Task, Usage
 from gridd.model.task_lifecycle import DELETING, ERROR, HELD, PENDING, RUNNING, TRANSFERRING
@@ -181,7 +182,7 @@ def test_hold_kinds_pick_the_jobs_held_so():
 
 def test_unknown_state_letter_is_refused():
     with pytest.raises(ValueError, match='"x"'):
-        rq.state_filter("x")
+        job_rows.state_filter("x")
 
 
 def test_no_jobs_prints_nothing_not_even_headers():
@@ -251,15 +252,15 @@ def test_pending_array_tasks_fold_into_ranges():
 
 
 def test_task_range_text():
-    assert rq.task_range([1, 3, 5]) == "1-5:2"
-    assert rq.task_range([1, 2, 3, 7]) == "1-3:1,7"
-    assert rq.task_range([4]) == "4"
+    assert job_rows.task_range([1, 3, 5]) == "1-5:2"
+    assert job_rows.task_range([1, 2, 3, 7]) == "1-3:1,7"
+    assert job_rows.task_range([4]) == "4"
     # As 8.1.9 printed them here: a run takes three ids or more, ids left over go one
     # by one.
-    assert rq.task_range([2, 4, 6, 7, 8]) == "2-6:2,7,8"
-    assert rq.task_range([1, 3, 4, 5, 8]) == "1,3,4,5,8"
-    assert rq.task_range([4, 5, 6, 8, 9]) == "4-6:1,8,9"
-    assert rq.task_range([2, 6, 10]) == "2-10:4"
+    assert job_rows.task_range([2, 4, 6, 7, 8]) == "2-6:2,7,8"
+    assert job_rows.task_range([1, 3, 4, 5, 8]) == "1,3,4,5,8"
+    assert job_rows.task_range([4, 5, 6, 8, 9]) == "4-6:1,8,9"
+    assert job_rows.task_range([2, 6, 10]) == "2-10:4"
 
 
 def test_state_column_shows_transfer_delete_and_error_states():

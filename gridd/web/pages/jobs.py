@@ -22,6 +22,7 @@ from gridd.cli.queue_select import BadSelection, Selection
 from gridd.cli.render_text import stamp
 from gridd.client import JOB_ACTIONS, GriddError
 from gridd.formats.requests import first_invalid_job_task
+from gridd.model import job_rows
 from gridd.model.values import is_unsigned
 from gridd.web.context import call, login_of, render, wants_fragment
 
@@ -87,7 +88,7 @@ def _selection(filters: Filters) -> Selection:
 async def _listing(request: Request, filters: Filters) -> dict[str, Any]:
     """The rows qstat prints with these filters as its options, or the error it prints."""
     try:
-        render_qstat.state_filter(filters.state)
+        job_rows.state_filter(filters.state)
         selection = _selection(filters)
     except ValueError:
         return {"rows": [], "error": "ERROR! wrong argument to -s option"}
