@@ -1,18 +1,29 @@
-"""The master's memory with 100,000 pending jobs, in-process (no daemons).
+"""The master's memory: at rest, and with 100,000 pending jobs.
 
-A MasterState configured as `gridd up` would for 250 hosts; jobs go in through
-`Master.submit`, one Effects per 1,000 submissions as the actor batches them. Afterwards
-the process's resident size is read from /proc/self/status (VmRSS) and getrusage (peak),
-and, for reference, the size of the jobs as the spool would encode them (msgspec msgpack).
+First in-process (no daemons): a MasterState configured as `gridd up` would for 250
+hosts; jobs go in through `Master.submit`, one Effects per 1,000 submissions as the actor
+batches them. Afterwards the process's resident size is read from /proc/self/status
+(VmRSS) and getrusage (peak), and, for reference, the size of the jobs as the spool would
+encode them (msgspec msgpack).
+
+Then a real master (`gridd up`, one host of one slot): at rest after a job has run and a
+query made its accounting process open the reporting database (DuckDB lives there, not
+in the master), and again with the same number of jobs pending, submitted through the
+API (`submit_many`) and mirrored by the scheduler. Each is the master's VmRSS and peak
+(VmHWM) from /proc/PID/status, with its accounting process's VmRSS beside.
 """
 
 from __future__ import annotations
 
+import getpass
+import os
 import resource
+import subprocess
 import time
+from pathlib import Path
 
 import msgspec
-from _cell import SMOKE
+from _cell import BIN, SMOKE, Cell, cell
 
 from gridd.master.bootstrap import CellConfig, initial_config
 from gridd.master.core import Master
@@ -25,11 +36,11 @@ BATCH = 1_000
 GiB = 1024.0**3
 
 
-def vm_rss() -> int:
-    """Current resident set size in bytes."""
-    with open("/proc/self/status") as f:
+def vm_rss(pid: int | str = "self", field: str = "VmRSS") -> int:
+    """A process's resident set size (or its peak, VmHWM) in bytes."""
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -53,7 +64,7 @@ def spec(n: int) -> JobSpec:
     )
 
 
-def main() -> dict[str, float]:
+def in_process() -> dict[str, float]:
     rss_before = vm_rss()
     state = MasterState()
     initial_config(state, CellConfig(hosts=[f"node{i:03d}" for i in range(HOSTS)], slots=16,
@@ -86,6 +97,61 @@ def main() -> dict[str, float]:
           f"RSS per job {(rss - rss_before) / JOBS:,.0f} bytes")
     return {"rss_mib": rss / 2**20, "peak_mib": peak / 2**20, "submit_per_s": JOBS / submit_s,
             "encoded_mib": encoded / 2**20}
+
+
+def accounting_pid(master: int) -> int:
+    """The master's accounting process (gridd.actors.accounting_process)."""
+    children = [child for tasks in Path(f"/proc/{master}/task").glob("*/children")
+                for child in tasks.read_text().split()]  # trio starts it from a thread
+    for child in children:
+        if b"gridd.actors.accounting" in Path(f"/proc/{child}/cmdline").read_bytes():
+            return int(child)
+    raise RuntimeError("the master has no accounting process")
+
+
+def sizes(c: Cell, label: str) -> dict[str, float]:
+    master = c.pids()[0]
+    rss, peak = vm_rss(master) / 2**20, vm_rss(master, "VmHWM") / 2**20
+    acct = vm_rss(accounting_pid(master)) / 2**20
+    print(f"real master {label}: VmRSS {rss:,.0f} MiB, peak {peak:,.0f} MiB; "
+          f"its accounting process {acct:,.0f} MiB")
+    return {"rss_mib": rss, "peak_mib": peak, "accounting_mib": acct}
+
+
+def gridd(c: Cell, *args: str) -> str:
+    return subprocess.run([str(BIN / args[0]), *args[1:]], env=c.env, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def pending_spec(c: Cell, n: int) -> JobSpec:
+    """spec(n) as the cell's user may submit it from this machine."""
+    realistic = spec(n)
+    realistic.owner, realistic.uid, realistic.gid = getpass.getuser(), os.getuid(), os.getgid()
+    realistic.submit_host = ""
+    realistic.hard_resources = {"h_rt": realistic.hard_resources["h_rt"]}
+    return realistic
+
+
+def real_master() -> dict[str, float]:
+    from gridd.client import Client
+
+    with cell(hosts=1, slots=1) as c:
+        gridd(c, "qsub", "-sync", "y", "-b", "y", "true")
+        gridd(c, "gridd", "report", "--sql", "SELECT count(*) FROM accounting")
+        rest = sizes(c, "at rest")
+        gridd(c, "qsub", "-b", "y", "sleep", "3600")  # holds the one slot
+        t0 = time.perf_counter()
+        with Client(c.root) as client:
+            client.submit_many(pending_spec(c, n) for n in range(JOBS))
+        elapsed = time.perf_counter() - t0
+        print(f"{JOBS:,} jobs submitted through the API in {elapsed:.1f} s")
+        loaded = sizes(c, f"with {JOBS:,} pending")
+    return {"rest_mib": rest["rss_mib"], "pending_mib": loaded["rss_mib"],
+            "pending_peak_mib": loaded["peak_mib"]}
+
+
+def main() -> dict[str, float]:
+    return {**in_process(), **{f"real_{k}": v for k, v in real_master().items()}}
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ import secrets
 from collections.abc import Callable
 
 import msgspec
-import nacl.exceptions
-import nacl.public
 
 LIFETIME = 300.0  # seconds a token made by `gridd web login` may be used in
 MAX_TOKEN = 1024  # characters: a token is about 200; anything longer is not one
@@ -39,6 +37,8 @@ _decode_claim = msgspec.json.Decoder(Claim).decode
 def make(user: str, secret: bytes, master_public: bytes, now: float,
          lifetime: float = LIFETIME) -> str:
     """A token for `user`, sealed with the user's secret key for the master's public key."""
+    import nacl.public  # here: the master imports this module, and opens a token seldom
+
     claim = Claim(user=user, expires=now + lifetime, nonce=secrets.token_hex(16))
     box = nacl.public.Box(nacl.public.PrivateKey(secret), nacl.public.PublicKey(master_public))
     sealed = bytes(box.encrypt(msgspec.json.encode(claim)))
@@ -57,6 +57,9 @@ def open(token: str, master_secret: bytes,
     public = public_of(user)
     if public is None:
         return f"the cell has no key of user {user}"
+    import nacl.exceptions
+    import nacl.public
+
     try:
         sealed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         box = nacl.public.Box(nacl.public.PrivateKey(master_secret),

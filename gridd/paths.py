@@ -133,8 +133,14 @@ def reporting_db(base: Path | None = None) -> Path:
     return common(base) / "reporting.duckdb"
 
 
+def accounting_lock(base: Path | None = None) -> Path:
+    """Held by the accounting process while it writes (gridd.actors.accounting): one that
+    outlives its master finishes before its successor reads what the files hold."""
+    return master_spool(base) / "accounting.lock"
+
+
 def export_staging(base: Path | None = None) -> Path:
-    """The one directory the master's DuckDB may write files in (snapshots, before they
+    """The one directory the accounting process's DuckDB may write files in (snapshots, before they
     move to where a manager asked for them)."""
     return common(base) / "reporting.export"
 

@@ -1,10 +1,10 @@
 """Read-only SQL over the cell's reporting database, for qacct and `gridd report`.
 
 DuckDB lets one process open a database file for writing, and then no other process may
-open it at all. While the cell runs, the master's accounting actor owns the file, so it
-answers queries on a cursor of its own connection (`execute`); with no master running
-the file is opened read-only here. Either way a statement that could write is refused
-before it runs.
+open it at all. While the cell runs, the accounting actor (in the process the master
+starts for it) owns the file, so it answers queries on a cursor of its own connection
+(`execute`); with no master running the file is opened read-only here. Either way a
+statement that could write is refused before it runs.
 """
 
 from __future__ import annotations

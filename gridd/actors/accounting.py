@@ -1,6 +1,9 @@
 """The Accounting actor: what the cell reports into the files and DuckDB, exactly once;
 and the reporting database's only door while the cell runs.
 
+It runs in a process of its own (`main`), which the master starts and supervises
+(gridd.actors.accounting_process), so that DuckDB's tens of MiB stay out of the master.
+
 Records arrive with the sequence number of the master's durable outbox entry: finished
 tasks (AccountTask) and reporting records (ReportRecord). Lines go to the `accounting`
 (or, with accounting_format=json, `accounting.jsonl`) and `reporting` files at once; the
@@ -25,21 +28,25 @@ a database another process has locked) is retried, and nothing is lost.
 
 DuckDB lets one process open the database, so queries of qacct and `gridd report` come
 here through the master (DbQuery, DbExport) and run, read-only, on a cursor of their own
-beside the writes.
+beside the writes. Either process may die alone: the master resends what was not
+confirmed to the accounting process it starts again, and one that outlives its master
+writes what it holds and stops, before its successor starts (accounting_lock).
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import math
+import socket
+import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import trio
-import zmq
 
 from gridd import paths
 from gridd import protocol as p
@@ -53,8 +60,8 @@ from gridd.accounting.accounting_file import (
     tail_lines,
 )
 from gridd.accounting.record import AccountingRecord, acct_line, record_for
+from gridd.actors.link import Link
 from gridd.model.report import ConfigRecord
-from gridd.transport import TrioSocket
 
 log = logging.getLogger("gridd.accounting")
 
@@ -186,9 +193,18 @@ def _remember(recent: OrderedDict, keys: Any) -> None:
         recent.popitem(last=False)
 
 
-async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
-    sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
-    sock.connect(endpoint)
+class Channel(Protocol):
+    """What the actor talks to the master over: a socket pair's Link in its own process
+    (gridd.actors.link), a PAIR socket in the tests that play the master."""
+
+    async def send(self, parts: list[bytes]) -> None: ...
+    async def recv(self) -> list[bytes]: ...
+    def recv_nowait(self) -> list[bytes] | None: ...
+
+
+async def run(sock: Channel, base: Path) -> None:
+    """Serve the master until it closes its end (trio.EndOfChannel) or this is cancelled;
+    either way what the database has not got yet is written first."""
     writers = await trio.to_thread.run_sync(Writers, base)
     readers = trio.CapacityLimiter(1)  # one query at a time on the queries' cursor
     waiting: list[tuple[int, str]] = []  # rows for the database
@@ -198,7 +214,10 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
             while True:
                 frames = []
                 with trio.move_on_at(deadline):
-                    frames.append(await sock.recv())
+                    try:
+                        frames.append(await sock.recv())
+                    except trio.EndOfChannel:  # the master closed its end: it stops, or died
+                        break
                 while (more := sock.recv_nowait()) is not None:
                     frames.append(more)
                 items, asks = _read(frames, writers)
@@ -217,8 +236,8 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
                     waiting, deadline = [], math.inf
                 for ask in asks:
                     nursery.start_soon(_answer, sock, writers, ask, readers)
+            nursery.cancel_scope.cancel()  # nobody is left to hear the answers
     finally:
-        sock.close()
         with trio.CancelScope(shield=True):
             if waiting:  # shutting down: give DuckDB what it has not got (replays dedupe)
                 try:
@@ -228,7 +247,7 @@ async def run(ctx: zmq.Context, endpoint: str, base: Path) -> None:
             await trio.to_thread.run_sync(writers.close)
 
 
-async def _answer(sock: TrioSocket, writers: Writers, ask: p.DbQuery | p.DbExport,
+async def _answer(sock: Channel, writers: Writers, ask: p.DbQuery | p.DbExport,
                   readers: trio.CapacityLimiter) -> None:
     try:
         reply = await trio.to_thread.run_sync(writers.answer, ask, limiter=readers)
@@ -285,3 +304,33 @@ def _report_item(msg: p.ReportRecord) -> Item:
     if isinstance(msg.record, ConfigRecord):
         return Item(msg.seq, line=config_history.line(msg.record), in_file=False)
     return Item(msg.seq, line=report_lines.line(msg.record))
+
+
+async def serve(sock: socket.socket, base: Path) -> None:
+    """The actor on its end of the socket pair the master made."""
+    link = Link(sock)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(link.pump)
+        await run(link, base)
+        nursery.cancel_scope.cancel()
+
+
+def main(argv: list[str]) -> int:
+    """`python -m gridd.actors.accounting BASE FD`: the accounting process, started by
+    the master (gridd.actors.accounting_process) with its end of their socket pair as FD.
+    It stops when the master closes that end, on purpose or by dying (it runs in a
+    session of its own: a terminal's signals are the master's to act on)."""
+    from gridd.cli.gridd_cmd import log_to
+
+    base, fd = Path(argv[0]), int(argv[1])
+    log_to(paths.master_spool(base) / "messages")
+    sock = socket.socket(fileno=fd)
+    with open(paths.accounting_lock(base), "a") as lock:
+        # a predecessor that outlived its master finishes writing first
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        trio.run(serve, sock, base)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,5 @@
-"""The master process: the Master actor with the Scheduler and Accounting actors beside it.
+"""The master process: the Master actor with the Scheduler actor beside it, and the
+Accounting actor in a process of its own that it starts (gridd.actors.accounting_process).
 
 Every inbound message, from clients, execds, the scheduler or the accounting actor, goes
 through one channel into one task, which applies a whole burst to the state machine,
@@ -41,7 +42,8 @@ import zmq
 
 from gridd import keys, login_token, master_endpoint, paths
 from gridd import protocol as p
-from gridd.actors import accounting, scheduler, zap
+from gridd.actors import scheduler, zap
+from gridd.actors.accounting_process import AccountingProcess
 from gridd.actors.clock import SYSTEM, Wall
 from gridd.actors.peer_names import PeerNames
 from gridd.collector import held_off
@@ -71,7 +73,6 @@ from gridd.transport import TrioSocket, ipv6
 log = logging.getLogger("gridd.master")
 
 SCHED_ENDPOINT = "inproc://gridd-scheduler"
-ACCT_ENDPOINT = "inproc://gridd-accounting"
 BATCH = 2000  # messages applied per spool commit at most
 AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
@@ -92,11 +93,13 @@ class MasterActor:
 
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
-                 request_burst: float = REQUEST_BURST, wall: Wall = SYSTEM) -> None:
+                 request_burst: float = REQUEST_BURST, wall: Wall = SYSTEM,
+                 accounting: type[AccountingProcess] = AccountingProcess) -> None:
         """`key`: the master's CURVE key pair; None only for a cell made with
         `gridd up --security none`, whose clients are whoever they claim to be. `wall`:
         the clock of the now the state machine is given, also the scheduler's (see
-        gridd.actors.clock)."""
+        gridd.actors.clock). `accounting`: how the accounting actor is run, a process of
+        its own but in the tests of virtual time."""
         self.base = base
         self.wall = wall
         self.endpoint = endpoint
@@ -120,6 +123,7 @@ class MasterActor:
             self._bootstrap(state)
         self.master = Master(state, master_host=self.machine)
         self.ctx = zmq.Context()
+        self.acct = accounting(base, self._accounting_hello)
         self.stopping = trio.Event()
 
     def _bind(self, front: TrioSocket) -> None:
@@ -180,9 +184,7 @@ class MasterActor:
         self._bind(front)
         sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
         sched.bind(SCHED_ENDPOINT)
-        acct = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
-        acct.bind(ACCT_ENDPOINT)
-        self.front, self.sched, self.acct = front, sched, acct
+        self.front, self.sched = front, sched
         send, inbox = trio.open_memory_channel(10_000)
         log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
         await self.peer_names.learn_own(_bound_address(self.endpoint))
@@ -191,11 +193,9 @@ class MasterActor:
                 self.nursery = nursery
                 if guard is not None:
                     nursery.start_soon(zap.serve, guard, zap.Handler(self.keyring))
-                nursery.start_soon(accounting.run, self.ctx, ACCT_ENDPOINT, self.base)
-                await self._resend_outbox()  # first, and once the actor is there to hear it
+                nursery.start_soon(self.acct.run, ACCT, send.clone())
                 nursery.start_soon(self._pump_clients, front, send.clone())
                 nursery.start_soon(self._pump, sched, SCHED, send.clone())
-                nursery.start_soon(self._pump, acct, ACCT, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
                 nursery.start_soon(_timer, self._host_check_interval, TIMER, send.clone())
                 nursery.start_soon(_timer, lambda: AR_CHECK, TICK, send.clone())
@@ -204,7 +204,7 @@ class MasterActor:
                 await self.stopping.wait()
                 nursery.cancel_scope.cancel()
         finally:
-            for sock in (front, sched, acct):
+            for sock in (front, sched):
                 sock.close()
             if guard is not None:
                 guard.close()
@@ -379,8 +379,9 @@ class MasterActor:
             return p.Error(text=f"error: {exc}")
         return p.Error(text=f"error: unknown spool action {req.action!r}")
 
-    def _send_now(self, sock: TrioSocket, msg: p.Msg) -> None:
-        """Queue on an unbounded inproc socket: never blocks, keeps message order."""
+    def _send_now(self, sock: TrioSocket | AccountingProcess, msg: p.Msg) -> None:
+        """Queue on an unbounded inproc socket or the accounting process's queue: never
+        blocks, keeps message order."""
         sock.send_nowait([p.encode(msg)])
 
     def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
@@ -429,13 +430,10 @@ class MasterActor:
         if msg is not None:
             self._send_now(self.sched, msg)
 
-    async def _resend_outbox(self) -> None:
-        """Tell the accounting actor where records go, then hand it what it had not
-        confirmed before a restart. The first send waits until the actor has connected
-        (a PAIR socket queues nothing before that)."""
-        await self.acct.send([p.encode(reporting.of(self.master))])
-        for msg in self.master.pending_accounting():
-            self._send_now(self.acct, msg)
+    def _accounting_hello(self) -> list[p.Msg]:
+        """What an accounting process hears first: where records go, then what it (or
+        the one before it, or the master before a restart) had not confirmed."""
+        return [reporting.of(self.master), *self.master.pending_accounting()]
 
 
 async def _timer(period: Callable[[], float], source: str,

@@ -6,7 +6,7 @@ as ARCo's dbwriter did for its database.
 Each file is read from where the database says the last run stopped (an offset per file),
 so running it again on growing files, a cell's `accounting` and `accounting.jsonl` both,
 adds only what is new. DuckDB lets one process open a database, so this
-fails, with a message, while a master holds the cell's database.
+fails, with a message, while a running cell's accounting process holds its database.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def _load(target: Path, files: list[Path]) -> int:
         con = db.open_db(target)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
-            return _fail(f"{target} is in use by another process (a running master keeps its "
-                         "cell's database open): stop the cell, or write to another --db")
+            return _fail(f"{target} is in use by another process (a running cell's accounting "
+                         "process keeps its database open): stop the cell, or write to "
+                         "another --db")
         return _fail(f"cannot open {target}: {first_line(exc)}")
     except (duckdb.Error, schema.SchemaError, OSError) as exc:
         return _fail(f"cannot open {target}: {first_line(exc)}")

@@ -200,7 +200,7 @@ def cmd_master(base: Path, args: argparse.Namespace) -> int:
         print(f"gridd: no cell under {base} (missing {exc.filename}): 'gridd up' makes one",
               file=sys.stderr)
         return 1
-    _log_to(paths.master_spool(base) / "messages")
+    log_to(paths.master_spool(base) / "messages")
     serve(base, endpoint, args.schedule_interval, clock.SYSTEM)
     return 0
 
@@ -275,7 +275,7 @@ def cmd_execd(base: Path, args: argparse.Namespace) -> int:
                   "join with 'gridd execd --join FILE' (gridd keys host NAME --bundle FILE "
                   "on the master)", file=sys.stderr)
             return 1
-    _log_to(paths.execd_spool(name, base) / "messages")
+    log_to(paths.execd_spool(name, base) / "messages")
     for problem in _make_job_sge_root(base):
         logging.getLogger("gridd.execd").warning("%s", problem)
     return serve(base, name, endpoint, args.load_report_time, clock.SYSTEM)
@@ -653,7 +653,8 @@ def _wait_ready(base: Path, hosts: list[str], spawned: list[Daemon]) -> None:
                      f"reporting: {', '.join(sorted(missing))})")
 
 
-def _log_to(path: Path) -> None:
+def log_to(path: Path) -> None:
+    """The daemons' log (the master's `messages`, which its accounting process shares)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
         filename=path, level=logging.INFO,

@@ -110,7 +110,8 @@ class Handler:
             self.door.dropped(ident, peer, len(parts), now)
             return NOTHING
         try:
-            # Only clients are untrusted; the scheduler and accounting run in this process.
+            # Only clients are untrusted; the scheduler runs in this process, the accounting
+            # actor in the one it started, over a socket pair nobody else can reach.
             msg = p.decode(parts[-1], max_size=p.MAX_MESSAGE if source == CLIENT else None)
         except p.ProtocolError as exc:
             if source != CLIENT:

@@ -1,6 +1,6 @@
 """The accounting actor writes AR records to the reporting file exactly once.
 
-The test plays the master: it binds the PAIR socket the actor connects to, sends
+The test plays the master: it binds a PAIR socket, the actor's channel the other end, sends
 ReportRecords with outbox sequence numbers and waits for Accounted. A restart of the
 master process is a new context, a new socket and a new actor on the same cell directory,
 to which the master resends what it may not have seen confirmed.
@@ -70,14 +70,17 @@ async def accounting_on_pair(base: Path, **params: object) -> AsyncIterator[Trio
     endpoint = f"inproc://acct-{next(_endpoints)}"
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.bind(endpoint)
+    actor = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
+    actor.connect(endpoint)
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(accounting.run, ctx, endpoint, base)
+            nursery.start_soon(accounting.run, actor, base)
             await sock.send([p.encode(p.ReportingParams(**params))])
             yield sock
             nursery.cancel_scope.cancel()
     finally:
         sock.close()
+        actor.close()
         ctx.term()
 
 

@@ -1,6 +1,7 @@
 """The master actor's timing rules, in virtual time (see virtual_time.py).
 
-The master runs in this trio process, with its scheduler and accounting actors, on an
+The master runs in this trio process, with its scheduler and accounting actors (the
+latter as a task, tests/actors/inline_accounting.py, not a process of its own), on an
 inproc endpoint of a cell without security; the test plays its execd and a client on
 DEALER sockets of the actor's ZeroMQ context. Inproc messages take no time and the
 spool's and accounting's threads run inline, so trio's clock jumps whenever every task
@@ -38,6 +39,7 @@ from gridd.master.bootstrap import CellConfig
 from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
 from gridd.transport import TrioSocket
+from tests.actors.inline_accounting import InlineAccounting
 from tests.actors.virtual_time import threads_inline, virtual_wall
 
 HOST = "node1"
@@ -138,6 +140,7 @@ async def cell(base: Path, monkeypatch: pytest.MonkeyPatch, slots: int = 1,
     (paths.common(base) / "bootstrap.json").write_bytes(msgspec.json.encode(
         CellConfig(hosts=[HOST], slots=slots, machine="head")))
     actor = MasterActor(base, f"inproc://master-timing-{next(_endpoints)}", 2.0, key=None,
+                        accounting=InlineAccounting,
                         wall=virtual_wall(), **limits)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(actor.run)

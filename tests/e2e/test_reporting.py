@@ -1,6 +1,7 @@
 """Reporting through a real cell: records reach the files and DuckDB exactly once, even
-when the master is killed mid-burst, and analysts query the database while the cell runs
-(through the master: DuckDB lets one process open the file)."""
+when the master or its accounting process is killed mid-burst, and analysts query the
+database while the cell runs (through the master and its accounting process: DuckDB lets
+one process open the file)."""
 
 from __future__ import annotations
 
@@ -33,16 +34,69 @@ def database(cell: Cell) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(cell.root / "common" / "reporting.duckdb"), read_only=True)
 
 
-def test_kill_9_master_during_a_burst_of_1000_finishing_tasks(big_cell: Cell, tmp_path: Path):
-    cell = big_cell
+def burst_started(cell: Cell, tmp_path: Path) -> int:
+    """A job of TASKS tasks, a quarter of them accounted."""
     set_global_conf(cell, tmp_path, REPORTING)
     out = cell.ok("qsub", "-terse", "-t", f"1-{TASKS}", "-b", "y", "true")
-    job = int(out.split(".")[0])
     wait_for(lambda: len(cell.accounting_lines()) >= TASKS // 4, timeout=120,
              what="a quarter of the tasks accounted")
+    return int(out.split(".")[0])
+
+
+def accounting_pid(cell: Cell) -> int:
+    """The master's accounting process (gridd.actors.accounting_process), 0 while it has
+    none (between an end and the next start)."""
+    children = [child for tasks in Path(f"/proc/{cell.master_pid()}/task").glob("*/children")
+                for child in tasks.read_text().split()]  # trio starts it from a thread
+    found = [int(child) for child in children if b"gridd.actors.accounting" in cmdline(child)]
+    assert len(found) <= 1, found
+    return found[0] if found else 0
+
+
+def cmdline(pid: str) -> bytes:
+    """A process's command line; b"" once it has gone (or ended, a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie, ended but not reaped by whoever adopted it, not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_kill_9_master_during_a_burst_of_1000_finishing_tasks(big_cell: Cell, tmp_path: Path):
+    cell = big_cell
+    job = burst_started(cell, tmp_path)
+    orphan = accounting_pid(cell)
+    assert orphan
     os.kill(cell.master_pid(), signal.SIGKILL)
     wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
+    # its accounting process writes what it holds and ends with it
+    wait_for(lambda: not running(orphan), what="the accounting process gone")
     cell.start_master()
+    every_record_once(cell, job)
+
+
+def test_kill_9_accounting_process_during_a_burst_of_1000_finishing_tasks(
+        big_cell: Cell, tmp_path: Path):
+    cell = big_cell
+    job = burst_started(cell, tmp_path)
+    killed = accounting_pid(cell)
+    os.kill(killed, signal.SIGKILL)
+    wait_for(lambda: accounting_pid(cell) not in (0, killed), what="the accounting process again")
+    every_record_once(cell, job)
+    assert "the accounting process ended (status -9)" in (
+        cell.root / "spool" / "qmaster" / "messages").read_text()
+
+
+def every_record_once(cell: Cell, job: int) -> None:
+    """Every task of `job` accounted once in the files and in the database."""
     wait_for(lambda: len(cell.accounting_lines()) >= TASKS, timeout=240,
              what="every task accounted")
     # every query through the master sees every record written (it flushes first)

@@ -80,8 +80,9 @@ def test_a_database_held_by_another_process_is_a_message(monkeypatch, tmp_path) 
         holder.kill()
         holder.wait()
     assert code == 1
-    assert err == (f"gridd dbwriter: {path} is in use by another process (a running master "
-                   "keeps its cell's database open): stop the cell, or write to another --db\n")
+    assert err == (f"gridd dbwriter: {path} is in use by another process (a running cell's "
+                   "accounting process keeps its database open): stop the cell, or write to "
+                   "another --db\n")
 
 
 def test_a_file_that_is_no_database_is_a_message(monkeypatch, tmp_path) -> None:

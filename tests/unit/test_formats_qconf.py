@@ -31,7 +31,7 @@ from gridd.formats.objects import (
     print_configuration,
     print_object,
 )
-from gridd.formats.overrides import parse_overridable, print_overridable
+from gridd.formats.overrides import parse_overridable, parse_with_grammar, print_overridable
 from gridd.formats.parsing import FormatError, load_parser
 from gridd.model.overrides import Overridable
 
@@ -845,6 +845,18 @@ def test_override_errors(text: str, message: str) -> None:
 
 
 _HOST = st.from_regex(r"@?[a-z][a-z0-9.-]{0,15}", fullmatch=True)
+
+
+@given(st.one_of(values(), st.text()).filter(lambda text: not {"[", "]"} & set(text)))
+def test_a_value_without_brackets_is_read_as_the_grammar_reads_it(text: str) -> None:
+    try:
+        expected: Overridable | str = parse_with_grammar(text)
+    except FormatError as exc:
+        expected = str(exc)
+    try:
+        assert parse_overridable(text) == expected
+    except FormatError as exc:
+        assert str(exc) == expected
 
 
 @given(values(), st.dictionaries(_HOST, values(), max_size=4))
