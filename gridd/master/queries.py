@@ -14,7 +14,16 @@ from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
 from gridd.model.job_rows import Row, job_rows, state_filter, user_matches
-from gridd.model.priority import Priority, ResourceUrgency, priorities, unconsidered, urgency
+from gridd.model.priority import (
+    Priority,
+    ResourceUrgency,
+    normalise,
+    prior,
+    priorities,
+    unconsidered,
+    urgency,
+    urgency_totals,
+)
 from gridd.model.selection import QueueSelect
 from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, HELD, PENDING, RESCHEDULED, shown
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
@@ -29,6 +38,8 @@ from gridd.sched.select import (
     choose,
     might_run,
 )
+
+UNCONSIDERED = unconsidered(0).prior  # the priority a job left out shows: none worked out
 
 
 class Queries:
@@ -96,12 +107,12 @@ class Queries:
             if isinstance(chosen, p.Error):
                 return chosen
         live = [j for j in self.s.jobs.values() if not self.all_done(j)]
-        ranked = self.priorities(live, now)
+        priors = self.priors(live, now)
         eligible = self._eligible(chosen, req.select, live)
         users = req.users
         running, pending = job_rows(  # of the owners asked for, chosen here once
             [self._shown(j) for j in live if user_matches(j.spec.owner, users)],
-            {number: x.prior for number, x in ranked.items()}, users=None,
+            priors, users=None,
             states=req.states, queues=self.s.queues.values(),
             chosen=None if chosen is None else set(chosen.names()),
             eligible=None if eligible is None else set(eligible),
@@ -223,10 +234,7 @@ class Queries:
         still to come, is left out, as 8.1.9 leaves it out, and shows nothing worked out."""
         weights = self.plan.weights()
         resources = self._resource_urgency()
-        considered = [job for job in jobs if (
-            job.spec.start_time <= now and self._schedulable(job)) or any(
-            (job.job_id, t.task_id) in self.running or t.state == ERROR
-            for t in job.tasks.values())]
+        considered = self._considered(jobs, now)
         parts = []
         for job in considered:
             parts.append((job.spec.priority, urgency(
@@ -236,6 +244,28 @@ class Queries:
                           strict=True))
         return {job.job_id: worked.get(job.job_id) or unconsidered(job.spec.priority)
                 for job in jobs}
+
+    def priors(self, jobs: list[Job], now: float) -> dict[int, float]:
+        """Each job's `priorities(...)[job].prior` alone, the figure a plain qstat
+        prints, without the parts and a struct each: its rows ask it of every live
+        job (priority.urgency_totals, which a test holds equal to the parts' totals)."""
+        weights = self.plan.weights()
+        of = self._resource_urgency().of
+        considered = self._considered(jobs, now)
+        nurgs = normalise(urgency_totals(
+            [(of(job.spec.hard_resources, job.spec.slots()), now - job.submit_time,
+              job.spec.deadline) for job in considered], now, weights))
+        worked = {job.job_id: prior(job.spec.priority, nurg, weights)
+                  for job, nurg in zip(considered, nurgs, strict=True)}
+        return {job.job_id: worked.get(job.job_id, UNCONSIDERED) for job in jobs}
+
+    def _considered(self, jobs: list[Job], now: float) -> list[Job]:
+        """The jobs whose priority is worked out: those the scheduler plans or has
+        started, or that wait in error state."""
+        return [job for job in jobs if (
+            job.spec.start_time <= now and self._schedulable(job)) or any(
+            (job.job_id, t.task_id) in self.running or t.state == ERROR
+            for t in job.tasks.values())]
 
     def _resource_urgency(self) -> ResourceUrgency:
         if self._urgency is None or self._urgency_of is not self.plan.complexes:
