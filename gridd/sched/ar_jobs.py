@@ -23,7 +23,6 @@ from gridd.sched.allocation import (
 )
 from gridd.sched.categories import Category
 from gridd.sched.match import EXCLUSIVE, JobRequest
-from gridd.sched.quota import who_of
 from gridd.sched.reserve import Use
 from gridd.sched.rsmap_ids import NO_IDS, Pool, hold_in, level_pool, parts, pick
 
@@ -47,7 +46,7 @@ class ArJobs:
     def _run_in_ar(self, job: SchedJob, plan: Plan) -> None:
         """A job of an AR starts inside what the AR holds and its other jobs leave free;
         neither the cell's levels nor resource quotas concern it."""
-        cat = self.category(job)
+        cat, who = self.category_and_who(job)
         started = False
         found = self.instances_in_ar(job, cat) if self._in_time(job, cat) else None
         for task_id in job.pending:
@@ -56,7 +55,7 @@ class ArJobs:
             placed = None if found is None else self.place_in_ar(job, cat, *found)
             if placed is None:
                 if self.conf.job_info:
-                    plan.info[job.job_id] = cat.why(who_of(job))
+                    plan.info[job.job_id] = cat.why(who)
                 break
             granted, pe, ids = placed
             self._spend_ar(job.ar, cat.req, granted, ids)
@@ -193,12 +192,11 @@ class ArJobs:
                 self.instances[name]), master=True)
             if not result.ok:
                 return result.reason
-        held_names = _counted(req)
-        if held_names:
+        if req.amounts:
             held, spent = self._ar_held(ar), self.ar_spent_levels
             for use in self._uses(req, placed, ""):
                 spot = (use.level, use.name, use.resource)
-                if use.resource in held_names and \
+                if use.resource in req.amounts and \
                         held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0) < use.amount:
                     return _too_little(ar, use)
         got = self._ar_ids(ar.ar_id, req, placed)
@@ -226,8 +224,8 @@ class ArJobs:
                      found: list[tuple[Instance, int]]) -> list[tuple[Instance, int]]:
         """The instances with the slots a job may have there: those the AR's other jobs
         leave, and no more than what the AR has left on their levels of what a slot of it
-        takes allows: a per-slot amount a slot at a time, a
-        HOST amount all or none (its host's, and the global value). The AR holds them
+        takes allows: a per-slot amount a slot at a time, a HOST amount all or none (its
+        host's, and the global value). The AR holds them
         level by level as its booking took them (reserve.uses: a HOST consumable's on
         each of its hosts, its global value once per host), as Open Cluster Scheduler's
         AR holds its own copy of each host: one amount over its hosts would let a job
@@ -235,8 +233,7 @@ class ArJobs:
         (_master_in_ar). (A further queue instance on a host is judged as the first,
         though it takes no HOST amount: a queue value of one is rare.)"""
         req, taken = cat.req, self.ar_slots
-        counted = _counted(req)
-        if not counted:
+        if not req.amounts:
             return [(qi, n - taken.get((ar.ar_id, qi.name), 0)) for qi, n in found]
         held, spent = self._ar_held(ar), self.ar_spent_levels
         kept = []
@@ -244,7 +241,7 @@ class ArJobs:
             room = float(n - taken.get((ar.ar_id, qi.name), 0))
             for use in self._uses(req, [(qi.name, 1)], ""):
                 spot = (use.level, use.name, use.resource)
-                kind = counted.get(use.resource)
+                kind = req.amounts.get(use.resource)
                 if kind is None or kind == "JOB":
                     continue
                 left = held.get(spot, 0.0) - spent.get((ar.ar_id, *spot), 0.0)
@@ -258,12 +255,15 @@ class ArJobs:
 
     def _ar_held(self, ar: ArBooking) -> dict[tuple[str, str, str], float]:
         """What an AR holds of its consumables (its slots apart: ar_slots), per (level,
-        name, resource) of its booking (reserve.Use)."""
-        req = self.matcher.request(ar.hard)
-        counted = _counted(req)
-        return {(use.level, use.name, use.resource): use.amount
+        name, resource) of its booking (reserve.Use); worked out once a cycle."""
+        held = self.ar_holds.get(ar.ar_id)
+        if held is None:
+            req = self.matcher.request(ar.hard)
+            held = self.ar_holds[ar.ar_id] = {
+                (use.level, use.name, use.resource): use.amount
                 for use in self._uses(req, ar.granted, ar.pe, ar=True)
-                if use.resource in counted}
+                if use.resource in req.amounts}
+        return held
 
     def _ar_ids(self, ar_id: int, req: JobRequest, granted: Granted) -> ResourceMap | None:
         """The RSMAP ids a task in an AR is granted: out of the AR's, those its other jobs
@@ -303,11 +303,10 @@ class ArJobs:
                 key = (ar_id, need.name)
                 self.ar_spent[key] = self.ar_spent.get(key, 0.0) + need.key * times[
                     need.consumable]
-        counted = _counted(req)
-        if counted:
+        if req.amounts:
             spent = self.ar_spent_levels
             for use in self._uses(req, placed, ""):
-                if use.resource in counted:
+                if use.resource in req.amounts:
                     key = (ar_id, use.level, use.name, use.resource)
                     spent[key] = spent.get(key, 0.0) + use.amount
 
@@ -318,11 +317,3 @@ _LEVELS = {"G": "", "H": "host ", "Q": "queue instance "}  # the global host: "g
 def _too_little(ar: ArBooking, use: Use) -> str:
     return (f"cannot run because advance reservation {ar.ar_id} has too little "
             f"{use.resource} left on {_LEVELS[use.level]}{use.name}")
-
-
-def _counted(req: JobRequest) -> dict[str, str]:
-    """The consumables a request takes an amount of, which an AR holds level by level
-    (slots apart: ar_slots), by name with their kind (YES, JOB or HOST)."""
-    return {need.name: need.consumable for need in req.hard
-            if need.consumable in ("YES", "JOB", "HOST") and need.key
-            and need.name != "slots"}

@@ -181,6 +181,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.ar_spent: dict[tuple[int, str], float] = {}
         # Their consumables, level by level: per (AR, level, name, resource) as reserve.Use.
         self.ar_spent_levels: dict[tuple[int, str, str, str], float] = {}
+        self.ar_holds: dict[int, dict[tuple[str, str, str], float]] = {}  # (ArJobs._ar_held)
         # The RSMAP ids of ARs their jobs hold, per (AR, RSMAP, host).
         self.ar_held: dict[tuple[int, str, str], Counter[str]] = {}
         for task in in_ars:

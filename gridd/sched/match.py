@@ -134,6 +134,9 @@ class JobRequest:
     per_host: bool  # a hard request is of a per-host consumable: a host's first part needs more
     whole: bool  # every amount of a consumable it asks is a whole number
     rsmap: tuple[Need, ...]  # its hard requests of RSMAPs: a placement is granted their ids
+    # its hard requests of amounts, slots apart, by name with their kind (YES, JOB or
+    # HOST): what an advance reservation holds for its jobs level by level
+    amounts: dict[str, str]
 
 
 @dataclass(slots=True, frozen=True)
@@ -297,7 +300,10 @@ class Matcher:
                           any(n.consumable == "HOST" for n in hard_needs),
                           all(float(n.key).is_integer() for n in hard_needs
                               if n.consumable != "NO"),
-                          tuple(n for n in hard_needs if n.type == "RSMAP"))
+                          tuple(n for n in hard_needs if n.type == "RSMAP"),
+                          {n.name: n.consumable for n in hard_needs
+                           if n.consumable in ("YES", "JOB", "HOST") and n.key
+                           and n.name != "slots"})
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
         attr = self.table.resolve(name)
