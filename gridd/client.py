@@ -11,35 +11,25 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from gridd import paths
+from gridd import connection
 from gridd import protocol as p
+from gridd.connection import (  # noqa: F401  (what callers of a client catch and use)
+    CONNECT_TIMEOUT,
+    REPLY_TIMEOUT,
+    GriddError,
+    NoAnswer,
+    Refused,
+    current_user,
+    own_keys,
+)
 from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
-from gridd.zmtp import Curve, Dealer, ZmtpError
+from gridd.zmtp import Dealer
 
 # The job actions of the web interface and of DRMAA's drmaa_control, each asked of the
 # master as the command it stands for asks it: qdel, qmod -sj, qmod -usj, qhold, qrls.
 JOB_ACTIONS = ("delete", "suspend", "resume", "hold", "release")
-CONNECT_TIMEOUT = float(os.environ.get("GRIDD_CONNECT_TIMEOUT", "3"))
-REPLY_TIMEOUT = float(os.environ.get("GRIDD_TIMEOUT", "60"))
 T = TypeVar("T")
-
-
-class GriddError(Exception):
-    """A request the master refused or could not be reached for; carries the exit code."""
-
-    def __init__(self, text: str, code: int = 1) -> None:
-        super().__init__(text)
-        self.text = text
-        self.code = code
-
-
-class Refused(GriddError):
-    """The master's answer was a refusal (an Error), not a failure to reach it."""
-
-
-class NoAnswer(GriddError):
-    """The master did not answer within the time the request allowed."""
 
 
 class Client:
@@ -49,18 +39,8 @@ class Client:
                  endpoint: str | None = None, *, session: str | None = None) -> None:
         """`session`: a web session (see login) whose user every request is sent as;
         it may be set to another, or None, between requests."""
-        self.endpoint = endpoint or _read_endpoint(base)
         self.session = session
-        curve, key_file = own_keys(base)
-        try:
-            self.conn = Dealer(self.endpoint, CONNECT_TIMEOUT, curve)
-        except (ZmtpError, TimeoutError) as exc:
-            refused = "refused the connection" in str(exc) or "key refused" in str(exc)
-            hint = ("is the cell up? try 'gridd status'" if not refused else
-                    f"the cell does not know the key in {key_file}: the administrator makes "
-                    "a user's key with 'gridd keys user NAME'")
-            raise GriddError(f"error: unable to contact qmaster at {self.endpoint}: {exc} "
-                             f"({hint})") from None
+        self.conn, self.endpoint = connection.connect(base, endpoint)
         self._rid = 0
 
     def close(self) -> None:
@@ -107,8 +87,7 @@ class Client:
         try:
             return p.decode_reply(frame, max_size=p.MAX_REPLY)
         except p.ProtocolError as exc:
-            raise GriddError(f"error: cannot read the answer of qmaster at {self.endpoint}: "
-                             f"{exc}") from None
+            raise connection.unreadable(self.endpoint, exc) from None
 
     def _recv(self, rid: int, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
         while True:
@@ -117,14 +96,7 @@ class Client:
                 return reply
 
     def _transfer(self, op: Callable[..., T], *args: object) -> T:
-        """Run a socket operation, turning its failures into one-line GriddErrors."""
-        try:
-            return op(*args)
-        except TimeoutError:
-            raise NoAnswer(f"error: no answer from qmaster at {self.endpoint}") from None
-        except (ZmtpError, OSError, ValueError) as exc:
-            raise GriddError(f"error: lost the connection to qmaster at {self.endpoint}: "
-                             f"{exc}") from None
+        return connection.transfer(self.endpoint, op, *args)
 
     def request(self, msg: p.Msg, timeout: float | None = REPLY_TIMEOUT) -> p.Msg:
         reply = self._recv(self._send(msg), timeout)
@@ -205,10 +177,13 @@ class Client:
                                         finished=finished, select=select, explain=explain))
 
     def job_rows(self, users: list[str] | None, states: str = "",
-                 select: p.QueueSelect | None = None, tasks_apart: bool = False) -> p.JobRows:
-        """A plain qstat's lines as rows (protocol.QueryRows)."""
+                 select: p.QueueSelect | None = None, tasks_apart: bool = False,
+                 xml: bool = False) -> p.Printed:
+        """A plain qstat's listing (protocol.QueryRows), printed by the master in this
+        process's time zone."""
         return self.request(p.QueryRows(users=users, states=states, select=select,
-                                        tasks_apart=tasks_apart))
+                                        tasks_apart=tasks_apart, xml=xml,
+                                        zone=connection.time_zone()))
 
     def select_queues(self, select: p.QueueSelect) -> p.QueuesSelected:
         return self.request(p.SelectQueues(select=select))
@@ -268,48 +243,3 @@ class Client:
         at its next host check (a heartbeat); GriddError after `timeout` seconds."""
         changed = self.request(p.Watch(since=since), timeout=timeout)
         return changed.version
-
-
-def own_keys(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:
-    """The keys to connect with, and the secret key file they come from: $GRIDD_KEY,
-    else the running user's in the cell. A cell made with `--security none` (only ever
-    for measuring) has none."""
-    from gridd import keys
-
-    if keys.security(base) == keys.NONE:
-        return None, ""
-    user = current_user()
-    try:
-        server = keys.read_public(keys.key_file(base, keys.MASTER))
-    except keys.KeyFileError as exc:
-        raise GriddError(f"error: {exc} (the master's public key, which 'gridd up' "
-                         "makes)") from None
-    secret_file = os.environ.get("GRIDD_KEY", "")
-    try:
-        secret_file = secret_file or keys.secret_file(base, keys.USERS, user)
-        pair = keys.read_secret(secret_file)
-    except keys.KeyFileError as exc:
-        fix = (f": the administrator makes one with 'gridd keys user {user}' (or set "
-               "GRIDD_KEY to your secret key file)" if isinstance(exc, keys.KeyMissing) else "")
-        raise GriddError(f"error: {exc}{fix}") from None
-    return Curve(server, pair.public, pair.secret), secret_file
-
-
-def current_user() -> str:
-    """Who runs this process (the real uid's name): whose key a client uses, and the
-    name the q* commands give as theirs."""
-    import pwd
-
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return str(os.getuid())
-
-
-def _read_endpoint(base: str | os.PathLike[str] | None) -> str:
-    where = paths.endpoint_location(base)
-    try:
-        with open(where) as f:
-            return f.read().strip()
-    except OSError:
-        raise GriddError(paths.no_cell(base, where)) from None

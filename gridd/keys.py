@@ -13,12 +13,9 @@ would cost it 60 ms. Only making keys does (``zmq.curve_keypair``).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
 import stat
 import time
-from typing import NamedTuple
 
 from gridd import paths
 from gridd.durable import fsync_dir, write_all
@@ -29,8 +26,13 @@ CURVE, NONE = "curve", "none"  # a cell's security: what `gridd up --security` c
 SECRET_SUFFIX = "_secret"
 # A key's name becomes a file name and a User-Id ("user:NAME"): no path separators, no
 # leading dot (hidden, and "." / ".."), nothing a shell or a log line would misread.
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,254}")
-_KEY_LINE = re.compile(r'^[ \t]*(public|secret)-key[ \t]*=[ \t]*["\']?(.*?)["\']?[ \t]*$', re.M)
+# (Checked without re, as the key lines are read: a q* command reads both on every run,
+# and importing re is a good part of its start-up.)
+_NAME_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NAME_REST = _NAME_FIRST | frozenset(".@-")
+_MAX_NAME = 255
+_BLANK = " \t"
+_QUOTES = "\"'"
 
 
 _MAX_KEY_FILE = 64 * 1024  # a certificate is a few hundred bytes
@@ -45,11 +47,22 @@ class KeyMissing(KeyFileError):
     """The key file is not there: someone has to make it."""
 
 
-class KeyPair(NamedTuple):
-    """32 raw bytes each, as pyzmq's socket options and the ZAP protocol take them."""
+class KeyPair(tuple):
+    """(public, secret), 32 raw bytes each, as pyzmq's socket options and the ZAP
+    protocol take them (a tuple with names, not a typing.NamedTuple, as zmtp.Curve)."""
 
-    public: bytes
-    secret: bytes
+    __slots__ = ()
+
+    def __new__(cls, public: bytes, secret: bytes) -> KeyPair:
+        return super().__new__(cls, (public, secret))
+
+    @property
+    def public(self) -> bytes:
+        return self[0]
+
+    @property
+    def secret(self) -> bytes:
+        return self[1]
 
 
 def keys_dir(base: str | os.PathLike[str] | None = None) -> str:
@@ -71,7 +84,8 @@ def secret_file(base: str | os.PathLike[str] | None, kind: str, name: str = "") 
 
 
 def valid_name(name: str) -> bool:
-    return _NAME.fullmatch(name) is not None
+    return (0 < len(name) <= _MAX_NAME and name[0] in _NAME_FIRST
+            and all(c in _NAME_REST for c in name))
 
 
 def security(base: str | os.PathLike[str] | None = None) -> str:
@@ -159,8 +173,28 @@ def read_secret(path: str) -> KeyPair:
     return KeyPair(public, secret)
 
 
+def key_lines(text: str) -> dict[str, str]:
+    """The `public-key = "..."` and `secret-key = "..."` lines of a certificate, the last
+    of each kind: the value as written, without the blanks around it and one quote at
+    each end."""
+    found = {}
+    for line in text.split("\n"):
+        line = line.lstrip(_BLANK)
+        kind = line[:6]
+        if kind not in ("public", "secret") or line[6:10] != "-key":
+            continue
+        rest = line[10:].lstrip(_BLANK)
+        if not rest.startswith("="):
+            continue
+        value = rest[1:].lstrip(_BLANK)
+        value = value[1:] if value[:1] in _QUOTES and value else value
+        value = value.rstrip(_BLANK)
+        found[kind] = value[:-1] if value[-1:] in _QUOTES and value else value
+    return found
+
+
 def _parse(text: str, path: str) -> tuple[bytes, bytes | None]:
-    found = {kind: value for kind, value in _KEY_LINE.findall(text)}
+    found = key_lines(text)
     keys: dict[str, bytes] = {}
     for kind, value in found.items():
         try:
@@ -220,8 +254,10 @@ def write_file(path: str, mode: int, owner: tuple[int, int] | None, text: str) -
     with that mode, then renamed), so that a secret is never readable by others."""
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".{name}.new")
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(temporary)  # a leftover of an interrupted run, maybe with another mode
+    except FileNotFoundError:
+        pass
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                  | os.O_CLOEXEC, mode)
     try:
@@ -260,12 +296,13 @@ def make_dirs(base: str | os.PathLike[str]) -> None:
         os.chmod(directory, 0o755)
 
 
-class Authorized(NamedTuple):
+class Authorized:
     """The public keys the master lets in: raw key -> User-Id ("user:NAME"/"host:NAME"),
     and a line for each key file that could not be used."""
 
-    ids: dict[bytes, str]
-    problems: list[str]
+    def __init__(self, ids: dict[bytes, str], problems: list[str]) -> None:
+        self.ids = ids
+        self.problems = problems
 
 
 def authorized(base: str | os.PathLike[str]) -> Authorized:

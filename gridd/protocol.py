@@ -293,16 +293,26 @@ class JobsReply(Msg, tag="jobs"):
 
 
 class QueryRows(Msg, tag="query_rows"):
-    """The lines of a plain qstat listing (qstat, qstat -xml), rows built on the master
-    (gridd.model.job_rows) so that only what is shown travels: a queue of 100,000 jobs
-    is about 4 MB of rows, not 100 MB and more of jobs. `users`: owner patterns (qstat
-    -u), None for all; `states`: qstat -s letters; `select`: as QueryJobs';
-    `tasks_apart`: qstat -g d."""
+    """A plain qstat listing (qstat, qstat -xml), answered with its text (Printed): the
+    rows are built and printed on the master (gridd.model.job_rows,
+    gridd.formats.qstat_rows), so that only what is shown travels and the client
+    decodes one string whatever the queue's length. `users`: owner patterns (qstat -u),
+    None for all; `states`: qstat -s letters; `select`: as QueryJobs'; `tasks_apart`:
+    qstat -g d; `xml`: qstat -xml; `zone`: the client's time zone, whose local times the
+    listing shows (gridd.connection.time_zone; "" for the master's)."""
 
     users: list[str] | None = None
     states: str = ""
     select: QueueSelect | None = None
     tasks_apart: bool = False
+    xml: bool = False
+    zone: str = ""
+
+
+class Printed(Msg, tag="printed"):
+    """What a command prints on standard output, as the master rendered it."""
+
+    text: str
 
 
 class ShownRow(msgspec.Struct, array_like=True, frozen=True):
@@ -321,8 +331,8 @@ class ShownRow(msgspec.Struct, array_like=True, frozen=True):
 
 
 class JobRows(Msg, tag="job_rows"):
-    """QueryRows' answer: the running rows in queue order, then the pending ones in
-    qstat's order."""
+    """The rows of QueryRows' listing, which the master prints: the running rows in
+    queue order, then the pending ones in qstat's order."""
 
     running: list[ShownRow] = []
     pending: list[ShownRow] = []
@@ -635,7 +645,7 @@ class DbAnswer(Msg, tag="db_answer"):
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | WaitTasks | TaskEnded | NotEnded
-    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | QueryRows | JobRows
+    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | QueryRows | JobRows | Printed
     | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | WaitStarted | StartPeTask | Started
@@ -653,7 +663,7 @@ Message = (
 # a fifth of what a q* command's imports cost (anything else falls back to Message).
 Reply = (
     Error | Ok | Ping | Submitted | JobExited | Scheduled | TaskEnded | NotEnded | JobsReply
-    | JobRows | QueuesSelected | QconfReply | Started | QuotaReply | ArsReply | WebSession | Changed
+    | Printed | QueuesSelected | QconfReply | Started | QuotaReply | ArsReply | WebSession | Changed
     | DbAnswer
 )
 

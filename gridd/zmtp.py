@@ -14,7 +14,6 @@ from __future__ import annotations
 import _socket
 import os
 import struct
-from typing import NamedTuple
 
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
@@ -35,13 +34,28 @@ class _Closed(ZmtpError):
     where it is how libzmq answers a wrong server key."""
 
 
-class Curve(NamedTuple):
+class Curve(tuple):
     """CurveZMQ keys, 32 raw bytes each: the server's public key, and this client's
-    long-term pair, whose public half the server's authenticator (ZAP) knows."""
+    long-term pair, whose public half the server's authenticator (ZAP) knows. (A tuple
+    with names, not a typing.NamedTuple: importing typing is a q* command's
+    milliseconds.)"""
 
-    server_public: bytes
-    public: bytes
-    secret: bytes
+    __slots__ = ()
+
+    def __new__(cls, server_public: bytes, public: bytes, secret: bytes) -> Curve:
+        return super().__new__(cls, (server_public, public, secret))
+
+    @property
+    def server_public(self) -> bytes:
+        return self[0]
+
+    @property
+    def public(self) -> bytes:
+        return self[1]
+
+    @property
+    def secret(self) -> bytes:
+        return self[2]
 
 
 def z85_encode(raw: bytes) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import grp
-import os
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -12,7 +10,11 @@ import msgspec
 
 from gridd import protocol as p
 from gridd.client import Client, GriddError, Refused
-from gridd.client import current_user as current_user  # the q* commands take it from here
+from gridd.connection import (  # noqa: F401  (the q* commands take them from here)
+    current_group,
+    current_user,
+    home_dir,
+)
 from gridd.manual import usage
 
 # What -fmt takes on qstat, qhost, qrstat and qquota: Open Cluster Scheduler 9.2's
@@ -27,24 +29,6 @@ def output_format(value: str) -> str:
     if value not in _FORMATS:
         raise ValueError(f'invalid option argument "{value}"')
     return value
-
-
-def current_group() -> str:
-    try:
-        return grp.getgrgid(os.getgid()).gr_name
-    except KeyError:
-        return str(os.getgid())
-
-
-def home_dir() -> str:
-    """The running user's home, as a submission names it: the password database's, else
-    $HOME (a uid with no entry)."""
-    import pwd
-
-    try:
-        return pwd.getpwuid(os.getuid()).pw_dir
-    except KeyError:
-        return os.environ.get("HOME", "/")
 
 
 def read_text(path: str) -> str | None:

@@ -9,14 +9,19 @@ their own clean shutdown has run inside ``main``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 
 
 def _run(command: str) -> None:
-    _import_msgspec()
-    code = importlib.import_module(f"gridd.cli.{command}").main()
+    from gridd.cli import quick
+
+    code = quick.run(command, sys.argv[1:])
+    if code is None:
+        _import_msgspec()
+        # __import__, not importlib.import_module: the importlib package (and warnings,
+        # which it loads) would be one more import on every command's path
+        code = __import__(f"gridd.cli.{command}", fromlist=["main"]).main()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

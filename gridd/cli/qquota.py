@@ -102,7 +102,7 @@ def render_text(rows: list[QuotaRow]) -> str:
 
 def render_xml(rows: list[QuotaRow]) -> str:
     """One qquota_rule per rule and scope, with a limit element per resource."""
-    from gridd.cli.render_text import xml_escape
+    from gridd.formats.shown import xml_escape
 
     out = [_XML_HEAD]
     previous: tuple[str, str] | None = None

@@ -27,7 +27,7 @@ from gridd.cli.common import (
 )
 from gridd.cli.qrsh_args import QrshError, QrshRequest, parse_qrsh
 from gridd.client import CONNECT_TIMEOUT, Client, GriddError
-from gridd.formats.requests import submitted_line
+from gridd.formats.submitted import submitted_line
 from gridd.manual import usage
 from gridd.zmtp import Curve, Dealer, ZmtpError
 

@@ -22,7 +22,7 @@ from gridd.model.job_rows import state_filter
 
 if TYPE_CHECKING:
     from gridd.cli.render_qstat import Rendered
-    from gridd.cli.render_qstat_extra import Extra
+    from gridd.formats.qstat_rows import Extra
     from gridd.protocol import JobsReply
 
 # Options whose extra columns are not shown yet; accepted so that scripts keep working.
@@ -208,15 +208,13 @@ def _plain(opts: dict) -> bool:
 
 
 def _listing(opts: dict, users: list[str], selection: Selection) -> int:
-    """A plain listing from the rows the master built: only what is shown travels."""
-    from gridd.cli import render_qstat_rows as render
-
+    """A plain listing, printed by the master from its rows: only what is shown travels."""
     with Client() as client:
         reply = client.job_rows(
             None if "*" in users else users, opts["states"] or "",
             select=selection.select if selection.given else None,
-            tasks_apart="tasks_apart" in opts["extra"])
-    sys.stdout.write((render.qstat_rows_xml if opts["xml"] else render.qstat_rows)(reply))
+            tasks_apart="tasks_apart" in opts["extra"], xml=opts["xml"])
+    sys.stdout.write(reply.text)
     return 0
 
 

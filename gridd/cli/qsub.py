@@ -17,9 +17,9 @@ from gridd.cli.common import (
     read_text,
     withdraw,
 )
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.client import Client, GriddError
-from gridd.formats.requests import format_task_range, submitted_line
+from gridd.formats.submitted import format_task_range, submitted_line, unable_to_run
 from gridd.manual import usage
 from gridd.model.job import Job
 

@@ -18,6 +18,7 @@ import msgspec
 
 from gridd.formats import requests
 from gridd.formats.names import date_time_complaint, parse_date_time
+from gridd.formats.submitted import unable_to_run
 from gridd.model.job import JobSpec, changed_context
 from gridd.model.values import is_unsigned, parse_time
 
@@ -106,12 +107,6 @@ class _Scanned(msgspec.Struct, kw_only=True):
     options: list[tuple[str, list[str]]] = msgspec.field(default_factory=list)
     positional: list[str] = msgspec.field(default_factory=list)
     after_dashdash: bool = False
-
-
-def unable_to_run(text: str) -> str:
-    """A submission refused, as qsub (and the web's submit page) say it: the master's
-    refusals start so already, the others get the words put before them."""
-    return text if text.startswith("Unable to run job") else f"Unable to run job: {text}"
 
 
 def _rejected(text: str) -> QsubError:

@@ -33,7 +33,7 @@ from gridd.cli.render_qstat import (
     resource_line,
     used_slots,
 )
-from gridd.cli.render_text import xml_escape
+from gridd.formats.shown import xml_escape
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.host_lifecycle import shown_up
 from gridd.model.job import Job

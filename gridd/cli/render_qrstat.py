@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gridd.cli.render_text import stamp, xml_escape, xml_stamp
+from gridd.formats.shown import stamp, xml_escape, xml_stamp
 from gridd.model.ar import AdvanceReservation
 from gridd.model.ar_lifecycle import FAILED
 

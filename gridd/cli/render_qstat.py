@@ -20,30 +20,30 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from gridd.cli.render_qstat_extra import (
-    PLAIN,
-    QUEUE_WIDTH,
-    Extra,
     columns,
-    header,
     pe_span,
     refers_to,
     request_lines,
     resource_text,
-    rule,
     xml_deadline,
     xml_owner,
     xml_priority,
     xml_requests,
     xml_usage,
 )
-from gridd.cli.render_qstat_rows import (
+from gridd.formats.qstat_rows import (
+    PLAIN,
+    QUEUE_WIDTH,
     XML_HEAD,
+    Extra,
+    header,
     job_columns,
     queue_column,
+    rule,
     task_column,
     xml_job,
 )
-from gridd.cli.render_text import xml_escape
+from gridd.formats.shown import xml_escape
 from gridd.model import job_rows as listing
 from gridd.model.cluster import ExecHost, Queue, Resource, split_instance
 from gridd.model.complexes import NUMERIC_TYPES, parse_value

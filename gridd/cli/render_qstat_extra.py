@@ -16,64 +16,17 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 
-import msgspec
-
-from gridd.cli.render_text import stamp, xml_escape, xml_stamp
+from gridd.formats.qstat_rows import Extra
+from gridd.formats.shown import stamp, xml_escape, xml_stamp
 from gridd.model.job import Job, Task, Usage
 from gridd.model.job_rows import task_slots
 from gridd.model.values import is_unsigned
 from gridd.protocol import PriorityParts
 
-QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
 NO_PARTS = PriorityParts(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
 _REQUEST_LABEL = 18  # -r values start 7 + 18 columns in
 _INDENT = " " * 7
 _TIME_RESOURCES = frozenset({"h_rt", "s_rt", "h_cpu", "s_cpu"})
-
-
-class Extra(msgspec.Struct, frozen=True):
-    pri: bool = False
-    urg: bool = False
-    ext: bool = False
-    requests: bool = False  # -r
-    slots_apart: bool = False  # -g t: a line per slot, MASTER or SLAVE
-    tasks_apart: bool = False  # -g d: a line per waiting array task
-    no_empty: bool = False  # -ne: with -f, only the queue instances where jobs run
-
-    @property
-    def columns(self) -> bool:
-        return self.pri or self.urg or self.ext
-
-    @property
-    def when(self) -> bool:
-        """Whether the submit/start time is shown."""
-        return self.pri or self.urg or not self.ext
-
-
-PLAIN = Extra()  # none of -pri, -urg, -ext and -r
-
-
-def header(extra: Extra) -> str:
-    """The job listing's title line."""
-    text = "job-ID  prior   "
-    text += "nurg    " if extra.pri or extra.urg else ""
-    text += "npprior " if extra.pri else ""
-    text += "ntckts  " if extra.pri or extra.ext else ""
-    text += "urg      rrcontr  wtcontr  dlcontr  " if extra.urg else ""
-    text += " ppri " if extra.pri else ""
-    text += "name       user         "
-    text += "project          department " if extra.ext else ""
-    text += "state "
-    if extra.when:
-        text += "submit/start at      deadline           " if extra.urg else "submit/start at     "
-    text += "cpu        mem     io      tckts ovrts otckt ftckt stckt share " if extra.ext else ""
-    slots = "master" if extra.slots_apart else "slots"
-    return text + "queue" + " " * (QUEUE_WIDTH - 5) + f" {slots} ja-task-ID "
-
-
-def rule(extra: Extra) -> str:
-    """The dashes under the title: 8.1.9 adds a fixed count per option."""
-    return "-" * (113 + 35 * extra.pri + 64 * extra.urg + 79 * extra.ext + extra.slots_apart)
 
 
 def columns(extra: Extra, job: Job, prior: float, state: str, when: float,

@@ -26,12 +26,12 @@ from gridd.cli.render_qstat import (
 )
 from gridd.cli.render_qstat_extra import (
     NO_PARTS,
-    Extra,
     pe_span,
     predecessors,
     request_value,
     task_slots,
 )
+from gridd.formats.qstat_rows import Extra
 from gridd.model.cluster import Resource
 from gridd.model.complexes import NUMERIC_TYPES
 from gridd.model.job import Job, Task, Usage

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gridd.cli.render_qstat import XML_HEAD, shown_instances, used_slots
-from gridd.cli.render_text import xml_escape
+from gridd.formats.shown import xml_escape
 from gridd.model.cluster import ExecHost, split_instance
 from gridd.model.host_lifecycle import shown_up
 

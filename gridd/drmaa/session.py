@@ -19,7 +19,7 @@ from gridd.client import REPLY_TIMEOUT, Client, GriddError, NoAnswer, Refused, c
 from gridd.drmaa import codes as c
 from gridd.drmaa.codes import DrmaaError
 from gridd.drmaa.template import Template, qsub_words, with_environment
-from gridd.formats.requests import submitted_line
+from gridd.formats.submitted import submitted_line
 from gridd.model.job import JobSpec
 
 DRM_SYSTEM = "SGE 8.1.9 (gridd)"  # programs take a system whose name starts with SGE as it

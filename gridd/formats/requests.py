@@ -129,20 +129,6 @@ def first_invalid_job_task(targets: list[str]) -> str | None:
     return next((why for why in map(invalid_job_task, targets) if why), None)
 
 
-def format_task_range(task_range: tuple[int, int, int]) -> str:
-    """`first-last:step`, the form of `Your job-array N.1-6:2` and `qstat -j`."""
-    first, last, step = task_range
-    return f"{first}-{last}:{step}"
-
-
-def submitted_line(job_id: int, name: str, task_range: tuple[int, int, int] | None) -> str:
-    """qsub's confirmation of a job (or job array) taken."""
-    if task_range:
-        return (f'Your job-array {job_id}.{format_task_range(task_range)} ("{name}") has '
-                "been submitted")
-    return f'Your job {job_id} ("{name}") has been submitted'
-
-
 def parse_pe_range(text: str) -> tuple[int, int]:
     """`n`, `n-m`, `-m` or `n-` → (min, max); open ends become 1 and PE_SLOTS_UNBOUNDED."""
     low_text, has_dash, high_text = text.partition("-")

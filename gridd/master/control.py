@@ -15,9 +15,9 @@ from gridd.formats.requests import (
     ONLY_JOBS,
     invalid_job_task,
     split_job_task,
-    submitted_line,
     task_selection,
 )
+from gridd.formats.submitted import submitted_line
 from gridd.master import admin, ars, permissions, qmod, reporting, views
 from gridd.master.sched_input import no_pending
 from gridd.master.state import Effects

@@ -218,7 +218,7 @@ class Handler:
             case p.QueryRows():
                 if msg.select is not None:
                     self._groups(msg.select)
-                reply = m.query_rows(msg, now)
+                reply = printed(m.query_rows(msg, now), msg)
             case p.SelectQueues():
                 self._groups(msg.select)
                 reply = m.select_queues(msg)
@@ -298,3 +298,14 @@ def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | N
     if not isinstance(inner, CHANGES):
         return None
     return p.Error(text=text, rid=msg.rid)
+
+
+def printed(rows: p.Msg, req: p.QueryRows) -> p.Msg:
+    """A plain qstat's listing as the client prints it (or the refusal): the client
+    decodes one string, however long the queue."""
+    if not isinstance(rows, p.JobRows):
+        return rows
+    from gridd.formats import qstat_rows as render
+
+    show = render.qstat_rows_xml if req.xml else render.qstat_rows
+    return p.Printed(text=show(rows, req.zone))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import fnmatch
 
 from gridd import protocol as p
-from gridd.formats.requests import TaskIdError, submitted_line
+from gridd.formats.requests import TaskIdError
+from gridd.formats.submitted import submitted_line
 from gridd.master import ars, ids, permissions, reporting, views
 from gridd.master.sched_input import sched_job
 from gridd.master.state import Effects

@@ -8,7 +8,7 @@ planner, importing model alone, must know.
 
 import msgspec
 
-VERSION = 1
+from gridd.wire import VERSION as VERSION  # one number for the structs and the plain values
 
 
 class Msg(msgspec.Struct, tag_field="t", kw_only=True):

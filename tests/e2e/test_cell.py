@@ -161,6 +161,17 @@ def test_qstat_shows_running_and_pending_and_qdel_removes_them(cell: Cell):
     assert len(root.findall("./job_info/job_list[@state='pending']")) == 1
     full = cell.ok("qstat", "-f")
     assert "all.q@node1" in full and "0/2/2" in full
+    # The master prints a plain listing in the client's time zone, as the client prints
+    # -f's job lines itself
+    def times(*argv: str, zone: str) -> dict[str, list[str]]:
+        lines = cell.ok("qstat", *argv, env=dict(cell.env, TZ=zone)).splitlines()
+        return {ln.split()[0]: ln.split()[5:7] for ln in lines
+                if ln.split() and ln.split()[0].isdigit()}
+
+    shown, utc = times(zone="Asia/Tokyo"), times(zone="UTC")
+    assert shown == times("-f", zone="Asia/Tokyo") and len(shown) == 5
+    hours = {(int(shown[j][1][:2]) - int(utc[j][1][:2])) % 24 for j in shown}
+    assert hours == {9}
     detail = cell.ok("qstat", "-j", str(ids[0]))
     assert re.search(rf"^job_number:\s+{ids[0]}$", detail, re.M)
     res = cell.run("qdel", *map(str, ids))

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gridd.formats import requests
+from gridd.formats.submitted import format_task_range
 
 # --- -l resource lists --------------------------------------------------------------
 
@@ -81,7 +82,7 @@ def test_task_range_zero_is_a_task_id_error() -> None:
 )
 def test_task_range_round_trip(first: int, extra: int, step: int) -> None:
     task_range = (first, first + extra, step)
-    assert requests.parse_task_range(requests.format_task_range(task_range)) == task_range
+    assert requests.parse_task_range(format_task_range(task_range)) == task_range
 
 
 @given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=1, max_value=10**6))

@@ -9,8 +9,8 @@ import pytest
 
 from gridd import protocol as p
 from gridd.cli import render_qstat as rq
-from gridd.cli import render_qstat_rows as rows
-from gridd.cli.render_qstat_extra import Extra
+from gridd.formats import qstat_rows as rows
+from gridd.formats.qstat_rows import Extra
 from gridd.master.queries import compact
 from gridd.master.state import Effects
 from gridd.model import job_rows

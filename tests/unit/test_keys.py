@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import pwd
+import re
 import subprocess
 import sys
 
 import pytest
 import zmq.auth
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gridd import keys
 from gridd.zmtp import z85_encode
@@ -143,3 +146,23 @@ def test_reading_keys_and_the_clients_curve_do_not_import_pyzmq(tmp_path):
     env = dict(os.environ, GRIDD_KEY=str(tmp_path / "mine.key_secret"))
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+# The rules key files were read by before they were read without re (a q* command reads
+# its keys on every run, and importing re was a good part of its start-up): the lines
+# zmq.auth's certificates hold, and the names a key may have.
+_KEY_LINE = re.compile(r'^[ \t]*(public|secret)-key[ \t]*=[ \t]*["\']?(.*?)["\']?[ \t]*$', re.M)
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]{0,254}")
+_LINE_PARTS = st.sampled_from(["public", "secret", "-key", "key", "=", " ", "\t", '"', "'",
+                               "\n", "\r", "a", "Z9.", "x=y", "é", "public-key", "secret-key"])
+
+
+@given(st.lists(_LINE_PARTS, max_size=24).map("".join))
+def test_key_lines_are_read_as_by_the_pattern_they_were_read_with(text: str) -> None:
+    assert keys.key_lines(text) == dict(_KEY_LINE.findall(text))
+
+
+@given(st.text(st.sampled_from("aZ09_.@-/ é\n"), max_size=8)
+       | st.text(st.sampled_from("ab_"), min_size=250, max_size=260))
+def test_key_names_are_checked_as_by_the_pattern_they_were_checked_with(name: str) -> None:
+    assert keys.valid_name(name) == (_NAME.fullmatch(name) is not None)

@@ -33,7 +33,7 @@ def _layer(modules: str, imports: str = "", packages: str = "", pure: bool = Fal
 
 # The table of docs/ARCHITECTURE.md ("Layers"); keep the two the same.
 LAYERS = {
-    "model": _layer("gridd.model", "", "msgspec", pure=True),
+    "model": _layer("gridd.model gridd.wire", "", "msgspec", pure=True),
     "formats": _layer("gridd.formats", "model resources", "lark msgspec", pure=True),
     "sched": _layer("gridd.sched", "model", "msgspec", pure=True),
     "protocol": _layer("gridd.protocol", "model", "msgspec"),
@@ -43,8 +43,8 @@ LAYERS = {
     "spool": _layer("gridd.spool", "model formats master.state base", "msgspec"),
     "accounting": _layer("gridd.accounting", "model formats protocol client base resources",
                          "duckdb msgspec"),
-    "client": _layer("gridd.client gridd.zmtp gridd.keys gridd.join_bundle gridd.session "
-                     "gridd.login_token",
+    "client": _layer("gridd.client gridd.connection gridd.zmtp gridd.keys gridd.join_bundle "
+                     "gridd.session gridd.login_token",
                      "model protocol base", "nacl zmq msgspec"),
     "base": _layer("gridd gridd.durable gridd.collector gridd.paths gridd.pidfile "
                    "gridd.sge_root gridd.master_endpoint"),

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.formats.requests import PE_SLOTS_UNBOUNDED
+from gridd.formats.submitted import unable_to_run
 
 NOW = 1_795_000_000.0  # when a date without a year falls in 2026
 ENV = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from gridd.cli import render_qstat as rq
-from gridd.cli.render_qstat_extra import Extra, header, rule
+from gridd.formats.qstat_rows import Extra, header, rule
 from gridd.model.job import Task, Usage
 from gridd.model.task_lifecycle import HELD
 from gridd.protocol import JobsReply, PriorityParts

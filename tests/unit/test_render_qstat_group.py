@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gridd.cli import render_qstat as rq
-from gridd.cli.render_qstat_extra import Extra
 from gridd.cli.render_qstat_summary import cluster_summary, cluster_summary_xml
+from gridd.formats.qstat_rows import Extra
 from gridd.model.cluster import ExecHost, Queue
 from gridd.model.job import Job
 from gridd.model.task_lifecycle import HELD

@@ -8,7 +8,7 @@ import pytest
 
 from gridd.cli import render_qstat_json as rj
 from gridd.cli.render_json import document
-from gridd.cli.render_qstat_extra import Extra
+from gridd.formats.qstat_rows import Extra
 from gridd.model.cluster import Resource
 from gridd.model.task_lifecycle import HELD
 from gridd.protocol import PriorityParts

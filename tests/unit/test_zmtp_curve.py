@@ -113,7 +113,7 @@ def test_many_pipelined_messages_keep_their_order_and_nonces(tcp_server: Server)
 
 def test_a_wrong_server_key_fails_clearly_and_fast(tcp_server: Server) -> None:
     public, secret = zmq.curve_keypair()
-    wrong = tcp_server.keys._replace(server_public=z85.decode(public))
+    wrong = Curve(z85.decode(public), tcp_server.keys.public, tcp_server.keys.secret)
     start = time.monotonic()
     with pytest.raises(ZmtpError, match="closed the connection during the CURVE handshake "
                                         r"\(a wrong server public key"):
@@ -136,8 +136,8 @@ def test_a_key_the_authenticator_refuses_is_a_clear_error(ctx: zmq.Context,
             def keys(name: str, where: Path) -> Curve:
                 public, secret = zmq.auth.load_certificate(where / f"{name}.key_secret")
                 assert secret is not None
-                return server.keys._replace(public=z85.decode(public),
-                                            secret=z85.decode(secret))
+                return Curve(server.keys.server_public, z85.decode(public),
+                             z85.decode(secret))
 
             with pytest.raises(ZmtpError, match=r"the server refused the connection: 400 "
                                                 r"\(this client's key is not authorized\)"):

@@ -9,7 +9,7 @@ import time
 
 from starlette.testclient import TestClient
 
-from gridd.cli.render_text import stamp
+from gridd.formats.shown import stamp
 from gridd.web.pages.reservations import qrsub_time
 from tests.e2e.conftest import Cell
 from tests.web.conftest import log_in

@@ -19,9 +19,9 @@ from starlette.routing import Route
 from gridd import protocol as p
 from gridd.cli import render_qstat
 from gridd.cli.queue_select import BadSelection, Selection
-from gridd.cli.render_text import stamp
 from gridd.client import JOB_ACTIONS, GriddError
 from gridd.formats.requests import first_invalid_job_task
+from gridd.formats.shown import stamp
 from gridd.model import job_rows
 from gridd.model.values import is_unsigned
 from gridd.web.context import call, login_of, render, wants_fragment

@@ -15,7 +15,7 @@ from gridd.cli import render_qstat
 from gridd.cli.render_qhost import host_values
 from gridd.cli.render_qrstat import by_id, columns
 from gridd.cli.render_qstat import QueueInstance
-from gridd.cli.render_qstat_extra import Extra
+from gridd.formats.qstat_rows import Extra
 from gridd.model.cluster import split_instance
 from gridd.protocol import ArsReply, JobsReply
 from gridd.web.context import call, render, wants_fragment

@@ -16,10 +16,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from gridd import protocol as p
-from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub, unable_to_run
+from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
 from gridd.cli.render_qstat import unsubmitted_detail
 from gridd.client import GriddError
-from gridd.formats.requests import submitted_line
+from gridd.formats.submitted import submitted_line, unable_to_run
 from gridd.model.job import Job
 from gridd.web.accounts import account_of, reader
 from gridd.web.context import call, login_of, render, state_of

@@ -1,10 +1,11 @@
-"""qstat's job lines and job_list elements from rows, as 8.1.9 prints them: the plain
-columns every listing starts with, and the whole of a plain listing (qstat, qstat -xml)
-from the compact rows the master sends (`protocol.ShownRow`).
+"""qstat's job lines and job_list elements from rows, as 8.1.9 prints them: the title
+and the plain columns every listing starts with (the columns -pri, -urg, -ext and -r add
+are `Extra`), and the whole of a plain listing (qstat, qstat -xml), which the master
+prints for the client from its compact rows (`protocol.QueryRows`).
 
-A row is either a `protocol.ShownRow` or a `model.job_rows.Row`, which has the same
-names; the views with more columns (`render_qstat`) print theirs through these too. Kept
-apart from render_qstat so that a plain qstat, which may print 100,000 lines, loads and
+A row is anything with a `protocol.ShownRow`'s names, such as a `model.job_rows.Row`;
+the views with more columns (`cli.render_qstat`) print theirs through these too. Kept
+apart from render_qstat so that a plain listing, which may be 100,000 lines, loads and
 runs no more than it needs.
 """
 
@@ -13,16 +14,35 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gridd.cli.render_qstat_extra import PLAIN, QUEUE_WIDTH, header, rule
-from gridd.cli.render_text import stamp, xml_escape, xml_stamp
+import msgspec
+
+from gridd.formats.shown import STAMP, XML_STAMP, stamp, xml_escape, xml_stamp, zoned
 from gridd.model.task_lifecycle import SHOWN_HOLDING, ZOMBIE
 
 if TYPE_CHECKING:
-    from gridd.model.job_rows import Row
-    from gridd.protocol import JobRows, ShownRow
+    from typing import Protocol
 
-    AnyRow = Row | ShownRow
+    class AnyRow(Protocol):
+        """What a job line shows (protocol.ShownRow, model.job_rows.Row)."""
 
+        job_id: int
+        prior: float
+        name: str
+        owner: str
+        state: str
+        stamp: float
+        queue: str
+        slots: int
+        tasks: str
+        array: bool
+
+    class JobRows(Protocol):
+        """The rows of a plain listing (protocol.JobRows)."""
+
+        running: Sequence[AnyRow]
+        pending: Sequence[AnyRow]
+
+QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
 NO_TASK = " " * 7  # ja-task-ID column of a job that is not an array
 XML_HEAD = (
     "<?xml version='1.0'?>\n"
@@ -30,6 +50,53 @@ XML_HEAD = (
     'resources/schemas/qstat/qstat.xsd">\n'
 )
 _XML_RESERVED = frozenset("&<>\"'")
+
+
+class Extra(msgspec.Struct, frozen=True):
+    """The columns and lines qstat's options add to its job lines."""
+
+    pri: bool = False
+    urg: bool = False
+    ext: bool = False
+    requests: bool = False  # -r
+    slots_apart: bool = False  # -g t: a line per slot, MASTER or SLAVE
+    tasks_apart: bool = False  # -g d: a line per waiting array task
+    no_empty: bool = False  # -ne: with -f, only the queue instances where jobs run
+
+    @property
+    def columns(self) -> bool:
+        return self.pri or self.urg or self.ext
+
+    @property
+    def when(self) -> bool:
+        """Whether the submit/start time is shown."""
+        return self.pri or self.urg or not self.ext
+
+
+PLAIN = Extra()  # none of -pri, -urg, -ext and -r
+
+
+def header(extra: Extra) -> str:
+    """The job listing's title line."""
+    text = "job-ID  prior   "
+    text += "nurg    " if extra.pri or extra.urg else ""
+    text += "npprior " if extra.pri else ""
+    text += "ntckts  " if extra.pri or extra.ext else ""
+    text += "urg      rrcontr  wtcontr  dlcontr  " if extra.urg else ""
+    text += " ppri " if extra.pri else ""
+    text += "name       user         "
+    text += "project          department " if extra.ext else ""
+    text += "state "
+    if extra.when:
+        text += "submit/start at      deadline           " if extra.urg else "submit/start at     "
+    text += "cpu        mem     io      tckts ovrts otckt ftckt stckt share " if extra.ext else ""
+    slots = "master" if extra.slots_apart else "slots"
+    return text + "queue" + " " * (QUEUE_WIDTH - 5) + f" {slots} ja-task-ID "
+
+
+def rule(extra: Extra) -> str:
+    """The dashes under the title: 8.1.9 adds a fixed count per option."""
+    return "-" * (113 + 35 * extra.pri + 64 * extra.urg + 79 * extra.ext + extra.slots_apart)
 
 
 def job_columns(row: AnyRow, when: str | None = None) -> str:
@@ -49,22 +116,23 @@ def queue_column(row: AnyRow) -> str:
     return f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}"
 
 
-def qstat_rows(reply: JobRows) -> str:
-    """Plain qstat: two header lines and one line per row; nothing at all without rows."""
+def qstat_rows(reply: JobRows, zone: str = "") -> str:
+    """Plain qstat: two header lines and one line per row; nothing at all without rows.
+    Times are in the time zone `zone` names (render_text.zoned)."""
     rows = reply.running + reply.pending
     if not rows:
         return ""
-    stamps = _Stamps(stamp)
+    stamps = _Stamps(zoned(STAMP, zone))
     return "".join([
         header(PLAIN), "\n", rule(PLAIN), "\n",
         *(f"{job_columns(row, stamps[int(row.stamp)])}{queue_column(row)} {row.slots:5d} "
           f"{task_column(row)}\n" for row in rows)])
 
 
-def qstat_rows_xml(reply: JobRows) -> str:
+def qstat_rows_xml(reply: JobRows, zone: str = "") -> str:
     """qstat -xml: running rows under queue_info, pending ones under the nested
-    job_info."""
-    stamps = _Stamps(xml_stamp)
+    job_info; times as qstat_rows'."""
+    stamps = _Stamps(zoned(XML_STAMP, zone))
     return "".join([
         XML_HEAD, "  <queue_info>\n",
         *(xml_job(row, 4, True, when=stamps[int(row.stamp)]) for row in reply.running),
