@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from gridd import connection
 from gridd import protocol as p
 from gridd.cli import qsub as whole_qsub
 from gridd.cli import quick
+from gridd.formats.qstat_rows import qstat_rows, qstat_rows_xml
 
 
 class FakeMaster:
@@ -189,3 +191,21 @@ def test_qsub_with_a_default_request_file_is_left_to_the_whole_command(
     (tmp_path / where).write_text("-N fromfile\n")
     assert quick.run("qsub", ["-b", "y", "true"]) is None
     assert master.frames == []
+
+
+def test_the_master_prints_times_in_the_zone_the_client_names(monkeypatch) -> None:
+    """formats.shown.zoned: a zone the master does not know, or none, is its own."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        row = p.ShownRow(7, 0.5, "job", "ann", "qw", 1_800_000_000.0, "", 1, "", False)
+        rows = p.JobRows(pending=[row])
+        shown = {zone: qstat_rows(rows, zone).splitlines()[2].split()[5:7]
+                 for zone in ("", "UTC", "Asia/Tokyo", "Nowhere/Bogus", "../../etc/passwd")}
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert shown["Asia/Tokyo"] == ["01/15/2027", "17:00:00"]
+    assert shown[""] == shown["UTC"] == shown["Nowhere/Bogus"] == shown["../../etc/passwd"] \
+        == ["01/15/2027", "08:00:00"]
+    assert "2027-01-15T17:00:00" in qstat_rows_xml(rows, "Asia/Tokyo")
