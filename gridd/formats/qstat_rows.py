@@ -116,29 +116,66 @@ def queue_column(row: AnyRow) -> str:
     return f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}"
 
 
-def qstat_rows(reply: JobRows, zone: str = "") -> str:
+def qstat_rows(reply: JobRows, zone: str = "", memo: Memo | None = None) -> str:
     """Plain qstat: two header lines and one line per row; nothing at all without rows.
-    Times are in the time zone `zone` names (render_text.zoned)."""
+    Times are in the time zone `zone` names (shown.zoned); `memo` holds the lines of
+    an earlier listing, which rows that did not change take from it."""
     rows = reply.running + reply.pending
     if not rows:
         return ""
     stamps = _Stamps(zoned(STAMP, zone))
-    return "".join([
-        header(PLAIN), "\n", rule(PLAIN), "\n",
-        *(f"{job_columns(row, stamps[int(row.stamp)])}{queue_column(row)} {row.slots:5d} "
-          f"{task_column(row)}\n" for row in rows)])
+
+    def line(row: AnyRow) -> str:
+        return (f"{job_columns(row, stamps[int(row.stamp)])}{queue_column(row)} "
+                f"{row.slots:5d} {task_column(row)}\n")
+
+    return "".join([header(PLAIN), "\n", rule(PLAIN), "\n",
+                    *(memo.lines(rows, zone, line) if memo else map(line, rows))])
 
 
-def qstat_rows_xml(reply: JobRows, zone: str = "") -> str:
+def qstat_rows_xml(reply: JobRows, zone: str = "", memo: Memo | None = None) -> str:
     """qstat -xml: running rows under queue_info, pending ones under the nested
-    job_info; times as qstat_rows'."""
+    job_info; times and `memo` as qstat_rows'."""
     stamps = _Stamps(zoned(XML_STAMP, zone))
-    return "".join([
-        XML_HEAD, "  <queue_info>\n",
-        *(xml_job(row, 4, True, when=stamps[int(row.stamp)]) for row in reply.running),
-        "  </queue_info>\n  <job_info>\n",
-        *(xml_job(row, 4, True, when=stamps[int(row.stamp)]) for row in reply.pending),
-        "  </job_info>\n</job_info>\n"])
+
+    def element(row: AnyRow) -> str:
+        return xml_job(row, 4, True, when=stamps[int(row.stamp)])
+
+    rows = reply.running + reply.pending
+    shown = memo.lines(rows, zone, element) if memo else list(map(element, rows))
+    running = len(reply.running)
+    return "".join([XML_HEAD, "  <queue_info>\n", *shown[:running],
+                    "  </queue_info>\n  <job_info>\n", *shown[running:],
+                    "  </job_info>\n</job_info>\n"])
+
+
+class Memo:
+    """The lines of the last listing printed in one form, by row: the master keeps one
+    per form, so that a listing asked again prints only the rows that changed (from one
+    qstat to the next, a queue of 100,000 waiting jobs is mostly the same rows, and
+    looking a row up costs a fifth of printing it). Rows are frozen (protocol.ShownRow),
+    so a row that changed is another key; the lines of rows gone are dropped when they
+    outnumber those shown."""
+
+    def __init__(self) -> None:
+        self.zone: str | None = None
+        self.known: dict[AnyRow, str] = {}
+
+    def lines(self, rows: Sequence[AnyRow], zone: str,
+              show: Callable[[AnyRow], str]) -> list[str]:
+        if zone != self.zone:
+            self.zone, self.known = zone, {}
+        known = self.known
+        get = known.get
+        out = []
+        for row in rows:
+            text = get(row)
+            if text is None:
+                text = known[row] = show(row)
+            out.append(text)
+        if len(known) > 2 * len(rows) + 1024:
+            self.known = dict(zip(rows, out, strict=True))
+        return out
 
 
 Elements = Sequence[tuple[str, str, str]]  # tag, its attributes, its text

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct
 
 from gridd import protocol as p
+from gridd.formats import qstat_rows
 from gridd.master import ars
 from gridd.master.admission import EXECD, Account, Door, Peer, name_reporter, unless_manager
 from gridd.master.state import Effects
@@ -87,6 +88,7 @@ class Handler:
         self.account = outside.account  # bound once: asked of every user's request
         self.sessions = WebSessions()
         self.watches = Watches()
+        self.listings = Listings()
 
     def committed(self, fx: Effects) -> None:
         """A burst with these effects is spooled: the watches it answers go with it."""
@@ -218,7 +220,7 @@ class Handler:
             case p.QueryRows():
                 if msg.select is not None:
                     self._groups(msg.select)
-                reply = printed(m.query_rows(msg, now), msg)
+                reply = printed(m.query_rows(msg, now), msg, self.listings)
             case p.SelectQueues():
                 self._groups(msg.select)
                 reply = m.select_queues(msg)
@@ -300,12 +302,19 @@ def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | N
     return p.Error(text=text, rid=msg.rid)
 
 
-def printed(rows: p.Msg, req: p.QueryRows) -> p.Msg:
+def printed(rows: p.Msg, req: p.QueryRows, listings: Listings) -> p.Msg:
     """A plain qstat's listing as the client prints it (or the refusal): the client
     decodes one string, however long the queue."""
     if not isinstance(rows, p.JobRows):
         return rows
-    from gridd.formats import qstat_rows as render
+    if req.xml:
+        return p.Printed(text=qstat_rows.qstat_rows_xml(rows, req.zone, listings.xml))
+    return p.Printed(text=qstat_rows.qstat_rows(rows, req.zone, listings.text))
 
-    show = render.qstat_rows_xml if req.xml else render.qstat_rows
-    return p.Printed(text=show(rows, req.zone))
+
+class Listings:
+    """The lines of the plain listings printed last, text and XML (qstat_rows.Memo)."""
+
+    def __init__(self) -> None:
+        self.text = qstat_rows.Memo()
+        self.xml = qstat_rows.Memo()

@@ -21,7 +21,7 @@ from unittest import mock
 from gridd import protocol as p
 from gridd.client import REPLY_TIMEOUT, Client
 from gridd.formats.qconf_objects import template
-from gridd.master.handle import printed
+from gridd.master.handle import Listings, printed
 from gridd.master.queries import compact
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, Queue, Resource
@@ -91,7 +91,7 @@ def reply_to(msg: p.Msg) -> p.Msg:
     if isinstance(msg, p.QueryJobs):
         return JOBS
     if isinstance(msg, p.QueryRows):
-        return printed(ROWS, msg)
+        return printed(ROWS, msg, Listings())
     if isinstance(msg, p.QueryArs):
         return ARS
     if isinstance(msg, p.QueryQuota):
