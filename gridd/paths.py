@@ -129,8 +129,11 @@ def reporting_file(base: Path | None = None) -> Path:
     return common(base) / "reporting"
 
 
+REPORTING_DB = "reporting.duckdb"  # in common/
+
+
 def reporting_db(base: Path | None = None) -> Path:
-    return common(base) / "reporting.duckdb"
+    return common(base) / REPORTING_DB
 
 
 def accounting_lock(base: Path | None = None) -> Path:

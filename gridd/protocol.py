@@ -617,11 +617,14 @@ SqlValue = str | int | float | bool | None
 class DbQuery(Msg, tag="db_query"):
     """Read-only SQL for the reporting database (qacct, gridd report). The master hands
     it to the accounting actor, the only process that may open the database, with
-    `client` set to the asker's identity."""
+    `client` set to the asker's identity. With `qacct`, a qacct command line instead (of
+    the cell's records, no file: the quick `qacct -j N`, gridd.cli.quick), answered with
+    what qacct prints (DbAnswer.text, .error, .code)."""
 
     sql: str
     params: list[SqlValue] | dict[str, SqlValue] | None = None
     client: bytes = b""
+    qacct: list[str] | None = None
 
 
 class DbExport(Msg, tag="db_export"):
@@ -640,6 +643,8 @@ class DbAnswer(Msg, tag="db_answer"):
     rows: list[list[Any]] = []
     error: str = ""
     client: bytes = b""
+    text: str = ""  # a qacct command line's (DbQuery.qacct) standard output
+    code: int = 0  # and its exit code; `error` is its standard error
 
 
 Message = (

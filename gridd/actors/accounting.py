@@ -40,6 +40,7 @@ import logging
 import math
 import socket
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -168,12 +169,25 @@ class Writers:
 
         try:
             self._settled()
+            if isinstance(ask, p.DbQuery) and ask.qacct is not None:
+                return self._qacct(ask.qacct)
             if isinstance(ask, p.DbQuery):
                 return query.answer(query.execute(self.reader, ask.sql, ask.params))
             return query.answer(query.snapshot(self.reader, ask.directory,
                                                paths.export_staging(self.base)))
         except query.QueryError as exc:
             return p.DbAnswer(error=str(exc))
+
+    def _qacct(self, argv: list[str]) -> p.DbAnswer:
+        """What qacct prints for `argv`, from the database (cli.qacct.printed)."""
+        from gridd.accounting import query
+        from gridd.cli import qacct
+
+        def run(sql: str, params: query.Params) -> query.Result:
+            return query.execute(self.reader, sql, params)
+
+        out, err, code = qacct.printed(argv, run, time.time())
+        return p.DbAnswer(text=out, error=err, code=code)
 
     def close(self) -> None:
         """Leave the database settled (whole for readers of the file) and closed."""

@@ -7,17 +7,20 @@ or, with -f, from an accounting file; either way DuckDB selects and sums
 database before its first job is accounted: then the accounting file is read.
 
 Start-up stays light: -help and the checks of the command line load neither duckdb nor
-the protocol stack, and an answer from the master needs no duckdb either.
+the protocol stack, and an answer from the master needs no duckdb either. The commonest
+form, `qacct -j N` of a running cell with its database, does not load this module at
+all (gridd.cli.quick): the accounting process runs `printed` and sends the text.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from typing import IO, Any, Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -38,6 +41,9 @@ from gridd.accounting.qacct_query import (
 )
 from gridd.manual import usage
 from gridd.model.values import is_unsigned
+
+if TYPE_CHECKING:
+    from gridd.accounting.query import Result
 
 # Options naming a grouping column, each with an optional value that selects one value.
 _GROUPING_OPTIONS = {f"-{g.option}": g.option for g in GROUPINGS} | {"-u": "o"}
@@ -213,10 +219,13 @@ class _Source(Protocol):
 
 
 class _Database:
-    """The cell's reporting database, through the master while it runs. It holds
-    records only, in DATABASE_ORDER."""
+    """The cell's reporting database, through the master while it runs (`run` given: on
+    the accounting process's own cursor). It holds records only, in DATABASE_ORDER."""
 
     unreadable = False
+
+    def __init__(self, run: Callable[[str, Any], Result] | None = None) -> None:
+        self.run = run
 
     def __enter__(self) -> _Database:
         return self
@@ -228,7 +237,7 @@ class _Database:
         from gridd.accounting.query import QueryError, run_query
 
         try:
-            return run_query(query.sql, query.params).rows
+            return (self.run or run_query)(query.sql, query.params).rows
         except QueryError as err:
             raise QacctError(str(err)) from None
 
@@ -366,6 +375,26 @@ def _open(line: CommandLine) -> Any:
 
     job = line.request.job
     return AccountingFile(files, int(job) if job and job_is_id(job) else None)
+
+
+def printed(argv: Sequence[str], run: Callable[[str, Any], Result],
+            now: float) -> tuple[str, str, int]:
+    """What qacct prints for `argv` (standard output and error) and its exit code, asked
+    of the database `run` queries: the accounting process answers the quick `qacct -j N`
+    so (protocol.DbQuery.qacct). A command line that names a file is refused: that
+    process reads the database, not the files of whoever asks."""
+    try:
+        line = parse_args(argv, now)
+    except UsageError as exc:  # as main says it
+        return "", (f"{exc}\n" if str(exc) else "") + usage("qacct"), 1
+    if line.file is not None or line.help:
+        return "", "error: only the cell's records are asked this way\n", 1
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = answer(line.request, _Database(run), out, err, line.json)
+    except QacctError as exc:
+        return exc.stdout, f"{exc.stderr}\n", 1
+    return out.getvalue(), err.getvalue(), code
 
 
 def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:

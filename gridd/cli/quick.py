@@ -1,7 +1,7 @@
 """The commonest q* command lines, run without loading the whole command.
 
-`qstat`, `qstat -u USERS`, `qstat -xml`, `qdel ID...` and `qsub [-h] -b y COMMAND
-[ARGS]` are most of what people and scripts run, many times over. Here each is sent as
+`qstat`, `qstat -u USERS`, `qstat -xml`, `qdel ID...`, `qsub [-h] -b y COMMAND [ARGS]`
+and `qacct -j ID` are most of what people and scripts run, many times over. Here each is sent as
 plain values (gridd.wire) over the light connection (gridd.connection): no msgspec, no
 model, no parser but the word comparisons below, so that the command costs little more
 than the interpreter's start. A request so built is the same message the whole command
@@ -23,6 +23,8 @@ TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gridd.zmtp import Dealer
+
     Request = dict[str, object]
 
 
@@ -35,7 +37,13 @@ def run(command: str, argv: list[str]) -> int | None:
         return None
     show, fields = request
     try:
-        return show(_ask(fields))
+        try:
+            dealer, endpoint = connection.connect()
+        except GriddError:
+            if command == "qacct":  # where no master runs, qacct reads the database
+                return None
+            raise
+        return show(_ask(dealer, endpoint, fields))
     except GriddError as exc:
         if command == "qsub":
             from gridd.formats.submitted import unable_to_run
@@ -50,10 +58,9 @@ def run(command: str, argv: list[str]) -> int | None:
         return 0
 
 
-def _ask(fields: Request) -> dict[str, object]:
+def _ask(dealer: Dealer, endpoint: str, fields: Request) -> dict[str, object]:
     """The master's answer to one request, as plain values; an Error answer raises
     Refused, as gridd.client does."""
-    dealer, endpoint = connection.connect()
     rid = 1
     frame = wire.pack({"t": fields.pop("t"), "v": wire.VERSION, "rid": rid, **fields})
     try:
@@ -184,4 +191,30 @@ def _submitted(reply: dict) -> int:
     return 0
 
 
-_FORMS = {"qstat": _qstat, "qdel": _qdel, "qsub": _qsub}
+# ---- qacct -------------------------------------------------------------------------
+
+def _qacct(argv: list[str]) -> tuple[Callable[[dict], int], Request] | None:
+    """qacct -j ID of a cell whose records are in its database: the accounting process
+    answers with what the whole command prints (cli.qacct.printed), so that qacct needs
+    neither the queries nor the renderer here, and asks once."""
+    if len(argv) != 2 or argv[0] != "-j" or not (argv[1].isascii() and argv[1].isdigit()):
+        return None
+    from gridd import paths
+
+    if not os.path.exists(os.path.join(paths.common_dir(), paths.REPORTING_DB)):
+        return None  # the whole command reads the accounting files
+    return _qacct_printed, {"t": "db_query", "sql": "", "params": None, "client": b"",
+                            "qacct": argv}
+
+
+def _qacct_printed(reply: dict) -> int:
+    _expected(reply, "db_answer")
+    text, error, code = reply.get("text"), reply.get("error"), reply.get("code")
+    if not (isinstance(text, str) and isinstance(error, str) and isinstance(code, int)):
+        raise GriddError("error: unexpected answer from qmaster: not qacct's")
+    sys.stdout.write(text)
+    sys.stderr.write(error)
+    return code
+
+
+_FORMS = {"qstat": _qstat, "qdel": _qdel, "qsub": _qsub, "qacct": _qacct}

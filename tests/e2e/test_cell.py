@@ -8,11 +8,13 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 
 import zmq
 
+from gridd.accounting.query import run_query
 from tests.e2e.conftest import BIN, Cell, dealer, wait_for
 
 SUBMITTED = re.compile(r'^Your job (\d+) \("(.*)"\) has been submitted$')
@@ -70,6 +72,17 @@ def test_binary_jobs_run_their_words_in_a_shell_unless_shell_n_and_are_accounted
                        kept: ("echo", 0), array: ("echo", 0)}
     out = cell.ok("qacct", "-j", str(direct))
     assert re.search(r"^exit_status\s+7\s*$", out, re.M)
+    # With the cell's database open, `qacct -j N` is answered by the accounting process
+    # (cli.quick): as the whole command answers, for an array's tasks and a job unknown
+    run_query("SELECT 1", base=cell.root)
+    whole = [sys.executable, "-c", "import sys; from gridd.cli import qacct; "
+             "sys.exit(qacct.main(sys.argv[1:]))"]
+    for job in (array, 99999):
+        quick, slow = cell.run("qacct", "-j", str(job)), subprocess.run(
+            [*whole, "-j", str(job)], env=cell.env, capture_output=True, text=True)
+        assert (quick.stdout, quick.stderr, quick.returncode) == (
+            slow.stdout, slow.stderr, slow.returncode)
+        assert quick.stdout.count("jobnumber") == (2 if job == array else 0)
     assert re.search(rf"^jobnumber\s+{direct}\s*$", out, re.M)
     assert (cell.root / f"out.{copy}").read_text() == f"{home} a b\nundefined\n"
     assert (cell.root / f"out.{kept}").read_text() == "$HOME a  b ; echo $SGE_TASK_ID\n"

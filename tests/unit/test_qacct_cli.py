@@ -339,3 +339,29 @@ def test_json_pages_make_one_document(root: Path, capsys, monkeypatch) -> None:
 def test_json_of_a_job_not_found_is_said_as_in_the_text(capsys) -> None:
     assert run(capsys, "-f", str(ACCOUNTING), "-j", "999", "-json") == (
         "", "error: job id 999 not found\n", 1)
+
+
+@pytest.mark.parametrize("argv", [["-j", "47"], ["-j", "99999"], ["-j"], ["-json", "-j", "47"],
+                                  ["-o"], ["-j", "47", "-t", "x"], ["-bogus"]])
+def test_what_the_accounting_process_prints_is_what_qacct_prints(
+        root: Path, capsys, argv: list[str]) -> None:
+    """cli.qacct.printed, which answers the quick `qacct -j N` on the accounting process's
+    cursor: the same output and exit code as the command asking through the master."""
+    from gridd.accounting import db, query
+
+    _database(root, *LINES)
+    con = db.open_db(root / "common" / "reporting.duckdb")
+    try:
+        printed = qacct.printed(argv, lambda sql, params: query.execute(con, sql, params), NOW)
+    finally:
+        con.close()
+    assert printed == run(capsys, *argv)
+
+
+@pytest.mark.parametrize("argv", [["-f", "/etc/shadow", "-j"], ["/etc/shadow"], ["-help"]])
+def test_the_accounting_process_reads_no_file_it_is_named(argv: list[str]) -> None:
+    def run(sql: str, params: object) -> None:
+        raise AssertionError("nothing is asked of the database")
+
+    assert qacct.printed(argv, run, NOW) == (
+        "", "error: only the cell's records are asked this way\n", 1)

@@ -179,9 +179,32 @@ def test_an_unreachable_master_is_reported_alike(master: FakeMaster,
     ("qsub", ["-N", "n", "-b", "y", "x"]), ("qsub", ["-b", "y", "--", "x"]),
     ("qhost", []), ("qacct", ["-j", "1"]),
 ])
-def test_other_command_lines_are_left_to_the_whole_command(command: str,
-                                                           argv: list[str]) -> None:
+def test_other_command_lines_are_left_to_the_whole_command(
+        command: str, argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRIDD_ROOT", str(tmp_path))  # a cell without a database: qacct too
     assert quick.run(command, argv) is None
+
+
+def test_qacct_without_a_master_is_left_to_the_whole_command(
+        master: FakeMaster, tmp_path: Path) -> None:
+    """Where no master answers, the whole qacct reads the database file itself."""
+    (tmp_path / "root" / "common" / "reporting.duckdb").write_bytes(b"")
+    master.close()
+    assert quick.run("qacct", ["-j", "1"]) is None
+
+
+@pytest.mark.parametrize("reply", [
+    p.DbAnswer(text="==\njobnumber 1\n"), p.DbAnswer(error="error: job id 1 not found\n",
+                                                      code=1)])
+def test_qacct_prints_what_the_accounting_process_answers(
+        master: FakeMaster, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        reply: p.DbAnswer) -> None:
+    (tmp_path / "root" / "common" / "reporting.duckdb").write_bytes(b"")
+    master.reply = reply
+    assert quick.run("qacct", ["-j", "1"]) == reply.code
+    assert capsys.readouterr() == (reply.text, reply.error)
+    (request,) = (p.decode(frame) for frame in master.frames)
+    assert request == p.DbQuery(sql="", qacct=["-j", "1"], rid=1)
 
 
 @pytest.mark.parametrize("where", ["root/common/sge_request", "home/.sge_request",
