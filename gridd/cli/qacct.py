@@ -243,9 +243,13 @@ class _Database:
 
     def listing(self, req: Request, size: int) -> Iterator[list[tuple[Any, ...]]]:
         """The records `req` asks for with -j, a stretch of end times of about `size`
-        records at a time (a query each: the master answers each query whole)."""
+        records at a time (a query each: the master answers each query whole); on the
+        accounting process's cursor, which hands over no answer per query, all at once."""
         from gridd.accounting.record import FIELDS
 
+        if self.run is not None:
+            yield self.rows(listing_query(req, FIELDS, order=DATABASE_ORDER))
+            return
         cuts = [cut for (cut,) in self.rows(cuts_query(req, size))]
         for stretch in stretches(cuts):
             yield self.rows(listing_query(req, FIELDS, order=DATABASE_ORDER, ended=stretch))
