@@ -69,10 +69,7 @@ class Client:
             if self.session is not None and not isinstance(msg, (p.WebLogin, p.WebLogout)):
                 body = p.encode(p.AsUser(session=self.session, request=body, rid=self._rid))
         except UnicodeEncodeError as exc:
-            # Python hands over command-line words and files that are not UTF-8 with
-            # their bad bytes as lone surrogates, which the protocol cannot carry.
-            raise GriddError(f"error: cannot send text that is not UTF-8: "
-                             f"{exc.object[exc.start:exc.end]!r}") from None
+            raise connection.not_utf8(exc) from None
         except OverflowError:  # msgpack holds integers of 64 bits (-t 1-99999999999999999999)
             raise GriddError("error: a number is too large (more than 64 bits)") from None
         return Dealer.encode([body])

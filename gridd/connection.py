@@ -67,6 +67,14 @@ def transfer(endpoint: str, op: Callable[..., T], *args: object) -> T:
                          f"{exc}") from None
 
 
+def not_utf8(exc: UnicodeEncodeError) -> GriddError:
+    """A request with text that cannot be sent: Python hands over command-line words and
+    files that are not UTF-8 with their bad bytes as lone surrogates, which the protocol
+    cannot carry."""
+    return GriddError(f"error: cannot send text that is not UTF-8: "
+                      f"{exc.object[exc.start:exc.end]!r}")
+
+
 def unreadable(endpoint: str, exc: Exception) -> GriddError:
     """An answer that is not a message this client knows."""
     return GriddError(f"error: cannot read the answer of qmaster at {endpoint}: {exc}")

@@ -62,8 +62,11 @@ def _ask(dealer: Dealer, endpoint: str, fields: Request) -> dict[str, object]:
     """The master's answer to one request, as plain values; an Error answer raises
     Refused, as gridd.client does."""
     rid = 1
-    frame = wire.pack({"t": fields.pop("t"), "v": wire.VERSION, "rid": rid, **fields})
     try:
+        try:
+            frame = wire.pack({"t": fields.pop("t"), "v": wire.VERSION, "rid": rid, **fields})
+        except UnicodeEncodeError as exc:
+            raise connection.not_utf8(exc) from None
         connection.transfer(endpoint, dealer.send_raw, dealer.encode([frame]))
         dealer.settimeout(connection.REPLY_TIMEOUT)
         while True:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 import zmq
+from hypothesis import given
+from hypothesis import strategies as st
 
-from gridd import connection
+from gridd import connection, wire
 from gridd import protocol as p
 from gridd.cli import qsub as whole_qsub
 from gridd.cli import quick
@@ -94,18 +96,27 @@ def _both(master: FakeMaster, capsys: pytest.CaptureFixture[str], command: str,
     return runs[0], runs[1]
 
 
+def _sent(run: tuple, kind: type) -> bool:
+    """Whether the run sent one request of `kind`, or (its words not UTF-8) none and said
+    why."""
+    requests, code, out, err = run
+    if not requests:
+        return code == 1 and "cannot send text that is not UTF-8" in err
+    return len(requests) == 1 and isinstance(requests[0], kind)
+
+
 LISTING = p.Printed(text="job-ID  prior\n-------\n      7 0.5 ...\n")
 REFUSED = p.Error(text="error: refused for a reason", code=2)
 
 
 @pytest.mark.parametrize("argv", [[], ["-xml"], ["-u", "ann,bob"], ["-u", "*"],
-                                  ["-xml", "-u", "x,,y"], ["-u", "-xml"]])
+                                  ["-xml", "-u", "x,,y"], ["-u", "-xml"], ["-u", "b\udcffd"]])
 @pytest.mark.parametrize("reply", [LISTING, p.Printed(text=""), REFUSED])
 def test_qstat(master: FakeMaster, capsys: pytest.CaptureFixture[str], argv: list[str],
                reply: p.Msg) -> None:
     fast, whole = _both(master, capsys, "qstat", argv, reply)
     assert fast == whole
-    assert isinstance(fast[0][0], p.QueryRows)
+    assert _sent(fast, p.QueryRows)
 
 
 def test_qstat_names_the_time_zone(master: FakeMaster, capsys: pytest.CaptureFixture[str],
@@ -129,7 +140,7 @@ def test_qdel(master: FakeMaster, capsys: pytest.CaptureFixture[str], argv: list
 
 @pytest.mark.parametrize("argv", [["-b", "y", "true"], ["-h", "-b", "y", "sleep", "10"],
                                   ["-b", "y", "-h", "/bin/echo", "-n", "a b", "-h"],
-                                  ["-b", "y", "ünïcode", "x"]])
+                                  ["-b", "y", "ünïcode", "x"], ["-b", "y", "echo", "\udcff"]])
 @pytest.mark.parametrize("reply", [
     p.Submitted(job_id=5, name="true"),
     p.Submitted(job_id=6, name="sleep", warnings=["warning: it may never run"]),
@@ -139,7 +150,7 @@ def test_qsub(master: FakeMaster, capsys: pytest.CaptureFixture[str], argv: list
               reply: p.Msg) -> None:
     fast, whole = _both(master, capsys, "qsub", argv, reply)
     assert fast == whole
-    assert isinstance(fast[0][0], p.Submit) and fast[0][0].spec.binary
+    assert _sent(fast, p.Submit) and all(r.spec.binary for r in fast[0])
 
 
 def test_qsub_with_its_environment(master: FakeMaster, capsys: pytest.CaptureFixture[str],
@@ -232,3 +243,26 @@ def test_the_master_prints_times_in_the_zone_the_client_names(monkeypatch) -> No
     assert shown[""] == shown["UTC"] == shown["Nowhere/Bogus"] == shown["../../etc/passwd"] \
         == ["01/15/2027", "08:00:00"]
     assert "2027-01-15T17:00:00" in qstat_rows_xml(rows, "Asia/Tokyo")
+
+
+WORDS = st.sampled_from(["-b", "y", "n", "-h", "-u", "-xml", "-j", "-f", "*", ",", "1", "12",
+                         "1,2", "1.2", "true", "--", "-", "", "ann,bob", "١", "x y", "\udcff"])
+
+
+@given(st.sampled_from(["qstat", "qdel", "qsub", "qacct"]), st.lists(WORDS, max_size=6))
+def test_any_command_line_is_a_quick_request_or_left_alone(command: str,
+                                                           argv: list[str]) -> None:
+    """A form takes a command line or leaves it, never fails on it; what it takes is a
+    message the master reads as one of its own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(quick.os.path, "exists", lambda path: path.endswith(".duckdb"))
+        request = quick._FORMS[command](list(argv))
+    if request is None:
+        return
+    fields = request[1]
+    try:
+        frame = wire.pack({**fields, "v": wire.VERSION, "rid": 1})
+    except UnicodeEncodeError:
+        return  # said as the whole command says it (test_qsub, test_qstat)
+    kinds = {"qstat": p.QueryRows, "qdel": p.Delete, "qsub": p.Submit, "qacct": p.DbQuery}
+    assert isinstance(p.decode(frame), kinds[command])
