@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gridd.model.cluster import Instance, PlanConf, Running
+from gridd.model.complexes import ComplexTable
 from gridd.model.pe import ParallelEnv
 from gridd.model.planning import SchedJob
 from gridd.sched.access import AccessKey, access_key
-from gridd.sched.levels import Levels, build_levels, debit, whole
+from gridd.sched.levels import Levels, build_levels, debit, instance_states, whole
 from gridd.sched.match import JobRequest, Matcher
 from gridd.sched.reserve import Standing, Use
 
@@ -60,6 +61,9 @@ class Carried:
     # per pending job: the job, what its category's key takes of it, who asks
     # (Categories.category_and_who)
     jobs: dict[int, tuple[SchedJob, tuple[object, ...], Who]] = field(default_factory=dict)
+    # The instances' states, with the hosts up and the master's flags they were found for
+    # (None: not found for these configuration and loads yet).
+    states: tuple[dict[str, str], set[str], dict[str, str]] | None = None
 
     def follow(self, usable: list[Instance], open_: list[Instance],
                held: frozenset[str]) -> None:
@@ -87,12 +91,26 @@ class Carried:
         before anything else is asked (comparing the loads of many hosts is not free)."""
         if conf is not self.conf:
             self.conf, self.empty, self.held, self.order = conf, None, {}, None
+            self.states = None
             self.statics, self.standing, self.pes = {}, Standing(), {}
             self.access = access_key(conf)
         if loads != self.loads:  # (what consumables hold is configured: no diagram changes)
             self.empty, self.order = None, None
             self.loads = {host: dict(values) for host, values in loads.items()}
-            self.statics = {}
+            self.statics, self.states = {}, None
+
+    def instance_states(self, hosts_up: Iterable[str], flags: Mapping[str, str],
+                        table: ComplexTable) -> dict[str, str]:
+        """The instances' states (levels.instance_states) for the configuration and loads
+        followed, without load adjustments: found again only when the hosts up or the
+        master's flags changed too (comparing those is cheaper than judging every
+        instance's thresholds)."""
+        assert self.conf is not None
+        kept = self.states
+        if kept is None or kept[1] != hosts_up or kept[2] != flags:
+            kept = self.states = (instance_states(self.conf, self.loads, hosts_up, flags,
+                                                  table), set(hosts_up), dict(flags))
+        return kept[0]
 
     def ordered(self, loads: Mapping[str, Mapping[str, str]],
                 order: Callable[[Mapping[str, Mapping[str, str]]], list[Instance]]

@@ -44,6 +44,10 @@ class Static:
     open: list[Instance]
     reservable: list[tuple[Instance, tuple[Use, ...]]] | None = None
     pe_open: dict[str, PeOpen] = field(default_factory=dict)  # by PE, see Cycle.pe_open
+    # Per PE, the instances (ids) one slot of the category fitted in, as far as what
+    # they offer goes: that holds while the offers do, as long as this does (the
+    # configuration, the loads and the instances open: Carried.follow_cell, follow).
+    pe_vetted: dict[str, set[int]] = field(default_factory=dict)
 
 
 @dataclass(slots=True, eq=False)
@@ -71,8 +75,6 @@ class Category:
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None = None
-    pe_vetted: dict[str, set[int]] = field(default_factory=dict)  # per PE: instances (ids)
-    # one slot of the category fitted in this cycle, as far as the offers go
     pe_hosts: dict[str, dict[str, int]] = field(default_factory=dict)  # per PE: instances
     # of each host among pe_candidates ($pe_slots)
     # The reasons as a list, with the size of the set it was made from, and the last list

@@ -58,7 +58,7 @@ class ParallelPlacement:
         seen: dict[str, int] = {}
         of, fits, slot_room = levels.of, self.fits, matcher.slot_room
         pe_max = job.pe_max
-        vetted = cat.pe_vetted.setdefault(pe.name, set())
+        vetted = cat.static.pe_vetted.setdefault(pe.name, set())
         asker = None if self.quotas is None else self._asker(
             cat, Who(who.user, who.group, who.project, pe.name))
         if asker is not None:

@@ -75,8 +75,9 @@ class Planner:
                                       resource_map=ar.resource_map), ar=True)
         table = levels.matcher.table
         adjust = Adjustments.of(view.conf, view.loads, view.running.values(), now, table)
-        states = instance_states(view.conf, view.loads, view.hosts_up, view.flags, table,
-                                 None if adjust is None else adjust.loads)
+        states = self.carried.instance_states(view.hosts_up, view.flags, table) \
+            if adjust is None else instance_states(view.conf, view.loads, view.hosts_up,
+                                                   view.flags, table, adjust.loads)
         cycle = Cycle(view.conf, levels, view.loads, running, states,
                       categories=categories, quota_rules=self._quota_rules, now=now,
                       carried=self.carried, ars=view.ars, in_ars=in_ars, adjust=adjust,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import math
 import random
 from array import array
@@ -160,6 +161,7 @@ class Simulation:
         self.free = self.slots
         self._next = at.arrival  # into _arrivals
         self._ends: list[tuple[float, int]] = []  # heap of (end, index)
+        self._expected: list[tuple[float, int]] = []  # sorted (expected end, slots)
         for index, start in at.running:
             job, number = jobs[index], index + 1
             request = _request(job, number)
@@ -168,7 +170,9 @@ class Simulation:
                                                      start=start)
             self.free -= job.slots
             self._ends.append((start + min(job.run, job.limit), index))
+            self._expected.append((start + self._span[index], job.slots))
         heapq.heapify(self._ends)
+        self._expected.sort()
         self._waiting = _Queue(self._size, self._span)
         for index in at.waiting:
             self.view.jobs[index + 1] = _request(jobs[index], index + 1)
@@ -351,7 +355,8 @@ class Simulation:
                 continue
             first = size[waiting[0]]
             if (reserved is not None and self._kept_to_ends and first > free
-                    and queue.in_the_way(free, pool - first, reserved, now)):
+                    and queue.in_the_way(free, _beside(expected, pool - first, reserved),
+                                         reserved, now)):
                 continue
             runs += 1
             k = 0  # the jobs first in line start while they fit
@@ -392,8 +397,11 @@ class Simulation:
         count = 0
         while self._ends and self._ends[0][0] <= now:
             _, index = heapq.heappop(self._ends)
-            self.free += self.jobs[index].slots
-            del self.view.running[(index + 1, 1)]
+            slots = self.jobs[index].slots
+            self.free += slots
+            task = self.view.running.pop((index + 1, 1))
+            expected = self._expected
+            del expected[bisect.bisect_left(expected, (task.start + self._span[index], slots))]
             count += 1
         return count
 
@@ -410,11 +418,15 @@ class Simulation:
         now would start nothing.
 
         That job starts only if its slots are free. Reserved from T by the last run, it
-        is reserved from T at the latest now: since then tasks have only ended (each by
-        its expected end, see _kept_to_ends), and what that run started kept clear of the
+        is reserved from T' <= T now: since then tasks have only ended (each by its
+        expected end, see _kept_to_ends), and what that run started kept clear of the
         reservation. Any other job starts only if it fits in what is free and keeps clear
-        of the reservation too (_in_the_way). (Jobs wait in the planner's order: by
-        submission, then number, as they arrived.)"""
+        of the reservation too (_in_the_way): it ends by T', or fits beside it, in what
+        the pool has at T' but the job reserved for and the tasks expected to run past
+        T'. Those expected past T are among them, so a job that ends after T and needs
+        more than the pool less all of those (_beside) keeps clear of no reservation
+        from T'. (Jobs wait in the planner's order: by submission, then number, as they
+        arrived.)"""
         if not self._reserved or not self._kept_to_ends:
             return False
         first = next(iter(self.view.jobs))
@@ -422,7 +434,8 @@ class Simulation:
         slots, free = self._size[first - 1], self.free
         if start is None or slots <= free:
             return False
-        return self._waiting.in_the_way(free, self.slots - slots, start, now)
+        return self._waiting.in_the_way(free, _beside(self._expected, self.slots - slots,
+                                                      start), start, now)
 
     def _plan(self, now: float) -> None:
         self.runs += 1
@@ -437,6 +450,7 @@ class Simulation:
             self.free -= job.slots
             self._waiting.remove(index)
             heapq.heappush(self._ends, (now + min(job.run, job.limit), index))
+            bisect.insort(self._expected, (now + self._span[index], job.slots))
             view.running[(order.job_id, 1)] = Running(
                 order.job_id, 1, request.hard, order.granted, order.pe, start=now)
 
@@ -489,6 +503,14 @@ def _earliest(expected: list[tuple[float, int]], free: int, slots: int) -> tuple
         if free >= slots and (k == last or expected[k + 1][0] != end):
             return end, free - slots
     raise ValueError("more slots than the pool has")
+
+
+def _beside(expected: list[tuple[float, int]], slots: int, start: float) -> int:
+    """What of `slots` is left from `start` on by the tasks (expected ends, sorted, with
+    the slots each holds) expected to run past it."""
+    return slots - sum(held for _, held in
+                       itertools.islice(expected, bisect.bisect_right(expected, (start, math.inf)),
+                                        None))
 
 
 def summary(outcomes: Sequence[Outcome], slots: int, runs: int) -> Summary:

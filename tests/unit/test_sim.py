@@ -193,6 +193,23 @@ def test_runs_left_out_for_a_reservation_would_have_started_nothing(
                 assert lean.runs < thorough.runs  # the test tests something
 
 
+def test_a_run_is_left_out_where_the_tasks_running_past_the_reservation_leave_too_little():
+    """On 10 slots A (4 slots) runs until 100 and D (2) long after; B (6) waits, reserved
+    from 100 by the run C's arrival makes. E (3), arriving next, fits in the 4 free now
+    and in the 4 that B leaves of the pool, but not in the 2 that B and D leave at 100:
+    nothing can start, and no run is made then. The replay is the one that makes it, and
+    its model leaves out the same run."""
+    jobs = [TraceJob(1, 0.0, 100.0, 4, 100.0), TraceJob(2, 0.0, 1000.0, 2, 1000.0),
+            TraceJob(3, 1.0, 50.0, 6, 50.0), TraceJob(4, 2.0, 500.0, 3, 500.0),
+            TraceJob(5, 3.0, 500.0, 3, 500.0)]
+    lean = Simulation(jobs, 10, max_reservation=1, duration_offset=0.0)
+    thorough = Thorough(jobs, 10, max_reservation=1, duration_offset=0.0)
+    assert lean.run() == thorough.run()
+    assert thorough.runs - lean.runs == 1
+    assert Simulation(jobs, 10, max_reservation=1, duration_offset=0.0).checkpoints()[1] \
+        == lean.runs
+
+
 def test_summary_figures() -> None:
     outcomes = [Outcome(1, 0.0, 0.0, 100.0, 2), Outcome(2, 0.0, 100.0, 105.0, 4)]
     s = summary(outcomes, 4, runs=2)
