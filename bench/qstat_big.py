@@ -11,10 +11,17 @@ system in turn, and the ratios are of medians from the same run. `--smoke` is a 
 run without Grid Engine. `--before DIR` times, in the same cell and rounds, the qstat of
 another checkout of gridd too (its client with this master), e.g. of the commit before a
 change to qstat's path.
+
+`--rows` times instead the master's part alone, in-process: `Master.query_rows` of a
+plain qstat over as many waiting jobs (as many runs, after a warm-up), in a worker
+process of this checkout and, with `--before DIR`, one of DIR's, asked in turn; both
+must give the same answer, byte for byte.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import subprocess
 import sys
 import time
@@ -66,6 +73,75 @@ def fill_sge(env: dict[str, str], jobs: int) -> list[str]:
 
     with ThreadPoolExecutor(4) as pool:
         return list(pool.map(one, range(jobs)))
+
+
+def rows_worker(jobs: int) -> None:
+    """A master of `jobs` waiting jobs, in this process: for each line read, one plain
+    qstat's rows are worked out and their seconds written; at the end, the answer's hash.
+    The jobs are like the cell's (JobSpec as _cell makes them), submitted a millisecond
+    apart; no scheduler runs, so they wait."""
+    import msgspec
+
+    from gridd import protocol as p
+    from gridd.master.bootstrap import CellConfig, initial_config
+    from gridd.master.core import Master
+    from gridd.master.state import Effects, MasterState
+    from gridd.model.job import JobSpec
+
+    state = MasterState()
+    initial_config(state, CellConfig(hosts=["node1"], slots=1, machine="node1"))
+    master = Master(state)
+    fx = Effects()
+    start = 1_800_000_000.0
+    for n in range(jobs):
+        master.submit(JobSpec(name="sleep", owner="gridd", binary=True,
+                              command=["sleep", str(60 + n % 600)], submit_host="node1",
+                              o_home="/tmp", cwd="/tmp"), start + n / 1000, fx)
+    print("ready", flush=True)
+    reply = None
+    for n, _ in enumerate(sys.stdin):
+        t0 = time.perf_counter()
+        reply = master.query_rows(p.QueryRows(), start + jobs / 1000 + 60 + n)
+        print(time.perf_counter() - t0, flush=True)
+    print(hashlib.sha256(msgspec.msgpack.encode(reply)).hexdigest(), flush=True)
+
+
+def rows_main() -> dict[str, float | None]:
+    """The master's rows in-process, this checkout's beside --before's, interleaved."""
+    checkouts = [("gridd", None)] + ([("before", BEFORE)] if BEFORE else [])
+    workers = []
+    for name, path in checkouts:
+        env = dict(os.environ, PYTHONPATH=path) if path else None
+        workers.append((name, subprocess.Popen(
+            [sys.executable, __file__, "--rows-worker", str(JOBS)], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)))
+    for name, w in workers:
+        assert w.stdout is not None and w.stdout.readline() == "ready\n", name
+    times: dict[str, list[float]] = {}
+    for i in range(WARMUP + RUNS):
+        for name, w in workers:
+            assert w.stdin is not None and w.stdout is not None
+            w.stdin.write("\n")
+            w.stdin.flush()
+            seconds = float(w.stdout.readline())
+            if i >= WARMUP:
+                times.setdefault(name, []).append(seconds)
+    hashes = {}
+    for name, w in workers:
+        out, _ = w.communicate("")
+        hashes[name] = out.strip()
+        if w.returncode != 0:
+            raise RuntimeError(f"{name}'s worker: rc={w.returncode}")
+    if len(set(hashes.values())) != 1:
+        raise RuntimeError(f"the answers differ: {hashes}")
+    print(f"Master.query_rows in-process, {JOBS} waiting jobs, {RUNS} runs each, "
+          f"{WARMUP} warm-up(s), interleaved")
+    figures: dict[str, float | None] = {}
+    for name, _ in workers:
+        median, p90 = median_p90(times[name])
+        figures[f"{name}_rows_ms"] = median * 1000
+        print(f"{name:<7} median {median * 1000:8.1f} ms  p90 {p90 * 1000:8.1f} ms")
+    return figures
 
 
 def main() -> dict[str, float | None]:
@@ -126,4 +202,11 @@ def main() -> dict[str, float | None]:
 
 
 if __name__ == "__main__":
-    main()
+    if "--rows-worker" in sys.argv[1:]:
+        rows_worker(int(sys.argv[sys.argv.index("--rows-worker") + 1]))
+    elif "--rows" in sys.argv[1:] or SMOKE:
+        rows_main()
+        if SMOKE:
+            main()
+    else:
+        main()

@@ -170,6 +170,27 @@ class Master(Submission, Control, Queries, Dispatching, Execution, Interactive):
             pending = [n for n in pending if not self._waits_for_task(job, n)]
         return pending
 
+    def live_jobs_split(self) -> tuple[list[Job], list[Job]]:
+        """The jobs not over yet, in two: those that wait alone, and the others. A job
+        waits alone when it is one task (no array) waiting as qw that nothing else holds
+        back: no dependency, no failed run of it unaccounted, no run still draining. Of
+        such a job _schedulable is its task and qstat shows it as it is (qw), which a big
+        queue's qstat takes without asking either of each (Queries.query_rows)."""
+        alone: list[Job] = []
+        others: list[Job] = []
+        draining, unaccounted, all_done = self.draining, self.unaccounted, self.all_done
+        for job in self.s.jobs.values():
+            spec, tasks = job.spec, job.tasks
+            if len(tasks) == 1 and spec.array is None and not draining and not (
+                    spec.hold_jid or spec.hold_jid_ad or job.job_id in unaccounted):
+                (task,) = tasks.values()
+                if task.state == PENDING and not task.rerun:
+                    alone.append(job)
+                    continue
+            if not all_done(job):
+                others.append(job)
+        return alone, others
+
     def _failed_run_unaccounted(self, job_id: int, task: Task) -> bool:
         """Whether the run that put a task in error state waits to be accounted: until
         it is, a task that qmod -cj cleared is not scheduled, since a restarted master

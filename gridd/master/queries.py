@@ -13,7 +13,15 @@ from gridd.model import host_lifecycle
 from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
-from gridd.model.job_rows import Row, job_rows, state_filter, user_matches
+from gridd.model.job_rows import (
+    Row,
+    finished_rows,
+    held_as,
+    job_rows,
+    pending_order,
+    state_filter,
+    user_matches,
+)
 from gridd.model.priority import (
     Priority,
     ResourceUrgency,
@@ -25,7 +33,16 @@ from gridd.model.priority import (
     urgency_totals,
 )
 from gridd.model.selection import QueueSelect
-from gridd.model.task_lifecycle import ACTIVE, DONE, ERROR, HELD, PENDING, RESCHEDULED, shown
+from gridd.model.task_lifecycle import (
+    ACTIVE,
+    DONE,
+    ERROR,
+    HELD,
+    PENDING,
+    RESCHEDULED,
+    ZOMBIE,
+    shown,
+)
 from gridd.sched.levels import Levels, build_levels, exceeded, instance_states
 from gridd.sched.match import Matcher
 from gridd.sched.quota import Quotas
@@ -93,11 +110,13 @@ class Queries:
         )
 
     def query_rows(self, req: p.QueryRows, now: float) -> p.Msg:
-        """A plain qstat's lines (gridd.model.job_rows) with only what they show: the
-        rows of every job are built here, each job's priority worked out over all of them
-        as query_jobs does, and only the jobs of the owners asked for shown."""
+        """A plain qstat's lines (gridd.model.job_rows) with only what they show, each
+        job's priority worked out over every live job as query_jobs does, and only the
+        jobs of the owners asked for shown. A job that waits alone (most of a big queue's
+        do: Master.live_jobs_split) goes straight to the row job_rows would make of it,
+        in one sweep; the others go through the shown jobs and job_rows."""
         try:
-            state_filter(req.states)
+            wanted, kinds = state_filter(req.states)
         except ValueError:  # qstat says so before it asks; another client may not
             return p.Error(text=f"ERROR! wrong argument to -s option: {req.states!r}")
         chosen = None
@@ -106,20 +125,36 @@ class Queries:
             chosen = self._chosen(req.select, loads, self.instance_states(loads))
             if isinstance(chosen, p.Error):
                 return chosen
-        live = [j for j in self.s.jobs.values() if not self.all_done(j)]
-        priors = self.priors(live, now)
-        eligible = self._eligible(chosen, req.select, live)
+        alone, others = self.live_jobs_split()
+        considered = [job for job in alone if job.spec.start_time <= now
+                      or (job.job_id, 0) in self.running]  # as _considered has it
+        considered += self._considered(others, now)
+        priors = dict.fromkeys((job.job_id for job in others), UNCONSIDERED)
+        priors.update(zip((job.job_id for job in considered), self._priors(considered, now),
+                          strict=True))
+        eligible = self._eligible(chosen, req.select, alone + others)
+        eligible_set = None if eligible is None else set(eligible)
         users = req.users
         running, pending = job_rows(  # of the owners asked for, chosen here once
-            [self._shown(j) for j in live if user_matches(j.spec.owner, users)],
-            priors, users=None,
-            states=req.states, queues=self.s.queues.values(),
-            chosen=None if chosen is None else set(chosen.names()),
-            eligible=None if eligible is None else set(eligible),
-            finished=[j for j in self.zombies.values() if user_matches(j.spec.owner, users)],
+            [self._shown(j) for j in others if user_matches(j.spec.owner, users)],
+            priors, users=None, states=req.states, queues=self.s.queues.values(),
+            chosen=None if chosen is None else set(chosen.names()), eligible=eligible_set,
             tasks_apart=req.tasks_apart)
-        return p.JobRows(running=[compact(r) for r in running],
-                         pending=[compact(r) for r in pending])
+        rows = [compact(r) for r in pending]
+        asked_for: dict[str, bool] = {}  # by owner: whether their jobs are asked for
+        for job in alone:
+            owner = job.spec.owner
+            asked = asked_for.get(owner)
+            if asked is None:
+                asked = asked_for[owner] = user_matches(owner, users)
+            if asked and (eligible_set is None or job.job_id in eligible_set) and (
+                    PENDING in wanted
+                    or (kinds and held_as(job, job.tasks[0], kinds))):
+                rows.append(alone_row(job, priors.get(job.job_id, UNCONSIDERED)))
+        pending_order(rows)
+        if ZOMBIE in wanted:
+            rows += [compact(r) for r in finished_rows(self.zombies.values(), users)]
+        return p.JobRows(running=[compact(r) for r in running], pending=rows)
 
     def _chosen(self, select: QueueSelect | None, loads: dict[str, dict[str, str]],
                 states: dict[str, str]) -> Chosen | p.Error | None:
@@ -245,19 +280,17 @@ class Queries:
         return {job.job_id: worked.get(job.job_id) or unconsidered(job.spec.priority)
                 for job in jobs}
 
-    def priors(self, jobs: list[Job], now: float) -> dict[int, float]:
-        """Each job's `priorities(...)[job].prior` alone, the figure a plain qstat
-        prints, without the parts and a struct each: its rows ask it of every live
+    def _priors(self, considered: list[Job], now: float) -> list[float]:
+        """Each considered job's `priorities(...)[job].prior` alone, the figure a plain
+        qstat prints, without the parts and a struct each: its rows ask it of every live
         job (priority.urgency_totals, which a test holds equal to the parts' totals)."""
         weights = self.plan.weights()
         of = self._resource_urgency().of
-        considered = self._considered(jobs, now)
         nurgs = normalise(urgency_totals(
             [(of(job.spec.hard_resources, job.spec.slots()), now - job.submit_time,
               job.spec.deadline) for job in considered], now, weights))
-        worked = {job.job_id: prior(job.spec.priority, nurg, weights)
-                  for job, nurg in zip(considered, nurgs, strict=True)}
-        return {job.job_id: worked.get(job.job_id, UNCONSIDERED) for job in jobs}
+        return [prior(job.spec.priority, nurg, weights)
+                for job, nurg in zip(considered, nurgs, strict=True)]
 
     def _considered(self, jobs: list[Job], now: float) -> list[Job]:
         """The jobs whose priority is worked out: those the scheduler plans or has
@@ -350,6 +383,14 @@ def compact(row: Row) -> p.ShownRow:
     """A row as it travels: what qstat prints of it."""
     return p.ShownRow(row.job.job_id, row.prior, row.job.spec.name, row.job.spec.owner,
                       row.state, row.stamp, row.queue, row.slots, row.tasks, row.job.is_array)
+
+
+def alone_row(job: Job, prior: float) -> p.ShownRow:
+    """compact() of the row job_rows makes of a job that waits alone
+    (Master.live_jobs_split): one task, no array, shown as qw."""
+    spec = job.spec
+    return p.ShownRow(job.job_id, prior, spec.name, spec.owner, PENDING, job.submit_time, "",
+                      spec.slots(), "", False)
 
 
 def exited_fields(msg: p.JobExited) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
+from operator import attrgetter
 
 import msgspec
 
@@ -76,7 +77,7 @@ def state_filter(states: str | None) -> tuple[frozenset[str], frozenset[str]]:
     return selected, frozenset(kinds)
 
 
-def _held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
+def held_as(job: Job, task: Task, kinds: frozenset[str]) -> bool:
     """Whether a task is held (or, ha, waits for its start time) in one of these ways."""
     if "a" in kinds and job.spec.start_time and task.state in WAITING:
         return True
@@ -174,7 +175,7 @@ def job_rows(jobs: Iterable[Job], priorities: Mapping[int, float], *,
         if users is not None and not user_matches(job.spec.owner, users):
             continue
         tasks = [t for t in job.tasks.values()
-                 if t.state in wanted or (kinds and _held_as(job, t, kinds))]
+                 if t.state in wanted or (kinds and held_as(job, t, kinds))]
         if not tasks:
             continue
         prior = priorities.get(job.job_id, UNRANKED)
@@ -185,7 +186,30 @@ def job_rows(jobs: Iterable[Job], priorities: Mapping[int, float], *,
             if waiting:
                 pending += _pending_rows(job, waiting, prior, tasks_apart)
     running.sort(key=lambda r: (rank.get(r.queue, len(rank)), r.job.job_id, r.task_id))
-    pending.sort(key=lambda r: (-r.prior, r.job.job_id, r.task_id))
-    if ZOMBIE in wanted:  # after the waiting jobs, in the order they ended
-        pending += [_zombie_row(job) for job in finished if user_matches(job.spec.owner, users)]
+    pending.sort(key=_task_id)  # a job's rows by task (-g d lists them by state first)
+    pending_order(pending)
+    if ZOMBIE in wanted:
+        pending += finished_rows(finished, users)
     return running, pending
+
+
+def pending_order(rows: list) -> None:
+    """Put pending rows (Rows or gridd.protocol.ShownRows) in qstat's order, in place: by
+    priority, highest first, then by job id, then by task; the rows of one job must come
+    in their tasks' order, which both sorts keep (they keep the order of equals)."""
+    rows.sort(key=_job_id)
+    rows.sort(key=_negated_prior)
+
+
+def finished_rows(finished: Iterable[Job], users: list[str] | None) -> list[Row]:
+    """The rows of jobs that ended lately, which qstat -s z lists after the waiting
+    ones, in the order they ended."""
+    return [_zombie_row(job) for job in finished if user_matches(job.spec.owner, users)]
+
+
+_task_id = attrgetter("task_id")
+_job_id = attrgetter("job_id")
+
+
+def _negated_prior(row: Row) -> float:
+    return -row.prior

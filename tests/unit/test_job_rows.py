@@ -16,7 +16,7 @@ from gridd.master.state import Effects
 from gridd.model import job_rows
 from gridd.model.job import Job, Task
 from gridd.model.selection import QueueSelect
-from gridd.model.task_lifecycle import PENDING, RUNNING
+from gridd.model.task_lifecycle import ERROR, PENDING, RUNNING
 from tests.unit.test_master_core import make_master, schedule, spec
 from tests.unit.test_render_qstat import ARRAY_PRIOS, array_scene, patch_priorities, reply
 
@@ -69,6 +69,94 @@ def test_the_masters_rows_print_as_the_whole_jobs_do(users, states, apart):
                                                         states=states, extra=extra)
     assert rows.qstat_rows_xml(compact) == rq.qstat_xml(whole, users=patterns, states=states,
                                                         extra=extra)
+
+
+def waiting_master(draining: bool = False):
+    """Jobs of one task that wait, each in another way: most alone (Master.live_jobs_split:
+    plain, with -p, -a to come or past, -dl, a PE, bob's), the others not (rerun, in
+    error state, cleared with its failed run unaccounted, held, held by a dependency, an
+    array of one task); with `draining`, a run given up that an execd still runs, which
+    leaves no job alone. Nothing runs: every host's slots are disabled."""
+    master = make_master(hosts=2, slots=2)
+    fx = Effects()
+    assert master.qmod(p.Qmod(action="d", targets=["all.q"], user="root", host="node1"),
+                       0.5, fx).code == 0
+    for n, kw in enumerate([
+            {}, {"name": "urgent"}, {"priority": -100}, {"start_time": 10_000.0},
+            {"start_time": 5.0}, {"name": "deadline"}, {"pe_name": "smp", "pe_min": 2,
+                                                      "pe_max": 2},
+            {"owner": "bob"}, {"name": "rerun"}, {"name": "error"}, {"name": "cleared"},
+            {"hold": True}, {"hold_jid": ["1"]}, {"array": (3, 3, 1)}, {}]):
+        assert master.submit(spec(**kw), 1.0 + n, fx).job_id == n + 1
+    master.s.jobs[2].spec.priority = 100  # (only an operator may submit it so)
+    master.s.jobs[6].spec.deadline = 60.0  # (alice is no deadline user to submit it)
+    master.s.jobs[9].tasks[0].rerun = True
+    master.s.jobs[10].tasks[0].state = ERROR
+    cleared = master.s.jobs[11].tasks[0]
+    cleared.failed = 26  # a job error, whose record waits in the outbox
+    master.s.outbox[1] = (11, 0)
+    master.unaccounted[11] = 1
+    if draining:
+        master.draining["node1"] = {(99, 0)}
+    return master
+
+
+@pytest.mark.parametrize("draining", [False, True])
+@pytest.mark.parametrize(("users", "states", "apart"), CASES)
+def test_jobs_that_wait_alone_print_as_the_whole_jobs_do(users, states, apart, draining):
+    master = waiting_master(draining)
+    patterns = users.split(",")
+    compact = master.query_rows(p.QueryRows(users=None if users == "*" else patterns,
+                                            states=states or "", tasks_apart=apart), 20.0)
+    whole = master.query_jobs(p.QueryJobs(finished="z" in (states or "")), 20.0)
+    extra = Extra(tasks_apart=apart)
+    assert rows.qstat_rows(compact) == rq.qstat_default(whole, users=patterns,
+                                                        states=states, extra=extra)
+    assert rows.qstat_rows_xml(compact) == rq.qstat_xml(whole, users=patterns, states=states,
+                                                        extra=extra)
+
+
+def test_a_job_waits_alone_where_the_rules_take_it_as_it_is():
+    """Of a job that waits alone, the scheduler plans its task and qstat shows it as it
+    is; the other jobs of the scene are each held back or shown otherwise."""
+    master = waiting_master()
+    alone, others = master.live_jobs_split()
+    assert [j.job_id for j in alone] == [1, 2, 3, 4, 5, 6, 7, 8, 15]
+    assert [j.job_id for j in others] == [9, 10, 11, 12, 13, 14]
+    for job in alone:
+        assert master._schedulable(job) == [0]
+        assert master._shown(job) is job
+        assert master.display_state(job, job.tasks[0]) == PENDING
+    assert all(master._schedulable(j) == [] or master._shown(j) is not j or j.is_array
+               for j in others)
+    assert waiting_master(draining=True).live_jobs_split()[0] == []
+
+
+def test_a_change_shows_at_once_in_the_next_rows():
+    """Nothing is carried from one query to the next: a qalter, a hold, a release and a
+    new job show in the very next rows, as the whole jobs show them."""
+    master = waiting_master()
+    fx = Effects()
+
+    def pending() -> list[tuple[int, float, str]]:
+        reply = master.query_rows(p.QueryRows(), 20.0)
+        assert rows.qstat_rows(reply) == rq.qstat_default(
+            master.query_jobs(p.QueryJobs(), 20.0))
+        return [(r.job_id, r.prior, r.state) for r in reply.pending]
+
+    before = pending()
+    assert [n for n, _, _ in before[:2]] == [6, 7]  # -dl, then the PE job's two slots
+    assert master.alter(p.Alter(targets=["15"], user="alice", pe_name="smp", pe_min=2,
+                                pe_max=2), 20.0, fx).code == 0
+    after = pending()
+    assert [n for n, _, _ in after[:3]] == [6, 7, 15]
+    assert after[2][1] > dict((n, prior) for n, prior, _ in before)[15]
+    assert master.hold(p.Hold(targets=["15"], user="alice"), fx).code == 0
+    assert (15, 0.0, "hqw") in pending()
+    assert master.hold(p.Hold(targets=["15"], user="alice", hold=False), fx).code == 0
+    assert pending() == after
+    assert master.submit(spec(pe_name="smp", pe_min=4, pe_max=4), 20.0, fx).job_id == 16
+    assert [n for n, _, _ in pending()[:2]] == [6, 16]
 
 
 def test_a_busy_queue_lists_every_kind_of_row():
