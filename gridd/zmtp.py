@@ -460,6 +460,6 @@ class Dealer:
             if not chunk:
                 raise _Closed("connection closed by the master")
             self.buffer += chunk
-        data = bytes(self.buffer[:n])
+        data = bytes(memoryview(self.buffer)[:n])  # one copy (a bytearray slice is two)
         del self.buffer[:n]
         return data
