@@ -315,29 +315,6 @@ class Printed(Msg, tag="printed"):
     text: str
 
 
-class ShownRow(msgspec.Struct, array_like=True, frozen=True):
-    """One job line as qstat prints it (gridd.model.job_rows.Row, less the job)."""
-
-    job_id: int
-    prior: float
-    name: str
-    owner: str
-    state: str
-    stamp: float  # start time when running, submission time when pending
-    queue: str  # master queue instance ("" when pending)
-    slots: int
-    tasks: str  # ja-task-ID text
-    array: bool
-
-
-class JobRows(Msg, tag="job_rows"):
-    """The rows of QueryRows' listing, which the master prints: the running rows in
-    queue order, then the pending ones in qstat's order."""
-
-    running: list[ShownRow] = []
-    pending: list[ShownRow] = []
-
-
 class QueryQuota(Msg, tag="query_quota"):
     """qquota: the limits in use for these users, hosts, queues, PEs, projects and
     resources; an empty list selects all, "*" in users too."""
@@ -650,7 +627,7 @@ class DbAnswer(Msg, tag="db_answer"):
 Message = (
     Error | Ok | Ping | Submit | Submitted | WaitJob | JobExited | WaitScheduled | Scheduled
     | WaitTasks | TaskEnded | NotEnded
-    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | QueryRows | JobRows | Printed
+    | Delete | Alter | Hold | Resubmit | QueryJobs | JobsReply | QueryRows | Printed
     | SelectQueues
     | QueuesSelected | Shutdown | Qconf | QconfReply
     | WaitStarted | StartPeTask | Started

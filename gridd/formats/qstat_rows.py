@@ -3,7 +3,7 @@ and the plain columns every listing starts with (the columns -pri, -urg, -ext an
 are `Extra`), and the whole of a plain listing (qstat, qstat -xml), which the master
 prints for the client from its compact rows (`protocol.QueryRows`).
 
-A row is anything with a `protocol.ShownRow`'s names, such as a `model.job_rows.Row`;
+A row is a `model.job_rows.ShownRow` or a `model.job_rows.Row`, which has its names;
 the views with more columns (`cli.render_qstat`) print theirs through these too. Kept
 apart from render_qstat so that a plain listing, which may be 100,000 lines, loads and
 runs no more than it needs.
@@ -20,27 +20,9 @@ from gridd.formats.shown import STAMP, XML_STAMP, stamp, xml_escape, xml_stamp, 
 from gridd.model.task_lifecycle import SHOWN_HOLDING, ZOMBIE
 
 if TYPE_CHECKING:
-    from typing import Protocol
+    from gridd.model.job_rows import JobRows, Row, ShownRow
 
-    class AnyRow(Protocol):
-        """What a job line shows (protocol.ShownRow, model.job_rows.Row)."""
-
-        job_id: int
-        prior: float
-        name: str
-        owner: str
-        state: str
-        stamp: float
-        queue: str
-        slots: int
-        tasks: str
-        array: bool
-
-    class JobRows(Protocol):
-        """The rows of a plain listing (protocol.JobRows)."""
-
-        running: Sequence[AnyRow]
-        pending: Sequence[AnyRow]
+    AnyRow = Row | ShownRow
 
 QUEUE_WIDTH = 30  # GE truncates queue instance names to 30 columns unless told otherwise
 NO_TASK = " " * 7  # ja-task-ID column of a job that is not an array
@@ -153,7 +135,7 @@ class Memo:
     """The lines of the last listing printed in one form, by row: the master keeps one
     per form, so that a listing asked again prints only the rows that changed (from one
     qstat to the next, a queue of 100,000 waiting jobs is mostly the same rows, and
-    looking a row up costs a fifth of printing it). Rows are frozen (protocol.ShownRow),
+    looking a row up costs a fifth of printing it). Rows are frozen (model.job_rows.ShownRow),
     so a row that changed is another key; the lines of rows gone are dropped when they
     outnumber those shown."""
 

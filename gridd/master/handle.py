@@ -26,6 +26,7 @@ from gridd.master.admission import EXECD, Account, Door, Peer, name_reporter, un
 from gridd.master.state import Effects
 from gridd.master.watches import Watches
 from gridd.master.web_sessions import ENDED, Claim, WebSessions
+from gridd.model.job_rows import JobRows
 
 if TYPE_CHECKING:
     from gridd.master.core import Master
@@ -302,10 +303,10 @@ def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | N
     return p.Error(text=text, rid=msg.rid)
 
 
-def printed(rows: p.Msg, req: p.QueryRows, listings: Listings) -> p.Msg:
+def printed(rows: JobRows | p.Msg, req: p.QueryRows, listings: Listings) -> p.Msg:
     """A plain qstat's listing as the client prints it (or the refusal): the client
     decodes one string, however long the queue."""
-    if not isinstance(rows, p.JobRows):
+    if not isinstance(rows, JobRows):
         return rows
     if req.xml:
         return p.Printed(text=qstat_rows.qstat_rows_xml(rows, req.zone, listings.xml))

@@ -14,7 +14,9 @@ from gridd.model.cluster import Resource
 from gridd.model.complexes import holds
 from gridd.model.job import Job, Task, Usage
 from gridd.model.job_rows import (
+    JobRows,
     Row,
+    ShownRow,
     finished_rows,
     held_as,
     job_rows,
@@ -109,7 +111,7 @@ class Queries:
             eligible=self._eligible(chosen, req.select, live),
         )
 
-    def query_rows(self, req: p.QueryRows, now: float) -> p.Msg:
+    def query_rows(self, req: p.QueryRows, now: float) -> JobRows | p.Error:
         """A plain qstat's lines (gridd.model.job_rows) with only what they show, each
         job's priority worked out over every live job as query_jobs does, and only the
         jobs of the owners asked for shown. A job that waits alone (most of a big queue's
@@ -154,7 +156,7 @@ class Queries:
         pending_order(rows)
         if ZOMBIE in wanted:
             rows += [compact(r) for r in finished_rows(self.zombies.values(), users)]
-        return p.JobRows(running=[compact(r) for r in running], pending=rows)
+        return JobRows(running=[compact(r) for r in running], pending=rows)
 
     def _chosen(self, select: QueueSelect | None, loads: dict[str, dict[str, str]],
                 states: dict[str, str]) -> Chosen | p.Error | None:
@@ -379,17 +381,17 @@ def _with_state(task: Task, state: str, usage: Usage | None = None) -> Task:
     return msgspec.structs.replace(task, state=state, usage=usage or task.usage, holds=holds)
 
 
-def compact(row: Row) -> p.ShownRow:
+def compact(row: Row) -> ShownRow:
     """A row as it travels: what qstat prints of it."""
-    return p.ShownRow(row.job.job_id, row.prior, row.job.spec.name, row.job.spec.owner,
+    return ShownRow(row.job.job_id, row.prior, row.job.spec.name, row.job.spec.owner,
                       row.state, row.stamp, row.queue, row.slots, row.tasks, row.job.is_array)
 
 
-def alone_row(job: Job, prior: float) -> p.ShownRow:
+def alone_row(job: Job, prior: float) -> ShownRow:
     """compact() of the row job_rows makes of a job that waits alone
     (Master.live_jobs_split): one task, no array, shown as qw."""
     spec = job.spec
-    return p.ShownRow(job.job_id, prior, spec.name, spec.owner, PENDING, job.submit_time, "",
+    return ShownRow(job.job_id, prior, spec.name, spec.owner, PENDING, job.submit_time, "",
                       spec.slots(), "", False)
 
 

@@ -1,8 +1,9 @@
 """qstat's job listing as rows: which tasks qstat -u and -s select, how a job's waiting
 tasks fold into one row per state (array tasks as a range), and the order the rows come
-in. One rule for both of its callers: the master builds the rows of a plain listing and
-sends them compact (`gridd.protocol.ShownRow`), and the renderers of the other views
-(`cli/render_qstat*`, the web pages) build them from whole jobs.
+in. One rule for both of its callers: the master builds the rows of a plain listing
+compact (`ShownRow`, a `JobRows` of them) and prints them (`formats.qstat_rows`), and
+the renderers of the other views (`cli/render_qstat*`, the web pages) build them from
+whole jobs.
 """
 
 from __future__ import annotations
@@ -21,6 +22,30 @@ HOLD_KINDS = "uosdja"
 UNRANKED = 0.5  # the priority shown of a job the master worked none out for
 
 
+class ShownRow(msgspec.Struct, frozen=True):
+    """One job line as qstat prints it (a Row, less the job): frozen, so that the master
+    can keep the line it printed for it (formats.qstat_rows.Memo)."""
+
+    job_id: int
+    prior: float
+    name: str
+    owner: str
+    state: str
+    stamp: float  # start time when running, submission time when pending
+    queue: str  # master queue instance ("" when pending)
+    slots: int
+    tasks: str  # ja-task-ID text
+    array: bool
+
+
+class JobRows(msgspec.Struct):
+    """A plain listing's rows (protocol.QueryRows): the running rows in queue order, then
+    the pending ones in qstat's order."""
+
+    running: list[ShownRow] = []
+    pending: list[ShownRow] = []
+
+
 class Row(msgspec.Struct, frozen=True):
     """One job line: a running task, or pending tasks of one job in one state folded."""
 
@@ -34,7 +59,7 @@ class Row(msgspec.Struct, frozen=True):
     prior: float  # the job's normalised priority, as the master worked it out
     task: Task | None = None  # the running task the row stands for
 
-    # What the plain columns show, by the names of gridd.protocol.ShownRow, so that one
+    # What the plain columns show, by the names of ShownRow, so that one
     # renderer prints either.
     @property
     def job_id(self) -> int:

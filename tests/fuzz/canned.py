@@ -26,7 +26,7 @@ from gridd.master.queries import compact
 from gridd.model.ar import AdvanceReservation, ArSpec
 from gridd.model.cluster import ExecHost, Queue, Resource
 from gridd.model.job import Job, JobSpec, Task
-from gridd.model.job_rows import job_rows
+from gridd.model.job_rows import JobRows, job_rows
 from gridd.model.rqs import QuotaRow
 from gridd.model.task_lifecycle import PENDING, RUNNING
 from tests.fuzz.targets import Unexpected
@@ -73,7 +73,7 @@ JOBS = p.JobsReply(
 )
 _RUNNING, _PENDING = job_rows(JOBS.jobs, JOBS.priorities, users=None, states=None,
                               queues=JOBS.queues)
-ROWS = p.JobRows(running=[compact(r) for r in _RUNNING], pending=[compact(r) for r in _PENDING])
+ROWS = JobRows(running=[compact(r) for r in _RUNNING], pending=[compact(r) for r in _PENDING])
 ARS = p.ArsReply(
     ars=[AdvanceReservation(ar_id=1, spec=ArSpec(name="ar1", owner="ann", start=NOW, end=NOW + 60),
                             submission_time=NOW - 60, start=NOW, end=NOW + 60,

@@ -15,6 +15,7 @@ from gridd.master.queries import compact
 from gridd.master.state import Effects
 from gridd.model import job_rows
 from gridd.model.job import Job, Task
+from gridd.model.job_rows import JobRows, ShownRow
 from gridd.model.selection import QueueSelect
 from gridd.model.task_lifecycle import ERROR, PENDING, RUNNING
 from tests.unit.test_master_core import make_master, schedule, spec
@@ -200,15 +201,15 @@ def test_rows_of_a_reply_print_as_the_reply(monkeypatch):
     whole = reply(array_scene())
     running, pending = job_rows.job_rows(whole.jobs, whole.priorities, users=None, states=None,
                                          queues=whole.queues)
-    compact = p.JobRows(running=[shown(r) for r in running],
+    compact = JobRows(running=[shown(r) for r in running],
                         pending=[shown(r) for r in pending])
     assert rows.qstat_rows(compact) == rq.qstat_default(whole)
     assert rows.qstat_rows_xml(compact) == rq.qstat_xml(whole)
 
 
 def test_no_rows_print_nothing_but_the_xml_frame():
-    assert rows.qstat_rows(p.JobRows()) == ""
-    assert rows.qstat_rows_xml(p.JobRows()) == rq.qstat_xml(reply([]))
+    assert rows.qstat_rows(JobRows()) == ""
+    assert rows.qstat_rows_xml(JobRows()) == rq.qstat_xml(reply([]))
 
 
 def test_a_job_that_is_no_array_folds_to_one_row():
@@ -233,5 +234,5 @@ def test_running_rows_come_in_queue_order_then_by_job():
     assert {r.prior for r in running} == {job_rows.UNRANKED}
 
 
-def shown(row: job_rows.Row) -> p.ShownRow:
+def shown(row: job_rows.Row) -> ShownRow:
     return compact(row)

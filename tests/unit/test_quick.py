@@ -27,6 +27,7 @@ from gridd import protocol as p
 from gridd.cli import qsub as whole_qsub
 from gridd.cli import quick
 from gridd.formats.qstat_rows import qstat_rows, qstat_rows_xml
+from gridd.model.job_rows import JobRows, ShownRow
 
 
 class FakeMaster:
@@ -232,8 +233,8 @@ def test_the_master_prints_times_in_the_zone_the_client_names(monkeypatch) -> No
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     try:
-        row = p.ShownRow(7, 0.5, "job", "ann", "qw", 1_800_000_000.0, "", 1, "", False)
-        rows = p.JobRows(pending=[row])
+        row = ShownRow(7, 0.5, "job", "ann", "qw", 1_800_000_000.0, "", 1, "", False)
+        rows = JobRows(pending=[row])
         shown = {zone: qstat_rows(rows, zone).splitlines()[2].split()[5:7]
                  for zone in ("", "UTC", "Asia/Tokyo", "Nowhere/Bogus", "../../etc/passwd")}
     finally:
