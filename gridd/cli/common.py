@@ -9,6 +9,7 @@ from collections.abc import Callable
 import msgspec
 
 from gridd import protocol as p
+from gridd.cli.failure import run_command  # noqa: F401  (the commands take it from here)
 from gridd.client import Client, GriddError, Refused
 from gridd.connection import (  # noqa: F401  (the q* commands take them from here)
     current_group,
@@ -68,20 +69,6 @@ def usage_exit(command: str, exc: UsageError) -> int:
         return 0
     print(f"{usage(command)}{exc}", file=sys.stderr)
     return 1
-
-
-def run_command(body: Callable[[], int]) -> int:
-    """Run a command body; a refused or unreachable master is one line on stderr."""
-    try:
-        return body()
-    except GriddError as exc:
-        if exc.text:  # some refusals are silent in Grid Engine: only the exit code tells
-            print(exc.text, file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # e.g. `qstat | head`
-        return 0
 
 
 def print_answer(ask: Callable[[Client], p.Ok], refusal_to_stdout: bool = False) -> int:

@@ -17,6 +17,7 @@ import os
 import sys
 
 from gridd import connection, wire
+from gridd.cli.failure import run_command
 from gridd.connection import GriddError
 
 TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
@@ -36,26 +37,31 @@ def run(command: str, argv: list[str]) -> int | None:
     if request is None:
         return None
     show, fields = request
-    try:
+    link = None
+    if command == "qacct":
         try:
-            dealer, endpoint = connection.connect()
-        except GriddError:
-            if command == "qacct":  # where no master runs, qacct reads the database
-                return None
-            raise
-        return show(_ask(dealer, endpoint, fields))
-    except GriddError as exc:
-        if command == "qsub":
-            from gridd.formats.submitted import unable_to_run
+            link = connection.connect()
+        except GriddError:  # where no master answers, qacct reads the database itself
+            return None
 
-            print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
-        elif exc.text:  # as cli.common.run_command reports it
-            print(exc.text, file=sys.stderr)
+    def body() -> int:
+        dealer, endpoint = link or connection.connect()
+        return show(_ask(dealer, endpoint, fields))
+
+    return _submission(body) if command == "qsub" else run_command(body)
+
+
+def _submission(body: Callable[[], int]) -> int:
+    """Run qsub's body; a failure is said as cli.qsub says it."""
+    try:
+        return body()
+    except GriddError as exc:
+        from gridd.formats.submitted import unable_to_run
+
+        print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # e.g. `qstat | head`
-        return 0
 
 
 def _ask(dealer: Dealer, endpoint: str, fields: Request) -> dict[str, object]:
