@@ -1,6 +1,6 @@
 """How a q* command ends when the master refused it or could not be reached: one line on
-standard error and Grid Engine's exit code. Light, for the quick forms
-(gridd.cli.quick) as for the whole commands (gridd.cli.common)."""
+standard error (qsub's own words for a submission) and Grid Engine's exit code. Light,
+for the quick forms (gridd.cli.quick) as for the whole commands."""
 
 from __future__ import annotations
 
@@ -25,3 +25,17 @@ def run_command(body: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:  # e.g. `qstat | head`
         return 0
+
+
+def run_submission(body: Callable[[], int]) -> int:
+    """Run qsub's body: a refused or unreachable master is "Unable to run job" and
+    "Exiting." on stderr."""
+    try:
+        return body()
+    except GriddError as exc:
+        from gridd.formats.submitted import unable_to_run
+
+        print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130

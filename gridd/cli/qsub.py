@@ -17,9 +17,10 @@ from gridd.cli.common import (
     read_text,
     withdraw,
 )
+from gridd.cli.failure import run_submission
 from gridd.cli.qsub_args import QsubError, QsubRequest, parse_qsub
-from gridd.client import Client, GriddError
-from gridd.formats.submitted import format_task_range, submitted_line, unable_to_run
+from gridd.client import Client
+from gridd.formats.submitted import format_task_range, submitted_line
 from gridd.manual import usage
 from gridd.model.job import Job
 
@@ -39,14 +40,11 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(unsubmitted_detail(Job(job_id=0, spec=req.spec, submit_time=0.0)))
         return 0
-    try:
+    def body() -> int:
         with Client() as client:
             return _submit(client, req)
-    except GriddError as exc:
-        print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        return 130
+
+    return run_submission(body)
 
 
 def _parse(args: list[str]) -> QsubRequest:

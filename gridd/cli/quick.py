@@ -17,7 +17,7 @@ import os
 import sys
 
 from gridd import connection, wire
-from gridd.cli.failure import run_command
+from gridd.cli.failure import run_command, run_submission
 from gridd.connection import GriddError
 
 TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
@@ -48,20 +48,7 @@ def run(command: str, argv: list[str]) -> int | None:
         dealer, endpoint = link or connection.connect()
         return show(_ask(dealer, endpoint, fields))
 
-    return _submission(body) if command == "qsub" else run_command(body)
-
-
-def _submission(body: Callable[[], int]) -> int:
-    """Run qsub's body; a failure is said as cli.qsub says it."""
-    try:
-        return body()
-    except GriddError as exc:
-        from gridd.formats.submitted import unable_to_run
-
-        print(f"{unable_to_run(exc.text)}\nExiting.", file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        return 130
+    return (run_submission if command == "qsub" else run_command)(body)
 
 
 def _ask(dealer: Dealer, endpoint: str, fields: Request) -> dict[str, object]:
