@@ -387,37 +387,40 @@ def printed(argv: Sequence[str], run: Callable[[str, Any], Result],
     of the database `run` queries: the accounting process answers the quick `qacct -j N`
     so (protocol.DbQuery.qacct). A command line that names a file is refused: that
     process reads the database, not the files of whoever asks."""
-    try:
-        line = parse_args(argv, now)
-    except UsageError as exc:  # as main says it
-        return "", (f"{exc}\n" if str(exc) else "") + usage("qacct"), 1
-    if line.file is not None or line.help:
-        return "", "error: only the cell's records are asked this way\n", 1
+
+    def database(line: CommandLine) -> _Database:
+        if line.file is not None:
+            raise QacctError("error: only the cell's records are asked this way")
+        return _Database(run)
+
     out, err = io.StringIO(), io.StringIO()
-    try:
-        code = answer(line.request, _Database(run), out, err, line.json)
-    except QacctError as exc:
-        return exc.stdout, f"{exc.stderr}\n", 1
+    code = _run(argv, now, out, err, database)
     return out.getvalue(), err.getvalue(), code
 
 
 def main(argv: Sequence[str] | None = None, *, now: float | None = None) -> int:
-    now = time.time() if now is None else now
+    return _run(sys.argv[1:] if argv is None else argv, time.time() if now is None else now,
+                sys.stdout, sys.stderr, _open)
+
+
+def _run(argv: Sequence[str], now: float, out: IO[str], err: IO[str],
+         source: Callable[[CommandLine], Any]) -> int:
+    """qacct's whole run, printing on `out` and `err`, answered from `source(line)`."""
     try:
-        line = parse_args(sys.argv[1:] if argv is None else argv, now)
+        line = parse_args(argv, now)
     except UsageError as exc:
-        sys.stderr.write(f"{exc}\n" if str(exc) else "")
-        sys.stderr.write(usage("qacct"))
+        err.write(f"{exc}\n" if str(exc) else "")
+        err.write(usage("qacct"))
         return 1
     if line.help:
-        sys.stdout.write(usage("qacct"))
+        out.write(usage("qacct"))
         return 0
     try:
-        with _open(line) as source:
-            return answer(line.request, source, sys.stdout, sys.stderr, line.json)
+        with source(line) as opened:
+            return answer(line.request, opened, out, err, line.json)
     except QacctError as exc:
-        sys.stdout.write(exc.stdout)
-        sys.stderr.write(f"{exc.stderr}\n")
+        out.write(exc.stdout)
+        err.write(f"{exc.stderr}\n")
         return 1
 
 

@@ -358,10 +358,11 @@ def test_what_the_accounting_process_prints_is_what_qacct_prints(
     assert printed == run(capsys, *argv)
 
 
-@pytest.mark.parametrize("argv", [["-f", "/etc/shadow", "-j"], ["/etc/shadow"], ["-help"]])
+@pytest.mark.parametrize("argv", [["-f", "/etc/shadow", "-j"], ["/etc/shadow"]])
 def test_the_accounting_process_reads_no_file_it_is_named(argv: list[str]) -> None:
     def run(sql: str, params: object) -> None:
         raise AssertionError("nothing is asked of the database")
 
     assert qacct.printed(argv, run, NOW) == (
         "", "error: only the cell's records are asked this way\n", 1)
+    assert qacct.printed(["-help"], run, NOW) == (help_text("qacct"), "", 0)
