@@ -58,9 +58,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("users", "states", "apart"), CASES)
-def test_the_masters_rows_print_as_the_whole_jobs_do(users, states, apart):
-    master = busy_master()
+def assert_rows_print_as_whole_jobs(master, users: str, states: str | None,
+                                    apart: bool) -> None:
+    """The master's rows of a plain listing print as its whole jobs do, text and XML."""
     patterns = users.split(",")
     compact = master.query_rows(p.QueryRows(users=None if users == "*" else patterns,
                                             states=states or "", tasks_apart=apart), 20.0)
@@ -70,6 +70,11 @@ def test_the_masters_rows_print_as_the_whole_jobs_do(users, states, apart):
                                                         states=states, extra=extra)
     assert rows.qstat_rows_xml(compact) == rq.qstat_xml(whole, users=patterns, states=states,
                                                         extra=extra)
+
+
+@pytest.mark.parametrize(("users", "states", "apart"), CASES)
+def test_the_masters_rows_print_as_the_whole_jobs_do(users, states, apart):
+    assert_rows_print_as_whole_jobs(busy_master(), users, states, apart)
 
 
 def waiting_master(draining: bool = False):
@@ -105,16 +110,7 @@ def waiting_master(draining: bool = False):
 @pytest.mark.parametrize("draining", [False, True])
 @pytest.mark.parametrize(("users", "states", "apart"), CASES)
 def test_jobs_that_wait_alone_print_as_the_whole_jobs_do(users, states, apart, draining):
-    master = waiting_master(draining)
-    patterns = users.split(",")
-    compact = master.query_rows(p.QueryRows(users=None if users == "*" else patterns,
-                                            states=states or "", tasks_apart=apart), 20.0)
-    whole = master.query_jobs(p.QueryJobs(finished="z" in (states or "")), 20.0)
-    extra = Extra(tasks_apart=apart)
-    assert rows.qstat_rows(compact) == rq.qstat_default(whole, users=patterns,
-                                                        states=states, extra=extra)
-    assert rows.qstat_rows_xml(compact) == rq.qstat_xml(whole, users=patterns, states=states,
-                                                        extra=extra)
+    assert_rows_print_as_whole_jobs(waiting_master(draining), users, states, apart)
 
 
 def test_a_job_waits_alone_where_the_rules_take_it_as_it_is():
