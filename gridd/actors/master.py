@@ -33,7 +33,8 @@ import secrets
 import signal
 import subprocess
 from collections.abc import Callable
-from functools import partial
+from datetime import tzinfo
+from functools import lru_cache, partial
 from pathlib import Path
 
 import msgspec
@@ -343,6 +344,9 @@ class MasterActor:
         """At each host check: users' groups and ids may have changed since."""
         self.accounts.clear()
 
+    def time_zone(self, name: str) -> tzinfo | None:
+        return zone_named(name)
+
     def host_key(self, host: str) -> bytes:
         """A host's CURVE public key (its key by its name, or its name without domain),
         which qrsh opens a session at its execd with, from the keys the ZAP handler lets
@@ -518,3 +522,17 @@ async def _stop_on_signal(actor: MasterActor) -> None:
         async for _ in signals:
             actor.stopping.set()
             return
+
+
+@lru_cache(maxsize=64)  # clients may name any text: a few zones are kept
+def zone_named(name: str) -> tzinfo | None:
+    """The time zone `name` names (a client's $TZ, ":" first or not, or a zone file's
+    name), None for "" or a name that names no zone file here."""
+    if not name:
+        return None
+    from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(name.removeprefix(":"))
+    except (KeyError, ValueError, OSError):  # not found, not a key, not a zone file
+        return None

@@ -20,6 +20,8 @@ from gridd.formats.shown import STAMP, XML_STAMP, stamp, xml_escape, xml_stamp, 
 from gridd.model.task_lifecycle import SHOWN_HOLDING, ZOMBIE
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from gridd.model.job_rows import JobRows, Row, ShownRow
 
     AnyRow = Row | ShownRow
@@ -98,9 +100,9 @@ def queue_column(row: AnyRow) -> str:
     return f" {row.queue[:QUEUE_WIDTH]:<{QUEUE_WIDTH}}"
 
 
-def qstat_rows(reply: JobRows, zone: str = "", memo: Memo | None = None) -> str:
+def qstat_rows(reply: JobRows, zone: tzinfo | None = None, memo: Memo | None = None) -> str:
     """Plain qstat: two header lines and one line per row; nothing at all without rows.
-    Times are in the time zone `zone` names (shown.zoned); `memo` holds the lines of
+    Times are in the time zone `zone` (shown.zoned); `memo` holds the lines of
     an earlier listing, which rows that did not change take from it."""
     rows = reply.running + reply.pending
     if not rows:
@@ -115,7 +117,8 @@ def qstat_rows(reply: JobRows, zone: str = "", memo: Memo | None = None) -> str:
                     *(memo.lines(rows, zone, line) if memo else map(line, rows))])
 
 
-def qstat_rows_xml(reply: JobRows, zone: str = "", memo: Memo | None = None) -> str:
+def qstat_rows_xml(reply: JobRows, zone: tzinfo | None = None,
+                   memo: Memo | None = None) -> str:
     """qstat -xml: running rows under queue_info, pending ones under the nested
     job_info; times and `memo` as qstat_rows'."""
     stamps = _Stamps(zoned(XML_STAMP, zone))
@@ -140,10 +143,10 @@ class Memo:
     outnumber those shown."""
 
     def __init__(self) -> None:
-        self.zone: str | None = None
+        self.zone: tzinfo | None = None
         self.known: dict[AnyRow, str] = {}
 
-    def lines(self, rows: Sequence[AnyRow], zone: str,
+    def lines(self, rows: Sequence[AnyRow], zone: tzinfo | None,
               show: Callable[[AnyRow], str]) -> list[str]:
         if zone != self.zone:
             self.zone, self.known = zone, {}

@@ -9,6 +9,7 @@ import time
 TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import tzinfo
 
 STAMP = "%m/%d/%Y %H:%M:%S"
 XML_STAMP = "%Y-%m-%dT%H:%M:%S"
@@ -30,18 +31,12 @@ def xml_stamp(ts: float) -> str:
     return time.strftime(XML_STAMP, time.localtime(ts))
 
 
-def zoned(form: str, zone: str) -> Callable[[float], str]:
-    """Times shown as `form` (STAMP, XML_STAMP) in the time zone named `zone`: where the
-    master prints a listing for a client, the client's (gridd.connection.time_zone).
-    This process's local time when `zone` is "" or names no zone known here."""
-    if zone:
-        from datetime import datetime
-        from zoneinfo import ZoneInfo
+def zoned(form: str, zone: tzinfo | None) -> Callable[[float], str]:
+    """Times shown as `form` (STAMP, XML_STAMP) in the time zone `zone`: where the master
+    prints a listing for a client, the client's (gridd.connection.time_zone, found by
+    the master actor). This process's local time for None."""
+    if zone is None:
+        return lambda ts: time.strftime(form, time.localtime(ts))
+    from datetime import datetime
 
-        try:
-            tz = ZoneInfo(zone.removeprefix(":"))
-        except (KeyError, ValueError, OSError):  # not found, not a key, not a zone file
-            pass
-        else:
-            return lambda ts: datetime.fromtimestamp(ts, tz).strftime(form)
-    return lambda ts: time.strftime(form, time.localtime(ts))
+    return lambda ts: datetime.fromtimestamp(ts, zone).strftime(form)

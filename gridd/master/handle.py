@@ -29,6 +29,8 @@ from gridd.master.web_sessions import ENDED, Claim, WebSessions
 from gridd.model.job_rows import JobRows
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from gridd.master.core import Master
 
 log = logging.getLogger("gridd.master")
@@ -54,6 +56,10 @@ class Outside(Protocol):
 
     def spool_action(self, req: p.SpoolRequest) -> p.Msg:
         """Check or back up the spool, as a manager asked: the answer to send."""
+
+    def time_zone(self, name: str) -> tzinfo | None:
+        """The time zone a client names (protocol.QueryRows.zone), from the system's zone
+        files; None for "" or a name not known here: the master's own local time."""
 
     def host_key(self, host: str) -> bytes:
         """A host's CURVE public key, which qrsh opens its task's session with (b""
@@ -221,7 +227,8 @@ class Handler:
             case p.QueryRows():
                 if msg.select is not None:
                     self._groups(msg.select)
-                reply = printed(m.query_rows(msg, now), msg, self.listings)
+                reply = printed(m.query_rows(msg, now), msg, self.listings,
+                                self.outside.time_zone(msg.zone))
             case p.SelectQueues():
                 self._groups(msg.select)
                 reply = m.select_queues(msg)
@@ -303,14 +310,16 @@ def unapplied_refusal(source: str, parts: list[bytes], text: str) -> p.Error | N
     return p.Error(text=text, rid=msg.rid)
 
 
-def printed(rows: JobRows | p.Msg, req: p.QueryRows, listings: Listings) -> p.Msg:
-    """A plain qstat's listing as the client prints it (or the refusal): the client
-    decodes one string, however long the queue."""
+def printed(rows: JobRows | p.Msg, req: p.QueryRows, listings: Listings,
+            zone: tzinfo | None) -> p.Msg:
+    """A plain qstat's listing as the client prints it (or the refusal), its times in
+    `zone` (the one req.zone names, None for the master's own): the client decodes one
+    string, however long the queue."""
     if not isinstance(rows, JobRows):
         return rows
     if req.xml:
-        return p.Printed(text=qstat_rows.qstat_rows_xml(rows, req.zone, listings.xml))
-    return p.Printed(text=qstat_rows.qstat_rows(rows, req.zone, listings.text))
+        return p.Printed(text=qstat_rows.qstat_rows_xml(rows, zone, listings.xml))
+    return p.Printed(text=qstat_rows.qstat_rows(rows, zone, listings.text))
 
 
 class Listings:

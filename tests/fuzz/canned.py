@@ -91,7 +91,7 @@ def reply_to(msg: p.Msg) -> p.Msg:
     if isinstance(msg, p.QueryJobs):
         return JOBS
     if isinstance(msg, p.QueryRows):
-        return printed(ROWS, msg, Listings())
+        return printed(ROWS, msg, Listings(), None)
     if isinstance(msg, p.QueryArs):
         return ARS
     if isinstance(msg, p.QueryQuota):

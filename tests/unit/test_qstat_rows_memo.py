@@ -3,6 +3,8 @@ is the listing printed afresh, whatever changed between two listings."""
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,7 +24,10 @@ LISTINGS = st.builds(JobRows, running=st.lists(ROWS, max_size=6),
                      pending=st.lists(ROWS, max_size=6))
 
 
-@given(st.lists(st.tuples(LISTINGS, st.sampled_from(["", "UTC", "Asia/Tokyo"])), max_size=8))
+ZONES = st.sampled_from([None, ZoneInfo("UTC"), ZoneInfo("Asia/Tokyo")])
+
+
+@given(st.lists(st.tuples(LISTINGS, ZONES), max_size=8))
 def test_listings_print_alike_with_and_without_the_memo(listings) -> None:
     text, xml = Memo(), Memo()
     for rows, zone in listings:
@@ -33,11 +38,11 @@ def test_listings_print_alike_with_and_without_the_memo(listings) -> None:
 def test_the_memo_keeps_the_lines_of_the_rows_shown_and_drops_the_others() -> None:
     memo = Memo()
     rows = [ShownRow(i, 0.5, "j", "ann", "qw", 1.8e9, "", 1, "", False) for i in range(3000)]
-    qstat_rows(JobRows(pending=rows), "", memo)
+    qstat_rows(JobRows(pending=rows), None, memo)
     assert set(memo.known) == set(rows)
     calls = []
-    assert memo.lines(rows, "", lambda row: calls.append(row) or "x") == [
-        qstat_rows(JobRows(pending=[r]), "").splitlines()[2] + "\n" for r in rows]
+    assert memo.lines(rows, None, lambda row: calls.append(row) or "x") == [
+        qstat_rows(JobRows(pending=[r])).splitlines()[2] + "\n" for r in rows]
     assert calls == []  # nothing printed again
-    qstat_rows(JobRows(pending=rows[:10]), "", memo)  # most are gone: their lines too
+    qstat_rows(JobRows(pending=rows[:10]), None, memo)  # most are gone: their lines too
     assert set(memo.known) == set(rows[:10])

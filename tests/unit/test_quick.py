@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from gridd import connection, wire
 from gridd import protocol as p
+from gridd.actors.master import zone_named
 from gridd.cli import qsub as whole_qsub
 from gridd.cli import quick
 from gridd.formats.qstat_rows import qstat_rows, qstat_rows_xml
@@ -229,21 +230,23 @@ def test_qsub_with_a_default_request_file_is_left_to_the_whole_command(
 
 
 def test_the_master_prints_times_in_the_zone_the_client_names(monkeypatch) -> None:
-    """formats.shown.zoned: a zone the master does not know, or none, is its own."""
+    """actors.master.zone_named and formats.shown.zoned: a zone the master does not know,
+    or none, is its own."""
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     try:
         row = ShownRow(7, 0.5, "job", "ann", "qw", 1_800_000_000.0, "", 1, "", False)
         rows = JobRows(pending=[row])
-        shown = {zone: qstat_rows(rows, zone).splitlines()[2].split()[5:7]
-                 for zone in ("", "UTC", "Asia/Tokyo", "Nowhere/Bogus", "../../etc/passwd")}
+        shown = {name: qstat_rows(rows, zone_named(name)).splitlines()[2].split()[5:7]
+                 for name in ("", "UTC", ":Asia/Tokyo", "Asia/Tokyo", "Nowhere/Bogus",
+                              "../../etc/passwd")}
     finally:
         monkeypatch.undo()
         time.tzset()
-    assert shown["Asia/Tokyo"] == ["01/15/2027", "17:00:00"]
+    assert shown["Asia/Tokyo"] == shown[":Asia/Tokyo"] == ["01/15/2027", "17:00:00"]
     assert shown[""] == shown["UTC"] == shown["Nowhere/Bogus"] == shown["../../etc/passwd"] \
         == ["01/15/2027", "08:00:00"]
-    assert "2027-01-15T17:00:00" in qstat_rows_xml(rows, "Asia/Tokyo")
+    assert "2027-01-15T17:00:00" in qstat_rows_xml(rows, zone_named("Asia/Tokyo"))
 
 
 WORDS = st.sampled_from(["-b", "y", "n", "-h", "-u", "-xml", "-j", "-f", "*", ",", "1", "12",
