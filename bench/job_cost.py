@@ -5,9 +5,9 @@ CPU (utime+stime from /proc/<pid>/stat) is read before the submission and again 
 every job is accounted and the master has gone quiet (the reporting database loads
 its batch after the accounting line). The shepherds are execd's children, so their CPU
 is execd's cutime+cstime less that of the jobs they waited for, which the accounting
-records carry (ru_utime, ru_stime). The master's figure holds its actors and any process
-of its own it waited for; the accounting process, the master's child that writes the
-accounting file and the database, has a figure of its own.
+records carry (ru_utime, ru_stime). The master's figure holds its actor and any process
+of its own it waited for; its two children have figures of their own: the scheduler
+process, and the accounting process that writes the accounting file and the database.
 
     python bench/job_cost.py [--jobs N] [--slots S] [--smoke]
 """
@@ -37,28 +37,37 @@ def cpu(pid: int) -> tuple[float, float]:
     return (utime + stime) / TICK, (cutime + cstime) / TICK
 
 
+CHILDREN = ("scheduler", "accounting")  # the master's child processes, by their module
+
+
 def daemons(c: Cell) -> dict[str, int]:
-    """The master, its accounting process and execd by pid (the first of Cell.pids is
-    the master's)."""
+    """The master, its children and execd by pid (the first of Cell.pids is the
+    master's)."""
     pids = c.pids()
-    return {"master": pids[0], "accounting": _child(pids[0]),
+    return {"master": pids[0], **_children(pids[0]),
             **{f"execd{i}": pid for i, pid in enumerate(pids[1:])}}
 
 
-def _child(parent: int) -> int:
-    """The one process whose parent is `parent` (the master's accounting process)."""
-    found = []
+def _children(parent: int) -> dict[str, int]:
+    """The master's child processes (gridd.actors.child_process) by name."""
+    found: dict[str, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == parent:
-                        found.append(int(entry))
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) != parent:
+                        continue
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
             except OSError:  # gone meanwhile
                 continue
-    if len(found) != 1:
-        raise RuntimeError(f"the master {parent} has {len(found)} child processes, not 1")
-    return found[0]
+            for name in CHILDREN:
+                if f"gridd.actors.{name}".encode() in argv:
+                    found[name] = int(entry)
+    if sorted(found) != sorted(CHILDREN):
+        raise RuntimeError(f"the master {parent} has children {found}, not one of each "
+                           f"of {CHILDREN}")
+    return found
 
 
 def snapshot(pids: dict[str, int]) -> dict[str, tuple[float, float]]:
@@ -105,12 +114,13 @@ def measure(jobs: int, slots: int) -> dict[str, float]:
         job_s = jobs_cpu(c.root)
     if done < jobs:
         raise RuntimeError(f"only {done} of {jobs} jobs accounted within {TIMEOUT:g} s")
-    master, accounting = ((after[n][0] - before[n][0]) for n in ("master", "accounting"))
+    master, scheduler, accounting = ((after[n][0] - before[n][0])
+                                     for n in ("master", *CHILDREN))
     execds = [n for n in pids if n.startswith("execd")]
     execd = sum(after[n][0] - before[n][0] for n in execds)
     children = sum(after[n][1] - before[n][1] for n in execds)
     figures = {"shepherd": children - job_s, "job": job_s, "execd": execd, "master": master,
-               "accounting": accounting}
+               "scheduler": scheduler, "accounting": accounting}
     per_job = {name: 1000 * secs / jobs for name, secs in figures.items()}
     per_job["total (no job)"] = sum(ms for name, ms in per_job.items() if name != "job")
     print(f"{jobs} `true` jobs on 1 host x {slots} slots, {os.cpu_count()} CPUs: drained in "

@@ -10,7 +10,8 @@ Then a real master (`gridd up`, one host of one slot): at rest after a job has r
 query made its accounting process open the reporting database (DuckDB lives there, not
 in the master), and again with the same number of jobs pending, submitted through the
 API (`submit_many`) and mirrored by the scheduler. Each is the master's VmRSS and peak
-(VmHWM) from /proc/PID/status, with its accounting process's VmRSS beside.
+(VmHWM) from /proc/PID/status, with its children's VmRSS beside: the scheduler process
+(its mirror of the pending jobs) and the accounting process.
 """
 
 from __future__ import annotations
@@ -99,23 +100,24 @@ def in_process() -> dict[str, float]:
             "encoded_mib": encoded / 2**20}
 
 
-def accounting_pid(master: int) -> int:
-    """The master's accounting process (gridd.actors.accounting_process)."""
+def child_pid(master: int, name: str) -> int:
+    """The master's child process of actor `name` (gridd.actors.child_process)."""
     children = [child for tasks in Path(f"/proc/{master}/task").glob("*/children")
-                for child in tasks.read_text().split()]  # trio starts it from a thread
+                for child in tasks.read_text().split()]  # trio starts them from a thread
     for child in children:
-        if b"gridd.actors.accounting" in Path(f"/proc/{child}/cmdline").read_bytes():
+        if f"gridd.actors.{name}".encode() in Path(f"/proc/{child}/cmdline").read_bytes():
             return int(child)
-    raise RuntimeError("the master has no accounting process")
+    raise RuntimeError(f"the master has no {name} process")
 
 
 def sizes(c: Cell, label: str) -> dict[str, float]:
     master = c.pids()[0]
     rss, peak = vm_rss(master) / 2**20, vm_rss(master, "VmHWM") / 2**20
-    acct = vm_rss(accounting_pid(master)) / 2**20
+    sched = vm_rss(child_pid(master, "scheduler")) / 2**20
+    acct = vm_rss(child_pid(master, "accounting")) / 2**20
     print(f"real master {label}: VmRSS {rss:,.0f} MiB, peak {peak:,.0f} MiB; "
-          f"its accounting process {acct:,.0f} MiB")
-    return {"rss_mib": rss, "peak_mib": peak, "accounting_mib": acct}
+          f"its scheduler process {sched:,.0f} MiB, accounting process {acct:,.0f} MiB")
+    return {"rss_mib": rss, "peak_mib": peak, "scheduler_mib": sched, "accounting_mib": acct}
 
 
 def gridd(c: Cell, *args: str) -> str:
@@ -133,7 +135,6 @@ def pending_spec(c: Cell, n: int) -> JobSpec:
 
 
 def real_master() -> dict[str, float]:
-    from gridd.client import Client
 
     with cell(hosts=1, slots=1) as c:
         gridd(c, "qsub", "-sync", "y", "-b", "y", "true")
@@ -141,8 +142,7 @@ def real_master() -> dict[str, float]:
         rest = sizes(c, "at rest")
         gridd(c, "qsub", "-b", "y", "sleep", "3600")  # holds the one slot
         t0 = time.perf_counter()
-        with Client(c.root) as client:
-            client.submit_many(pending_spec(c, n) for n in range(JOBS))
+        c.submit_many(pending_spec(c, n) for n in range(JOBS))
         elapsed = time.perf_counter() - t0
         print(f"{JOBS:,} jobs submitted through the API in {elapsed:.1f} s")
         loaded = sizes(c, f"with {JOBS:,} pending")

@@ -31,8 +31,6 @@ from pathlib import Path
 from _cell import BIN, SMOKE, cell, median_p90
 from _sge import binary, sge_env
 
-from gridd.client import Client
-
 BIG = "--big" in sys.argv[1:]
 BEFORE = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv[1:-1] else None
 JOBS = 50 if SMOKE else 100_000 if BIG else 5_000
@@ -55,13 +53,7 @@ def fill_gridd(c, jobs: int) -> None:
     """`jobs` jobs waiting as qw: the only queue disabled, then submitted through the API."""
     subprocess.run([str(BIN / "qmod"), "-d", "all.q"], env=c.env, check=True,
                    capture_output=True)
-    with Client(c.root) as client:
-        done = 0
-        while done < jobs:
-            n = min(10_000, jobs - done)
-            client.submit_many([c.spec("sleep", str(60 + (done + i) % 600))
-                                for i in range(n)])
-            done += n
+    c.submit_many(c.spec("sleep", str(60 + n % 600)) for n in range(jobs))
 
 
 def fill_sge(env: dict[str, str], jobs: int) -> list[str]:

@@ -546,7 +546,7 @@ class SuspendTask(Msg, tag="suspend_task"):
     suspend: bool
 
 
-# ---- master <-> scheduler (inproc) -------------------------------------------------
+# ---- master <-> scheduler (its child process) --------------------------------------
 # The master's state and events, and the scheduler's Dispatch, are the planner's input and
 # output: gridd.model.planning.
 
@@ -554,7 +554,7 @@ class SchedHello(Msg, tag="sched_hello"):
     pass
 
 
-# ---- master <-> accounting (inproc) ------------------------------------------------
+# ---- master <-> accounting (its child process) -------------------------------------
 
 class AccountTask(Msg, tag="account"):
     """One finished task to account; seq is the master's durable outbox key."""
@@ -677,8 +677,8 @@ def decode_reply(frame: bytes, max_size: int | None = MAX_MESSAGE) -> Msg:
 
 
 def decode(frame: bytes, max_size: int | None = MAX_MESSAGE) -> Msg:
-    """A message from a frame; `max_size=None` only for peers inside this process (the
-    scheduler's full state grows with the number of pending jobs)."""
+    """A message from a frame; `max_size=None` only between the master and the children
+    it started (the scheduler's full state grows with the number of pending jobs)."""
     if max_size is not None and len(frame) > max_size:
         raise ProtocolError(f"message of {len(frame)} bytes exceeds {max_size}")
     try:

@@ -1,5 +1,5 @@
-"""The master process: the Master actor with the Scheduler actor beside it, and the
-Accounting actor in a process of its own that it starts (gridd.actors.accounting_process).
+"""The master process: the Master actor, and the Scheduler and Accounting actors in
+processes of their own that it starts (gridd.actors.child_process).
 
 Every inbound message, from clients, execds, the scheduler or the accounting actor, goes
 through one channel into one task, which applies a whole burst to the state machine,
@@ -34,7 +34,7 @@ import signal
 import subprocess
 from collections.abc import Callable
 from datetime import tzinfo
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
@@ -43,8 +43,8 @@ import zmq
 
 from gridd import keys, login_token, master_endpoint, paths
 from gridd import protocol as p
-from gridd.actors import scheduler, zap
-from gridd.actors.accounting_process import AccountingProcess
+from gridd.actors import zap
+from gridd.actors.child_process import AccountingProcess, ChildProcess, SchedulerProcess
 from gridd.actors.clock import SYSTEM, Wall
 from gridd.actors.peer_names import PeerNames
 from gridd.collector import held_off
@@ -73,7 +73,6 @@ from gridd.transport import TrioSocket, ipv6
 
 log = logging.getLogger("gridd.master")
 
-SCHED_ENDPOINT = "inproc://gridd-scheduler"
 BATCH = 2000  # messages applied per spool commit at most
 AR_CHECK = 1.0  # seconds between looks at advance reservations' start and end times
 
@@ -95,16 +94,16 @@ class MasterActor:
     def __init__(self, base: Path, endpoint: str, schedule_interval: float = 2.0, *,
                  key: keys.KeyPair | None, request_rate: float = REQUEST_RATE,
                  request_burst: float = REQUEST_BURST, wall: Wall = SYSTEM,
-                 accounting: type[AccountingProcess] = AccountingProcess) -> None:
+                 accounting: type[AccountingProcess] = AccountingProcess,
+                 scheduling: Callable[[Path, float], ChildProcess] = SchedulerProcess) -> None:
         """`key`: the master's CURVE key pair; None only for a cell made with
         `gridd up --security none`, whose clients are whoever they claim to be. `wall`:
-        the clock of the now the state machine is given, also the scheduler's (see
-        gridd.actors.clock). `accounting`: how the accounting actor is run, a process of
-        its own but in the tests of virtual time."""
+        the clock of the now the state machine is given (see gridd.actors.clock).
+        `accounting` and `scheduling`: how those actors are run, each a process of its
+        own but in the tests of virtual time, where they run on `wall` too."""
         self.base = base
         self.wall = wall
         self.endpoint = endpoint
-        self.schedule_interval = schedule_interval
         self.key = key
         quiet = QuietLog(log, rate=1.0, burst=20.0)  # warnings a peer can cause
         door = Door(key is not None, Limiter(request_rate, request_burst), quiet)
@@ -125,6 +124,7 @@ class MasterActor:
         self.master = Master(state, master_host=self.machine)
         self.ctx = zmq.Context()
         self.acct = accounting(base, self._accounting_hello)
+        self.sched = scheduling(base, schedule_interval)
         self.stopping = trio.Event()
 
     def _bind(self, front: TrioSocket) -> None:
@@ -183,9 +183,7 @@ class MasterActor:
                                   SNDHWM=0, RCVHWM=0, HANDSHAKE_IVL=HANDSHAKE_MS,
                                   IPV6=ipv6(self.endpoint), **security)
         self._bind(front)
-        sched = TrioSocket.create(self.ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
-        sched.bind(SCHED_ENDPOINT)
-        self.front, self.sched = front, sched
+        self.front = front
         send, inbox = trio.open_memory_channel(10_000)
         log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
         await self.peer_names.learn_own(_bound_address(self.endpoint))
@@ -196,28 +194,19 @@ class MasterActor:
                     nursery.start_soon(zap.serve, guard, zap.Handler(self.keyring))
                 nursery.start_soon(self.acct.run, ACCT, send.clone())
                 nursery.start_soon(self._pump_clients, front, send.clone())
-                nursery.start_soon(self._pump, sched, SCHED, send.clone())
+                nursery.start_soon(self.sched.run, SCHED, send.clone())
                 nursery.start_soon(self._apply_loop, inbox)
                 nursery.start_soon(_timer, self._host_check_interval, TIMER, send.clone())
                 nursery.start_soon(_timer, lambda: AR_CHECK, TICK, send.clone())
-                nursery.start_soon(partial(scheduler.run, self.ctx, SCHED_ENDPOINT,
-                                           self.schedule_interval, self.base, wall=self.wall))
                 await self.stopping.wait()
                 nursery.cancel_scope.cancel()
         finally:
-            for sock in (front, sched):
-                sock.close()
+            front.close()
             if guard is not None:
                 guard.close()
             self.spool.close()
             self.ctx.term()
             log.info("master stopped")
-
-    async def _pump(self, sock: TrioSocket, source: str, send: trio.MemorySendChannel) -> None:
-        async with send:
-            while True:
-                parts = await sock.recv()
-                await send.send((source, parts, None))
 
     async def _pump_clients(self, front: TrioSocket, send: trio.MemorySendChannel) -> None:
         """Client and execd messages, each with who sent it (see Peer)."""
@@ -383,10 +372,9 @@ class MasterActor:
             return p.Error(text=f"error: {exc}")
         return p.Error(text=f"error: unknown spool action {req.action!r}")
 
-    def _send_now(self, sock: TrioSocket | AccountingProcess, msg: p.Msg) -> None:
-        """Queue on an unbounded inproc socket or the accounting process's queue: never
-        blocks, keeps message order."""
-        sock.send_nowait([p.encode(msg)])
+    def _send_now(self, child: ChildProcess, msg: p.Msg) -> None:
+        """Queue for a child process: never blocks, keeps message order."""
+        child.send_nowait([p.encode(msg)])
 
     def _flush(self, fx: Effects, answered_dispatch: bool) -> None:
         """Send what a spooled burst caused, with the watches it answers."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -39,7 +40,7 @@ from gridd.master.bootstrap import CellConfig
 from gridd.model.ar import ArSpec
 from gridd.model.job import JobSpec
 from gridd.transport import TrioSocket
-from tests.actors.inline_accounting import InlineAccounting
+from tests.actors.inline_children import InlineAccounting, InlineScheduler
 from tests.actors.virtual_time import threads_inline, virtual_wall
 
 HOST = "node1"
@@ -139,9 +140,10 @@ async def cell(base: Path, monkeypatch: pytest.MonkeyPatch, slots: int = 1,
     paths.common(base).mkdir(parents=True)
     (paths.common(base) / "bootstrap.json").write_bytes(msgspec.json.encode(
         CellConfig(hosts=[HOST], slots=slots, machine="head")))
+    wall = virtual_wall()
     actor = MasterActor(base, f"inproc://master-timing-{next(_endpoints)}", 2.0, key=None,
                         accounting=InlineAccounting,
-                        wall=virtual_wall(), **limits)
+                        scheduling=partial(InlineScheduler, wall=wall), wall=wall, **limits)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(actor.run)
         played = Cell(actor)

@@ -118,10 +118,12 @@ async def scheduling(base: Path, interval: float, hosts: int = 1,
     endpoint = f"inproc://sched-timing-{next(_endpoints)}"
     sock = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
     sock.bind(endpoint)
+    theirs = TrioSocket.create(ctx, zmq.PAIR, SNDHWM=0, RCVHWM=0)
+    theirs.connect(endpoint)
     wall = virtual_wall()
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(partial(scheduler.run, ctx, endpoint, interval, base, wall=wall))
+            nursery.start_soon(partial(scheduler.run, theirs, interval, base, wall=wall))
             master = PlayedMaster(sock, wall, hosts, slots)
             with trio.fail_after(VIRTUAL_LIMIT):  # no threads here: virtual time bounds
                 _, hello = await master.receive()
@@ -130,6 +132,7 @@ async def scheduling(base: Path, interval: float, hosts: int = 1,
             nursery.cancel_scope.cancel()
     finally:
         sock.close()
+        theirs.close()
         ctx.term()
 
 

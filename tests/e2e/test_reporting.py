@@ -1,7 +1,7 @@
 """Reporting through a real cell: records reach the files and DuckDB exactly once, even
-when the master or its accounting process is killed mid-burst, and analysts query the
-database while the cell runs (through the master and its accounting process: DuckDB lets
-one process open the file)."""
+when the master or its accounting or scheduler process is killed mid-burst, and analysts
+query the database while the cell runs (through the master and its accounting process:
+DuckDB lets one process open the file)."""
 
 from __future__ import annotations
 
@@ -43,12 +43,13 @@ def burst_started(cell: Cell, tmp_path: Path) -> int:
     return int(out.split(".")[0])
 
 
-def accounting_pid(cell: Cell) -> int:
-    """The master's accounting process (gridd.actors.accounting_process), 0 while it has
-    none (between an end and the next start)."""
+def child_pid(cell: Cell, name: str) -> int:
+    """The master's child process of actor `name` (gridd.actors.child_process), 0 while
+    it has none (between an end and the next start)."""
     children = [child for tasks in Path(f"/proc/{cell.master_pid()}/task").glob("*/children")
-                for child in tasks.read_text().split()]  # trio starts it from a thread
-    found = [int(child) for child in children if b"gridd.actors.accounting" in cmdline(child)]
+                for child in tasks.read_text().split()]  # trio starts them from a thread
+    found = [int(child) for child in children
+             if f"gridd.actors.{name}".encode() in cmdline(child)]
     assert len(found) <= 1, found
     return found[0] if found else 0
 
@@ -73,12 +74,13 @@ def running(pid: int) -> bool:
 def test_kill_9_master_during_a_burst_of_1000_finishing_tasks(big_cell: Cell, tmp_path: Path):
     cell = big_cell
     job = burst_started(cell, tmp_path)
-    orphan = accounting_pid(cell)
-    assert orphan
+    orphan, scheduler = child_pid(cell, "accounting"), child_pid(cell, "scheduler")
+    assert orphan and scheduler
     os.kill(cell.master_pid(), signal.SIGKILL)
     wait_for(lambda: cell.run("qstat").returncode != 0, what="master gone")
-    # its accounting process writes what it holds and ends with it
+    # its accounting process writes what it holds and ends with it, as its scheduler does
     wait_for(lambda: not running(orphan), what="the accounting process gone")
+    wait_for(lambda: not running(scheduler), what="the scheduler process gone")
     cell.start_master()
     every_record_once(cell, job)
 
@@ -87,11 +89,27 @@ def test_kill_9_accounting_process_during_a_burst_of_1000_finishing_tasks(
         big_cell: Cell, tmp_path: Path):
     cell = big_cell
     job = burst_started(cell, tmp_path)
-    killed = accounting_pid(cell)
+    killed = child_pid(cell, "accounting")
     os.kill(killed, signal.SIGKILL)
-    wait_for(lambda: accounting_pid(cell) not in (0, killed), what="the accounting process again")
+    wait_for(lambda: child_pid(cell, "accounting") not in (0, killed),
+             what="the accounting process again")
     every_record_once(cell, job)
     assert "the accounting process ended (status -9)" in (
+        cell.root / "spool" / "qmaster" / "messages").read_text()
+
+
+def test_kill_9_scheduler_process_during_a_burst_of_1000_finishing_tasks(
+        big_cell: Cell, tmp_path: Path):
+    """The master starts its scheduler again, which asks for the whole state: every
+    task still runs, and runs once."""
+    cell = big_cell
+    job = burst_started(cell, tmp_path)
+    killed = child_pid(cell, "scheduler")
+    os.kill(killed, signal.SIGKILL)
+    wait_for(lambda: child_pid(cell, "scheduler") not in (0, killed),
+             what="the scheduler process again")
+    every_record_once(cell, job)
+    assert "the scheduler process ended (status -9)" in (
         cell.root / "spool" / "qmaster" / "messages").read_text()
 
 
