@@ -89,11 +89,12 @@ def _head(n: int, fix: int, code16: bytes, code32: bytes) -> bytes:
     return code16 + _pack(">H", n) if n < 0x10000 else code32 + _pack(">I", n)
 
 
-def unpack(data: bytes) -> object:
+def unpack(data: bytes | bytearray) -> object:
     """The one value `data` holds; WireError for anything else (trailing bytes, a
-    truncated value, a type MessagePack reserves or an extension)."""
+    truncated value, a type MessagePack reserves or an extension). Read through a
+    memoryview, so that a string is copied once, as it is decoded."""
     try:
-        value, end = _unpack(data, 0)
+        value, end = _unpack(memoryview(data), 0)
     except (IndexError, UnicodeDecodeError, RecursionError) as exc:
         raise WireError(f"malformed MessagePack: {exc}") from None
     if end != len(data):
@@ -111,7 +112,7 @@ _SIZED = {0xD9: (">B", 1), 0xDA: (">H", 2), 0xDB: (">I", 4), 0xC4: (">B", 1),
           0xDE: (">H", 2), 0xDF: (">I", 4)}
 
 
-def _unpack(data: bytes, at: int) -> tuple[object, int]:
+def _unpack(data: memoryview, at: int) -> tuple[object, int]:
     code = data[at]
     at += 1
     if code < 0x80:
@@ -148,17 +149,17 @@ def _unpack(data: bytes, at: int) -> tuple[object, int]:
     raise WireError(f"malformed MessagePack: type byte 0x{code:02x} is not one gridd sends")
 
 
-def _need(data: bytes, at: int, n: int) -> None:
+def _need(data: memoryview, at: int, n: int) -> None:
     if at + n > len(data):
         raise WireError("malformed MessagePack: truncated")
 
 
-def _text(data: bytes, at: int, n: int) -> tuple[str, int]:
+def _text(data: memoryview, at: int, n: int) -> tuple[str, int]:
     _need(data, at, n)
     return str(data[at:at + n], "utf-8"), at + n
 
 
-def _array(data: bytes, at: int, n: int) -> tuple[list[object], int]:
+def _array(data: memoryview, at: int, n: int) -> tuple[list[object], int]:
     _need(data, at, n)  # each item takes a byte at least: a bogus length fails at once
     items = []
     for _ in range(n):
@@ -167,7 +168,7 @@ def _array(data: bytes, at: int, n: int) -> tuple[list[object], int]:
     return items, at
 
 
-def _map(data: bytes, at: int, n: int) -> tuple[dict[object, object], int]:
+def _map(data: memoryview, at: int, n: int) -> tuple[dict[object, object], int]:
     _need(data, at, 2 * n)
     out: dict[object, object] = {}
     for _ in range(n):

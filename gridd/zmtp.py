@@ -18,6 +18,7 @@ import struct
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
 _MESSAGE = b"\x07MESSAGE"
+_LARGE = 1 << 20  # a frame at least this long is read into a buffer of its own
 # What a ZAP handler's status code (the reason of the server's ERROR command) means.
 _ZAP_STATUS = {b"300": "temporary failure", b"400": "this client's key is not authorized",
                b"500": "the authenticator failed"}
@@ -32,6 +33,15 @@ class ZmtpError(Exception):
 class _Closed(ZmtpError):
     """The peer closed or reset the connection: told apart during a CURVE handshake,
     where it is how libzmq answers a wrong server key."""
+
+
+def _lost(exc: OSError) -> Exception:
+    """What a failed read raises: a timeout as it is, else the connection lost."""
+    if isinstance(exc, TimeoutError):
+        return exc
+    if isinstance(exc, ConnectionResetError):
+        return _Closed(f"connection lost: {exc}")
+    return ZmtpError(f"connection lost: {exc}")
 
 
 class Curve(tuple):
@@ -195,11 +205,16 @@ class _Sodium:
             out, message, len(message), nonce, shared) == 0)
         return self.ffi.buffer(out, len(message) + 16)[:]
 
-    def crypto_box_open_afternm(self, box: bytes, nonce: bytes, shared: bytes) -> bytes:
-        out = self._bytes(len(box) - 16)
-        _check(len(box) >= 16 and len(nonce) == 24 and self.lib.crypto_box_open_easy_afternm(
-            out, box, len(box), nonce, shared) == 0)
-        return self.ffi.buffer(out, len(box) - 16)[:]
+    def crypto_box_open_afternm(self, box: memoryview, nonce: bytes,
+                                shared: bytes) -> bytearray:
+        """Opened into a bytearray of its own, read from `box` in place: a message can be
+        tens of MB (qstat -xml over 100,000 jobs), each copy of it milliseconds."""
+        _check(len(box) >= 16 and len(nonce) == 24)
+        out = bytearray(len(box) - 16)
+        _check(self.lib.crypto_box_open_easy_afternm(
+            self.ffi.from_buffer(out), self.ffi.from_buffer(box), len(box), nonce,
+            shared) == 0)
+        return out
 
 
 def _check(ok: bool) -> None:
@@ -268,7 +283,7 @@ class _CurveSession:
 
     def ready(self, data: bytes) -> None:
         """Check READY: that the server holds S' (its metadata is not needed)."""
-        self._open(data, b"CurveZMQREADY---")
+        self._open(memoryview(data), b"CurveZMQREADY---")
 
     def seal(self, data: bytes) -> bytes:
         """Each ZMTP frame of ``data`` (as ``Dealer.encode`` made them) as a MESSAGE:
@@ -290,15 +305,17 @@ class _CurveSession:
             at += size
         return b"".join(out)
 
-    def open(self, body: bytes) -> tuple[int, bytes]:
+    def open(self, body: bytes) -> tuple[int, bytearray]:
         """The flags and body inside a MESSAGE from the server."""
-        plain = self._open(body[len(_MESSAGE):], b"CurveZMQMESSAGES")
+        plain = self._open(memoryview(body)[len(_MESSAGE):], b"CurveZMQMESSAGES")
         if not plain:
             raise ZmtpError("malformed CURVE MESSAGE")
-        return plain[0], plain[1:]
+        flags = plain[0]
+        del plain[:1]  # a bytearray drops its first bytes without a copy
+        return flags, plain
 
-    def _open(self, data: bytes, prefix: bytes) -> bytes:
-        short = data[:8]
+    def _open(self, data: memoryview, prefix: bytes) -> bytearray:
+        short = bytes(data[:8])
         nonce = int.from_bytes(short, "big")
         if len(short) < 8 or nonce <= self.peer_nonce:
             raise ZmtpError("CURVE nonce from the server did not increase (a replay?)")
@@ -447,19 +464,39 @@ class Dealer:
             size = self._read(1)[0]
         return flags, self._read(size)
 
-    def _read(self, n: int) -> bytes:
+    def _read(self, n: int) -> bytes | bytearray:
+        if n >= _LARGE and len(self.buffer) < n:
+            return self._read_large(n)
         while len(self.buffer) < n:
-            try:
-                chunk = self.sock.recv(max(65536, n - len(self.buffer)))
-            except TimeoutError:
-                raise
-            except ConnectionResetError as exc:
-                raise _Closed(f"connection lost: {exc}") from None
-            except OSError as exc:
-                raise ZmtpError(f"connection lost: {exc}") from None
-            if not chunk:
-                raise _Closed("connection closed by the master")
+            chunk = self._recv(max(65536, n - len(self.buffer)))
             self.buffer += chunk
         data = bytes(memoryview(self.buffer)[:n])  # one copy (a bytearray slice is two)
         del self.buffer[:n]
         return data
+
+    def _read_large(self, n: int) -> bytearray:
+        """A large frame read straight into a bytearray of its size: no copy but the
+        socket's, where appending chunks to the buffer would copy it again and again."""
+        data = bytearray(n)
+        view = memoryview(data)
+        have = len(self.buffer)
+        view[:have] = self.buffer
+        self.buffer.clear()
+        while have < n:
+            try:
+                got = self.sock.recv_into(view[have:])
+            except OSError as exc:
+                raise _lost(exc) from None
+            if not got:
+                raise _Closed("connection closed by the master")
+            have += got
+        return data
+
+    def _recv(self, size: int) -> bytes:
+        try:
+            chunk = self.sock.recv(size)
+        except OSError as exc:
+            raise _lost(exc) from None
+        if not chunk:
+            raise _Closed("connection closed by the master")
+        return chunk
