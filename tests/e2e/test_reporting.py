@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.e2e.conftest import Cell, wait_for
 from tests.e2e.test_advance_reservation import set_global_conf
@@ -85,31 +86,20 @@ def test_kill_9_master_during_a_burst_of_1000_finishing_tasks(big_cell: Cell, tm
     every_record_once(cell, job)
 
 
-def test_kill_9_accounting_process_during_a_burst_of_1000_finishing_tasks(
-        big_cell: Cell, tmp_path: Path):
+@pytest.mark.parametrize("child", ["accounting", "scheduler"])
+def test_kill_9_a_child_process_during_a_burst_of_1000_finishing_tasks(
+        big_cell: Cell, tmp_path: Path, child: str):
+    """The master starts its child again: a new accounting process writes what the old
+    one had not confirmed, a new scheduler asks for the whole state; every task still
+    runs, and runs and is accounted once."""
     cell = big_cell
     job = burst_started(cell, tmp_path)
-    killed = child_pid(cell, "accounting")
+    killed = child_pid(cell, child)
     os.kill(killed, signal.SIGKILL)
-    wait_for(lambda: child_pid(cell, "accounting") not in (0, killed),
-             what="the accounting process again")
+    wait_for(lambda: child_pid(cell, child) not in (0, killed),
+             what=f"the {child} process again")
     every_record_once(cell, job)
-    assert "the accounting process ended (status -9)" in (
-        cell.root / "spool" / "qmaster" / "messages").read_text()
-
-
-def test_kill_9_scheduler_process_during_a_burst_of_1000_finishing_tasks(
-        big_cell: Cell, tmp_path: Path):
-    """The master starts its scheduler again, which asks for the whole state: every
-    task still runs, and runs once."""
-    cell = big_cell
-    job = burst_started(cell, tmp_path)
-    killed = child_pid(cell, "scheduler")
-    os.kill(killed, signal.SIGKILL)
-    wait_for(lambda: child_pid(cell, "scheduler") not in (0, killed),
-             what="the scheduler process again")
-    every_record_once(cell, job)
-    assert "the scheduler process ended (status -9)" in (
+    assert f"the {child} process ended (status -9)" in (
         cell.root / "spool" / "qmaster" / "messages").read_text()
 
 
