@@ -55,7 +55,8 @@ class Cell:
     def submit_many(self, specs: Iterable[JobSpec]) -> None:
         """Submit through the API, a fresh connection for each CONNECTION_BURST jobs: the
         master lets one connection send that many requests at once and then 2,000 a
-        second (gridd.master.ratelimit), which a pipelined submission outruns."""
+        second (gridd.master.ratelimit), which a pipelined submission outruns (and the
+        client then waits for)."""
         from gridd.client import Client
 
         specs = iter(specs)

@@ -7,7 +7,9 @@ together.
 
 from __future__ import annotations
 
+import itertools
 import os
+import time
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -29,6 +31,8 @@ from gridd.zmtp import Dealer
 # The job actions of the web interface and of DRMAA's drmaa_control, each asked of the
 # master as the command it stands for asks it: qdel, qmod -sj, qmod -usj, qhold, qrls.
 JOB_ACTIONS = ("delete", "suspend", "resume", "hold", "release")
+# Seconds before submit_many sends again what the request rate refused: at first, at most.
+RETRY_PAUSE, RETRY_PAUSE_MOST = 0.05, 1.0
 T = TypeVar("T")
 
 
@@ -113,24 +117,41 @@ class Client:
         return self.request(p.Submit(spec=spec))
 
     def submit_many(self, specs: Iterable[JobSpec], window: int = 500) -> list[p.Submitted]:
-        """Submit with up to ``window`` requests in flight; answers in submission order."""
-        results: dict[int, p.Msg] = {}
-        order: list[int] = []
-        batch: list[bytes] = []
-        for spec in specs:
-            batch.append(self._frame(p.Submit(spec=spec)))
-            order.append(self._rid)
-            if len(batch) == window:
-                self._exchange(batch, results)
-                batch = []
-        self._exchange(batch, results)
-        out = []
-        for rid in order:
-            reply = results[rid]
+        """Submit with up to ``window`` requests in flight; answers in submission order.
+        A submission the master refuses for this connection's request rate (Error.later)
+        changed nothing: it is sent again after a pause, which grows while such refusals
+        go on, and so takes a job number after the rest of its window's."""
+        out: list[p.Msg] = []
+        specs = iter(specs)
+        while batch := list(itertools.islice(specs, window)):
+            out += self._submitted(batch)
+        for reply in out:
             if isinstance(reply, p.Error):
                 raise Refused(reply.text, reply.code)
-            out.append(reply)
         return out
+
+    def _submitted(self, specs: list[JobSpec]) -> list[p.Msg]:
+        """The master's answer to each of a window's submissions, those it refused for
+        the rate sent again until it takes them."""
+        replies: dict[int, p.Msg] = {}  # by the submission's index in `specs`
+        todo: Iterable[int] = range(len(specs))
+        pause = RETRY_PAUSE
+        while True:
+            frames, sent = [], {}
+            for index in todo:
+                frames.append(self._frame(p.Submit(spec=specs[index])))
+                sent[self._rid] = index
+            results: dict[int, p.Msg] = {}
+            self._exchange(frames, results)
+            todo = []
+            for rid, index in sent.items():
+                reply = replies[index] = results[rid]
+                if isinstance(reply, p.Error) and reply.later:
+                    todo.append(index)
+            if not todo:
+                return [replies[index] for index in range(len(specs))]
+            time.sleep(pause)
+            pause = min(2 * pause, RETRY_PAUSE_MOST)
 
     def _exchange(self, batch: list[bytes], results: dict[int, p.Msg]) -> None:
         if not batch:

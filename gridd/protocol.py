@@ -31,10 +31,13 @@ class ProtocolError(Exception):
 # ---- generic replies -------------------------------------------------------------
 
 class Error(Msg, tag="error"):
-    """A refused request: text as the client prints it, exit code as Grid Engine's."""
+    """A refused request: text as the client prints it, exit code as Grid Engine's.
+    `later`: refused unapplied for the connection's request rate, so the same request
+    may be sent again after a pause (Client.submit_many does)."""
 
     text: str
     code: int = 1
+    later: bool = False
 
 
 class Ok(Msg, tag="ok"):

@@ -104,7 +104,7 @@ class Door:
                                described(peer, ident), self.limiter.rate)
             return Admitted(p.Error(text=f"error: too many requests on this connection (more "
                                          f"than {self.limiter.rate:g} a second): try again "
-                                         "later"))
+                                         "later", later=True))
         if kind == "user":
             group, uid, gid = account(name)
             stamp(msg, name, group, peer.host, uid=uid, gid=gid)

@@ -71,6 +71,7 @@ async def test_over_the_rate_a_connection_is_answered_with_an_error(tmp_path):
         assert len(ok) + len(refused) == 30
         assert refused[0].text == ("error: too many requests on this connection (more than "
                                    "5 a second): try again later")
+        assert all(a.later for a in refused)  # unapplied: may be sent again
         await other.send([p.encode(p.Ping(rid=7))])
         assert await replies(other, 1) == [p.Ok(rid=7)]  # others are not held back
         greedy.close()
