@@ -141,5 +141,6 @@ class SchedulerProcess(ChildProcess):
     name = "scheduler"
 
     def __init__(self, base: Path, interval: float) -> None:
+        # told nothing first: each new child asks for the whole state (SchedHello)
         super().__init__(base, list, (repr(interval),))
         self.interval = interval
