@@ -321,7 +321,7 @@ def test_over_the_rate_a_request_is_refused_and_garbage_counts_too():
     assert fx.replies[1:] == [
         (ID, p.Ok(rid=1)), (ID, p.Ok(rid=2)),
         (ID, p.Error(text="error: too many requests on this connection (more than 1 a "
-                          "second): try again later", rid=3))]
+                          "second): try again later", later=True, rid=3))]
     h.handle(m, CLIENT, frames(p.Ping(rid=4)), peer, 6.0, fx)  # a second later: one more
     assert fx.replies[-1] == (ID, p.Ok(rid=4))
 
