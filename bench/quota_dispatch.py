@@ -4,12 +4,13 @@ each, over 200 users in 10 access lists and the hosts in 10 host groups, with ex
 user and host lists, shared scopes, project and PE filters and a dynamic limit.
 
 The same jobs (owned by the 200 users) are planned with and without the rule sets; the
-target is at most twice the time without. Both are the production path (`Planner.plan`
-with the garbage collector held off, as the scheduler actor runs it: gridd/collector.py)
-on a warm planner, best of five runs each, the two planners' runs interleaved so that the
-machine's drift falls on both alike. The benchmark also checks the plan: it keeps every
-limit (the plan's orders booked as running tasks, the quota layer says whether any scope
-went over), and it equals the plan of the planner without category caches.
+target (issue 36, item 5) is at most 1.5 times the time without. Both are the production
+path (`Planner.plan` with the garbage collector held off, as the scheduler actor runs it:
+gridd/collector.py) on a warm planner, best of five runs each, the two planners' runs
+interleaved so that the machine's drift falls on both alike. The benchmark also checks the
+plan: it keeps every limit (the plan's orders booked as running tasks, the quota layer
+says whether any scope went over), and it equals the plan of the planner without category
+caches.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SETS = 5 if SMOKE else 50
 RULES = 10
 RUNS = 1 if SMOKE else 5
 SEED = 4242
+TARGET = 1.5  # the quota cycle's time over the plain cycle's, at most
 
 
 def users() -> list[str]:
@@ -135,7 +137,7 @@ def main() -> dict[str, float]:
     over = overbooked(quoted, limited)
     # The planner without category caches (seconds, not a figure) must agree.
     same = Planner().plan(quoted, dispatch.NOW, categories=False).orders == limited.orders
-    print(f"ratio with / without quotas: {rqs_s / base_s:.2f} (target <= 2)")
+    print(f"ratio with / without quotas: {rqs_s / base_s:.2f} (target <= {TARGET})")
     print(f"limits exceeded by the plan: {over} (must be 0)")
     print(f"same placements as the planner without caches: {'yes' if same else 'NO (BUG)'}")
     return {"base_s": base_s, "rqs_s": rqs_s, "ratio": rqs_s / base_s, "over": float(over),
