@@ -78,7 +78,10 @@ def test_a_host_stopped_past_max_unheard_is_unknown_and_reconciled_when_it_goes_
     cell.ok("qmod", "-d", "all.q@node2")  # both jobs start on node1
     ended = cell.root / "ended"
     ended.mkdir()
-    job = ["-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "25", ";",
+    released = cell.root / "released"  # the rerun on node2 waits for it, not for 25 s
+    job = ["-b", "y", "-o", "/dev/null", "-j", "y",
+           "case", "$HOSTNAME", "in", "node2)", "until", "[", "-e", str(released), "];",
+           "do", "sleep", "0.1;", "done", ";;", "*)", "sleep", "25", ";;", "esac", ";",
            "touch", f"{ended}/$JOB_ID.$HOSTNAME"]  # where each job's run came to its end
     rerun = submit(cell, "-r", "y", *job)
     kept = submit(cell, "-r", "n", *job)
@@ -96,6 +99,7 @@ def test_a_host_stopped_past_max_unheard_is_unknown_and_reconciled_when_it_goes_
         assert where(cell)[kept] == "all.q@node1" and states(cell)[str(kept)] == "r"
         assert "u" in instance_states(cell)["all.q@node1"]
         assert host_load(cell, "node1") == "-" != host_load(cell, "node2")
+        released.touch()
     finally:
         os.kill(execd, signal.SIGCONT)
     wait_for(lambda: "u" not in instance_states(cell)["all.q@node1"], timeout=20,
