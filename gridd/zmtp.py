@@ -15,6 +15,13 @@ import _socket
 import os
 import struct
 
+TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    R = TypeVar("R")
+
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
 _MESSAGE = b"\x07MESSAGE"
@@ -33,15 +40,6 @@ class ZmtpError(Exception):
 class _Closed(ZmtpError):
     """The peer closed or reset the connection: told apart during a CURVE handshake,
     where it is how libzmq answers a wrong server key."""
-
-
-def _lost(exc: OSError) -> Exception:
-    """What a failed read raises: a timeout as it is, else the connection lost."""
-    if isinstance(exc, TimeoutError):
-        return exc
-    if isinstance(exc, ConnectionResetError):
-        return _Closed(f"connection lost: {exc}")
-    return ZmtpError(f"connection lost: {exc}")
 
 
 class Curve(tuple):
@@ -468,8 +466,7 @@ class Dealer:
         if n >= _LARGE and len(self.buffer) < n:
             return self._read_large(n)
         while len(self.buffer) < n:
-            chunk = self._recv(max(65536, n - len(self.buffer)))
-            self.buffer += chunk
+            self.buffer += self._received(self.sock.recv, max(65536, n - len(self.buffer)))
         data = bytes(memoryview(self.buffer)[:n])  # one copy (a bytearray slice is two)
         del self.buffer[:n]
         return data
@@ -483,20 +480,21 @@ class Dealer:
         view[:have] = self.buffer
         self.buffer.clear()
         while have < n:
-            try:
-                got = self.sock.recv_into(view[have:])
-            except OSError as exc:
-                raise _lost(exc) from None
-            if not got:
-                raise _Closed("connection closed by the master")
-            have += got
+            have += self._received(self.sock.recv_into, view[have:])
         return data
 
-    def _recv(self, size: int) -> bytes:
+    @staticmethod
+    def _received(read: Callable[[Any], R], into: Any) -> R:
+        """One read from the socket (recv or recv_into): what it gave, never nothing; a
+        timeout as it is, a closed or broken connection as ZmtpError."""
         try:
-            chunk = self.sock.recv(size)
+            got = read(into)
+        except TimeoutError:
+            raise
+        except ConnectionResetError as exc:
+            raise _Closed(f"connection lost: {exc}") from None
         except OSError as exc:
-            raise _lost(exc) from None
-        if not chunk:
+            raise ZmtpError(f"connection lost: {exc}") from None
+        if not got:
             raise _Closed("connection closed by the master")
-        return chunk
+        return got
