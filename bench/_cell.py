@@ -27,7 +27,6 @@ BIN = Path(sys.executable).parent  # the venv's own commands, never whatever is 
 # `python bench/x.py --smoke`: the bench's short form (tiny sizes, no Grid Engine, a second
 # or two), which tests/e2e/test_bench_smoke.py runs so that a bench that breaks fails a test
 SMOKE = "--smoke" in sys.argv[1:]
-CONNECTION_BURST = 10_000  # requests one connection may send at once (actors.master)
 
 
 @dataclass
@@ -53,16 +52,27 @@ class Cell:
             return 0
 
     def submit_many(self, specs: Iterable[JobSpec]) -> None:
-        """Submit through the API, a fresh connection for each CONNECTION_BURST jobs: the
-        master lets one connection send that many requests at once and then 2,000 a
-        second (gridd.master.ratelimit), which a pipelined submission outruns (and the
-        client then waits for)."""
+        """Submit through the API, a fresh connection for each burst the master lets one
+        connection send at once (REQUEST_BURST): after it, 2,000 a second, which a
+        pipelined submission outruns (and the client then waits for)."""
+        from gridd.actors.master import REQUEST_BURST
         from gridd.client import Client
 
         specs = iter(specs)
-        while chunk := list(itertools.islice(specs, CONNECTION_BURST)):
+        while chunk := list(itertools.islice(specs, int(REQUEST_BURST))):
             with Client(self.root) as client:
                 client.submit_many(chunk)
+
+    def master_child(self, name: str) -> int:
+        """The pid of the master's child process of actor `name` (gridd.actors.
+        child_process: "scheduler", "accounting")."""
+        master = self.pids()[0]
+        children = [child for tasks in Path(f"/proc/{master}/task").glob("*/children")
+                    for child in tasks.read_text().split()]  # trio starts them from a thread
+        for child in children:
+            if f"gridd.actors.{name}".encode() in Path(f"/proc/{child}/cmdline").read_bytes():
+                return int(child)
+        raise RuntimeError(f"the master has no {name} process")
 
     def spec(self, *command: str, hold: bool = False) -> JobSpec:
         """A binary job run in the cell's root, so its output files go away with it."""

@@ -44,30 +44,8 @@ def daemons(c: Cell) -> dict[str, int]:
     """The master, its children and execd by pid (the first of Cell.pids is the
     master's)."""
     pids = c.pids()
-    return {"master": pids[0], **_children(pids[0]),
+    return {"master": pids[0], **{name: c.master_child(name) for name in CHILDREN},
             **{f"execd{i}": pid for i, pid in enumerate(pids[1:])}}
-
-
-def _children(parent: int) -> dict[str, int]:
-    """The master's child processes (gridd.actors.child_process) by name."""
-    found: dict[str, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) != parent:
-                        continue
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    argv = f.read().split(b"\0")
-            except OSError:  # gone meanwhile
-                continue
-            for name in CHILDREN:
-                if f"gridd.actors.{name}".encode() in argv:
-                    found[name] = int(entry)
-    if sorted(found) != sorted(CHILDREN):
-        raise RuntimeError(f"the master {parent} has children {found}, not one of each "
-                           f"of {CHILDREN}")
-    return found
 
 
 def snapshot(pids: dict[str, int]) -> dict[str, tuple[float, float]]:

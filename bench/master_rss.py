@@ -21,7 +21,6 @@ import os
 import resource
 import subprocess
 import time
-from pathlib import Path
 
 import msgspec
 from _cell import BIN, SMOKE, Cell, cell
@@ -100,21 +99,11 @@ def in_process() -> dict[str, float]:
             "encoded_mib": encoded / 2**20}
 
 
-def child_pid(master: int, name: str) -> int:
-    """The master's child process of actor `name` (gridd.actors.child_process)."""
-    children = [child for tasks in Path(f"/proc/{master}/task").glob("*/children")
-                for child in tasks.read_text().split()]  # trio starts them from a thread
-    for child in children:
-        if f"gridd.actors.{name}".encode() in Path(f"/proc/{child}/cmdline").read_bytes():
-            return int(child)
-    raise RuntimeError(f"the master has no {name} process")
-
-
 def sizes(c: Cell, label: str) -> dict[str, float]:
     master = c.pids()[0]
     rss, peak = vm_rss(master) / 2**20, vm_rss(master, "VmHWM") / 2**20
-    sched = vm_rss(child_pid(master, "scheduler")) / 2**20
-    acct = vm_rss(child_pid(master, "accounting")) / 2**20
+    sched = vm_rss(c.master_child("scheduler")) / 2**20
+    acct = vm_rss(c.master_child("accounting")) / 2**20
     print(f"real master {label}: VmRSS {rss:,.0f} MiB, peak {peak:,.0f} MiB; "
           f"its scheduler process {sched:,.0f} MiB, accounting process {acct:,.0f} MiB")
     return {"rss_mib": rss, "peak_mib": peak, "scheduler_mib": sched, "accounting_mib": acct}
@@ -135,7 +124,6 @@ def pending_spec(c: Cell, n: int) -> JobSpec:
 
 
 def real_master() -> dict[str, float]:
-
     with cell(hosts=1, slots=1) as c:
         gridd(c, "qsub", "-sync", "y", "-b", "y", "true")
         gridd(c, "gridd", "report", "--sql", "SELECT count(*) FROM accounting")
