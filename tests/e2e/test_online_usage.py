@@ -14,10 +14,11 @@ USAGE = re.compile(r"^usage +1: +cpu=(\d\d):(\d\d):(\d\d), mem=([\d.]+) GB s, io
 
 
 def test_qstat_shows_the_usage_of_a_running_job(cell: Cell) -> None:
-    # Some 1.5 s of cpu in the shell itself (a loop that forks would load the machine
-    # under the other tests' cells), then a wait: the job runs until it is deleted.
+    # Some seconds of cpu in the shell itself (a loop that forks would load the machine
+    # under the other tests' cells), then a wait: the job runs until it is deleted. A
+    # million rounds took just under the second waited for on a fast machine: three.
     busy = ("head -c 5000000 /dev/zero > /dev/null; "
-            "i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 120")
+            "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done; sleep 120")
     job = submit(cell, "-b", "y", "-shell", "n", "sh", "-c", busy)
 
     def reported() -> re.Match[str] | None:
