@@ -130,10 +130,17 @@ def reporting_file(base: Path | None = None) -> Path:
 
 
 REPORTING_DB = "reporting.duckdb"  # in common/
+# in common/: the accounting file's inode and size while it holds the database's whole
+# accounting history (gridd.accounting.whole_history)
+ACCOUNTING_WHOLE = ".accounting.whole"
 
 
 def reporting_db(base: Path | None = None) -> Path:
     return common(base) / REPORTING_DB
+
+
+def accounting_whole(base: Path | None = None) -> Path:
+    return common(base) / ACCOUNTING_WHOLE
 
 
 def accounting_lock(base: Path | None = None) -> Path:

@@ -164,6 +164,12 @@ def _combine(taken: Ingested, folded: Ingested) -> Ingested:
     return taken
 
 
+def accounting_records(con: duckdb.DuckDBPyConnection) -> int:
+    """The accounting records the database holds, its inbox's among them."""
+    (count,) = con.execute("SELECT count(*) FROM accounting").fetchone()
+    return count
+
+
 def settle(con: duckdb.DuckDBPyConnection) -> Ingested:
     """Fold the inbox into ARCo's tables now (one transaction), e.g. before reports."""
     with _transaction(con):

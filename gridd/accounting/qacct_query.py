@@ -15,8 +15,18 @@ from typing import Any
 
 import msgspec
 
-from gridd.accounting.render import Key
 from gridd.model.values import is_unsigned
+
+
+class Key(msgspec.Struct, frozen=True):
+    """A column of a summary table (render.render_summary). `asked` is the value the
+    command line named for it: GE counts it in the column's width, and a column counts
+    as chosen by value (which narrows the number columns SLOTS and AR) only when it has
+    one."""
+
+    title: str
+    kind: str  # "text", or "slots" / "ar" for those number columns
+    asked: str | None
 
 
 class Grouping(msgspec.Struct, frozen=True):

@@ -7,8 +7,17 @@ so that existing accounting tools (and GE's own qacct) read gridd's file unchang
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from gridd.accounting.record_fields import (  # noqa: F401  # the record's readers use them
+    CATEGORY,
+    FIELDS,
+    PRE_62_COUNT,
+    TIME_FIELDS,
+    split,
+    values,
+)
 
 if TYPE_CHECKING:  # readers of accounting files (qacct) need not load the job model
     from gridd.model.job import Job, PeTask, Task
@@ -24,7 +33,8 @@ _GIB = 1024.0**3
 
 @dataclass(frozen=True)
 class AccountingRecord:
-    """One accounting line; attribute order is the file's field order."""
+    """One accounting line; attribute order and types are record_fields.FIELDS' and
+    KINDS' (tests/unit/test_accounting_record.py holds them equal)."""
 
     qname: str
     hostname: str
@@ -71,17 +81,6 @@ class AccountingRecord:
     maxvmem: float
     arid: int
     ar_submission_time: int
-
-
-FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AccountingRecord))
-_TYPES: tuple[type, ...] = tuple(
-    {"str": str, "int": int, "float": float}[str(f.type)] for f in fields(AccountingRecord)
-)
-# Lines written before GE 6.2 end at maxvmem: no advance reservations then.
-PRE_62_COUNT = len(FIELDS) - 2
-CATEGORY = FIELDS.index("category")  # the one field that may hold ':'
-# Times: epoch seconds in a line (0 for never), TIMESTAMP (NULL for never) in the database.
-TIME_FIELDS = frozenset({"submission_time", "start_time", "end_time", "ar_submission_time"})
 
 
 def _time_seconds(text: str) -> str:
@@ -221,64 +220,16 @@ def acct_line(rec: AccountingRecord) -> str:
     return f"{rec.end_time}:acct:{to_line(rec)}"
 
 
-def _convert(name: str, kind: type, text: str) -> str | int | float:
-    if kind is str:
-        return text
-    try:
-        return float(text) if kind is float else int(text)
-    except ValueError:
-        pass
-    try:  # some writers print integer counters as floats ("24.000000")
-        number = float(text)
-    except ValueError:
-        raise ValueError(f"accounting field {name}: {text!r} is not a number") from None
-    if kind is int and number.is_integer():
-        return int(number)
-    raise ValueError(f"accounting field {name}: {text!r} is not an integer")
-
-
-def _tail_fits(tail: list[str], kinds: tuple[type, ...]) -> bool:
-    try:
-        for kind, text in zip(kinds, tail, strict=True):
-            _convert("", kind, text)
-    except ValueError:
-        return False
-    return True
-
-
-def _split(line: str) -> tuple[list[str], int]:
-    """Cut a line into fields and say how many of the current layout it fills.
-
-    A category holding ':' adds fields in the middle; the fixed types of the fields after
-    it show where it ends. Pre-6.2 lines are taken only at their exact length, so a
-    truncated current line is not mistaken for one.
-    """
-    parts = line.split(":")
-    if len(parts) == PRE_62_COUNT:
-        return parts, PRE_62_COUNT
-    extra = len(parts) - len(FIELDS)
-    tail = parts[CATEGORY + 1 + extra :]
-    if extra < 0 or not _tail_fits(tail, _TYPES[CATEGORY + 1 :]):
-        raise ValueError(
-            f"accounting line has {len(parts)} fields, expected {len(FIELDS)} "
-            f"(or {PRE_62_COUNT} before GE 6.2)"
-        )
-    category_text = ":".join(parts[CATEGORY : CATEGORY + extra + 1])
-    return [*parts[:CATEGORY], category_text, *tail], len(FIELDS)
-
-
 def parse_line(line: str) -> AccountingRecord | None:
     """Read one line; comments and blank lines give None, malformed ones raise ValueError."""
     line = line.rstrip("\r\n")
     if not line.strip() or line.startswith("#"):
         return None
-    parts, count = _split(line)
+    parts, count = split(line)
     return from_texts(parts[:count])
 
 
 def from_texts(parts: list[str]) -> AccountingRecord:
     """The record of a line's field texts (a pre-6.2 line's are fewer: no AR);
     ValueError naming a field that is not of its type."""
-    values = [_convert(n, k, t) for n, k, t in zip(FIELDS, _TYPES, parts, strict=False)]
-    values += [0] * (len(FIELDS) - len(values))
-    return AccountingRecord(*values)
+    return AccountingRecord(*values(parts))

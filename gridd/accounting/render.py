@@ -3,17 +3,22 @@
 Pure functions over records and the rows of qacct's queries, so that the byte-for-byte
 layout GE 8.1.9 prints can be tested without files or databases; times are shown in the
 local time zone, as GE does.
+
+It loads nothing at import but `time`: `qacct -j N` renders with it in a command that
+starts light (gridd.cli.qacct_quick), where typing, dataclasses or enum (which signal
+loads) would cost more than the rest of the command.
 """
 
 from __future__ import annotations
 
-import signal
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # a summary needs no record type
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from gridd.accounting.qacct_query import Key
     from gridd.accounting.record import AccountingRecord
 
 RULE = "=" * 62
@@ -51,6 +56,8 @@ def _exit_status(status: int) -> str:
     text = f"{status:<20d}"
     if status < 128:
         return text
+    import signal
+
     number = status - 128
     name = signal.strsignal(number) if 0 < number < signal.NSIG else None
     return f"{text} ({name or f'Unknown signal {number}'})"
@@ -157,17 +164,6 @@ def render_job(rec: AccountingRecord) -> str:
 _USAGE_HEADER = (
     f"{'WALLCLOCK':>13}{'UTIME':>14}{'STIME':>14}{'CPU':>14}{'MEMORY':>19}{'IO':>19}{'IOW':>19}"
 )
-
-
-@dataclass(frozen=True)
-class Key:
-    """A column of a summary table. `asked` is the value the command line named for it:
-    GE counts it in the column's width, and a column counts as chosen by value (which
-    narrows the number columns SLOTS and AR) only when it has one."""
-
-    title: str
-    kind: str  # "text", or "slots" / "ar" for those number columns
-    asked: str | None
 
 
 def _usage(wallclock: int, utime: float, stime: float, cpu: float, mem: float, io: float,

@@ -35,6 +35,7 @@ writes what it holds and stops, before its successor starts (accounting_lock).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import math
@@ -61,6 +62,7 @@ from gridd.accounting.accounting_file import (
     tail_lines,
 )
 from gridd.accounting.record import AccountingRecord, acct_line, record_for
+from gridd.accounting.whole_history import Keeper, unmark
 from gridd.actors.link import Link
 from gridd.model.report import ConfigRecord
 
@@ -96,6 +98,7 @@ class Writers:
                       "json": paths.accounting_json_file(base)}
         self.recent: OrderedDict[RecordKey, None] = OrderedDict(
             (k, None) for file in self.files.values() for k in tail_keys(file, RECENT))
+        self.whole = Keeper(self.files["colon"], paths.accounting_whole(base))
         self.report = paths.reporting_file(base)
         self.recent_lines: OrderedDict[str, None] = OrderedDict(
             (line, None) for line in tail_lines(self.report, RECENT))
@@ -128,7 +131,12 @@ class Writers:
         fresh = {record_key(rec): rec for rec in records if record_key(rec) not in self.recent}
         if fresh:
             form = self.conf.accounting_format
-            append_records(self.files[form], fresh.values(), json_lines=form == "json")
+            if form == "json":
+                append_records(self.files[form], fresh.values(), json_lines=True)
+            else:
+                before = self.whole.appending()
+                append_records(self.files[form], fresh.values())
+                self.whole.appended(before, len(fresh))
             _remember(self.recent, fresh)
 
     def _append_reporting(self, lines: list[str]) -> None:
@@ -162,6 +170,31 @@ class Writers:
         except Exception:
             self.close()
             raise
+        self._judge_whole(con)
+
+    def judge_whole(self) -> None:
+        """At the start of a cell that has a database: whether the file holds it whole."""
+        if not paths.reporting_db(self.base).exists():
+            return
+        try:
+            con = self._open()
+        except Exception as exc:  # the first batch tries again, and judges then
+            log.error("cannot open the reporting database: %s", exc)
+            return
+        self._judge_whole(con)
+
+    def _judge_whole(self, con: Any) -> None:
+        """Leave the marker of a whole accounting file, or take it away (whole_history);
+        a failure here costs qacct its quick way, never a record."""
+        from gridd.accounting import db
+
+        try:
+            self.whole.judge(db.accounting_records(con))
+        except Exception as exc:
+            log.error("cannot tell whether the accounting file is whole: %s", exc)
+            with contextlib.suppress(OSError):
+                unmark(self.whole.marker)
+                self.whole.forget()
 
     def answer(self, ask: p.DbQuery | p.DbExport) -> p.DbAnswer:
         """A query's rows, or the files of a snapshot, on the queries' cursor."""
@@ -220,6 +253,7 @@ async def run(sock: Channel, base: Path) -> None:
     """Serve the master until it closes its end (trio.EndOfChannel) or this is cancelled;
     either way what the database has not got yet is written first."""
     writers = await trio.to_thread.run_sync(Writers, base)
+    await trio.to_thread.run_sync(writers.judge_whole)
     readers = trio.CapacityLimiter(1)  # one query at a time on the queries' cursor
     waiting: list[tuple[int, str]] = []  # rows for the database
     deadline = math.inf

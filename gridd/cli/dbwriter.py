@@ -40,15 +40,20 @@ def cmd_dbwriter(base: Path, args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not os.path.isfile(name)]
     if missing:
         return _fail(f"no such file: {', '.join(missing)}")
+    # the cell's accounting file may not hold all of its database from now on
+    own = target.resolve() == paths.reporting_db(base).resolve()
     try:
-        return _load(target, [Path(name) for name in args.files])
+        return _load(target, [Path(name) for name in args.files],
+                     paths.accounting_whole(base) if own else None)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return _fail("interrupted; what was committed stays, a new run continues from there",
                      code=130)
 
 
-def _load(target: Path, files: list[Path]) -> int:
+def _load(target: Path, files: list[Path], marker: Path | None) -> int:
+    """Load the files; `marker`: the whole_history marker to take away once the
+    database is open for writing (the cell's own database)."""
     import duckdb
 
     from gridd.accounting import db, schema
@@ -65,6 +70,10 @@ def _load(target: Path, files: list[Path]) -> int:
         return _fail(f"cannot open {target}: {first_line(exc)}")
     except (duckdb.Error, schema.SchemaError, OSError) as exc:
         return _fail(f"cannot open {target}: {first_line(exc)}")
+    if marker is not None:
+        from gridd.accounting.whole_history import unmark
+
+        unmark(marker)
     total = db.Ingested()
     started = time.perf_counter()
     try:

@@ -22,6 +22,10 @@ def _run(command: str) -> None:
         # __import__, not importlib.import_module: the importlib package (and warnings,
         # which it loads) would be one more import on every command's path
         code = __import__(f"gridd.cli.{command}", fromlist=["main"]).main()
+    _exit(code)
+
+
+def _exit(code: int) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -78,6 +82,11 @@ def qhost() -> None:
 
 
 def qacct() -> None:
+    from gridd.cli import qacct_quick  # from the accounting file, before any connection
+
+    code = qacct_quick.answer(sys.argv[1:])
+    if code is not None:
+        _exit(code)
     _run("qacct")
 
 

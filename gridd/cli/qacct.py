@@ -8,8 +8,10 @@ database before its first job is accounted: then the accounting file is read.
 
 Start-up stays light: -help and the checks of the command line load neither duckdb nor
 the protocol stack, and an answer from the master needs no duckdb either. The commonest
-form, `qacct -j N` of a running cell with its database, does not load this module at
-all (gridd.cli.quick): the accounting process runs `printed` and sends the text.
+form, `qacct -j N` of a cell with its database, does not load this module at all: the
+job's lines are read from the accounting file while it holds the whole database
+(gridd.cli.qacct_quick), else the accounting process runs `printed` and sends the text
+(gridd.cli.quick).
 """
 
 from __future__ import annotations

@@ -190,9 +190,10 @@ def _submitted(reply: dict) -> int:
 # ---- qacct -------------------------------------------------------------------------
 
 def _qacct(argv: list[str]) -> tuple[Callable[[dict], int], Request] | None:
-    """qacct -j ID of a cell whose records are in its database: the accounting process
-    answers with what the whole command prints (cli.qacct.printed), so that qacct needs
-    neither the queries nor the renderer here, and asks once."""
+    """qacct -j ID of a cell whose records are in its database, which the accounting
+    file could not answer (cli.qacct_quick): the accounting process answers with what
+    the whole command prints (cli.qacct.printed), so that qacct needs neither the
+    queries nor the renderer here, and asks once."""
     if len(argv) != 2 or argv[0] != "-j" or not (argv[1].isascii() and argv[1].isdigit()):
         return None
     from gridd import paths

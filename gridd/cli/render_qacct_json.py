@@ -18,8 +18,8 @@ from gridd.accounting.render import failed_reason
 from gridd.cli.render_json import iso
 
 if TYPE_CHECKING:
+    from gridd.accounting.qacct_query import Key
     from gridd.accounting.record import AccountingRecord
-    from gridd.accounting.render import Key
 
 _USAGE = ("wallclock", "utime", "stime", "cpu", "memory", "io", "iow")
 _SAME = ("ru_wallclock", "ru_utime", "ru_stime", "ru_maxrss", "ru_ixrss", "ru_ismrss",

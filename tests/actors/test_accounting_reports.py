@@ -1,4 +1,5 @@
-"""The accounting actor writes AR records to the reporting file exactly once.
+"""The accounting actor writes AR records to the reporting file exactly once, and vouches
+for the accounting file while it holds the database's whole accounting history.
 
 The test plays the master: it binds a PAIR socket, the actor's channel the other end, sends
 ReportRecords with outbox sequence numbers and waits for Accounted. A restart of the
@@ -20,9 +21,11 @@ import zmq
 
 from gridd import paths
 from gridd import protocol as p
+from gridd.accounting import query, whole_history
 from gridd.accounting.ar_report import line
 from gridd.accounting.record import FILE_HEADER
 from gridd.actors import accounting
+from gridd.cli import qacct, qacct_quick
 from gridd.model.ar import AdvanceReservation, ArRecord, ArSpec
 from gridd.model.job import JobSpec, new_job
 from gridd.transport import TrioSocket
@@ -230,3 +233,55 @@ async def test_the_accounting_form_switches_and_a_resent_record_is_not_written_a
     jobs = con.execute("SELECT job_number FROM accounting ORDER BY 1").fetchall()
     con.close()
     assert jobs == [(1,), (2,), (3,)]
+
+
+def vouched(base: Path) -> bool:
+    """Whether the marker vouches for the accounting file as it is (whole_history)."""
+    file_state = whole_history.state(paths.accounting_file(base))
+    marked = whole_history.marked(paths.accounting_whole(base))
+    return marked is not None and marked == file_state
+
+
+async def test_the_file_is_vouched_for_while_it_holds_every_record_of_the_database(tmp_path):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        assert await account(master, finished(1), finished(2)) == {1, 2}
+        assert vouched(base)
+    async with cell(base) as master:  # a new life judges the file at its start
+        with trio.fail_after(10):
+            while not vouched(base):
+                await trio.sleep(0.01)
+        await master.sock.send([p.encode(p.ReportingParams(accounting=False, reporting=True,
+                                                           flush_time=0.05))])
+        assert await account(master, finished(3)) == {3}  # in the database alone
+        assert not paths.accounting_whole(base).exists()
+    async with cell(base) as master:
+        assert await account(master, finished(4)) == {4}
+        assert not paths.accounting_whole(base).exists()
+    assert accounted_jobs(base) == ["1", "2", "4"]
+
+
+async def test_a_rotated_file_is_not_vouched_for(tmp_path):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        assert await account(master, finished(1)) == {1}
+        assert vouched(base)
+        paths.accounting_file(base).rename(tmp_path / "accounting.0")
+        assert await account(master, finished(2)) == {2}
+        assert accounted_jobs(base) == ["2"] and not paths.accounting_whole(base).exists()
+
+
+async def test_qacct_reads_from_a_vouched_file_what_the_database_answers(tmp_path, utc):
+    base = make_cell(tmp_path)
+    async with cell(base) as master:
+        assert await account(master, finished(5), finished(6), finished(7)) == {5, 6, 7}
+    con = duckdb.connect(str(paths.reporting_db(base)), read_only=True)
+
+    def run(sql: str, params: object) -> query.Result:
+        return query.execute(con, sql, params)
+
+    for job in (5, 6, 7):
+        text = qacct_quick.printed(paths.common_dir(base), job)
+        assert text is not None and (text, "", 0) == qacct.printed(["-j", str(job)], run, 0)
+    assert qacct_quick.printed(paths.common_dir(base), 9) is None  # the database says
+    con.close()

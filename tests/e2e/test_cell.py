@@ -14,6 +14,8 @@ import xml.etree.ElementTree as ET
 
 import zmq
 
+from gridd import paths
+from gridd.accounting import whole_history
 from gridd.accounting.query import run_query
 from tests.e2e.conftest import BIN, Cell, dealer, wait_for
 
@@ -72,9 +74,13 @@ def test_binary_jobs_run_their_words_in_a_shell_unless_shell_n_and_are_accounted
                        kept: ("echo", 0), array: ("echo", 0)}
     out = cell.ok("qacct", "-j", str(direct))
     assert re.search(r"^exit_status\s+7\s*$", out, re.M)
-    # With the cell's database open, `qacct -j N` is answered by the accounting process
-    # (cli.quick): as the whole command answers, for an array's tasks and a job unknown
+    # With the cell's database open, `qacct -j N` reads the accounting file, vouched for
+    # as holding the database's whole history (cli.qacct_quick), or for a job it lacks
+    # is answered by the accounting process (cli.quick): as the whole command answers,
+    # for an array's tasks and a job unknown
     run_query("SELECT 1", base=cell.root)
+    assert whole_history.marked(paths.accounting_whole(cell.root)) == whole_history.state(
+        paths.accounting_file(cell.root))
     whole = [sys.executable, "-c", "import sys; from gridd.cli import qacct; "
              "sys.exit(qacct.main(sys.argv[1:]))"]
     for job in (array, 99999):

@@ -181,3 +181,12 @@ def test_append_cuts_a_torn_last_line(tmp_path) -> None:
     assert tail_keys(path, 5) == {(1, 0, "NONE", 1795326922, 1795326923)}
     append_records(path, recs[1:2])
     assert list(read_records(path)) == recs[:2]
+
+
+def test_the_record_has_the_fields_and_types_of_the_light_layout() -> None:
+    """record_fields, which the quick qacct reads lines with, is the record's layout."""
+    from gridd.accounting import record_fields
+
+    assert tuple((f.name, f.type) for f in fields(AccountingRecord)) == tuple(
+        (name, kind.__name__) for name, kind in zip(record_fields.FIELDS, record_fields.KINDS,
+                                                   strict=True))

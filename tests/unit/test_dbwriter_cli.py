@@ -42,6 +42,21 @@ def test_ge_files_into_the_cells_database_and_again_nothing_new(monkeypatch, tmp
     assert con.execute("SELECT count(*) FROM view_ar_log").fetchone() == (4,)
 
 
+def test_writing_the_cells_database_takes_the_accounting_files_marker_away(
+        monkeypatch, tmp_path) -> None:
+    """From now on the cell's database may hold records its accounting file lacks, so
+    qacct -j must not read the file (accounting.whole_history); another --db is no
+    concern of the cell's."""
+    marker = tmp_path / "common" / ".accounting.whole"
+    marker.parent.mkdir()
+    marker.write_text("1 2\n")
+    code, _ = run(monkeypatch, tmp_path, "--db", str(tmp_path / "r.duckdb"),
+                  str(GE / "accounting"))
+    assert code == 0 and marker.exists()
+    code, _ = run(monkeypatch, tmp_path, str(GE / "accounting"))
+    assert code == 0 and not marker.exists()
+
+
 def test_a_bar_on_a_terminal(monkeypatch, tmp_path) -> None:
     code, err = run(monkeypatch, tmp_path, "--db", str(tmp_path / "r.duckdb"),
                     str(GE / "accounting"), err=Terminal())

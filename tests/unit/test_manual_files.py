@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gridd.accounting import ar_report, record, report_lines
+from gridd.accounting import ar_report, record, record_fields, report_lines
 from gridd.manual import build, roff
 from gridd.manual.files import (
     accounting,
@@ -53,7 +53,7 @@ def _sample_lines() -> dict[str, str]:
     ar = AdvanceReservation(ar_id=3, spec=ArSpec(owner="o", group="g", duration=60),
                             submission_time=80.0, start=100.0, end=160.0)
     acct = record.AccountingRecord(*[0 if t is not str else "x"
-                                     for t in record._TYPES])
+                                     for t in record_fields.KINDS])
     records = [
         JobRecord(kind="new_job", **job), JobRecord(kind="job_log", **job, event="pending"),
         QueueRecord(kind="queue", time=100.0, queue="all.q", host="h"),

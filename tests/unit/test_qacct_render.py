@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from gridd.accounting.qacct_query import Key
 from gridd.accounting.record import parse_line
-from gridd.accounting.render import Key, render_job, render_summary, render_total
+from gridd.accounting.render import render_job, render_summary, render_total
 
 pytestmark = pytest.mark.usefixtures("utc")
 
