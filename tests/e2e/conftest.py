@@ -116,8 +116,9 @@ def cell_processes(root: Path) -> list[int]:
 
 def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | None = None,
               up_args: tuple[str, ...] = ()) -> Iterator[Cell]:
-    """A cell for a test; at its end `gridd down` and, since that leaves jobs running,
-    every process left of the cell (daemons, shepherds, jobs) killed by PID."""
+    """A cell for a test; at its end `gridd down --kill-jobs` (its execds end the jobs
+    and remove what each made, such as its TMPDIR under the real /tmp) and every process
+    left of the cell (daemons, shepherds, jobs) killed by PID."""
     root = tmp_path / "cell"
     root.mkdir()
     env = dict(os.environ, GRIDD_ROOT=str(root), GRIDD_CONNECT_TIMEOUT="2")
@@ -132,7 +133,7 @@ def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | Non
         yield cell
     finally:
         started.update(cell.pids())
-        cell.run("gridd", "down")
+        cell.run("gridd", "down", "--kill-jobs")
         left = [pid for pid in started.union(cell_processes(root)) if alive(pid)]
         for pid in left:
             with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
