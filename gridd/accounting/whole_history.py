@@ -16,9 +16,8 @@ the database may have changed while no accounting process watched it.
 
 Equal counts stand for equal records: the file's records all went to the database too
 (each line of a batch goes to both), so the database holds no other only where it holds
-as many. What is not seen: an edit by hand that keeps the file's size, which its header
-forbids ("DO NOT MODIFY THIS FILE MANUALLY!"), and two records whose lines are identical
-and whose database rows are not counted alike.
+as many. What is not seen is an edit by hand that keeps the file's size, which the
+file's header forbids ("DO NOT MODIFY THIS FILE MANUALLY!").
 """
 
 from __future__ import annotations
