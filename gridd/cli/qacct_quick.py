@@ -19,6 +19,7 @@ from gridd import paths
 from gridd.accounting import record_fields, whole_history
 
 _CHUNK = 1 << 20
+_DIGITS = 19  # a job number longer is none the file can hold: the whole command says so
 _JOB = record_fields.FIELDS.index("job_number")
 # qacct_query.DATABASE_ORDER: end_time (never ended last), job_number, task_number,
 # pe_taskid, hostname
@@ -29,7 +30,8 @@ _ORDER = tuple(record_fields.FIELDS.index(name) for name in (
 def answer(argv: list[str]) -> int | None:
     """qacct's exit code once it printed the job's records; None when the whole command
     is to answer."""
-    if len(argv) != 2 or argv[0] != "-j" or not (argv[1].isascii() and argv[1].isdigit()):
+    if len(argv) != 2 or argv[0] != "-j" or not (
+            argv[1].isascii() and argv[1].isdigit() and len(argv[1]) <= _DIGITS):
         return None
     text = printed(paths.common_dir(), int(argv[1]))
     if text is None:
@@ -67,6 +69,8 @@ def job_records(common: str, job: int) -> list[list[str | int | float]] | None:
         if vouched != (st.st_ino, st.st_size):
             return None
         lines = _job_lines(fd, st.st_size, job)
+    except OSError:
+        return None
     finally:
         os.close(fd)
     try:
