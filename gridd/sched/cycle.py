@@ -120,7 +120,10 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         # Per asker, request amounts and candidate list: skip pointers past the instances
         # the quotas closed to the asker for the rest of the cycle (see Category.alive).
         self._quota_dead: dict[tuple[Who, int, int], Closed] = {}
-        self.pe_used = _pe_used(running)
+        self.pe_used: dict[str, int] = {}
+        for task in running:
+            if task.pe:
+                self.pe_used[task.pe] = self.pe_used.get(task.pe, 0) + slots_of(task.granted)
         # Reservation: the diagrams are made when first needed (Schedule); until then the
         # placements started are only remembered, for them to be booked then.
         self.now = now
@@ -218,6 +221,10 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.now, self.running = now, running
         for task in gone:
             debit(self.levels, task, sign=-1)
+            if task.pe:
+                self.pe_used[task.pe] -= slots_of(task.granted)
+            if self.job_tasks is not None:
+                self.job_tasks[task.job_id] -= 1
         self._started.clear()  # (they run now: the diagrams, once made, book them so)
         self._learn_afresh()
         self.global_info = []
@@ -225,10 +232,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                                               states)
         self.carried.follow(self.usable, self.open, self.ar_instances)
         self.free_slots = self._free_slots()
-        self.pe_used = _pe_used(running)
         self._booked_ids = []
-        if self.job_tasks is not None:
-            self.job_tasks = Counter(task.job_id for task in running)
         return self.run(jobs)
 
     def go_on(self, now: float, jobs: Iterable[SchedJob], states: Mapping[str, str]
@@ -337,12 +341,3 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         if self.conf.job_info:
             plan.info[job.job_id] = [ARRAY_LIMIT]
         return True
-
-
-def _pe_used(running: Iterable[Running]) -> dict[str, int]:
-    """The slots each PE has in use by the running tasks."""
-    used: dict[str, int] = {}
-    for task in running:
-        if task.pe:
-            used[task.pe] = used.get(task.pe, 0) + slots_of(task.granted)
-    return used

@@ -287,12 +287,12 @@ class Schedule:
         if now > soonest - 1:
             return False
         for booking in dropped:
-            end = booking.start + booking.duration
+            end, reserving = booking.start + booking.duration, booking.state == RESERVING
             for use in booking.uses:
-                self.diagrams[(use.level, use.name, use.resource)].take_back(
-                    booking.start, end, use.amount)
-        for diagram in self.diagrams.values():
-            diagram.reserved = False  # (no advance reservation holds any: see Cycle.reopen)
+                diagram = self.diagrams[(use.level, use.name, use.resource)]
+                diagram.take_back(booking.start, end, use.amount)
+                if reserving:  # (no advance reservation holds any: see Cycle.reopen)
+                    diagram.reserved = False
         self.bookings, self.reserved = kept, 0
         self.move_to(now)
         return True
