@@ -38,7 +38,7 @@ from gridd.sched.ar_jobs import ArJobs
 from gridd.sched.backfill import Backfilling, Capacity
 from gridd.sched.carried import Carried
 from gridd.sched.categories import Categories, Category
-from gridd.sched.levels import Levels, formula_terms
+from gridd.sched.levels import Levels, debit, formula_terms, whole
 from gridd.sched.match import CategoryCache
 from gridd.sched.ordering import Following, Ordering
 from gridd.sched.parallel import ParallelPlacement
@@ -105,12 +105,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.levels = levels
         self.matcher = levels.matcher
         self.use_categories = categories
-        # The matcher's checks, answered from the category's earlier failures if cached.
-        cache = CategoryCache()
-        self.fits = partial(cache.fits, self.matcher) if categories else self.matcher.fits
-        self.soft_violations = (partial(cache.soft_violations, self.matcher) if categories
-                                else self.matcher.soft_violations)
-        self.categories: dict[tuple[object, ...], Category] = {}
+        self._learn_afresh()
         self.global_info: list[str] = []
         self.instances = {qi.name: qi for qi in conf.instances}
         running = list(running)
@@ -173,10 +168,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             self._following = Following(adjust, order, formula_terms(conf.load_formula),
                                         on_host, set(map(id, self.usable)))
         self.carried.follow(self.usable, self.open, self.ar_instances)
-        # An upper bound of what any job could get now: the free slots of the usable
-        # instances (booked down as jobs start).
-        self.free_slots = sum(levels.queues[qi.name].free.get("slots", math.inf)
-                              for qi in self.usable)
+        self.free_slots = self._free_slots()
         self.ar_slots: dict[tuple[int, str], int] = {}
         self.ar_spent: dict[tuple[int, str], float] = {}
         # Their consumables, level by level: per (AR, level, name, resource) as reserve.Use.
@@ -192,6 +184,56 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.job_tasks: Counter[int] | None = None
         if count_tasks:
             self.job_tasks = Counter(task.job_id for task in itertools.chain(running, in_ars))
+
+    def _learn_afresh(self) -> None:
+        """Forget what the walk learnt of categories: their refusals hold only while
+        what is free shrinks."""
+        # The matcher's checks, answered from the category's earlier failures if cached.
+        cache = CategoryCache()
+        categories = self.use_categories
+        self.fits = partial(cache.fits, self.matcher) if categories else self.matcher.fits
+        self.soft_violations = (partial(cache.soft_violations, self.matcher) if categories
+                                else self.matcher.soft_violations)
+        self.categories: dict[tuple[object, ...], Category] = {}
+
+    def _free_slots(self) -> float:
+        """An upper bound of what any job could get now: the free slots of the usable
+        instances (booked down as jobs start)."""
+        queues = self.levels.queues
+        return sum(queues[qi.name].free.get("slots", math.inf) for qi in self.usable)
+
+    def reopen(self, now: float, running: list[Running], gone: list[Running],
+               jobs: Iterable[SchedJob], states: Mapping[str, str]) -> Plan | None:
+        """Plan all the waiting jobs again, later, after the tasks `gone` ended (see
+        Resumable): as a new cycle over `running` would, on this cycle's levels and
+        diagrams with what those tasks held and what it reserved given back, instead of
+        building them again. Only for a cycle without quotas, advance reservations or
+        load adjustments; None, and nothing changed, where an amount is not whole (what
+        is given back would not be exact) or the diagrams of what still runs would
+        change (Schedule.reopen)."""
+        request = self.matcher.request
+        if not (self.carried.empty_whole and whole(self.levels)
+                and all(request(task.hard).whole for task in gone)):
+            return None
+        if self.schedule is not None and not self.schedule.reopen(
+                now, {(task.job_id, task.task_id or 1) for task in gone}):
+            return None
+        self.now, self.running = now, running
+        for task in gone:
+            debit(self.levels, task, sign=-1)
+            if task.pe:
+                self.pe_used[task.pe] -= slots_of(task.granted)
+            if self.job_tasks is not None:
+                self.job_tasks[task.job_id] -= 1
+        self._started.clear()  # (they run now: the diagrams, once made, book them so)
+        self._learn_afresh()
+        self.global_info = []
+        self.usable, self.open = self._usable(self.carried.ordered(self.loads, self._ordered),
+                                              states)
+        self.carried.follow(self.usable, self.open, self.ar_instances)
+        self.free_slots = self._free_slots()
+        self._booked_ids = []
+        return self.run(jobs)
 
     def go_on(self, now: float, jobs: Iterable[SchedJob], states: Mapping[str, str]
               ) -> Plan:

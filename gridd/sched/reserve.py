@@ -62,13 +62,13 @@ class Diagram:
         """Undo an `add` of a whole amount (exact): steps that come to nothing go, so a
         diagram kept from cycle to cycle does not grow with every task that ever ran."""
         deltas = self.deltas
-        for t, change in ((start, -amount), (end, amount)):
-            if t in deltas:
-                left = deltas[t] + change
-                if left:
-                    deltas[t] = left
-                else:
-                    del deltas[t]
+        steps = ((start, -amount),) if math.isinf(end) else ((start, -amount), (end, amount))
+        for t, change in steps:  # (a step brought to nothing is gone: it counts as none)
+            left = deltas.get(t, 0.0) + change
+            if left:
+                deltas[t] = left
+            else:
+                deltas.pop(t, None)
         self._after = None
 
     def copy(self) -> Diagram:
@@ -267,6 +267,35 @@ class Schedule:
         """Plan from a later time on (the diagrams must not change in between)."""
         self.now = now
         self._earliest.clear()
+
+    def reopen(self, now: float, gone: Container[tuple[int, int]]) -> bool:
+        """Plan afresh from a later time on: the reservations, and the bookings of the
+        tasks gone (by job and task), taken back, so that the diagrams hold what still
+        runs as a new cycle's would (see Cycle.reopen). False, and nothing changed, where
+        they would not: an amount is not whole (taking back would not be exact), or a task
+        that still runs is within a second of its expected end (a new cycle takes it to
+        end then: Cycle.the_schedule)."""
+        if not self.whole:
+            return False
+        kept, dropped, soonest = [], [], math.inf
+        for booking in self.bookings:
+            if booking.state == RESERVING or (booking.job_id, booking.task_id) in gone:
+                dropped.append(booking)
+            else:
+                kept.append(booking)
+                soonest = min(soonest, booking.start + booking.duration)
+        if now > soonest - 1:
+            return False
+        for booking in dropped:
+            end, reserving = booking.start + booking.duration, booking.state == RESERVING
+            for use in booking.uses:
+                diagram = self.diagrams[(use.level, use.name, use.resource)]
+                diagram.take_back(booking.start, end, use.amount)
+                if reserving:  # (no advance reservation holds any: see Cycle.reopen)
+                    diagram.reserved = False
+        self.bookings, self.reserved = kept, 0
+        self.move_to(now)
+        return True
 
     def _diagram(self, use: Use) -> Diagram:
         key = (use.level, use.name, use.resource)

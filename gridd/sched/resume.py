@@ -1,5 +1,6 @@
 """Going on with the last cycle instead of starting over, when all that happened since
-is that its orders started and jobs arrived behind every job it left waiting."""
+is that its orders started and jobs arrived behind every job it left waiting; and
+planning again in it when tasks ended too."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ class Resumable:
     at the same times, as long as no diagram changes in between (no task reaching its
     expected end, no reservation beginning). Planning the new jobs in it is then planning
     them in a new cycle, at the cost of the new jobs alone: most instants of a replayed
-    trace (`gridd sim`) are arrivals, and so are a quiet cell's new submissions."""
+    trace (`gridd sim`) are arrivals, and so are a quiet cell's new submissions.
+
+    When tasks ended too (or the waiting jobs changed), every waiting job is planned
+    again, in the same cycle reopened: what the tasks gone held, and what the cycle
+    reserved, is given back on its levels and diagrams (Cycle.reopen), which spares
+    building them, as a new cycle would, at nearly every other instant of a replay."""
 
     cycle: Cycle
     now: float
@@ -35,6 +41,7 @@ class Resumable:
     left: list[SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
     running: list[Running]  # what runs, as the view lists it, once the orders started
     orders: list[Order]  # what the last run started
+    hards: list[dict[str, str]]  # per order, its job's hard requests (what its task holds)
     reserved: dict[int, Reserved]
     horizon: float = math.inf  # when a diagram first changes
     looked: int = 0  # bookings of the schedule the horizon has taken in
@@ -44,38 +51,54 @@ class Resumable:
               states: Mapping[str, str]) -> Resumable | None:
         """The cycle as one to go on with, if it may be: not under resource quotas, not
         with load adjustments (the order they move follows `now`), not with reasons or the
-        schedule file to make for every job, and with diagrams made if it keeps them.
-        (Called for every cycle: the flags first, then the walk over the waiting jobs.)"""
+        schedule file to make for every job. (Called for every cycle: the flags first,
+        then the walk over the waiting jobs.)"""
         if (cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
-                or cycle.quotas is not None or (cycle.schedule is None and cycle.keeps_starts)):
+                or cycle.quotas is not None):
             return None
         left = still_waiting(order, plan, view.jobs)
         if left is None:
             return None
         return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
-                   left, cycle.running, plan.orders, plan.reserved)
+                   left, cycle.running, plan.orders, _hards(plan.orders, view),
+                   plan.reserved)
 
     def resume(self, view: SchedView, now: float, order: list[SchedJob]) -> Plan | None:
-        """The plan for `order`, gone on with from this cycle; None when it may not be.
-        (The view's running tasks are in the order they started: none ended, so the
-        first are those the cycle knew.)"""
-        cycle, left, orders = self.cycle, self.left, self.orders
-        running = view.running
+        """The plan for `order`, gone on with from this cycle, or planned again in it
+        when tasks ended since (Cycle.reopen); None when it may be neither."""
+        cycle, left = self.cycle, self.left
         if (left is None or view.conf is not cycle.conf or view.ars or now < self.now
-                or len(running) != len(self.running) + len(orders) or len(order) < len(left)
                 or view.hosts_up is not self.hosts_up or view.flags is not self.flags
                 or cycle.carried.loads is not self.loads or view.loads != self.loads):
             return None
+        tasks = list(view.running.values())
+        plan = self._go_on(view, now, order, tasks, left)
+        if plan is None:
+            plan = self._reopen(view, now, order, tasks)
+        if plan is not None:
+            self.running, self.now, self.orders = tasks, now, plan.orders
+            self.hards = _hards(plan.orders, view)
+        return plan
+
+    def _go_on(self, view: SchedView, now: float, order: list[SchedJob],
+               tasks: list[Running], left: list[SchedJob]) -> Plan | None:
+        """The plan of the jobs after those left waiting, when nothing was released and no
+        diagram changed. (The view's running tasks are in the order they started: none
+        ended, so the first are those the cycle knew.)"""
+        cycle, orders = self.cycle, self.orders
+        if len(tasks) != len(self.running) + len(orders) or len(order) < len(left):
+            return None
+        if cycle.schedule is None and cycle.keeps_starts:
+            return None  # its starts would be booked from the later time (Cycle.the_schedule)
         self._follow()
         # A task within a second of its expected end is taken to end then
         # (Cycle.the_schedule): that would change its diagrams.
         if now > self.horizon - 1 or order[:len(left)] != left:
             return None
-        tasks = list(running.values())
         if tasks[:len(self.running)] != self.running:
             return None
         for o in orders:
-            task = running.get((o.job_id, o.task_id))
+            task = view.running.get((o.job_id, o.task_id))
             if task is None or task.start != self.now or task.granted != o.granted \
                     or task.pe != o.pe:
                 return None
@@ -86,8 +109,49 @@ class Resumable:
         self.reserved = plan.reserved = self.reserved | plan.reserved
         more = still_waiting(new, plan, view.jobs)
         self.left = None if more is None else left + more
-        self.running, self.now, self.orders = tasks, now, plan.orders
         return plan
+
+    def _reopen(self, view: SchedView, now: float, order: list[SchedJob],
+                tasks: list[Running]) -> Plan | None:
+        """The plan of every waiting job made again in this cycle (Cycle.reopen), when
+        all that changed of what runs is that its orders started and tasks ended."""
+        cycle = self.cycle
+        gone = self._gone(view.running, len(tasks))
+        if gone is None or (cycle.job_tasks is None and any(map(TASK_LIMIT, order))):
+            return None  # (the cycle kept no count of running tasks to limit them by)
+        plan = cycle.reopen(now, tasks, gone, order, self.states)
+        if plan is None:
+            return None
+        self.reserved = plan.reserved
+        self.left = still_waiting(order, plan, view.jobs)
+        self.horizon, self.looked = math.inf, 0
+        return plan
+
+    def _gone(self, running: Mapping[tuple[int, int], Running], count: int
+              ) -> list[Running] | None:
+        """The tasks the cycle knew to run (its orders' as they started) that ended since,
+        if the others still run as they did and nothing else runs (None otherwise). A task
+        without a start is booked from each cycle's own time (Cycle.the_schedule): none
+        may run."""
+        gone = []
+        for task in self.running:
+            still = running.get((task.job_id, task.task_id))
+            if still is None:
+                gone.append(task)
+            elif not task.start or (still is not task and still != task):
+                return None
+        known = len(self.running) - len(gone)
+        for o, hard in zip(self.orders, self.hards, strict=True):
+            task = running.get((o.job_id, o.task_id))
+            if task is None:
+                gone.append(Running(o.job_id, o.task_id, hard, o.granted, o.pe,
+                                    start=self.now, resource_map=o.resource_map))
+            elif not task.start or task.start != self.now or task.granted != o.granted \
+                    or task.pe != o.pe:
+                return None
+            else:
+                known += 1
+        return gone if count == known else None
 
     def _follow(self) -> None:
         """Take in the bookings made since the horizon was last lowered."""
@@ -119,3 +183,8 @@ def still_waiting(order: list[SchedJob], plan: Plan, jobs: Mapping[int, SchedJob
             elif job.immediate:
                 return None
     return [job for job in order if job.job_id not in done] if done else order
+
+
+def _hards(orders: list[Order], view: SchedView) -> list[dict[str, str]]:
+    """Each order's job's hard requests, asked before the view hears of the orders."""
+    return [view.jobs[o.job_id].hard for o in orders]

@@ -12,7 +12,8 @@ the runs of a busy trace. Nothing can start when no waiting job asks for as few 
 as are free; nor when the job first in line was reserved by the last run and every other
 job that fits in what is free would be in the way of that reservation (Simulation._held).
 A run at an instant when jobs only arrive costs what planning the new jobs costs: the
-planner goes on with its last cycle (resume.Resumable).
+planner goes on with its last cycle (resume.Resumable); at one when jobs ended, it plans
+again in that cycle, with what they held given back, rather than in a new one.
 
 What the replay goes on with between two instants is small: what runs since when, what
 waits, and the last run's reservation for the job first in line (Checkpoint). A replay

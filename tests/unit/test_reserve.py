@@ -55,6 +55,19 @@ def test_diagram_earliest_is_when_enough_has_ended() -> None:
     assert d.earliest(0.0, 10.0, 6.0) == math.inf
 
 
+def test_taking_back_is_exact_where_bookings_meet() -> None:
+    """A and B end at 50, where R begins: taking back B brings that step to nothing and
+    it goes; taking back R after it still gives back R's part of it, leaving A's end."""
+    d = Diagram(100.0)
+    d.add(0.0, 50.0, 10.0)  # A
+    d.add(0.0, 50.0, 10.0)  # B
+    d.add(50.0, 60.0, 10.0)  # R
+    d.take_back(0.0, 50.0, 10.0)
+    d.take_back(50.0, 60.0, 10.0)
+    assert d.deltas == {0.0: 10.0, 50.0: -10.0}
+    assert d.peak(50.0, 60.0) == 0.0
+
+
 def test_standing_diagrams_answer_as_diagrams_made_anew() -> None:
     """A Standing follows a changing set of running tasks by booking the new ones and
     taking back the gone ones; a schedule seeded from it must answer every question as
