@@ -106,7 +106,9 @@ _KINDS = {"str": _text, "int": _int, "float": _float}
 @st.composite
 def records(draw: st.DrawFn) -> AccountingRecord:
     values = {f.name: draw(_KINDS[str(f.type)]) for f in fields(AccountingRecord)}
-    values["category"] = draw(st.text(st.characters(blacklist_characters="\n\r"), max_size=20))
+    values["category"] = draw(st.text(st.characters(blacklist_characters="\n\r",
+                                                    blacklist_categories=("Cs",)),
+                                      max_size=20))
     return AccountingRecord(**values)
 
 
