@@ -253,6 +253,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         job_info = self.conf.job_info
         pending = list(jobs)
         thinned = job_info  # with job_info every job is looked at, for its reasons
+        limited = self.job_tasks is not None  # tasks per job are limited (_array_full)
         i = 0
         while i < len(pending):
             if not thinned and not self._reserving():
@@ -270,6 +271,13 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             if job.ar:
                 self._run_in_ar(job, plan)
                 continue
+            # As many of its tasks run as may (max_aj_instances, -tc): 8.1.9 leaves its
+            # others out of the run, so it neither starts nor reserves until one of its own
+            # ends. Asked before the shortcuts below, which would reserve for it.
+            if limited and self._array_full(job, plan):
+                if job.immediate:
+                    plan.unschedulable.append(job.job_id)
+                continue
             # Fewer slots free in all than the job needs: it waits. Matching it would
             # only find the reasons, and there are none to keep. (Most waiting jobs of a
             # busy cell are such: this is asked first and as cheaply as can be.)
@@ -283,8 +291,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             waiting: int | None = job.pending[0] if job.pending else None
             if not hopeless and not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
-                    if self._array_full(job, plan):  # no reservation either: it waits
-                        waiting = None  # for one of its own tasks to end
+                    if self._array_full(job, plan):  # with those it started: as
+                        waiting = None  # above, no reservation either
                         break
                     self.quota_hit = False
                     if self._following is not None:  # load adjustments may move instances

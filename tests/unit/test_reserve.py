@@ -363,3 +363,22 @@ def test_a_task_running_on_a_host_gone_from_the_configuration_is_booked_globally
     view.running[(91, 1)] = Running(91, 1, {"h_rt": "100"}, [("q@gone", 1)], start=100.0)
     view.jobs = {1: job(1, {"h_rt": "50"}, reserve=True)}
     assert Planner().plan(view, 100.0).reserved == {1: (200.0, [("q@h0", 1)], [])}
+
+
+def test_an_array_at_max_aj_instances_does_not_reserve() -> None:
+    """Array job 1 runs as many tasks as max_aj_instances allows: 8.1.9 leaves its others
+    out of the run, so it reserves nothing and job 2 gets the one reservation, whether
+    no slot is free (the cycle's shortcut for jobs that cannot fit) or a job of its
+    category was refused before it (job 3, which does not reserve)."""
+    running = [Running(1, t, {"h_rt": "30"}, [("all.q@vm", 2)], start=NOW) for t in (1, 2)]
+    view = license_cell(running)
+    view.conf = msgspec.structs.replace(view.conf, max_reservation=1, max_aj_instances=2)
+    array = SchedJob(job_id=1, pending=[3, 4], priority=0, submit_time=1.0,
+                     hard={"h_rt": "30"}, reserve=True)
+    alike = SchedJob(job_id=3, pending=[1], priority=10, submit_time=3.0,
+                     hard={"h_rt": "30"})
+    for job_info in (False, True):
+        view.conf = msgspec.structs.replace(view.conf, job_info=job_info)
+        plan = plan_at(view, NOW + 1, array, rr(2, 1, 30), alike)
+        assert plan.orders == [] and list(plan.reserved) == [2], job_info
+    assert plan.info[1] == ["not all array tasks may be started due to 'max_aj_instances'"]
