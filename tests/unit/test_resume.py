@@ -21,13 +21,14 @@ from tests.unit.test_plan import cell, qi
 NOW = 1_795_327_298.0
 
 
-def _cell(max_reservation: int, adjusted: bool) -> SchedView:
+def _cell(max_reservation: int, adjusted: bool, max_aj_instances: int) -> SchedView:
     pes = (ParallelEnv("mpi", 12, FILL_UP), ParallelEnv("smp", 12, PE_SLOTS))
     view = cell(*(qi(f"all.q@h{i}", slots=4, pe_list=["mpi", "smp"], h_rt="INFINITY")
                   for i in range(3)),
                 global_values={"license": "5"}, pes=pes, job_info=False)
     view.conf = msgspec.structs.replace(
         view.conf, max_reservation=max_reservation, duration_offset=0.0,
+        max_aj_instances=max_aj_instances,
         load_adjustments=view.conf.load_adjustments if adjusted else {})
     return view
 
@@ -82,13 +83,17 @@ def _change(view: SchedView, now: float, rng: random.Random, number: int) -> Sch
     return event
 
 
+@pytest.mark.parametrize("max_aj_instances", [0, 2])
 @pytest.mark.parametrize("adjusted", [False, True])
 @pytest.mark.parametrize("max_reservation", [0, 1, 3])
 def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
-        max_reservation: int, adjusted: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+        max_reservation: int, adjusted: bool, max_aj_instances: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """With job_load_adjustments (and h1 reporting np_load_avg) a cycle is not gone on with
     while a job started within the decay time moves the loads: few are, so there the plans
-    alone are compared; without them, many cycles are gone on with and many not."""
+    alone are compared; without them, many cycles are gone on with and many not. With
+    max_aj_instances an array job that reached it (in an earlier cycle or in the one gone
+    on with) waits for its own tasks, and reserves nothing either way."""
     went_on: Counter[bool] = Counter()
     resume = Resumable.resume
 
@@ -99,7 +104,7 @@ def test_going_on_with_the_last_cycle_plans_what_a_new_planner_plans(
 
     monkeypatch.setattr(Resumable, "resume", counted)
     rng = random.Random(max_reservation)
-    view = _cell(max_reservation, adjusted)
+    view = _cell(max_reservation, adjusted, max_aj_instances)
     carried = Planner()
     now, number = NOW, 1
     for step in range(400):
