@@ -716,20 +716,30 @@ class Asker:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
-        wanted: dict[int, tuple[_Check, float, list[str]]] = {}
+        # Per mark, in the order first met: its check, the total and the instances.
+        wanted: dict[int, _Check] = {}
+        totals: dict[int, float] = {}
+        holders: dict[int, list[str]] = {}
         firsts = first_parts([qi.host for qi, _ in granted])
         for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
-            for check in self.checks(qi):
-                amount = check.amount(slots, index == 0, first)
-                _, total, holders = wanted.get(check.mark, (check, 0.0, []))
-                wanted[check.mark] = (check, total + amount, [*holders, qi.name])
+            place = self.at(qi)
+            for checks in (place.shared.all, place.local.all):
+                for check in checks:
+                    mark = check.mark
+                    amount = check.amount(slots, index == 0, first)
+                    if mark in totals:
+                        totals[mark] += amount
+                        holders[mark].append(qi.name)
+                    else:
+                        wanted[mark], totals[mark], holders[mark] = check, amount, [qi.name]
         quotas = self.quotas
-        for check, amount, holders in wanted.values():
-            over = amount - (quotas.limit(check) - quotas.used[check.mark])
+        for mark, check in wanted.items():
+            over = totals[mark] - (quotas.limit(check) - quotas.used[mark])
             if over > _EPSILON:
                 if not check.per_slot:  # a per-job amount: fewer slots do not help
-                    return check.why, 1 << 31, holders
-                return check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1), holders
+                    return check.why, 1 << 31, holders[mark]
+                return (check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1),
+                        holders[mark])
         return None
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
