@@ -114,8 +114,11 @@ def execd_spool(host: str, base: Path | None = None) -> Path:
     return (base or root()) / "spool" / host
 
 
+ACCOUNTING = "accounting"  # in common/
+
+
 def accounting_file(base: Path | None = None) -> Path:
-    return common(base) / "accounting"
+    return common(base) / ACCOUNTING
 
 
 def accounting_json_file(base: Path | None = None) -> Path:

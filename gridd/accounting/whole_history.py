@@ -105,8 +105,9 @@ class Keeper:
         self._counted = (after, counted + records) if after is not None else None
 
     def forget(self) -> None:
-        """Know nothing: the marker is gone and the file is counted again."""
+        """Know nothing: take the marker away and count the file again."""
         self._counted = self._marked = None
+        unmark(self.marker)
 
     def judge(self, database_records: int) -> None:
         """Mark the file whole if it has as many records as the database, or unmark."""

@@ -62,7 +62,7 @@ from gridd.accounting.accounting_file import (
     tail_lines,
 )
 from gridd.accounting.record import AccountingRecord, acct_line, record_for
-from gridd.accounting.whole_history import Keeper, unmark
+from gridd.accounting.whole_history import Keeper
 from gridd.actors.link import Link
 from gridd.model.report import ConfigRecord
 
@@ -131,12 +131,9 @@ class Writers:
         fresh = {record_key(rec): rec for rec in records if record_key(rec) not in self.recent}
         if fresh:
             form = self.conf.accounting_format
-            if form == "json":
-                append_records(self.files[form], fresh.values(), json_lines=True)
-            else:
-                before = self.whole.appending()
-                append_records(self.files[form], fresh.values())
-                self.whole.appended(before, len(fresh))
+            before = self.whole.appending()  # the colon file's: JSON lines add none to it
+            append_records(self.files[form], fresh.values(), json_lines=form == "json")
+            self.whole.appended(before, len(fresh) if form == "colon" else 0)
             _remember(self.recent, fresh)
 
     def _append_reporting(self, lines: list[str]) -> None:
@@ -193,7 +190,6 @@ class Writers:
         except Exception as exc:
             log.error("cannot tell whether the accounting file is whole: %s", exc)
             with contextlib.suppress(OSError):
-                unmark(self.whole.marker)
                 self.whole.forget()
 
     def answer(self, ask: p.DbQuery | p.DbExport) -> p.DbAnswer:

@@ -30,14 +30,20 @@ _ORDER = tuple(record_fields.FIELDS.index(name) for name in (
 def answer(argv: list[str]) -> int | None:
     """qacct's exit code once it printed the job's records; None when the whole command
     is to answer."""
-    if len(argv) != 2 or argv[0] != "-j" or not (
-            argv[1].isascii() and argv[1].isdigit() and len(argv[1]) <= _DIGITS):
-        return None
-    text = printed(paths.common_dir(), int(argv[1]))
+    job = job_asked(argv)
+    text = None if job is None else printed(paths.common_dir(), job)
     if text is None:
         return None
     sys.stdout.write(text)
     return 0
+
+
+def job_asked(argv: list[str]) -> int | None:
+    """The job of a `qacct -j N` command line (N a job number); None for any other."""
+    if len(argv) != 2 or argv[0] != "-j" or not (
+            argv[1].isascii() and argv[1].isdigit() and len(argv[1]) <= _DIGITS):
+        return None
+    return int(argv[1])
 
 
 def printed(common: str, job: int) -> str | None:
@@ -58,7 +64,7 @@ def printed(common: str, job: int) -> str | None:
 def job_records(common: str, job: int) -> list[list[str | int | float]] | None:
     """The values of the job's records in the database's order, if the file is whole
     and every line of the job reads; else None."""
-    file = os.path.join(common, "accounting")
+    file = os.path.join(common, paths.ACCOUNTING)
     vouched = whole_history.marked(os.path.join(common, paths.ACCOUNTING_WHOLE))
     try:
         fd = os.open(file, os.O_RDONLY)
@@ -93,7 +99,7 @@ def _job_lines(fd: int, size: int, job: int) -> list[str]:
     found, offset, rest = [], 0, b""
     while offset < size:
         chunk = rest + os.pread(fd, min(_CHUNK, size - offset), offset)
-        if not chunk or len(chunk) == len(rest):
+        if len(chunk) == len(rest):  # the file was cut meanwhile
             break
         offset += len(chunk) - len(rest)
         cut = chunk.rfind(b"\n") + 1

@@ -194,10 +194,11 @@ def _qacct(argv: list[str]) -> tuple[Callable[[dict], int], Request] | None:
     file could not answer (cli.qacct_quick): the accounting process answers with what
     the whole command prints (cli.qacct.printed), so that qacct needs neither the
     queries nor the renderer here, and asks once."""
-    if len(argv) != 2 or argv[0] != "-j" or not (argv[1].isascii() and argv[1].isdigit()):
-        return None
     from gridd import paths
+    from gridd.cli.qacct_quick import job_asked
 
+    if job_asked(argv) is None:
+        return None
     if not os.path.exists(os.path.join(paths.common_dir(), paths.REPORTING_DB)):
         return None  # the whole command reads the accounting files
     return _qacct_printed, {"t": "db_query", "sql": "", "params": None, "client": b"",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 
+from gridd import paths
 from gridd.cli import render_text
 from gridd.cli.gridd_cmd import main
 
@@ -47,7 +48,7 @@ def test_writing_the_cells_database_takes_the_accounting_files_marker_away(
     """From now on the cell's database may hold records its accounting file lacks, so
     qacct -j must not read the file (accounting.whole_history); another --db is no
     concern of the cell's."""
-    marker = tmp_path / "common" / ".accounting.whole"
+    marker = paths.accounting_whole(tmp_path)
     marker.parent.mkdir()
     marker.write_text("1 2\n")
     code, _ = run(monkeypatch, tmp_path, "--db", str(tmp_path / "r.duckdb"),

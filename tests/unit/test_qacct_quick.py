@@ -83,7 +83,8 @@ def test_a_line_of_the_job_that_does_not_read_leaves_it_to_the_database(common: 
 
 
 def test_the_keeper_vouches_while_the_counts_agree(tmp_path: Path) -> None:
-    file, marker = tmp_path / "accounting", tmp_path / ".accounting.whole"
+    file, marker = paths.accounting_file(tmp_path), paths.accounting_whole(tmp_path)
+    file.parent.mkdir()
     marker.write_text("1 2\n")  # a former life's: gone when a new one starts
     keeper = whole_history.Keeper(file, marker)
     assert not marker.exists()
