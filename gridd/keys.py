@@ -18,7 +18,6 @@ import stat
 import time
 
 from gridd import paths
-from gridd.durable import fsync_dir, write_all
 from gridd.zmtp import z85_decode, z85_encode
 
 MASTER, USERS, HOSTS = "master", "users", "hosts"
@@ -240,6 +239,8 @@ def install(path: str, pair: KeyPair, owner: tuple[int, int] | None = None) -> N
 
 def install_public(path: str, public: bytes) -> None:
     """A public certificate file alone: the master's key on a host that joins."""
+    from gridd.durable import fsync_dir
+
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     write_file(path, 0o644, None,
@@ -251,7 +252,10 @@ def install_public(path: str, public: bytes) -> None:
 
 def write_file(path: str, mode: int, owner: tuple[int, int] | None, text: str) -> None:
     """`text` in `path` with `mode` from its first byte on (created under a temporary name
-    with that mode, then renamed), so that a secret is never readable by others."""
+    with that mode, then renamed), so that a secret is never readable by others.
+    (gridd.durable is imported here: a q* command reads keys, it never writes them.)"""
+    from gridd.durable import write_all
+
     directory, name = os.path.split(path)
     temporary = os.path.join(directory, f".{name}.new")
     try:

@@ -11,8 +11,7 @@ on the wire as its struct, and the master cannot tell the two apart.
 
 from __future__ import annotations
 
-from struct import pack as _pack
-from struct import unpack_from as _unpack_from
+import sys
 
 VERSION = 1  # of the protocol: every message carries it (gridd.model.message.Msg)
 
@@ -38,17 +37,17 @@ def _pack_into(value: object, out: list[bytes]) -> None:
     elif isinstance(value, int):
         out.append(_int(value))
     elif isinstance(value, float):
-        out.append(b"\xcb" + _pack(">d", value))
+        out.append(b"\xcb" + _double(value))
     elif isinstance(value, str):
         data = value.encode()
         n = len(data)
         out.append((bytes([0xA0 | n]) if n < 32 else b"\xd9" + bytes([n]) if n < 0x100
-                    else b"\xda" + _pack(">H", n) if n < 0x10000
-                    else b"\xdb" + _pack(">I", n)) + data)
+                    else b"\xda" + n.to_bytes(2, "big") if n < 0x10000
+                    else b"\xdb" + n.to_bytes(4, "big")) + data)
     elif isinstance(value, (bytes, bytearray)):
         n = len(value)
-        out.append((b"\xc4" + bytes([n]) if n < 0x100 else b"\xc5" + _pack(">H", n)
-                    if n < 0x10000 else b"\xc6" + _pack(">I", n)) + bytes(value))
+        out.append((b"\xc4" + bytes([n]) if n < 0x100 else b"\xc5" + n.to_bytes(2, "big")
+                    if n < 0x10000 else b"\xc6" + n.to_bytes(4, "big")) + bytes(value))
     elif isinstance(value, (list, tuple)):
         out.append(_head(len(value), 0x90, b"\xdc", b"\xdd"))
         for item in value:
@@ -69,24 +68,37 @@ def _int(n: int) -> bytes:
     if -32 <= n < 0:
         return bytes([n & 0xFF])
     if n >= 0:
-        for code, form, limit in ((b"\xcc", ">B", 0x100), (b"\xcd", ">H", 0x10000),
-                                  (b"\xce", ">I", 0x100000000),
-                                  (b"\xcf", ">Q", 0x10000000000000000)):
-            if n < limit:
-                return code + _pack(form, n)
+        for code, size in ((b"\xcc", 1), (b"\xcd", 2), (b"\xce", 4), (b"\xcf", 8)):
+            if n < 1 << 8 * size:
+                return code + n.to_bytes(size, "big")
     else:
-        for code, form, limit in ((b"\xd0", ">b", 0x80), (b"\xd1", ">h", 0x8000),
-                                  (b"\xd2", ">i", 0x80000000),
-                                  (b"\xd3", ">q", 0x8000000000000000)):
-            if n >= -limit:
-                return code + _pack(form, n)
+        for code, size in ((b"\xd0", 1), (b"\xd1", 2), (b"\xd2", 4), (b"\xd3", 8)):
+            if n >= -(1 << 8 * size - 1):
+                return code + n.to_bytes(size, "big", signed=True)
     raise OverflowError("msgpack holds integers of 64 bits")
+
+
+def _double(value: float) -> bytes:
+    """A float as 8 bytes big-endian, as struct's ">d" packs it (struct's import loads
+    a shared library: a q* command's start-up time)."""
+    cell = bytearray(8)
+    memoryview(cell).cast("d")[0] = value
+    return bytes(cell[::-1]) if _LITTLE else bytes(cell)
+
+
+def _float(data: memoryview, at: int, size: int) -> float:
+    """A big-endian float of 4 or 8 bytes (">f", ">d")."""
+    raw = bytes(data[at:at + size])
+    return memoryview(raw[::-1] if _LITTLE else raw).cast("f" if size == 4 else "d")[0]
+
+
+_LITTLE = sys.byteorder == "little"
 
 
 def _head(n: int, fix: int, code16: bytes, code32: bytes) -> bytes:
     if n < 16:
         return bytes([fix | n])
-    return code16 + _pack(">H", n) if n < 0x10000 else code32 + _pack(">I", n)
+    return code16 + n.to_bytes(2, "big") if n < 0x10000 else code32 + n.to_bytes(4, "big")
 
 
 def unpack(data: bytes | bytearray) -> object:
@@ -102,14 +114,14 @@ def unpack(data: bytes | bytearray) -> object:
     return value
 
 
-# Fixed-size values by their first byte: struct format and size.
-_FIXED = {0xCA: (">f", 4), 0xCB: (">d", 8), 0xCC: (">B", 1), 0xCD: (">H", 2),
-          0xCE: (">I", 4), 0xCF: (">Q", 8), 0xD0: (">b", 1), 0xD1: (">h", 2),
-          0xD2: (">i", 4), 0xD3: (">q", 8)}
-# Lengths of str (0xd9-0xdb), bin (0xc4-0xc6), array (0xdc, 0xdd) and map (0xde, 0xdf).
-_SIZED = {0xD9: (">B", 1), 0xDA: (">H", 2), 0xDB: (">I", 4), 0xC4: (">B", 1),
-          0xC5: (">H", 2), 0xC6: (">I", 4), 0xDC: (">H", 2), 0xDD: (">I", 4),
-          0xDE: (">H", 2), 0xDF: (">I", 4)}
+# Big-endian integers by their first byte: size and whether signed.
+_INTS = {0xCC: (1, False), 0xCD: (2, False), 0xCE: (4, False), 0xCF: (8, False),
+         0xD0: (1, True), 0xD1: (2, True), 0xD2: (4, True), 0xD3: (8, True)}
+_FLOATS = {0xCA: 4, 0xCB: 8}
+# Sizes of the lengths of str (0xd9-0xdb), bin (0xc4-0xc6), array (0xdc, 0xdd) and map
+# (0xde, 0xdf).
+_SIZED = {0xD9: 1, 0xDA: 2, 0xDB: 4, 0xC4: 1, 0xC5: 2, 0xC6: 4, 0xDC: 2, 0xDD: 4,
+          0xDE: 2, 0xDF: 4}
 
 
 def _unpack(data: memoryview, at: int) -> tuple[object, int]:
@@ -129,14 +141,18 @@ def _unpack(data: memoryview, at: int) -> tuple[object, int]:
         return None, at
     if code in (0xC2, 0xC3):
         return code == 0xC3, at
-    if code in _FIXED:
-        form, size = _FIXED[code]
+    if code in _INTS:
+        size, signed = _INTS[code]
         _need(data, at, size)
-        return _unpack_from(form, data, at)[0], at + size
+        return int.from_bytes(data[at:at + size], "big", signed=signed), at + size
+    if code in _FLOATS:
+        size = _FLOATS[code]
+        _need(data, at, size)
+        return _float(data, at, size), at + size
     if code in _SIZED:
-        form, size = _SIZED[code]
+        size = _SIZED[code]
         _need(data, at, size)
-        n = _unpack_from(form, data, at)[0]
+        n = int.from_bytes(data[at:at + size], "big")
         at += size
         if code >= 0xDE:
             return _map(data, at, n)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import _socket
 import os
-import struct
 
 TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
 if TYPE_CHECKING:
@@ -70,8 +69,8 @@ def z85_encode(raw: bytes) -> str:
     """Z85 (RFC 32) text of ``raw`` (a multiple of 4 bytes), as key files hold keys."""
     if len(raw) % 4:
         raise ValueError("Z85 encodes a multiple of 4 bytes")
-    return "".join(_Z85[value // 85**k % 85]
-                   for (value,) in struct.iter_unpack(">I", raw) for k in (4, 3, 2, 1, 0))
+    return "".join(_Z85[int.from_bytes(raw[at:at + 4], "big") // 85**k % 85]
+                   for at in range(0, len(raw), 4) for k in (4, 3, 2, 1, 0))
 
 
 def z85_decode(text: str) -> bytes:
@@ -98,7 +97,7 @@ def _greeting(mechanism: bytes) -> bytes:
 
 def _properties(properties: dict[bytes, bytes]) -> bytes:
     """ZMTP metadata: the form of READY's body and of CURVE's INITIATE and READY boxes."""
-    return b"".join(bytes([len(key)]) + key + struct.pack(">I", len(value)) + value
+    return b"".join(bytes([len(key)]) + key + len(value).to_bytes(4, "big") + value
                     for key, value in properties.items())
 
 
@@ -118,7 +117,7 @@ def _command(name: bytes, data: bytes) -> bytes:
 def _frame(body: bytes, flags: int) -> bytes:
     if len(body) < 256:
         return bytes([flags, len(body)]) + body
-    return bytes([flags | _LONG]) + struct.pack(">Q", len(body)) + body
+    return bytes([flags | _LONG]) + len(body).to_bytes(8, "big") + body
 
 
 def _connect(endpoint: str, timeout: float) -> _socket.socket:
@@ -241,7 +240,7 @@ class _CurveSession:
         self.shared = b""  # crypto_box_beforenm(S', c') once WELCOME has named S'
 
     def _short(self) -> bytes:
-        short = struct.pack(">Q", self.nonce)
+        short = self.nonce.to_bytes(8, "big")
         self.nonce += 1
         return short
 
@@ -291,7 +290,7 @@ class _CurveSession:
         while at < len(data):
             flags = data[at]
             if flags & _LONG:
-                (size,) = struct.unpack_from(">Q", data, at + 1)
+                size = int.from_bytes(data[at + 1:at + 9], "big")
                 at += 9
             else:
                 size = data[at + 1]
@@ -421,7 +420,7 @@ class Dealer:
         if self.buffer[0] & _LONG:
             if len(self.buffer) < 9:
                 return False
-            (size,) = struct.unpack_from(">Q", self.buffer, 1)
+            size = int.from_bytes(self.buffer[1:9], "big")
             return len(self.buffer) >= 9 + size
         return len(self.buffer) >= 2 + self.buffer[1]
 
@@ -457,7 +456,7 @@ class Dealer:
     def _read_frame(self) -> tuple[int, bytes]:
         flags = self._read(1)[0]
         if flags & _LONG:
-            (size,) = struct.unpack(">Q", self._read(8))
+            size = int.from_bytes(self._read(8), "big")
         else:
             size = self._read(1)[0]
         return flags, self._read(size)
