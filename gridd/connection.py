@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from gridd import paths
+from gridd import master_local, paths
 from gridd.zmtp import Curve, Dealer, ZmtpError
 
 TYPE_CHECKING = False  # typing's own costs a q* command milliseconds to import
@@ -42,7 +42,12 @@ class NoAnswer(GriddError):
 def connect(base: str | os.PathLike[str] | None = None,
             endpoint: str | None = None) -> tuple[Dealer, str]:
     """A connection to the cell's master (at `endpoint`, else where the cell says) and
-    the endpoint; GriddError saying why not and what to try."""
+    the endpoint; GriddError saying why not and what to try. On the master's machine,
+    its local socket (gridd.master_local), where it is not told an endpoint."""
+    if not endpoint and _own_key_in_order(base):
+        local = master_local.connect(base, CONNECT_TIMEOUT)
+        if local is not None:
+            return local
     endpoint = endpoint or read_endpoint(base)
     curve, key_file = own_keys(base)
     try:
@@ -78,6 +83,22 @@ def not_utf8(exc: UnicodeEncodeError) -> GriddError:
 def unreadable(endpoint: str, exc: Exception) -> GriddError:
     """An answer that is not a message this client knows."""
     return GriddError(f"error: cannot read the answer of qmaster at {endpoint}: {exc}")
+
+
+def _own_key_in_order(base: str | os.PathLike[str] | None) -> bool:
+    """Whether this command would connect with its user's own key, and the key is in
+    order: the local socket lets the uid in as that user, where the key is not used (it
+    must still be private); anything else connects with CURVE, which says what is
+    wrong."""
+    from gridd import keys
+
+    if os.environ.get("GRIDD_KEY"):  # a key chosen by hand decides who the command is
+        return False
+    try:
+        keys.read_secret(keys.secret_file(base, keys.USERS, current_user()))
+    except keys.KeyFileError:
+        return False
+    return True
 
 
 def own_keys(base: str | os.PathLike[str] | None) -> tuple[Curve | None, str]:

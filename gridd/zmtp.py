@@ -135,8 +135,8 @@ def _connect(endpoint: str, timeout: float) -> _socket.socket:
                 name, int(port), 0, _socket.SOCK_STREAM)]
         except (OSError, ValueError) as exc:
             raise ZmtpError(f"cannot connect to {endpoint}: {exc}") from None
-    elif transport == "ipc":
-        targets = [(_socket.AF_UNIX, address)]
+    elif transport == "ipc":  # "@name" is in Linux's abstract namespace, as for libzmq
+        targets = [(_socket.AF_UNIX, "\0" + address[1:] if address[:1] == "@" else address)]
     else:
         raise ZmtpError(f"unsupported endpoint {endpoint!r} (want tcp:// or ipc://)")
     failure = OSError("no address")

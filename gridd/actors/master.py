@@ -41,7 +41,7 @@ import msgspec
 import trio
 import zmq
 
-from gridd import keys, login_token, master_endpoint, paths
+from gridd import keys, login_token, master_endpoint, master_local, paths
 from gridd import protocol as p
 from gridd.actors import zap
 from gridd.actors.child_process import AccountingProcess, ChildProcess, SchedulerProcess
@@ -184,6 +184,7 @@ class MasterActor:
                                   IPV6=ipv6(self.endpoint), **security)
         self._bind(front)
         self.front = front
+        local = self._bind_local(front) if guard is not None else ""
         send, inbox = trio.open_memory_channel(10_000)
         log.info("master listening on %s (pid %d)", self.endpoint, os.getpid())
         await self.peer_names.learn_own(_bound_address(self.endpoint))
@@ -202,11 +203,33 @@ class MasterActor:
                 nursery.cancel_scope.cancel()
         finally:
             front.close()
+            if local:
+                master_local.withdraw(self.base, local)
             if guard is not None:
                 guard.close()
             self.spool.close()
             self.ctx.term()
             log.info("master stopped")
+
+    def _bind_local(self, front: TrioSocket) -> str:
+        """Also bind the local socket for commands on this machine, NULL and let in by
+        peer credentials (gridd.master_local), and publish it; "" when the master is
+        reached over ipc already. ZeroMQ takes the mechanism per bind: the TCP endpoint
+        bound before stays CURVE."""
+        if not self.endpoint.startswith("tcp://"):
+            return ""
+        local = master_local.new_endpoint()
+        front.zsock.setsockopt(zmq.CURVE_SERVER, 0)
+        try:
+            front.bind(local)
+        except zmq.ZMQError as exc:  # commands connect over TCP, as they can
+            log.warning("no local socket for commands at %s: %s", local,
+                        zmq.strerror(exc.errno))
+            return ""
+        finally:
+            front.zsock.setsockopt(zmq.CURVE_SERVER, 1)
+        master_local.publish(self.base, local)
+        return local
 
     async def _pump_clients(self, front: TrioSocket, send: trio.MemorySendChannel) -> None:
         """Client and execd messages, each with who sent it (see Peer)."""

@@ -4,8 +4,9 @@ execds connect from (the submit and admin host checks judge that name).
 The master's own machine goes by the name `gridd up` gave it (the one a new cell's
 admin and submit host lists hold), whichever of its addresses a client comes from:
 loopback, or any address of its interfaces, as when the master listens on a bridge or
-on every address. Other addresses are named by the resolver, and an address it has no
-name for goes by itself. Names are remembered: a peer's address is looked up once.
+on every address, and its local socket (gridd.master_local). Other addresses are named
+by the resolver, and an address it has no name for goes by itself. Names are
+remembered: a peer's address is looked up once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import struct
 from pathlib import Path
 
 import trio
+
+from gridd import master_local
 
 RESOLVE_TIMEOUT = 2.0  # seconds to wait for the name of a peer's address
 _REMEMBERED = 4096
@@ -52,6 +55,8 @@ class PeerNames:
 
     async def name(self, address: str) -> str:
         """The host name of a peer at `address`, from memory or found now."""
+        if master_local.peer_uid(address) is not None:  # a peer of the local socket
+            return self.machine
         found = self.names.get(address)
         if found is None:
             found = await self._find(address)

@@ -12,18 +12,24 @@ read again whenever those directories change (two stat calls per handshake) and,
 most once a second, when an unknown key knocks: a key made with `gridd keys user NAME`
 works at once, without restarting the master. Refusals are logged once per key and
 minute, so that a client retrying with a bad key does not fill the log.
+
+The master's local socket (gridd.master_local) is NULL: there libzmq gives the handler
+the peer's uid instead of a key, and the uid is let in as its user, "user:NAME", when
+that user has an authorized key.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import pwd
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import trio
 
-from gridd import keys
+from gridd import keys, master_local
 from gridd.master.ratelimit import QuietLog
 from gridd.transport import TrioSocket
 from gridd.zmtp import z85_encode
@@ -34,7 +40,9 @@ ENDPOINT = "inproc://zeromq.zap.01"
 DOMAIN = b"gridd"
 RESCAN_EVERY = 1.0  # seconds between rescans for unknown keys, at least
 REPORT_EVERY = 60.0  # seconds between two log lines about one refused key
-_REMEMBERED = 1024  # refused keys whose last log line is remembered
+_REMEMBERED = 1024  # refused keys whose last log line is remembered, and uids' names
+NAMES_FOR = 60.0  # seconds a uid's user name is taken as read
+R = TypeVar("R")
 
 
 class Keyring:
@@ -61,13 +69,21 @@ class Keyring:
 
     async def lookup(self, public: bytes) -> str | None:
         """The User-Id of a public key, None if it is not authorized."""
+        return await self._fresh(lambda: self.ids.get(public))
+
+    async def known(self, user: str) -> bool:
+        """Whether the User-Id `user` ("user:NAME") has an authorized key."""
+        return await self._fresh(lambda: self.keys.get(user)) is not None
+
+    async def _fresh(self, find: Callable[[], R | None]) -> R | None:
+        """What `find` finds in the keys as the directories hold them now."""
         if self._mtimes() != self.scanned:
             await self.load()
-        user = self.ids.get(public)
-        if user is None and self.clock() - self.scanned_at >= RESCAN_EVERY:
+        found = find()
+        if found is None and self.clock() - self.scanned_at >= RESCAN_EVERY:
             await self.load()  # a key made within the directories' mtime granularity
-            user = self.ids.get(public)
-        return user
+            found = find()
+        return found
 
     async def load(self) -> None:
         self.scanned, self.scanned_at = self._mtimes(), self.clock()
@@ -83,13 +99,24 @@ class Keyring:
         return self.keys.get(user)
 
 
+def _user_name(uid: int) -> str | None:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return None
+
+
 class Handler:
     """Answers ZAP requests from the keyring, logging refusals without flooding."""
 
-    def __init__(self, keyring: Keyring) -> None:
+    def __init__(self, keyring: Keyring,
+                 user_name: Callable[[int], str | None] = _user_name) -> None:
+        """`user_name`: a uid's name in the password database, None if it has none."""
         self.keyring = keyring
+        self.user_name = user_name
         self.reported: dict[bytes, float] = {}  # refused key -> when it was last logged
         self.quiet = QuietLog(log, rate=1.0, burst=20.0)
+        self.names: dict[int, tuple[float, str | None]] = {}  # uid -> (when read, name)
 
     async def answer(self, request: list[bytes]) -> list[bytes]:
         """The reply frames for one request (version, request id, status, text,
@@ -99,6 +126,8 @@ class Handler:
                     b"malformed ZAP request", b"", b""]
         request_id, domain, address, mechanism = request[1], request[2], request[3], request[5]
         credentials = request[6:]
+        if domain == DOMAIN and mechanism == b"NULL" and not credentials:
+            return await self._local(request_id, address)
         if domain != DOMAIN or mechanism != b"CURVE" or len(credentials) != 1:
             self._refused(b"", address, f"mechanism {mechanism.decode(errors='replace')}")
             return [b"1.0", request_id, b"400", b"CURVE with a known key only", b"", b""]
@@ -107,6 +136,31 @@ class Handler:
             self._refused(credentials[0], address, "unknown key")
             return [b"1.0", request_id, b"400", b"unknown key", b"", b""]
         return [b"1.0", request_id, b"200", b"OK", user.encode(), b""]
+
+    async def _local(self, request_id: bytes, address: bytes) -> list[bytes]:
+        """A connection to the local socket (gridd.master_local): let in as its uid's
+        user when that user has an authorized key."""
+        uid = master_local.peer_uid(address.decode(errors="replace"))
+        if uid is None:
+            self._refused(b"", address, "NULL mechanism from a peer of unknown uid")
+            return [b"1.0", request_id, b"400", b"CURVE with a known key only", b"", b""]
+        name = await self._name(uid)
+        user = f"user:{name}"
+        if name is None or not await self.keyring.known(user):
+            self._refused(f"uid {uid}".encode(), address, f"local uid {uid} has no key")
+            return [b"1.0", request_id, b"400", b"unknown user", b"", b""]
+        return [b"1.0", request_id, b"200", b"OK", user.encode(), b""]
+
+    async def _name(self, uid: int) -> str | None:
+        """A uid's user name, read again after NAMES_FOR (a name service may be slow:
+        read in a thread)."""
+        now = self.keyring.clock()
+        known = self.names.get(uid)
+        if known is None or now - known[0] >= NAMES_FOR:
+            if len(self.names) >= _REMEMBERED:
+                self.names.clear()
+            known = self.names[uid] = (now, await trio.to_thread.run_sync(self.user_name, uid))
+        return known[1]
 
     def _refused(self, key: bytes, address: bytes, why: str) -> None:
         now = self.keyring.clock()

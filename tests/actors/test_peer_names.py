@@ -73,3 +73,11 @@ async def test_an_ipv4_peer_of_a_master_on_every_ipv6_address_is_named_as_itself
 
 async def test_an_ipc_master_has_only_its_own_machine_for_peers(resolver: Resolver) -> None:
     assert await PeerNames("head", local_only=True).name("") == "head"
+
+
+async def test_a_peer_of_the_local_socket_is_the_masters_machine(resolver: Resolver) -> None:
+    names = PeerNames("head")
+    await names.learn_own("10.88.0.1")
+    for pid in range(3):
+        assert await names.name(f"localhost:1000:100:{pid}") == "head"
+    assert resolver.asked == [] and names.names == {}  # nothing remembered per process

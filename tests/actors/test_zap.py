@@ -6,7 +6,7 @@ import logging
 import os
 
 from gridd import keys
-from gridd.actors.zap import REPORT_EVERY, Handler, Keyring
+from gridd.actors.zap import NAMES_FOR, REPORT_EVERY, Handler, Keyring
 
 
 class Clock:
@@ -84,3 +84,38 @@ async def test_a_bad_key_file_is_logged_once_however_often_the_keys_are_read(tmp
             assert status(await handler.answer(request(b"\1" * 32))) == (b"400", b"")
     assert [r.getMessage() for r in caplog.records if "key file not used" in r.getMessage()] \
         == [f"key file not used: {tmp_path}/common/keys/users/broken.key holds no public key"]
+
+
+def local(uid: int, address: str = "") -> list[bytes]:
+    """A NULL connection to the master's local socket, as libzmq asks about it."""
+    return [b"1.0", b"7", b"gridd", (address or f"localhost:{uid}:{uid}:4242").encode(), b"",
+            b"NULL"]
+
+
+async def test_a_local_uid_is_let_in_as_its_user_when_that_user_has_a_key(tmp_path, caplog):
+    keys.create(keys.key_file(tmp_path, keys.USERS, "alice"))
+    keys.make_dirs(tmp_path)
+    asked: list[int] = []
+
+    def name(uid: int) -> str | None:
+        asked.append(uid)
+        return {1001: "alice", 1002: "bob"}.get(uid)
+
+    clock = Clock()
+    handler = Handler(Keyring(tmp_path, clock), name)
+    assert status(await handler.answer(local(1001))) == (b"200", b"user:alice")
+    with caplog.at_level(logging.WARNING, logger="gridd.master"):
+        assert status(await handler.answer(local(1002))) == (b"400", b"")  # bob has no key
+        assert status(await handler.answer(local(1003))) == (b"400", b"")  # no such user
+        for address in ("10.1.2.3", "fe80::1:2:3"):  # NULL from elsewhere than a Unix peer
+            assert status(await handler.answer(local(0, address))) == (b"400", b"")
+    lines = [r.getMessage() for r in caplog.records]
+    assert "local uid 1002 has no key" in lines[0] and "local uid 1003" in lines[1], lines
+    bob = keys.create(keys.key_file(tmp_path, keys.USERS, "bob"))
+    assert status(await handler.answer(local(1002))) == (b"200", b"user:bob")
+    os.unlink(keys.key_file(tmp_path, keys.USERS, "bob"))  # revoked: at once, here too
+    assert status(await handler.answer(local(1002))) == (b"400", b"")
+    assert bob.public and asked == [1001, 1002, 1003]  # each uid's name read once...
+    clock.now += NAMES_FOR
+    await handler.answer(local(1001))
+    assert asked == [1001, 1002, 1003, 1001]  # ...until it is old

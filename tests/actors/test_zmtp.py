@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 
@@ -11,11 +12,12 @@ import zmq
 from gridd.zmtp import Dealer, ZmtpError
 
 
-@pytest.mark.parametrize("kind", ["tcp", "ipc"])
+@pytest.mark.parametrize("kind", ["tcp", "ipc", "abstract"])
 def test_dealer_talks_to_a_zeromq_router(kind, tmp_path):
     ctx = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
-    router.bind("tcp://127.0.0.1:*" if kind == "tcp" else f"ipc://{tmp_path}/r.sock")
+    router.bind({"tcp": "tcp://127.0.0.1:*", "ipc": f"ipc://{tmp_path}/r.sock",
+                 "abstract": f"ipc://@gridd-test-{os.getpid()}"}[kind])
     endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
     dealer = Dealer(endpoint, timeout=5)
     big = bytes(range(256)) * 300

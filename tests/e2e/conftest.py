@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import zmq
 from gridd import keys
 from gridd.cli.common import current_user
 from gridd.pidfile import alive
+from tests.users import interpreter, python_path
 
 BIN = Path(sys.executable).parent
 
@@ -68,6 +70,21 @@ class Cell:
         if not path.exists():
             return []
         return [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
+
+
+def as_user(cell: Cell, user: str, *args: str,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """One of the venv's commands (its own script) run as `user` (a test user of
+    tests/users.py), with the key pair the administrator makes for them the first time;
+    `env` adds to the cell's environment."""
+    if not Path(keys.secret_file(cell.root, keys.USERS, user)).exists():
+        cell.ok("gridd", "keys", "user", user)
+    entry = pwd.getpwnam(user)
+    env = dict(cell.env, HOME=str(cell.root), USER=user, LOGNAME=user,
+               PYTHONPATH=python_path(), **(env or {}))
+    return subprocess.run([interpreter(user), str(BIN / args[0]), *args[1:]],
+                          capture_output=True, text=True, env=env, cwd=cell.root,
+                          user=entry.pw_uid, group=entry.pw_gid, extra_groups=[], timeout=60)
 
 
 def dealer(ctx: zmq.Context, cell: Cell, secret: str | None = None) -> zmq.Socket:

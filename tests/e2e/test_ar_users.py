@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Cell, make_cell, wait_for
+from tests.e2e.conftest import Cell, as_user, make_cell, wait_for
 from tests.e2e.test_advance_reservation import OVERVIEW_HEAD, overview_row, qrsub
-from tests.e2e.test_rqs_examples import as_user, people, reasons, rule_sets, running, submit
+from tests.e2e.test_rqs_examples import people, reasons, rule_sets, running, submit
 
 __all__ = ["people"]  # the module fixture that makes the users
 

@@ -21,9 +21,8 @@ import pytest
 
 from gridd import keys
 from gridd.pidfile import alive, read_pid
-from tests.e2e.conftest import BIN, Cell, wait_for
+from tests.e2e.conftest import BIN, Cell, as_user, wait_for
 from tests.e2e.test_ar_users import readable_cell
-from tests.e2e.test_rqs_examples import as_user
 from tests.users import interpreter, people, python_path
 
 __all__ = ["people"]  # the module fixture that makes the users

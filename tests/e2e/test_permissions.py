@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Cell, wait_for
+from tests.e2e.conftest import Cell, as_user, wait_for
 from tests.e2e.test_advance_reservation import job_state, set_global_conf
 from tests.e2e.test_ar_users import readable_cell
-from tests.e2e.test_rqs_examples import as_user, people, reasons
+from tests.e2e.test_rqs_examples import people, reasons
 
 __all__ = ["people"]  # the module fixture that makes the users
 

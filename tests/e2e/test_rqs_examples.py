@@ -12,16 +12,14 @@ import grp
 import pwd
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from gridd import keys
-from tests.e2e.conftest import BIN, Cell, make_cell, wait_for
-from tests.users import interpreter, people, python_path
+from tests.e2e.conftest import Cell, as_user, make_cell, wait_for
+from tests.users import people
 
 __all__ = ["people"]  # the module fixture that makes the users (test_ar_users takes it)
 
@@ -34,19 +32,6 @@ def cell(people: tuple[str, ...]) -> Iterator[Cell]:
         yield from make_cell(base, hosts=2, slots=10)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-def as_user(cell: Cell, user: str, *args: str) -> subprocess.CompletedProcess:
-    """One of the venv's commands (its own script) run as `user`, with the key pair the
-    administrator makes for them the first time."""
-    if not Path(keys.secret_file(cell.root, keys.USERS, user)).exists():
-        cell.ok("gridd", "keys", "user", user)
-    entry = pwd.getpwnam(user)
-    env = dict(cell.env, HOME=str(cell.root), USER=user, LOGNAME=user,
-               PYTHONPATH=python_path())
-    return subprocess.run([interpreter(user), str(BIN / args[0]), *args[1:]],
-                          capture_output=True, text=True, env=env, cwd=cell.root,
-                          user=entry.pw_uid, group=entry.pw_gid, extra_groups=[], timeout=60)
 
 
 def submit(cell: Cell, user: str, *args: str, count: int = 1) -> list[int]:

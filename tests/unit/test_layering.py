@@ -43,8 +43,8 @@ LAYERS = {
     "spool": _layer("gridd.spool", "model formats master.state base", "msgspec"),
     "accounting": _layer("gridd.accounting", "model formats protocol client base resources",
                          "duckdb msgspec"),
-    "client": _layer("gridd.client gridd.connection gridd.zmtp gridd.keys gridd.join_bundle "
-                     "gridd.session gridd.login_token",
+    "client": _layer("gridd.client gridd.connection gridd.master_local gridd.zmtp gridd.keys "
+                     "gridd.join_bundle gridd.session gridd.login_token",
                      "model protocol base", "nacl zmq msgspec"),
     "base": _layer("gridd gridd.durable gridd.collector gridd.paths gridd.pidfile "
                    "gridd.sge_root gridd.master_endpoint"),
