@@ -53,5 +53,7 @@ ENVIRONMENT = Section("ENVIRONMENT", items=(
                            "GRIDD_ROOT) to its own cell."),
     ("GRIDD_KEY", "The CURVE secret key file to connect with (default: "
                   "common/keys/users/$USER.key_secret below the cell's root); it must be "
-                  "readable by its owner alone."),
+                  "readable by its owner alone. Set, it also keeps a command on the "
+                  "master's machine off the master's local socket (common/master_local), "
+                  "where it would be taken for its uid's user."),
 ))
