@@ -137,7 +137,8 @@ class ParallelPlacement:
                 if enough is not None and enough.add(host, before, after):
                     break
             if small:
-                small = {h for h in small - unknown if host_resources.get(h, 0) < need}
+                small = {h for h in (small - unknown if unknown else small)
+                         if host_resources.get(h, 0) < need}
             if (refused or small) and self.use_categories:  # holds all cycle long
                 kept = [qi for qi in candidates[:scanned]
                         if id(qi) not in refused and qi.host not in small]
