@@ -324,7 +324,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         self._follow_load(granted)
                 else:
                     waiting = None
-            if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
+            if job_info and (cat.rejected or who in cat.rejected_who):
                 plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
