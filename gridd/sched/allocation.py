@@ -60,14 +60,14 @@ def allocate(
     take, `host_room` what the host as a whole can take. Returns the placement, or None
     and the number of slots the rule could have offered.
     """
-    hosts = [h for h in rooms if host_room[h] > 0]
-    if rule == PE_SLOTS:
-        best = max((host_room[h] for h in hosts), default=0)
+    if rule == PE_SLOTS:  # (hosts without room count as none: n is at least 1 below)
+        best = max(0, max(map(host_room.__getitem__, rooms), default=0))
         n = min(best, cap)
         if n < max(lowest, 1):
             return None, n
-        host = next(h for h in hosts if host_room[h] >= n)
+        host = next(h for h in rooms if host_room[h] >= n)
         return _take(rooms[host], n), n
+    hosts = [h for h in rooms if host_room[h] > 0]
     if rule in (FILL_UP, ROUND_ROBIN):
         n = min(sum(host_room[h] for h in hosts), cap)
         if n < max(lowest, 1):

@@ -302,10 +302,11 @@ class Backfilling:
         if best is None:
             return None
         start, _, granted, pe_name = best
-        self._book_reservation(Booking(
-            job.job_id, task_id or 1, RESERVING, start, cat.duration,
-            self._uses(cat.req, granted, pe_name)
-            + self._quota_uses(cat.req, who_of(job), granted, pe_name)))
+        placement = self._uses(cat.req, granted, pe_name)
+        if self.quotas is not None:
+            placement += self._quota_uses(cat.req, who_of(job), granted, pe_name)
+        self._book_reservation(Booking(job.job_id, task_id or 1, RESERVING, start,
+                                       cat.duration, placement))
         return start, granted
 
     def _one_place(self, job: SchedJob, cat: Category, pe: ParallelEnv, where: PeOpen,

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from gridd.sched.backfill import PeOpen
 
 
+_NO_REASONS: tuple[int, list[str]] = (0, [])  # a Category's reasons before any list
+
+
 @dataclass(slots=True, eq=False)
 class Static:
     """What a category is whatever a cycle books (see Carried)."""
@@ -50,10 +53,12 @@ class Static:
     pe_vetted: dict[str, set[int]] = field(default_factory=dict)
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class Category:
     """A category within one cycle: its Static's lists (followed as the planning order
-    moves) and what the cycle learns of it."""
+    moves) and what the cycle learns of it. Made for nearly every job a cycle looks at,
+    so its __init__ is written out: the generated one, with a default per field, costs
+    half as much again."""
 
     static: Static
     req: JobRequest
@@ -63,25 +68,33 @@ class Category:
     duration: float
     open: list[Instance]
     reasons: dict[str, None]  # an ordered set
-    rejected: bool = False
+    rejected: bool
     # Per PE, the candidates listing it that have not refused one slot of the category yet.
-    pe_candidates: dict[str, list[Instance]] = field(default_factory=dict)
+    pe_candidates: dict[str, list[Instance]]
     # Resource quotas depend on who asks: their refusals, and the askers they refused
     # everywhere, are kept per user, group and project, apart from what resources say.
-    quota_reasons: dict[Who, dict[str, None]] = field(default_factory=dict)
-    rejected_who: set[Who] = field(default_factory=set)
-    resume_who: dict[Who, int] = field(default_factory=dict)  # past resource or quota refusals
-    askers: dict[Who, Asker] = field(default_factory=dict)  # by who with the PE tried
+    quota_reasons: dict[Who, dict[str, None]]
+    rejected_who: set[Who]
+    resume_who: dict[Who, int]  # past resource or quota refusals
+    askers: dict[Who, Asker]  # by who with the PE tried
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
-    skip: list[int] | None = None
-    pe_hosts: dict[str, dict[str, int]] = field(default_factory=dict)  # per PE: instances
-    # of each host among pe_candidates ($pe_slots)
+    skip: list[int] | None
+    pe_hosts: dict[str, dict[str, int]]  # per PE: instances of each host among
+    # pe_candidates ($pe_slots)
     # The reasons as a list, with the size of the set it was made from, and the last list
     # made per asker with the size of its quota reasons: jobs refused alike share them
     # (the sets only grow during a cycle).
-    _reasons: tuple[int, list[str]] = (0, [])
-    _why: dict[Who, tuple[list[str], int, list[str]]] = field(default_factory=dict)
+    _reasons: tuple[int, list[str]]
+    _why: dict[Who, tuple[list[str], int, list[str]]]
+
+    def __init__(self, static: Static) -> None:
+        self.static, self.req, self.candidates = static, static.req, static.candidates
+        self.pes, self.soft_queues, self.duration = static.pes, static.soft_queues, static.duration
+        self.open, self.reasons, self.rejected = static.open, dict(static.excluded), False
+        self.pe_candidates, self.quota_reasons, self.rejected_who = {}, {}, set()
+        self.resume_who, self.askers, self.skip, self.pe_hosts = {}, {}, None, {}
+        self._reasons, self._why = _NO_REASONS, {}
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
@@ -163,9 +176,7 @@ class Categories:
             static = self._static(job)
             if key is not None:
                 self.carried.statics[key] = static
-        cat = Category(static, static.req, static.candidates, static.pes,
-                       static.soft_queues, static.duration, static.open,
-                       dict(static.excluded))
+        cat = Category(static)
         if self._following is not None:
             order = self._following.order
             self._following.categories[id(cat)] = (order.changes, order.mark)

@@ -211,16 +211,18 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         load adjustments; None, and nothing changed, where an amount is not whole (what
         is given back would not be exact) or the diagrams of what still runs would
         change (Schedule.reopen)."""
+        if not (self.carried.empty_whole and whole(self.levels)):
+            return None
         request = self.matcher.request
-        if not (self.carried.empty_whole and whole(self.levels)
-                and all(request(task.hard).whole for task in gone)):
+        reqs = [request(task.hard) for task in gone]
+        if not all(req.whole for req in reqs):
             return None
         if self.schedule is not None and not self.schedule.reopen(
                 now, {(task.job_id, task.task_id or 1) for task in gone}):
             return None
         self.now, self.running = now, running
-        for task in gone:
-            debit(self.levels, task, sign=-1)
+        for task, req in zip(gone, reqs, strict=True):
+            debit(self.levels, task, sign=-1, req=req)
             if task.pe:
                 self.pe_used[task.pe] -= slots_of(task.granted)
             if self.job_tasks is not None:
@@ -322,7 +324,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         self._follow_load(granted)
                 else:
                     waiting = None
-            if (cat.rejected or who in cat.rejected_who) and self.conf.job_info:
+            if job_info and (cat.rejected or who in cat.rejected_who):
                 plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 from gridd.model import host_lifecycle
 from gridd.model.cluster import Instance, PlanConf, Running
 from gridd.model.complexes import ComplexTable, parse_value
-from gridd.sched.match import GLOBAL, HOST, OPERATORS, QUEUE, Level, Matcher, granted_firsts
+from gridd.sched.match import (
+    GLOBAL,
+    HOST,
+    OPERATORS,
+    QUEUE,
+    JobRequest,
+    Level,
+    Matcher,
+    granted_firsts,
+)
 from gridd.sched.rsmap_ids import hold
 
 # Queue instance state letters in the order qstat prints them (real 8.1.9 prints "aAds"
@@ -100,13 +109,16 @@ def build_levels(
     return levels
 
 
-def debit(levels: Levels, task: Running, sign: int = 1, *, ar: bool = False) -> None:
+def debit(levels: Levels, task: Running, sign: int = 1, *, ar: bool = False,
+          req: JobRequest | None = None) -> None:
     """Book what one started task holds on every level it uses (sign -1: it ended): the
     amounts its requests take, and the RSMAP ids it was granted; or what an advance
-    reservation whose window is open holds (`ar`, its booking as a task)."""
+    reservation whose window is open holds (`ar`, its booking as a task). `req`: its
+    compiled requests, where the caller has them already."""
     if task.resource_map:
         hold(levels, task.resource_map, sign)
-    req = levels.matcher.request(task.hard)
+    if req is None:
+        req = levels.matcher.request(task.hard)
     taken: set[int] = set()
     for index, ((name, slots), first) in enumerate(
             zip(task.granted, granted_firsts(task.granted), strict=True)):

@@ -587,6 +587,8 @@ def global_skipped(need: Need, kind: str, part: int) -> bool:
 def first_parts(hosts: Sequence[Hashable]) -> list[bool]:
     """Per part of a placement (given by its host), whether it is the first on its host:
     the part that takes the job's HOST consumables there."""
+    if len(hosts) == 1:  # most placements: no set to make
+        return [True]
     seen: set[Hashable] = set()
     firsts = []
     for host in hosts:

@@ -58,7 +58,9 @@ class ParallelPlacement:
         seen: dict[str, int] = {}
         of, fits, slot_room = levels.of, self.fits, matcher.slot_room
         pe_max = job.pe_max
-        vetted = cat.static.pe_vetted.setdefault(pe.name, set())
+        vetted = cat.static.pe_vetted.get(pe.name)
+        if vetted is None:
+            vetted = cat.static.pe_vetted[pe.name] = set()
         asker = None if self.quotas is None else self._asker(
             cat, Who(who.user, who.group, who.project, pe.name))
         if asker is not None:
@@ -85,7 +87,8 @@ class ParallelPlacement:
             """Gather rooms from where the last scan stopped until the hosts seen suffice."""
             nonlocal scanned
             enough = Enough(pe.allocation_rule, cap) if stops else None
-            if enough is not None and any(enough.add(h, 0, r) for h, r in host_room.items()):
+            if enough is not None and host_room and any(enough.add(h, 0, r)
+                                                         for h, r in host_room.items()):
                 return
             refused: set[int] = set()
             small: set[str] = set()
@@ -133,7 +136,9 @@ class ParallelPlacement:
                 after = host_room[host] = int(after) if after > 0 else 0
                 if enough is not None and enough.add(host, before, after):
                     break
-            small = {h for h in small - unknown if host_resources.get(h, 0) < need}
+            if small:
+                small = {h for h in (small - unknown if unknown else small)
+                         if host_resources.get(h, 0) < need}
             if (refused or small) and self.use_categories:  # holds all cycle long
                 kept = [qi for qi in candidates[:scanned]
                         if id(qi) not in refused and qi.host not in small]

@@ -80,21 +80,23 @@ class Placement:
         its PE and (unless claimed already) its quotas."""
         if ids:
             hold(self.levels, ids)
-        in_pe = Who(who.user, who.group, who.project, pe)
+        in_pe = None if self.quotas is None or claimed else Who(who.user, who.group,
+                                                                   who.project, pe)
         taken: set[int] = set()
         instances = [self.instances[name] for name, _ in granted]
         firsts = first_parts([qi.host for qi in instances])
+        of, debit, req = self.levels.of, self.matcher.debit, cat.req
         for index, ((_, slots), qi, first) in enumerate(zip(granted, instances, firsts,
                                                                strict=True)):
-            g, h, q = self.levels.of(qi)
-            self.matcher.debit(cat.req, slots, g, h, q, master=index == 0,
-                               first_on_host=first, taken=taken)
-            if self.quotas is not None and not claimed:
+            g, h, q = of(qi)
+            debit(req, slots, g, h, q, master=index == 0, first_on_host=first, taken=taken)
+            if in_pe is not None:
                 self._asker(cat, in_pe).book(qi, slots, master=index == 0,
                                              first_on_host=first)
-        self.free_slots -= slots_of(granted)
+        total = slots_of(granted)
+        self.free_slots -= total
         if pe:
-            self.pe_used[pe] = self.pe_used.get(pe, 0) + slots_of(granted)
+            self.pe_used[pe] = self.pe_used.get(pe, 0) + total
 
     def _refused_now(self, cat: Category, i: int, qi: Instance) -> bool:
         """Whether one slot of the category is refused on candidate i now, by what its

@@ -62,13 +62,17 @@ class Diagram:
         """Undo an `add` of a whole amount (exact): steps that come to nothing go, so a
         diagram kept from cycle to cycle does not grow with every task that ever ran."""
         deltas = self.deltas
-        steps = ((start, -amount),) if math.isinf(end) else ((start, -amount), (end, amount))
-        for t, change in steps:  # (a step brought to nothing is gone: it counts as none)
-            left = deltas.get(t, 0.0) + change
+        left = deltas.get(start, 0.0) - amount
+        if left:  # (a step brought to nothing is gone: it counts as none)
+            deltas[start] = left
+        else:
+            deltas.pop(start, None)
+        if not math.isinf(end):
+            left = deltas.get(end, 0.0) + amount
             if left:
-                deltas[t] = left
+                deltas[end] = left
             else:
-                deltas.pop(t, None)
+                deltas.pop(end, None)
         self._after = None
 
     def copy(self) -> Diagram:
@@ -283,7 +287,9 @@ class Schedule:
                 dropped.append(booking)
             else:
                 kept.append(booking)
-                soonest = min(soonest, booking.start + booking.duration)
+                end = booking.start + booking.duration
+                if end < soonest:
+                    soonest = end
         if now > soonest - 1:
             return False
         for booking in dropped:
@@ -314,7 +320,8 @@ class Schedule:
             diagram.add(start, end, use.amount)
             if reserving:
                 diagram.reserved = True
-            self.whole = self.whole and use.amount.is_integer()
+            if self.whole and not use.amount.is_integer():
+                self.whole = False
         if booking.state == RESERVING:
             self.reserved += 1
         self.bookings.append(booking)

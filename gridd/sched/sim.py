@@ -442,7 +442,7 @@ class Simulation:
         self.runs += 1
         view = self.view
         plan = self.planner.plan(view, now)
-        self._reserved = {number: start for number, (start, *_) in plan.reserved.items()}
+        self._reserved = {number: reserved[0] for number, reserved in plan.reserved.items()}
         for order in plan.orders:
             request = view.jobs.pop(order.job_id)
             index = order.job_id - 1

@@ -90,6 +90,8 @@ def test_only_a_hosts_first_part_takes_it() -> None:
 
 def test_first_parts() -> None:
     assert first_parts(["a", "b", "a", "c", "b"]) == [True, True, False, True, False]
+    assert first_parts(["a"]) == [True]
+    assert first_parts([]) == []
 
 
 # ---- planning ----------------------------------------------------------------------------------
