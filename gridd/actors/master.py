@@ -518,14 +518,19 @@ def serve(base: Path, endpoint: str, schedule_interval: float, wall: Wall) -> No
             await actor.run()
             nursery.cancel_scope.cancel()
 
+    failed: ListenFailed | None = None
     try:
         trio.run(main)
     except* ListenFailed as group:
-        log.error("%s", group.exceptions[0])
-        raise SystemExit(f"gridd: {group.exceptions[0]}") from None
+        # raised after the block: Python before 3.11.4 wraps what an except* block
+        # raises in a group of its own, and the last line of the output is the traceback's
+        failed = group.exceptions[0]
     finally:
         if read_pid(pidfile) == os.getpid():  # not another master's
             pidfile.unlink(missing_ok=True)
+    if failed is not None:
+        log.error("%s", failed)
+        raise SystemExit(f"gridd: {failed}")
 
 
 async def _stop_on_signal(actor: MasterActor) -> None:
