@@ -381,6 +381,9 @@ class Quotas:
         self.table = rules.table
         self.loads = loads
         self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
+        # By mark too, a dynamic limit's value once worked out (None before): the innermost
+        # loops read it from here without a call.
+        self.caps: list[float | None] = [None] * len(rules.marks)
         self._dynamic: dict[tuple[_Formula, str], float] = {}  # by formula and host
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
@@ -405,6 +408,7 @@ class Quotas:
         missing = len(self.rules.marks) - len(self.used)
         if missing > 0:
             self.used.extend([0.0] * missing)
+            self.caps.extend([None] * missing)
 
     # ---- limits and usage -----------------------------------------------------------------
 
@@ -425,12 +429,15 @@ class Quotas:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
-            assert check.formula is not None
-            memo = (check.formula, check.key[6])
-            limit = self._dynamic.get(memo)
+            limit = self.caps[check.mark]
             if limit is None:
-                value = self._formula_value(check.formula, memo[1])
-                limit = self._dynamic[memo] = _UNKNOWN if value is None else value
+                assert check.formula is not None
+                memo = (check.formula, check.key[6])
+                limit = self._dynamic.get(memo)
+                if limit is None:
+                    value = self._formula_value(check.formula, memo[1])
+                    limit = self._dynamic[memo] = _UNKNOWN if value is None else value
+                self.caps[check.mark] = limit
         return limit
 
     def room_of(self, checks: _Checks) -> tuple[float, str | None]:
@@ -440,10 +447,12 @@ class Quotas:
             return 0.0, checks.banned.why
         room: float = math.inf
         bound = None
-        used = self.used
+        used, caps = self.used, self.caps
         for mark, per_slot, limit, check in checks.per_slot:
             if limit is None:
-                limit = self.limit(check)
+                limit = caps[mark]
+                if limit is None:
+                    limit = self.limit(check)
             left = (limit - used[mark]) / per_slot
             if left < room:
                 room, bound = left, check
@@ -635,7 +644,7 @@ class Asker:
             return why
         quotas = self.quotas
         used = quotas.used
-        shared = place.shared
+        _, shared, local = place
         for mark, top, why in shared.fixed:
             if used[mark] > top:
                 self._block(mark, why)
@@ -644,13 +653,16 @@ class Asker:
             if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self._block(mark, check.why)
                 return check.why
-        local = place.local
         for mark, top, why in local.fixed:
             if used[mark] > top:
                 self.closed[qi.name] = why
                 return why
+        caps = quotas.caps
         for mark, amount, check in local.dynamic:
-            if used[mark] + amount > quotas.limit(check) + _EPSILON:
+            cap = caps[mark]
+            if cap is None:
+                cap = quotas.limit(check)
+            if used[mark] + amount > cap + _EPSILON:
                 self.closed[qi.name] = check.why
                 return check.why
         return None
@@ -670,9 +682,10 @@ class Asker:
         why = self._refusal_one(qi, place)
         if why is None:
             used = self.quotas.used
-            for mark, amount in place.shared.book:
+            _, shared, local = place
+            for mark, amount in shared.book:
                 used[mark] += amount
-            for mark, amount in place.local.book:
+            for mark, amount in local.book:
                 used[mark] += amount
         return why
 
@@ -682,13 +695,14 @@ class Asker:
         and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
         is booked meanwhile), the room of the shared checks, by their id (the signatures
         of one view share them)."""
-        place = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
-        shared = memo.get(id(place.shared))
+        _, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
+        key = id(checks)
+        shared = memo.get(key)
         if shared is None:
-            shared = memo[id(place.shared)] = self.quotas.room_of(place.shared)
-        if not place.local.all:
+            shared = memo[key] = self.quotas.room_of(checks)
+        if not local.all:
             return shared
-        here = self.quotas.room_of(place.local)
+        here = self.quotas.room_of(local)
         return here if here[0] < shared[0] else shared
 
     def common_room(self, sigs: frozenset[int]) -> tuple[float, str | None]:
@@ -722,11 +736,12 @@ class Asker:
         holders: dict[int, list[str]] = {}
         firsts = first_parts([qi.host for qi, _ in granted])
         for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
-            place = self.at(qi)
-            for checks in (place.shared.all, place.local.all):
-                for check in checks:
+            _, shared, local = self.at(qi)
+            for checks in (shared.all, local.all):
+                for check in checks:  # check.amount(slots, index == 0, first), inlined
                     mark = check.mark
-                    amount = check.amount(slots, index == 0, first)
+                    amount = (check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                              + (check.per_host if first else 0.0))
                     if mark in totals:
                         totals[mark] += amount
                         holders[mark].append(qi.name)
@@ -744,8 +759,11 @@ class Asker:
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
         used = self.quotas.used
-        for check in self.checks(qi):
-            used[check.mark] += check.amount(slots, master, first_on_host)
+        _, shared, local = self.at(qi)
+        for checks in (shared.all, local.all):
+            for check in checks:  # check.amount(slots, master, first_on_host), inlined
+                used[check.mark] += (check.per_slot * slots + (check.per_job if master else 0.0)
+                                     + (check.per_host if first_on_host else 0.0))
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""
