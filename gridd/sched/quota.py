@@ -204,6 +204,16 @@ class _Place(NamedTuple):
     local: _Checks
 
 
+class RoomMemo(NamedTuple):
+    """What one placement attempt learns of an asker's rooms (nothing is booked
+    meanwhile): the room per signature where the asker has only shared checks (all its
+    instances then have one room), and the room of each group of shared checks by id
+    (the signatures of one view share them)."""
+
+    by_sig: dict[int, tuple[float, str | None]]
+    by_checks: dict[int, tuple[float, str | None]]
+
+
 @dataclass(slots=True)
 class _AskerTables:
     """What the checks of one who with one request's amounts are, by signature and by
@@ -247,7 +257,7 @@ class QuotaRules:
                                for limit in rule.limits})
         self._usersets = {name: frozenset(entries) for name, entries in conf.usersets.items()}
         self._hostgroups = {name: frozenset(hosts) for name, hosts in conf.hostgroups.items()}
-        self._instance_sig: dict[str, int] = {}
+        self.instance_sig: dict[str, int] = {}
         self._sig_ids: dict[tuple[int, ...], int] = {}
         self._sig_list: list[tuple[int, ...]] = []
         self._who_masks: dict[Who, tuple[int, ...]] = {}
@@ -299,7 +309,7 @@ class QuotaRules:
         return found
 
     def signature(self, qi: Instance) -> int:
-        sig = self._instance_sig.get(qi.name)
+        sig = self.instance_sig.get(qi.name)
         if sig is None:
             masks = tuple(_mask(rules, lambda rule: self._place_matches(rule, qi))
                           for rules in self.rules)
@@ -307,7 +317,7 @@ class QuotaRules:
             if sig is None:
                 sig = self._sig_ids[masks] = len(self._sig_list)
                 self._sig_list.append(masks)
-            self._instance_sig[qi.name] = sig
+            self.instance_sig[qi.name] = sig
         return sig
 
     def view(self, who: Who, sig: int) -> int:
@@ -570,7 +580,7 @@ class Asker:
     (by who and request amounts) are looked up once, here."""
 
     __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_tables",
-                 "_common")
+                 "_common", "_sig_of")
 
     def __init__(self, quotas: Quotas, who: Who, req: JobRequest) -> None:
         rules = quotas.rules
@@ -588,6 +598,8 @@ class Asker:
             tables = rules.tables[key] = _AskerTables()
         self._tables = tables
         self._common: tuple[frozenset[int], _Checks] | None = None
+        # Signatures by instance name, as far as known: one table for all askers.
+        self._sig_of = rules.instance_sig.get
 
     def shared(self, sig: int) -> _Checks:
         """The checks of the scopes all instances of the signature share."""
@@ -689,18 +701,19 @@ class Asker:
                 used[mark] += amount
         return why
 
-    def room(self, qi: Instance, memo: dict[int, tuple[float, str | None]]
-             ) -> tuple[float, str | None]:
+    def room(self, qi: Instance, memo: RoomMemo) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
-        and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
-        is booked meanwhile), the room of the shared checks, by their id (the signatures
-        of one view share them)."""
-        _, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
+        and the refusal that bounds it, as far as one placement attempt goes (`memo`)."""
+        found = memo.by_sig.get(self._sig_of(qi.name, -1))
+        if found is not None:
+            return found
+        sig, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
         key = id(checks)
-        shared = memo.get(key)
+        shared = memo.by_checks.get(key)
         if shared is None:
-            shared = memo[key] = self.quotas.room_of(checks)
-        if not local.all:
+            shared = memo.by_checks[key] = self.quotas.room_of(checks)
+        if not local.all:  # none on any instance of the signature (rules are by signature)
+            memo.by_sig[sig] = shared
             return shared
         here = self.quotas.room_of(local)
         return here if here[0] < shared[0] else shared
