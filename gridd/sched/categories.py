@@ -109,7 +109,7 @@ class Category:
 
     def dead(self, i: int) -> None:
         if self.skip is None:
-            self.skip = list(range(len(self.candidates) + 1))
+            self.skip = no_skips(len(self.candidates))
         self.skip[i] = i + 1
 
     def why(self, who: Who) -> list[str]:
@@ -122,6 +122,21 @@ class Category:
             made = self._why[who] = (reasons, len(quota),
                                      reasons + list(quota) if quota else reasons)
         return made[2]
+
+
+_NO_SKIPS: dict[int, list[int]] = {}
+
+
+def no_skips(n: int) -> list[int]:
+    """Skip pointers over n candidates that pass over none: a copy of a list kept per n,
+    for a copy only takes references where a fresh range would make each number anew
+    (a cycle makes thousands, per category and per asker)."""
+    kept = _NO_SKIPS.get(n)
+    if kept is None:
+        if len(_NO_SKIPS) >= 64:  # lists of many lengths (cells change): start over
+            _NO_SKIPS.clear()
+        kept = _NO_SKIPS[n] = list(range(n + 1))
+    return kept.copy()
 
 
 def jump(skip: list[int], i: int) -> int:

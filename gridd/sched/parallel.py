@@ -23,7 +23,7 @@ from gridd.sched.allocation import (
 )
 from gridd.sched.categories import Category
 from gridd.sched.match import MatchResult
-from gridd.sched.quota import Who
+from gridd.sched.quota import RoomMemo, Who
 
 
 class ParallelPlacement:
@@ -33,7 +33,7 @@ class ParallelPlacement:
     def _place_parallel(self, job: SchedJob, cat: Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
         matcher, req, levels = self.matcher, cat.req, self.levels
-        quota_memo: dict[int, tuple[float, str | None]] = {}
+        quota_memo = RoomMemo({}, {})
         global_room = matcher.slot_room(req, levels.global_level)
         cap = whole_slots(min(global_room, pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)

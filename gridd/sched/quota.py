@@ -204,6 +204,16 @@ class _Place(NamedTuple):
     local: _Checks
 
 
+class RoomMemo(NamedTuple):
+    """What one placement attempt learns of an asker's rooms (nothing is booked
+    meanwhile): the room per signature where the asker has only shared checks (all its
+    instances then have one room), and the room of each group of shared checks by id
+    (the signatures of one view share them)."""
+
+    by_sig: dict[int, tuple[float, str | None]]
+    by_checks: dict[int, tuple[float, str | None]]
+
+
 @dataclass(slots=True)
 class _AskerTables:
     """What the checks of one who with one request's amounts are, by signature and by
@@ -247,7 +257,7 @@ class QuotaRules:
                                for limit in rule.limits})
         self._usersets = {name: frozenset(entries) for name, entries in conf.usersets.items()}
         self._hostgroups = {name: frozenset(hosts) for name, hosts in conf.hostgroups.items()}
-        self._instance_sig: dict[str, int] = {}
+        self.instance_sig: dict[str, int] = {}
         self._sig_ids: dict[tuple[int, ...], int] = {}
         self._sig_list: list[tuple[int, ...]] = []
         self._who_masks: dict[Who, tuple[int, ...]] = {}
@@ -299,7 +309,7 @@ class QuotaRules:
         return found
 
     def signature(self, qi: Instance) -> int:
-        sig = self._instance_sig.get(qi.name)
+        sig = self.instance_sig.get(qi.name)
         if sig is None:
             masks = tuple(_mask(rules, lambda rule: self._place_matches(rule, qi))
                           for rules in self.rules)
@@ -307,7 +317,7 @@ class QuotaRules:
             if sig is None:
                 sig = self._sig_ids[masks] = len(self._sig_list)
                 self._sig_list.append(masks)
-            self._instance_sig[qi.name] = sig
+            self.instance_sig[qi.name] = sig
         return sig
 
     def view(self, who: Who, sig: int) -> int:
@@ -381,6 +391,9 @@ class Quotas:
         self.table = rules.table
         self.loads = loads
         self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
+        # By mark too, a dynamic limit's value once worked out (None before): the innermost
+        # loops read it from here without a call.
+        self.caps: list[float | None] = [None] * len(rules.marks)
         self._dynamic: dict[tuple[_Formula, str], float] = {}  # by formula and host
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
@@ -405,6 +418,7 @@ class Quotas:
         missing = len(self.rules.marks) - len(self.used)
         if missing > 0:
             self.used.extend([0.0] * missing)
+            self.caps.extend([None] * missing)
 
     # ---- limits and usage -----------------------------------------------------------------
 
@@ -425,12 +439,15 @@ class Quotas:
         """The check's limit; a dynamic one worked out once per cycle and host."""
         limit = check.limit
         if limit is None:
-            assert check.formula is not None
-            memo = (check.formula, check.key[6])
-            limit = self._dynamic.get(memo)
+            limit = self.caps[check.mark]
             if limit is None:
-                value = self._formula_value(check.formula, memo[1])
-                limit = self._dynamic[memo] = _UNKNOWN if value is None else value
+                assert check.formula is not None
+                memo = (check.formula, check.key[6])
+                limit = self._dynamic.get(memo)
+                if limit is None:
+                    value = self._formula_value(check.formula, memo[1])
+                    limit = self._dynamic[memo] = _UNKNOWN if value is None else value
+                self.caps[check.mark] = limit
         return limit
 
     def room_of(self, checks: _Checks) -> tuple[float, str | None]:
@@ -440,10 +457,12 @@ class Quotas:
             return 0.0, checks.banned.why
         room: float = math.inf
         bound = None
-        used = self.used
+        used, caps = self.used, self.caps
         for mark, per_slot, limit, check in checks.per_slot:
             if limit is None:
-                limit = self.limit(check)
+                limit = caps[mark]
+                if limit is None:
+                    limit = self.limit(check)
             left = (limit - used[mark]) / per_slot
             if left < room:
                 room, bound = left, check
@@ -561,7 +580,7 @@ class Asker:
     (by who and request amounts) are looked up once, here."""
 
     __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_tables",
-                 "_common")
+                 "_common", "_sig_of")
 
     def __init__(self, quotas: Quotas, who: Who, req: JobRequest) -> None:
         rules = quotas.rules
@@ -579,6 +598,8 @@ class Asker:
             tables = rules.tables[key] = _AskerTables()
         self._tables = tables
         self._common: tuple[frozenset[int], _Checks] | None = None
+        # Signatures by instance name, as far as known: one table for all askers.
+        self._sig_of = rules.instance_sig.get
 
     def shared(self, sig: int) -> _Checks:
         """The checks of the scopes all instances of the signature share."""
@@ -635,7 +656,7 @@ class Asker:
             return why
         quotas = self.quotas
         used = quotas.used
-        shared = place.shared
+        _, shared, local = place
         for mark, top, why in shared.fixed:
             if used[mark] > top:
                 self._block(mark, why)
@@ -644,13 +665,16 @@ class Asker:
             if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self._block(mark, check.why)
                 return check.why
-        local = place.local
         for mark, top, why in local.fixed:
             if used[mark] > top:
                 self.closed[qi.name] = why
                 return why
+        caps = quotas.caps
         for mark, amount, check in local.dynamic:
-            if used[mark] + amount > quotas.limit(check) + _EPSILON:
+            cap = caps[mark]
+            if cap is None:
+                cap = quotas.limit(check)
+            if used[mark] + amount > cap + _EPSILON:
                 self.closed[qi.name] = check.why
                 return check.why
         return None
@@ -670,25 +694,28 @@ class Asker:
         why = self._refusal_one(qi, place)
         if why is None:
             used = self.quotas.used
-            for mark, amount in place.shared.book:
+            _, shared, local = place
+            for mark, amount in shared.book:
                 used[mark] += amount
-            for mark, amount in place.local.book:
+            for mark, amount in local.book:
                 used[mark] += amount
         return why
 
-    def room(self, qi: Instance, memo: dict[int, tuple[float, str | None]]
-             ) -> tuple[float, str | None]:
+    def room(self, qi: Instance, memo: RoomMemo) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
-        and the refusal that bounds it. `memo` keeps, for one placement attempt (nothing
-        is booked meanwhile), the room of the shared checks, by their id (the signatures
-        of one view share them)."""
-        place = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
-        shared = memo.get(id(place.shared))
+        and the refusal that bounds it, as far as one placement attempt goes (`memo`)."""
+        found = memo.by_sig.get(self._sig_of(qi.name, -1))
+        if found is not None:
+            return found
+        sig, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
+        key = id(checks)
+        shared = memo.by_checks.get(key)
         if shared is None:
-            shared = memo[id(place.shared)] = self.quotas.room_of(place.shared)
-        if not place.local.all:
+            shared = memo.by_checks[key] = self.quotas.room_of(checks)
+        if not local.all:  # none on any instance of the signature (rules are by signature)
+            memo.by_sig[sig] = shared
             return shared
-        here = self.quotas.room_of(place.local)
+        here = self.quotas.room_of(local)
         return here if here[0] < shared[0] else shared
 
     def common_room(self, sigs: frozenset[int]) -> tuple[float, str | None]:
@@ -722,11 +749,12 @@ class Asker:
         holders: dict[int, list[str]] = {}
         firsts = first_parts([qi.host for qi, _ in granted])
         for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
-            place = self.at(qi)
-            for checks in (place.shared.all, place.local.all):
-                for check in checks:
+            _, shared, local = self.at(qi)
+            for checks in (shared.all, local.all):
+                for check in checks:  # check.amount(slots, index == 0, first), inlined
                     mark = check.mark
-                    amount = check.amount(slots, index == 0, first)
+                    amount = (check.per_slot * slots + (check.per_job if index == 0 else 0.0)
+                              + (check.per_host if first else 0.0))
                     if mark in totals:
                         totals[mark] += amount
                         holders[mark].append(qi.name)
@@ -744,8 +772,11 @@ class Asker:
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
         used = self.quotas.used
-        for check in self.checks(qi):
-            used[check.mark] += check.amount(slots, master, first_on_host)
+        _, shared, local = self.at(qi)
+        for checks in (shared.all, local.all):
+            for check in checks:  # check.amount(slots, master, first_on_host), inlined
+                used[check.mark] += (check.per_slot * slots + (check.per_job if master else 0.0)
+                                     + (check.per_host if first_on_host else 0.0))
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from gridd.model.cluster import Instance
-from gridd.sched.categories import Category
+from gridd.sched.categories import Category, no_skips
 from gridd.sched.match import JobRequest, granted_firsts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.reserve import Use
@@ -128,7 +128,7 @@ class QuotaChecks:
 
     def _closed(self, key: tuple[Who, int, int], n: int) -> Closed:
         """A fresh record of the candidates (n of them) closed to the asker."""
-        shut = self._quota_dead[key] = Closed(list(range(n + 1)))
+        shut = self._quota_dead[key] = Closed(no_skips(n))
         return shut
 
     def _signatures(self, cat: Category) -> Sigs:

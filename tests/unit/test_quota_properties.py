@@ -19,7 +19,7 @@ from gridd.model.planning import SchedJob
 from gridd.model.rqs import Filter, Limit, Rule, RuleSet, Term
 from gridd.sched.cycle import Cycle
 from gridd.sched.levels import build_levels
-from gridd.sched.quota import Quotas, Who
+from gridd.sched.quota import Quotas, RoomMemo, Who
 
 USERS = ("u0", "u1", "u2", "u3")
 HOSTS = ("h0", "h1", "h2", "h3")
@@ -142,3 +142,22 @@ def test_limits_hold_and_caches_change_nothing(cell) -> None:
             fits = final.matcher.fits(req, 1, g, h, q).ok
             assert not fits or quotas.asker(who, req).refusal(qi) is not None, (
                 f"job {job.job_id} waits although {qi.name} takes it")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cells())
+def test_rooms_kept_for_an_attempt_are_the_rooms(cell) -> None:
+    """Asker.room with one memo for all instances (as a placement attempt asks, rooms kept
+    by signature and by group of shared checks) answers what it answers afresh for each."""
+    conf, loads, running, jobs = cell
+    levels = build_levels(conf, loads, running)
+    quotas = booked(conf, loads, running)
+    instances = conf.instances * 2  # each asked twice, the second time from the memo
+    for job in jobs:
+        who = Who(job.owner, "", job.project, job.pe if job.pe else "")
+        req = levels.matcher.request(job.hard)
+        asker = quotas.asker(who, req)
+        memo = RoomMemo({}, {})
+        kept = [asker.room(qi, memo) for qi in instances]
+        fresh = [quotas.asker(who, req).room(qi, RoomMemo({}, {})) for qi in instances]
+        assert kept == fresh
