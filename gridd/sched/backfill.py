@@ -355,9 +355,9 @@ class Backfilling:
         schedule = self.schedule
         assert schedule is not None
         fewest = max(job.pe_min, 1)
-        first = schedule.earliest((Use("P", pe.name, "slots", float(fewest)),), cat.duration)
+        pe_use = (Use("P", pe.name, "slots", float(fewest)),)
         if pe.allocation_rule != PE_SLOTS:
-            return first
+            return schedule.earliest(pe_use, cat.duration)
         best = math.inf
         hosts = []  # (no sooner than, its instances, their diagrams)
         for host, (on_host, keys) in where.hosts.items():
@@ -377,6 +377,9 @@ class Backfilling:
                     hosts.append((max(soonest, min(schedule.earliest(where.one[qi.name],
                                                                      cat.duration)
                                                    for qi in on_host)), on_host, keys))
+        if not hosts:  # (each host's slots take the PE's too: its earliest is below)
+            return best
+        first = schedule.earliest(pe_use, cat.duration)
         hosts.sort(key=lambda h: h[0])
         for soonest, on_host, keys in hosts:
             if soonest >= best:

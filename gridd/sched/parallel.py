@@ -41,6 +41,8 @@ class ParallelPlacement:
             candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
+        if len(candidates) == 1 and self._alone(cat, pe):
+            return self._place_alone(job, cat, pe, candidates, global_room, cap)
         # With $pe_slots a host whose instances together have less room than the job
         # needs never will this cycle (room only shrinks): once each of its instances has
         # been seen, the host is passed over by the category's later scans. The room that
@@ -198,6 +200,47 @@ class ParallelPlacement:
                 self._note_quota(cat, who, quota_why)
                 return None
             scan()  # what was cut may be found further on
+
+    def _alone(self, cat: Category, pe: ParallelEnv) -> bool:
+        """Whether a job of the category with one candidate for the PE may be placed by
+        `_place_alone`."""
+        return (pe.allocation_rule == PE_SLOTS and self.use_categories and self.quotas is None
+                and cat.static.lead is None and not (cat.req.per_job or cat.req.per_host))
+
+    def _place_alone(self, job: SchedJob, cat: Category, pe: ParallelEnv,
+                     candidates: list[Instance], global_room: float, cap: int
+                     ) -> Granted | None:
+        """`_place_parallel` where one instance alone may take the job's slots under
+        $pe_slots, with no quotas, -masterq or per-job consumables (a pool such as
+        `gridd sim`'s): the same room, refusals, reasons and pruning, without the
+        gathering over hosts."""
+        matcher, req = self.matcher, cat.req
+        qi = candidates[0]
+        g, h, q = self.levels.of(qi)
+        most, here = matcher.slot_room(req, h), matcher.slot_room(req, q)
+        vetted = cat.static.pe_vetted.get(pe.name)
+        if vetted is None:
+            vetted = cat.static.pe_vetted[pe.name] = set()
+        room = min(here, most, job.pe_max)
+        room = int(room) if room > 0 else 0
+        if not (global_room >= 1 and here >= 1 and most >= 1 and id(qi) in vetted):
+            result = self.fits(req, 1, g, h, q, master=False, first_on_host=True)
+            if result.ok:
+                vetted.add(id(qi))
+            else:
+                cat.reasons[result.reason] = None
+                room = 0  # refused: no room
+        if room < max(job.pe_min, 1):  # refused, or too small: so all cycle long
+            del candidates[:]
+            per_host = cat.pe_hosts.get(pe.name)
+            if per_host is not None:
+                per_host[qi.host] -= 1
+        n = min(room, cap)
+        if n < max(job.pe_min, 1):
+            cat.reasons[f'cannot run in PE "{pe.name}" because it only offers '
+                        f"{n} slots"] = None
+            return None
+        return [(qi.name, n)]
 
     def _may_lead(self, cat: Category, granted: Granted) -> bool:
         """Whether the placement's first instance can hold the master task's per-job

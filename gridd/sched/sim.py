@@ -133,6 +133,8 @@ class Simulation:
         self.slots = slots
         self._conf = pool_conf(slots, max_reservation, duration_offset)
         self._arrivals = sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i))
+        # Per arrival, when: and infinity past the last, so that looking needs no bound.
+        self._submits = [jobs[i].submit for i in self._arrivals] + [math.inf]
         self._size = [job.slots for job in jobs]  # per job: the slots it asks for
         self._span = [job.limit + duration_offset for job in jobs]  # and holds them, expected
         # Whether no task is ever taken to run past its expected end (start, h_rt and
@@ -390,15 +392,14 @@ class Simulation:
         return found, runs
 
     def _instant(self) -> float:
-        arrival = (self.jobs[self._arrivals[self._next]].submit
-                   if self._next < len(self._arrivals) else float("inf"))
+        arrival = self._submits[self._next]
         return min(arrival, self._ends[0][0]) if self._ends else arrival
 
     def _end(self, now: float) -> int:
         count = 0
         while self._ends and self._ends[0][0] <= now:
             _, index = heapq.heappop(self._ends)
-            slots = self.jobs[index].slots
+            slots = self._size[index]
             self.free += slots
             task = self.view.running.pop((index + 1, 1))
             expected = self._expected
@@ -408,7 +409,7 @@ class Simulation:
 
     def _arrive(self, now: float) -> None:
         jobs, view = self.jobs, self.view
-        while self._next < len(self._arrivals) and jobs[self._arrivals[self._next]].submit <= now:
+        while self._submits[self._next] <= now:
             index = self._arrivals[self._next]
             self._next += 1
             view.jobs[index + 1] = _request(jobs[index], index + 1)
