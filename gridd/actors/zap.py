@@ -147,7 +147,9 @@ class Handler:
         name = await self._name(uid)
         user = f"user:{name}"
         if name is None or not await self.keyring.known(user):
-            self._refused(f"uid {uid}".encode(), address, f"local uid {uid} has no key")
+            why = (f"local uid {uid} has no user name" if name is None else
+                   f"local user {name} (uid {uid}) has no key")
+            self._refused(f"uid {uid}".encode(), address, why)
             return [b"1.0", request_id, b"400", b"unknown user", b"", b""]
         return [b"1.0", request_id, b"200", b"OK", user.encode(), b""]
 

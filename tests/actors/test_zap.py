@@ -110,7 +110,8 @@ async def test_a_local_uid_is_let_in_as_its_user_when_that_user_has_a_key(tmp_pa
         for address in ("10.1.2.3", "fe80::1:2:3"):  # NULL from elsewhere than a Unix peer
             assert status(await handler.answer(local(0, address))) == (b"400", b"")
     lines = [r.getMessage() for r in caplog.records]
-    assert "local uid 1002 has no key" in lines[0] and "local uid 1003" in lines[1], lines
+    assert "local user bob (uid 1002) has no key" in lines[0], lines
+    assert "local uid 1003 has no user name" in lines[1], lines
     bob = keys.create(keys.key_file(tmp_path, keys.USERS, "bob"))
     assert status(await handler.answer(local(1002))) == (b"200", b"user:bob")
     os.unlink(keys.key_file(tmp_path, keys.USERS, "bob"))  # revoked: at once, here too
