@@ -751,10 +751,9 @@ class Asker:
         for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
             _, shared, local = self.at(qi)
             for checks in (shared.all, local.all):
-                for check in checks:  # check.amount(slots, index == 0, first), inlined
+                for check in checks:
                     mark = check.mark
-                    amount = (check.per_slot * slots + (check.per_job if index == 0 else 0.0)
-                              + (check.per_host if first else 0.0))
+                    amount = check.amount(slots, index == 0, first)
                     if mark in totals:
                         totals[mark] += amount
                         holders[mark].append(qi.name)
@@ -774,9 +773,8 @@ class Asker:
         used = self.quotas.used
         _, shared, local = self.at(qi)
         for checks in (shared.all, local.all):
-            for check in checks:  # check.amount(slots, master, first_on_host), inlined
-                used[check.mark] += (check.per_slot * slots + (check.per_job if master else 0.0)
-                                     + (check.per_host if first_on_host else 0.0))
+            for check in checks:
+                used[check.mark] += check.amount(slots, master, first_on_host)
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""
