@@ -44,10 +44,11 @@ def connect(base: str | os.PathLike[str] | None = None,
     """A connection to the cell's master (at `endpoint`, else where the cell says) and
     the endpoint; GriddError saying why not and what to try. On the master's machine,
     its local socket (gridd.master_local), where it is not told an endpoint."""
-    if not endpoint and _own_key_in_order(base):
-        local = master_local.connect(base, CONNECT_TIMEOUT)
-        if local is not None:
-            return local
+    local = None if endpoint else master_local.published(base)
+    if local is not None and _own_key_in_order(base):
+        dealer = master_local.connect(*local, CONNECT_TIMEOUT)
+        if dealer is not None:
+            return dealer, local[0]
     endpoint = endpoint or read_endpoint(base)
     curve, key_file = own_keys(base)
     try:

@@ -68,17 +68,21 @@ def peer_uid(address: str) -> int | None:
     return int(parts[1])
 
 
-def connect(base: str | os.PathLike[str] | None, timeout: float) -> tuple[Dealer, str] | None:
-    """A connection through the master's local socket and its endpoint; None where the
-    command is to connect over TCP."""
+def published(base: str | os.PathLike[str] | None) -> tuple[str, int] | None:
+    """The local socket the cell's master named, and the uid that named it (whose the
+    socket must be); None where there is none."""
     try:
         with open(location(base)) as f:
             endpoint = f.read().strip()
             owner = os.fstat(f.fileno()).st_uid
     except OSError:
         return None
-    if not endpoint.startswith("ipc://@"):
-        return None
+    return (endpoint, owner) if endpoint.startswith("ipc://@") else None
+
+
+def connect(endpoint: str, owner: int, timeout: float) -> Dealer | None:
+    """A connection through the local socket at `endpoint` when `owner` holds it; None
+    where the command is to connect over TCP."""
     try:
         dealer = Dealer(endpoint, timeout)
     except (ZmtpError, OSError):
@@ -86,7 +90,7 @@ def connect(base: str | os.PathLike[str] | None, timeout: float) -> tuple[Dealer
     if server_uid(dealer) != owner:
         dealer.close()
         return None
-    return dealer, endpoint
+    return dealer
 
 
 def server_uid(dealer: Dealer) -> int:
