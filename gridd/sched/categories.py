@@ -52,6 +52,13 @@ class Static:
     # configuration, the loads and the instances open: Carried.follow_cell, follow).
     pe_vetted: dict[str, set[int]] = field(default_factory=dict)
 
+    def vetted(self, pe: str) -> set[int]:
+        """pe_vetted's set for the PE, made when first asked (no set made per call)."""
+        found = self.pe_vetted.get(pe)
+        if found is None:
+            found = self.pe_vetted[pe] = set()
+        return found
+
 
 @dataclass(slots=True, eq=False, init=False)
 class Category:

@@ -60,9 +60,7 @@ class ParallelPlacement:
         seen: dict[str, int] = {}
         of, fits, slot_room = levels.of, self.fits, matcher.slot_room
         pe_max = job.pe_max
-        vetted = cat.static.pe_vetted.get(pe.name)
-        if vetted is None:
-            vetted = cat.static.pe_vetted[pe.name] = set()
+        vetted = cat.static.vetted(pe.name)
         asker = None if self.quotas is None else self._asker(
             cat, Who(who.user, who.group, who.project, pe.name))
         if asker is not None:
@@ -218,9 +216,7 @@ class ParallelPlacement:
         qi = candidates[0]
         g, h, q = self.levels.of(qi)
         most, here = matcher.slot_room(req, h), matcher.slot_room(req, q)
-        vetted = cat.static.pe_vetted.get(pe.name)
-        if vetted is None:
-            vetted = cat.static.pe_vetted[pe.name] = set()
+        vetted = cat.static.vetted(pe.name)
         room = min(here, most, job.pe_max)
         room = int(room) if room > 0 else 0
         if not (global_room >= 1 and here >= 1 and most >= 1 and id(qi) in vetted):
