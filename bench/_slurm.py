@@ -2,7 +2,8 @@
 one node offering as many CPUs as asked (config_overrides: more than the machine has),
 on ports of its own, so the benches can compare with Slurm's own figures (sdiag) in the
 same run. Debian's slurmctld, slurmd and munge packages; None where they are missing.
-Every daemon is stopped by its PID and the directory removed on leaving.
+Every daemon is stopped by its PID and the directory removed on leaving; so are the job
+steps and job shells it started (slurmstepd leaves them running if slurmd stops first).
 """
 
 from __future__ import annotations
@@ -71,9 +72,41 @@ def slurm(cpus: int) -> Iterator[dict[str, str]]:
         yield env
     finally:
         subprocess.run(["scancel", "--full", "-u", "root"], env=env, capture_output=True)
+        _drained(env)
         for name in ("slurmd", "slurmctld", "munged"):
             _stop(root / f"{name}.pid")
+        for pid in _started_by(conf):  # steps scancel did not end in time
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _drained(env: dict[str, str], timeout: float = 30.0) -> None:
+    """Wait until Slurm lists no job (cancelled jobs stay, completing, while their steps
+    are ended), for at most `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listed = subprocess.run(["squeue", "-h"], env=env, capture_output=True, text=True)
+        if listed.returncode != 0 or not listed.stdout.strip():
+            return
+        time.sleep(0.2)
+
+
+def _started_by(conf: Path) -> list[int]:
+    """The processes of this Slurm's jobs: every one (slurmstepd, the job's shell and
+    what it runs) inherits SLURM_CONF naming its configuration from slurmd or sbatch."""
+    mark = f"SLURM_CONF={conf}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if mark in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
 
 
 def _stop(pid_file: Path) -> None:
