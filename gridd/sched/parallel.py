@@ -32,9 +32,7 @@ class ParallelPlacement:
 
     def _place_parallel(self, job: SchedJob, cat: Category, pe: ParallelEnv,
                         who: Who) -> Granted | None:
-        matcher, req, levels = self.matcher, cat.req, self.levels
-        quota_memo = RoomMemo({}, {})
-        global_room = matcher.slot_room(req, levels.global_level)
+        global_room = self.matcher.slot_room(cat.req, self.levels.global_level)
         cap = whole_slots(min(global_room, pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
         if candidates is None:
@@ -43,6 +41,15 @@ class ParallelPlacement:
                 cat.pe_candidates[pe.name] = candidates
         if len(candidates) == 1 and self._alone(cat, pe):
             return self._place_alone(job, cat, pe, candidates, global_room, cap)
+        return self._place_gathered(job, cat, pe, who, candidates, global_room, cap)
+
+    def _place_gathered(self, job: SchedJob, cat: Category, pe: ParallelEnv, who: Who,
+                        candidates: list[Instance], global_room: float, cap: int
+                        ) -> Granted | None:
+        """`_place_parallel` over the hosts' rooms: apart, as its closure's cells cost
+        every call that makes them, and `_place_alone` needs none."""
+        matcher, req, levels = self.matcher, cat.req, self.levels
+        quota_memo = RoomMemo({}, {})
         # With $pe_slots a host whose instances together have less room than the job
         # needs never will this cycle (room only shrinks): once each of its instances has
         # been seen, the host is passed over by the category's later scans. The room that
