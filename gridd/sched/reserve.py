@@ -40,53 +40,64 @@ LEVEL_CHAR = {GLOBAL: "G", HOST: "H"}  # the schedule file's letter per level ki
 
 @dataclass(slots=True, eq=False)
 class Diagram:
-    """Usage of one resource of one level as a step function of time: `deltas[t]` the
-    change of usage at t (positive at a start, negative at an end). `times` (sorted) and
-    `_after[i]`, the usage from times[i] on, are made again when a booking changed them:
-    a cycle books its running tasks one after another before it asks anything."""
+    """Usage of one resource of one level as a step function of time: `steps[i]` the
+    change of usage at `times[i]` (positive at a start, negative at an end), kept sorted
+    by time as bookings come and go, so that `_after[i]`, the usage from times[i] on, is
+    a running sum made again, without sorting or hashing a time, when a booking changed
+    it: a cycle books its running tasks one after another before it asks anything."""
 
     capacity: float
     times: list[float] = field(default_factory=list)
-    deltas: dict[float, float] = field(default_factory=dict)
+    steps: list[float] = field(default_factory=list)
     reserved: bool = False  # a reservation uses it: jobs starting now must keep clear
     _after: list[float] | None = None
 
     def add(self, start: float, end: float, amount: float) -> None:
-        deltas = self.deltas
-        deltas[start] = deltas.get(start, 0.0) + amount
+        self._step(start, amount)
         if not math.isinf(end):
-            deltas[end] = deltas.get(end, 0.0) - amount
+            self._step(end, -amount)
         self._after = None
+
+    def _step(self, at: float, change: float) -> None:
+        """Add a change of usage at a time (a step of its own if none is there)."""
+        times = self.times
+        i = bisect.bisect_left(times, at)
+        if i < len(times) and times[i] == at:
+            self.steps[i] += change
+        else:
+            times.insert(i, at)
+            self.steps.insert(i, 0.0 + change)
 
     def take_back(self, start: float, end: float, amount: float) -> None:
         """Undo an `add` of a whole amount (exact): steps that come to nothing go, so a
         diagram kept from cycle to cycle does not grow with every task that ever ran."""
-        deltas = self.deltas
-        left = deltas.get(start, 0.0) - amount
-        if left:  # (a step brought to nothing is gone: it counts as none)
-            deltas[start] = left
-        else:
-            deltas.pop(start, None)
+        self._unstep(start, amount)
         if not math.isinf(end):
-            left = deltas.get(end, 0.0) + amount
-            if left:
-                deltas[end] = left
-            else:
-                deltas.pop(end, None)
+            self._unstep(end, -amount)
         self._after = None
 
+    def _unstep(self, at: float, change: float) -> None:
+        """Take a change of usage back at a time: its step goes if it comes to nothing."""
+        times, steps = self.times, self.steps
+        i = bisect.bisect_left(times, at)
+        if i < len(times) and times[i] == at:
+            left = steps[i] - change
+            if left:
+                steps[i] = left
+            else:  # (a step brought to nothing is gone: it counts as none)
+                del times[i], steps[i]
+        elif change:
+            times.insert(i, at)
+            steps.insert(i, 0.0 - change)
+
     def copy(self) -> Diagram:
-        after = self._usage()
-        return Diagram(self.capacity, self.times.copy(), self.deltas.copy(), self.reserved,
-                       after.copy())
+        return Diagram(self.capacity, self.times.copy(), self.steps.copy(), self.reserved,
+                       self._usage().copy())
 
     def _usage(self) -> list[float]:
         after = self._after
         if after is None:
-            deltas = self.deltas
-            self.times = sorted(deltas)
-            after = self._after = list(itertools.accumulate(map(deltas.__getitem__,
-                                                                self.times)))
+            after = self._after = list(itertools.accumulate(self.steps))
         return after
 
     def peak(self, start: float, end: float) -> float:
@@ -105,9 +116,9 @@ class Diagram:
 
     def ends(self, start: float) -> list[float]:
         """The times after `start` at which usage drops: where a later start may fit."""
-        self._usage()
-        return [t for t in self.times[bisect.bisect_right(self.times, start):]
-                if self.deltas[t] < 0]
+        first = bisect.bisect_right(self.times, start)
+        return [t for t, step in zip(self.times[first:], self.steps[first:], strict=True)
+                if step < 0]
 
     def earliest(self, start: float, duration: float, amount: float) -> float:
         """The earliest time from `start` on at which `amount` more fits for `duration`

@@ -64,7 +64,7 @@ def test_taking_back_is_exact_where_bookings_meet() -> None:
     d.add(50.0, 60.0, 10.0)  # R
     d.take_back(0.0, 50.0, 10.0)
     d.take_back(50.0, 60.0, 10.0)
-    assert d.deltas == {0.0: 10.0, 50.0: -10.0}
+    assert (d.times, d.steps) == ([0.0, 50.0], [10.0, -10.0])
     assert d.peak(50.0, 60.0) == 0.0
 
 
@@ -102,7 +102,7 @@ def test_standing_diagrams_answer_as_diagrams_made_anew() -> None:
                 assert kept.earliest((use,), duration) == fresh.earliest((use,), duration)
                 assert kept.left(use, start, duration) == fresh.left(use, start, duration)
             assert kept.ends([resource]) == fresh.ends([resource])
-    assert len(standing.diagrams[resources[0]].deltas) <= 2 * len(alive) + 1  # no husks
+    assert len(standing.diagrams[resources[0]].steps) <= 2 * len(alive) + 1  # no husks
 
 
 def test_standing_keeps_only_whole_amounts() -> None:
