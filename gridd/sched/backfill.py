@@ -355,9 +355,8 @@ class Backfilling:
         schedule = self.schedule
         assert schedule is not None
         fewest = max(job.pe_min, 1)
-        pe_use = (Use("P", pe.name, "slots", float(fewest)),)
         if pe.allocation_rule != PE_SLOTS:
-            return schedule.earliest(pe_use, cat.duration)
+            return schedule.earliest(self._pe_use(pe, fewest), cat.duration)
         best = math.inf
         hosts = []  # (no sooner than, its instances, their diagrams)
         for host, (on_host, keys) in where.hosts.items():
@@ -379,7 +378,7 @@ class Backfilling:
                                                    for qi in on_host)), on_host, keys))
         if not hosts:  # (each host's slots take the PE's too: its earliest is below)
             return best
-        first = schedule.earliest(pe_use, cat.duration)
+        first = schedule.earliest(self._pe_use(pe, fewest), cat.duration)
         hosts.sort(key=lambda h: h[0])
         for soonest, on_host, keys in hosts:
             if soonest >= best:
@@ -392,6 +391,11 @@ class Backfilling:
                     best = start
                     break
         return best
+
+    @staticmethod
+    def _pe_use(pe: ParallelEnv, slots: int) -> tuple[Use, ...]:
+        """What `slots` slots take of the PE alone."""
+        return (Use("P", pe.name, "slots", float(slots)),)
 
     def parallel_at(self, job: SchedJob, cat: Category, pe: ParallelEnv,
                      candidates: list[Instance], start: float,

@@ -373,16 +373,20 @@ class Schedule:
         (infinity when never)."""
         t = self.now
         memo = self._earliest
+        settled = None  # the use whose earliest start t is: asked again, it would say t
         while True:
-            latest = t
+            latest, by = t, settled
             for use in placement:
+                if use is settled:
+                    continue
                 key = (use.level, use.name, use.resource, t, duration, use.amount)
                 found = memo.get(key)
                 if found is None:
                     found = memo[key] = self._diagram(use).earliest(t, duration, use.amount)
-                latest = max(latest, found)
-                if math.isinf(latest):
-                    return latest
+                if found > latest:
+                    if math.isinf(found):
+                        return found
+                    latest, by = found, use
             if latest == t:
                 return t
-            t = latest
+            t, settled = latest, by
