@@ -256,8 +256,8 @@ class Backfilling:
     def _book_reservation(self, booking: Booking) -> None:
         assert self.schedule is not None
         self.schedule.book(booking)
-        self._quota_reserved = self._quota_reserved or any(u.level == "R"
-                                                           for u in booking.uses)
+        self._quota_reserved = self._quota_reserved or self.quotas is not None and any(
+            u.level == "R" for u in booking.uses)  # (none without quotas: _quota_uses)
 
     def _empty_levels(self) -> Levels:
         """The levels with nothing running (the carried ones: the cycle followed the
@@ -322,9 +322,11 @@ class Backfilling:
         assert self.schedule is not None
         qi = where.instances[0]
         whole = where.whole.get(qi.host)
-        if whole is None or not self.schedule.whole or not all(
-                self.capacity(use).is_integer() for use in whole) or not cat.req.whole:
+        if whole is None or not (self.schedule.whole and cat.req.whole):
             return None
+        for use in whole:
+            if not self.capacity(use).is_integer():
+                return None
         return [(qi.name, job.pe_min)]
 
     def pe_open(self, cat: Category, pe: ParallelEnv) -> PeOpen:

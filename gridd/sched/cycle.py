@@ -200,7 +200,10 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         """An upper bound of what any job could get now: the free slots of the usable
         instances (booked down as jobs start)."""
         queues = self.levels.queues
-        return sum(queues[qi.name].free.get("slots", math.inf) for qi in self.usable)
+        free: float = 0  # (as sum starts)
+        for qi in self.usable:
+            free += queues[qi.name].free.get("slots", math.inf)
+        return free
 
     def reopen(self, now: float, running: list[Running], gone: list[Running],
                jobs: Iterable[SchedJob], states: Mapping[str, str]) -> Plan | None:
@@ -214,9 +217,12 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         if not (self.carried.empty_whole and whole(self.levels)):
             return None
         request = self.matcher.request
-        reqs = [request(task.hard) for task in gone]
-        if not all(req.whole for req in reqs):
-            return None
+        reqs = []
+        for task in gone:
+            req = request(task.hard)
+            if not req.whole:
+                return None
+            reqs.append(req)
         if self.schedule is not None and not self.schedule.reopen(
                 now, {(task.job_id, task.task_id or 1) for task in gone}):
             return None

@@ -131,10 +131,11 @@ def debit(levels: Levels, task: Running, sign: int = 1, *, ar: bool = False,
 def whole(levels: Levels) -> bool:
     """Whether every amount the levels offer is a whole number (or unlimited): debits of
     whole amounts then add up exactly, in any order, and can be given back exactly."""
-    return all(amount.is_integer() or math.isinf(amount)
-               for level in (levels.global_level, *levels.hosts.values(),
-                             *levels.queues.values())
-               for amount in level.free.values())
+    for level in (levels.global_level, *levels.hosts.values(), *levels.queues.values()):
+        for amount in level.free.values():
+            if not (amount.is_integer() or math.isinf(amount)):
+                return False
+    return True
 
 
 # ---- queue instance states --------------------------------------------------------------------

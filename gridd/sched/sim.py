@@ -30,6 +30,7 @@ import bisect
 import heapq
 import itertools
 import math
+import operator
 import random
 from array import array
 from collections.abc import Callable, Sequence
@@ -46,6 +47,7 @@ POOL = "sim.q@pool"
 PE = "sim"
 BOUND = 10.0  # seconds: the bounded slowdown's floor on run times
 _CHECKPOINTS = 256  # the most Simulation.checkpoints keeps
+_HELD = operator.itemgetter(1)  # of an expected end: the slots it frees
 
 
 @dataclass(slots=True)
@@ -510,9 +512,8 @@ def _earliest(expected: list[tuple[float, int]], free: int, slots: int) -> tuple
 def _beside(expected: list[tuple[float, int]], slots: int, start: float) -> int:
     """What of `slots` is left from `start` on by the tasks (expected ends, sorted, with
     the slots each holds) expected to run past it."""
-    return slots - sum(held for _, held in
-                       itertools.islice(expected, bisect.bisect_right(expected, (start, math.inf)),
-                                        None))
+    return slots - sum(map(_HELD, itertools.islice(
+        expected, bisect.bisect_right(expected, (start, math.inf)), None)))
 
 
 def summary(outcomes: Sequence[Outcome], slots: int, runs: int) -> Summary:
