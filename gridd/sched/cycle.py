@@ -299,7 +299,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             waiting: int | None = job.pending[0] if job.pending else None
             if not hopeless and not cat.rejected and who not in cat.rejected_who:
                 for task_id in job.pending:
-                    if self._array_full(job, plan):  # with those it started: as
+                    if limited and self._array_full(job, plan):  # with those it started: as
                         waiting = None  # above, no reservation either
                         break
                     self.quota_hit = False

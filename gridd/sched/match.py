@@ -25,7 +25,7 @@ import math
 import operator
 import re
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -597,8 +597,10 @@ def first_parts(hosts: Sequence[Hashable]) -> list[bool]:
     return firsts
 
 
-def granted_firsts(granted: Iterable[tuple[str, int]]) -> list[bool]:
+def granted_firsts(granted: Sequence[tuple[str, int]]) -> list[bool]:
     """`first_parts` of a placement given as its queue instances (`q@host`) and slots."""
+    if len(granted) == 1:  # most placements: no list of hosts to make
+        return [True]
     return first_parts([name.partition("@")[2] for name, _ in granted])
 
 

@@ -83,8 +83,11 @@ class Placement:
         in_pe = None if self.quotas is None or claimed else Who(who.user, who.group,
                                                                    who.project, pe)
         taken: set[int] = set()
-        instances = [self.instances[name] for name, _ in granted]
-        firsts = first_parts([qi.host for qi in instances])
+        if len(granted) == 1:  # most placements: no lists to make
+            instances, firsts = [self.instances[granted[0][0]]], [True]
+        else:
+            instances = [self.instances[name] for name, _ in granted]
+            firsts = first_parts([qi.host for qi in instances])
         of, debit, req = self.levels.of, self.matcher.debit, cat.req
         for index, ((_, slots), qi, first) in enumerate(zip(granted, instances, firsts,
                                                                strict=True)):
