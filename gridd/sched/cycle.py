@@ -105,7 +105,13 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.levels = levels
         self.matcher = levels.matcher
         self.use_categories = categories
-        self._learn_afresh()
+        # The matcher's checks, answered from the category's earlier failures if cached
+        # (forgotten with the categories: _learn_afresh).
+        self._cache = CategoryCache()
+        self.fits = partial(self._cache.fits, self.matcher) if categories else self.matcher.fits
+        self.soft_violations = (partial(self._cache.soft_violations, self.matcher)
+                                if categories else self.matcher.soft_violations)
+        self.categories: dict[tuple[object, ...], Category] = {}
         self.global_info: list[str] = []
         self.instances = {qi.name: qi for qi in conf.instances}
         running = list(running)
@@ -188,13 +194,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
     def _learn_afresh(self) -> None:
         """Forget what the walk learnt of categories: their refusals hold only while
         what is free shrinks."""
-        # The matcher's checks, answered from the category's earlier failures if cached.
-        cache = CategoryCache()
-        categories = self.use_categories
-        self.fits = partial(cache.fits, self.matcher) if categories else self.matcher.fits
-        self.soft_violations = (partial(cache.soft_violations, self.matcher) if categories
-                                else self.matcher.soft_violations)
-        self.categories: dict[tuple[object, ...], Category] = {}
+        self._cache.forget()
+        self.categories = {}
 
     def _free_slots(self) -> float:
         """An upper bound of what any job could get now: the free slots of the usable

@@ -488,6 +488,14 @@ class CategoryCache:
         self.hits = 0
         self.misses = 0
 
+    def forget(self) -> None:
+        """Learn afresh, as a new cache would (after resources were given back), without
+        making one: its bound checks stay the ones to call."""
+        self._failed.clear()
+        self._by_request.clear()
+        self._soft.clear()
+        self.hits = self.misses = 0
+
     def fits(
         self,
         matcher: Matcher,

@@ -31,6 +31,7 @@ from gridd.sched.view import SchedView
 
 _SUBMISSION = operator.attrgetter("submit_time", "job_id")  # the order of jobs alike
 _FIRST_THREE = operator.itemgetter(0, 1, 2)  # priority, submission, number
+_PRIORITY = operator.attrgetter("priority")
 
 
 class Planner:
@@ -96,7 +97,7 @@ class Planner:
         those whose -a time is still to come."""
         conf = view.conf
         jobs = [j for j in view.jobs.values() if j.start_time <= now]  # qsub -a: not yet
-        if not conf.weight_urgency and len({j.priority for j in jobs}) <= 1:
+        if not conf.weight_urgency and len(set(map(_PRIORITY, jobs))) <= 1:
             return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
         w = conf.weights()
         nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing

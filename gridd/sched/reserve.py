@@ -326,8 +326,9 @@ class Schedule:
         # What a job starting now must keep clear of: the cycle's reservations and the
         # advance reservations.
         reserving = booking.state in (RESERVING, ADVANCE)
+        diagrams = self.diagrams
         for use in booking.uses:
-            diagram = self._diagram(use)
+            diagram = diagrams.get((use.level, use.name, use.resource)) or self._diagram(use)
             diagram.add(start, end, use.amount)
             if reserving:
                 diagram.reserved = True
