@@ -218,14 +218,14 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         if not (self.carried.empty_whole and whole(self.levels)):
             return None
         request = self.matcher.request
-        reqs = []
+        reqs, ended = [], set()
         for task in gone:
             req = request(task.hard)
             if not req.whole:
                 return None
             reqs.append(req)
-        if self.schedule is not None and not self.schedule.reopen(
-                now, {(task.job_id, task.task_id or 1) for task in gone}):
+            ended.add((task.job_id, task.task_id or 1))
+        if self.schedule is not None and not self.schedule.reopen(now, ended):
             return None
         self.now, self.running = now, running
         for task, req in zip(gone, reqs, strict=True):

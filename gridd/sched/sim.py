@@ -445,7 +445,9 @@ class Simulation:
         self.runs += 1
         view = self.view
         plan = self.planner.plan(view, now)
-        self._reserved = {number: reserved[0] for number, reserved in plan.reserved.items()}
+        self._reserved = {}
+        for number, reserved in plan.reserved.items():
+            self._reserved[number] = reserved[0]
         for order in plan.orders:
             request = view.jobs.pop(order.job_id)
             index = order.job_id - 1
