@@ -398,23 +398,23 @@ class Simulation:
         return min(arrival, self._ends[0][0]) if self._ends else arrival
 
     def _end(self, now: float) -> int:
+        ends, expected, running = self._ends, self._expected, self.view.running
         count = 0
-        while self._ends and self._ends[0][0] <= now:
-            _, index = heapq.heappop(self._ends)
+        while ends and ends[0][0] <= now:
+            _, index = heapq.heappop(ends)
             slots = self._size[index]
             self.free += slots
-            task = self.view.running.pop((index + 1, 1))
-            expected = self._expected
+            task = running.pop((index + 1, 1))
             del expected[bisect.bisect_left(expected, (task.start + self._span[index], slots))]
             count += 1
         return count
 
     def _arrive(self, now: float) -> None:
-        jobs, view = self.jobs, self.view
-        while self._submits[self._next] <= now:
+        jobs, pending, submits = self.jobs, self.view.jobs, self._submits
+        while submits[self._next] <= now:
             index = self._arrivals[self._next]
             self._next += 1
-            view.jobs[index + 1] = _request(jobs[index], index + 1)
+            pending[index + 1] = _request(jobs[index], index + 1)
             self._waiting.add(index)
 
     def _held(self, now: float) -> bool:
