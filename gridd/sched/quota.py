@@ -743,30 +743,33 @@ class Asker:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
-        # Per mark, in the order first met: its check, the total and the instances.
+        # Per mark, in the order first met: its check and the total; the instances that
+        # count against it only for the one returned.
         wanted: dict[int, _Check] = {}
         totals: dict[int, float] = {}
-        holders: dict[int, list[str]] = {}
-        firsts = first_parts([qi.host for qi, _ in granted])
-        for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
+        parts: list[tuple[str, tuple[_Check, ...]]] = []
+        for qi, _ in granted:
             _, shared, local = self.at(qi)
-            for checks in (shared.all, local.all):
-                for check in checks:
-                    mark = check.mark
-                    amount = check.amount(slots, index == 0, first)
-                    if mark in totals:
-                        totals[mark] += amount
-                        holders[mark].append(qi.name)
-                    else:
-                        wanted[mark], totals[mark], holders[mark] = check, amount, [qi.name]
+            parts.append((qi.name, shared.all + local.all))
+        firsts = first_parts([qi.host for qi, _ in granted])
+        for index, ((_, slots), first, (_, checks)) in enumerate(
+                zip(granted, firsts, parts, strict=True)):
+            for check in checks:
+                mark = check.mark
+                amount = check.amount(slots, index == 0, first)
+                if mark in totals:
+                    totals[mark] += amount
+                else:
+                    wanted[mark], totals[mark] = check, amount
         quotas = self.quotas
         for mark, check in wanted.items():
             over = totals[mark] - (quotas.limit(check) - quotas.used[mark])
             if over > _EPSILON:
+                holders = [name for name, checks in parts for c in checks if c.mark == mark]
                 if not check.per_slot:  # a per-job amount: fewer slots do not help
-                    return check.why, 1 << 31, holders[mark]
+                    return check.why, 1 << 31, holders
                 return (check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1),
-                        holders[mark])
+                        holders)
         return None
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
