@@ -53,42 +53,34 @@ class Diagram:
     _after: list[float] | None = None
 
     def add(self, start: float, end: float, amount: float) -> None:
-        self._step(start, amount)
+        self._shift(start, amount)
         if not math.isinf(end):
-            self._step(end, -amount)
+            self._shift(end, -amount)
         self._after = None
-
-    def _step(self, at: float, change: float) -> None:
-        """Add a change of usage at a time (a step of its own if none is there)."""
-        times = self.times
-        i = bisect.bisect_left(times, at)
-        if i < len(times) and times[i] == at:
-            self.steps[i] += change
-        else:
-            times.insert(i, at)
-            self.steps.insert(i, 0.0 + change)
 
     def take_back(self, start: float, end: float, amount: float) -> None:
-        """Undo an `add` of a whole amount (exact): steps that come to nothing go, so a
-        diagram kept from cycle to cycle does not grow with every task that ever ran."""
-        self._unstep(start, amount)
+        """Undo an `add` of a whole amount (exact): steps that come to nothing go (see
+        _shift), so a diagram kept from cycle to cycle does not grow with every task that
+        ever ran."""
+        self._shift(start, -amount)
         if not math.isinf(end):
-            self._unstep(end, -amount)
+            self._shift(end, amount)
         self._after = None
 
-    def _unstep(self, at: float, change: float) -> None:
-        """Take a change of usage back at a time: its step goes if it comes to nothing."""
+    def _shift(self, at: float, change: float) -> None:
+        """Change the usage from a time on: its step, made if none is there, goes if it
+        comes to nothing (a step of nothing changes no usage)."""
         times, steps = self.times, self.steps
         i = bisect.bisect_left(times, at)
         if i < len(times) and times[i] == at:
-            left = steps[i] - change
+            left = steps[i] + change
             if left:
                 steps[i] = left
-            else:  # (a step brought to nothing is gone: it counts as none)
+            else:
                 del times[i], steps[i]
         elif change:
             times.insert(i, at)
-            steps.insert(i, 0.0 - change)
+            steps.insert(i, change + 0.0)  # (a float, as the sums of steps are)
 
     def copy(self) -> Diagram:
         return Diagram(self.capacity, self.times.copy(), self.steps.copy(), self.reserved,
