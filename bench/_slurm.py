@@ -14,10 +14,15 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package
+
+from tests.processes import processes  # noqa: E402
 
 DAEMONS = ("/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd")
 KEY = Path("/etc/munge/munge.key")
@@ -93,20 +98,11 @@ def _drained(env: dict[str, str], timeout: float = 30.0) -> None:
 
 
 def _started_by(conf: Path) -> list[int]:
-    """The processes of this Slurm's jobs: every one (slurmstepd, the job's shell and
-    what it runs) inherits SLURM_CONF naming its configuration from slurmd or sbatch."""
-    mark = f"SLURM_CONF={conf}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if mark in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
+    """The processes of this Slurm: its slurmctld and slurmd, started with SLURM_CONF
+    naming its configuration, and its jobs' (slurmstepd, the job's shell and what it
+    runs), which inherit it from slurmd or sbatch."""
+    mark = f"\0SLURM_CONF={conf}\0".encode()
+    return processes(lambda _, environ: mark in b"\0" + environ)
 
 
 def _stop(pid_file: Path) -> None:

@@ -24,6 +24,7 @@ import zmq
 from gridd import keys
 from gridd.cli.common import current_user
 from gridd.pidfile import alive
+from tests.processes import processes
 from tests.users import interpreter, python_path
 
 BIN = Path(sys.executable).parent
@@ -117,18 +118,9 @@ def cell_processes(root: Path) -> list[int]:
     shepherds (by their command line, which names the task's spool directory)."""
     marks = [f"GRIDD_ROOT={root}\0".encode()]  # a job's too, beside SGE_ROOT (above root)
     spool = f"{root}/".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes() + b"\0"
-        except OSError:
-            continue
-        if (spool in cmdline or any(m in environ for m in marks)) and alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return [pid for pid in processes(
+        lambda cmdline, environ: spool in cmdline or any(m in environ for m in marks))
+        if alive(pid)]
 
 
 def make_cell(tmp_path: Path, hosts: int, slots: int, spooling_method: str | None = None,
