@@ -25,6 +25,8 @@ MAX_RESERVATION = 100
 
 
 def build() -> dispatch.SchedView:
+    if SMOKE:  # more jobs than the cell takes at once, so that the short form reserves
+        dispatch.JOBS = 5_000
     view = dispatch.build_view()
     view.conf = msgspec.structs.replace(view.conf, max_reservation=MAX_RESERVATION,
                                         default_duration=3600.0, monitor=True)
@@ -42,7 +44,7 @@ def main() -> dict[str, float]:
         t0 = time.perf_counter()
         plan = planner.plan(view, dispatch.NOW)
         best = min(best, time.perf_counter() - t0)
-    starts = sorted(start for start, _ in plan.reserved.values())
+    starts = sorted(reserved[0] for reserved in plan.reserved.values())  # (start, where, ids)
     print(f"{dispatch.HOSTS} hosts, {len(view.conf.instances)} queue instances, "
           f"{len(view.jobs):,} pending jobs, max_reservation={MAX_RESERVATION}")
     print(f"decision   {best:6.3f} s  best of {RUNS}  {len(plan.orders):,} jobs placed, "
