@@ -688,7 +688,7 @@ def decode(frame: bytes, max_size: int | None = MAX_MESSAGE) -> Msg:
         msg = _decoder(Message).decode(frame)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise ProtocolError(f"malformed message: {exc}") from None
-    except UnicodeDecodeError as exc:  # msgspec lets a str that is not UTF-8 through as this
+    except UnicodeDecodeError as exc:  # msgspec before 0.23 lets a str not in UTF-8 through
         raise ProtocolError(f"malformed message: a string is not UTF-8: {exc.reason}") from None
     except RecursionError:  # values nested deeper than the interpreter's stack (Any fields)
         raise ProtocolError("malformed message: values nested too deeply") from None

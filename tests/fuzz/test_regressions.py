@@ -38,9 +38,10 @@ from tests.rqs_reference import RQS_ALL
 
 
 def test_a_string_that_is_not_utf8_is_a_protocol_error() -> None:
+    """msgspec before 0.23 let it through as UnicodeDecodeError, 0.23 as a DecodeError."""
     frame = msgspec.msgpack.encode({"t": "error", "text": "abcde"}).replace(b"abcde",
                                                                              b"ab\x80de")
-    with pytest.raises(p.ProtocolError, match="not UTF-8"):
+    with pytest.raises(p.ProtocolError, match="UTF-8"):
         p.decode(frame)
 
 
