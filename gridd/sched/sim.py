@@ -444,7 +444,9 @@ class Simulation:
     def _plan(self, now: float) -> None:
         self.runs += 1
         view = self.view
-        plan = self.planner.plan(view, now)
+        # The jobs wait in the planner's order already: alike in priority, they arrived
+        # by submission, then number (see pool_conf, _arrive).
+        plan = self.planner.plan(view, now, order=list(view.jobs.values()))
         self._reserved = {}
         for number, reserved in plan.reserved.items():
             self._reserved[number] = reserved[0]

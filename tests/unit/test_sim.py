@@ -8,14 +8,16 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gridd.formats.swf import read_swf
 from gridd.model.trace import TraceJob
-from gridd.sched.cycle import Cycle
+from gridd.sched.cycle import Cycle, Plan
 from gridd.sched.plan import Planner
 from gridd.sched.sim import Outcome, Simulation, summary, synthetic_trace
+from gridd.sched.view import SchedView
 
 SLOTS = 64
 # The shared workloads beside the clone (../shared), or beside the folder of worktrees.
@@ -137,6 +139,28 @@ def test_reservations_found_without_the_placement_walk_are_the_walks(
             patch.setattr(Cycle, "_one_place", lambda *args: None)
             walked = Simulation(jobs, SLOTS, max_reservation, duration_offset=offset).run()
         assert fast == walked
+
+
+def test_the_replay_hands_the_planner_the_order_it_would_sort(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay keeps its waiting jobs in the planner's order (Simulation._plan): the
+    order it passes is, run after run, the one Planner.order sorts, including after a
+    checkpoint it was set to."""
+    plan = Planner.plan
+    runs = 0
+
+    def checked(self: Planner, view: SchedView, now: float, **kwargs: Any) -> Plan:
+        nonlocal runs
+        runs += 1
+        assert kwargs["order"] == self.order(view, now)
+        return plan(self, view, now, **kwargs)
+
+    monkeypatch.setattr(Planner, "plan", checked)
+    jobs = synthetic_trace(800, SLOTS, seed=6, load=0.95)
+    sim = Simulation(jobs, SLOTS, 1, duration_offset=0.0)
+    found, _ = sim.checkpoints()
+    sim.stretch(found[len(found) // 2][0], len(jobs))
+    assert runs > 100
 
 
 class Forgetful(Simulation):
