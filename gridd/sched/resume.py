@@ -38,10 +38,13 @@ class Resumable:
     loads: dict[str, dict[str, str]]  # the loads its levels were made for (Carried's copy)
     hosts_up: set[str]  # the view's own: it replaces them when they change
     flags: dict[str, str]
-    left: list[SchedJob] | None  # the jobs still waiting, in order (None: may not go on)
+    # The jobs still waiting, in order: those of `planned` not `done` with (None: it may
+    # not go on). Sorted out only when the next run may go on: most follow tasks that
+    # ended, and plan every job again.
+    planned: list[SchedJob]
+    done: set[int] | None
     running: list[Running]  # what runs, as the view lists it, once the orders started
-    orders: list[Order]  # what the last run started
-    hards: list[dict[str, str]]  # per order, its job's hard requests (what its task holds)
+    orders: list[Order]  # what the last run started (of jobs in `planned`)
     reserved: dict[int, Reserved]
     horizon: float = math.inf  # when a diagram first changes
     looked: int = 0  # bookings of the schedule the horizon has taken in
@@ -56,37 +59,39 @@ class Resumable:
         if (cycle.adjust is not None or cycle.conf.monitor or cycle.conf.job_info
                 or cycle.quotas is not None):
             return None
-        left = still_waiting(order, plan, view.jobs)
-        if left is None:
+        done = done_with(plan, view.jobs)
+        if done is None:
             return None
         return cls(cycle, cycle.now, states, cycle.carried.loads, view.hosts_up, view.flags,
-                   left, cycle.running, plan.orders, _hards(plan.orders, view),
-                   plan.reserved)
+                   order, done, cycle.running, plan.orders, plan.reserved)
 
     def resume(self, view: SchedView, now: float, order: list[SchedJob]) -> Plan | None:
         """The plan for `order`, gone on with from this cycle, or planned again in it
         when tasks ended since (Cycle.reopen); None when it may be neither."""
-        cycle, left = self.cycle, self.left
-        if (left is None or view.conf is not cycle.conf or view.ars or now < self.now
+        cycle = self.cycle
+        if (self.done is None or view.conf is not cycle.conf or view.ars or now < self.now
                 or view.hosts_up is not self.hosts_up or view.flags is not self.flags
                 or cycle.carried.loads is not self.loads or view.loads != self.loads):
             return None
         tasks = list(view.running.values())
-        plan = self._go_on(view, now, order, tasks, left)
+        plan = self._go_on(view, now, order, tasks)
         if plan is None:
             plan = self._reopen(view, now, order, tasks)
         if plan is not None:
             self.running, self.now, self.orders = tasks, now, plan.orders
-            self.hards = _hards(plan.orders, view)
         return plan
 
     def _go_on(self, view: SchedView, now: float, order: list[SchedJob],
-               tasks: list[Running], left: list[SchedJob]) -> Plan | None:
+               tasks: list[Running]) -> Plan | None:
         """The plan of the jobs after those left waiting, when nothing was released and no
         diagram changed. (The view's running tasks are in the order they started: none
         ended, so the first are those the cycle knew.)"""
         cycle, orders = self.cycle, self.orders
-        if len(tasks) != len(self.running) + len(orders) or len(order) < len(left):
+        if len(tasks) != len(self.running) + len(orders):
+            return None
+        assert self.done is not None
+        left = still_waiting(self.planned, self.done)
+        if len(order) < len(left):
             return None
         if cycle.schedule is None and cycle.keeps_starts:
             return None  # its starts would be booked from the later time (Cycle.the_schedule)
@@ -107,8 +112,7 @@ class Resumable:
             return None  # the cycle kept no count of running tasks to limit them by
         plan = cycle.go_on(now, new, self.states)
         self.reserved = plan.reserved = self.reserved | plan.reserved
-        more = still_waiting(new, plan, view.jobs)
-        self.left = None if more is None else left + more
+        self.planned, self.done = left + new, done_with(plan, view.jobs)
         return plan
 
     def _reopen(self, view: SchedView, now: float, order: list[SchedJob],
@@ -123,7 +127,7 @@ class Resumable:
         if plan is None:
             return None
         self.reserved = plan.reserved
-        self.left = still_waiting(order, plan, view.jobs)
+        self.planned, self.done = order, done_with(plan, view.jobs)
         self.horizon, self.looked = math.inf, 0
         return plan
 
@@ -141,9 +145,10 @@ class Resumable:
             elif not task.start or (still is not task and still != task):
                 return None
         known = len(self.running) - len(gone)
-        for o, hard in zip(self.orders, self.hards, strict=True):
+        for o in self.orders:
             task = running.get((o.job_id, o.task_id))
-            if task is None:
+            if task is None:  # (it holds its job's hard requests)
+                hard = next(job.hard for job in self.planned if job.job_id == o.job_id)
                 gone.append(Running(o.job_id, o.task_id, hard, o.granted, o.pe,
                                     start=self.now, resource_map=o.resource_map))
             elif not task.start or task.start != self.now or task.granted != o.granted \
@@ -165,12 +170,11 @@ class Resumable:
         self.horizon, self.looked = horizon, len(schedule.bookings)
 
 
-def still_waiting(order: list[SchedJob], plan: Plan, jobs: Mapping[int, SchedJob]
-                  ) -> list[SchedJob] | None:
-    """The jobs of a run's order still waiting after it: not those all of whose tasks
-    started, nor immediate jobs that could not (they are gone). None when an immediate
-    job started some of its tasks: the next cycle would give up on the others. Asked
-    before the view hears of the orders."""
+def done_with(plan: Plan, jobs: Mapping[int, SchedJob]) -> set[int] | None:
+    """The jobs of a run's order done with after it: those all of whose tasks started,
+    and immediate jobs that could not (they are gone). None when an immediate job started
+    some of its tasks: the next cycle would give up on the others. Asked before the view
+    hears of the orders."""
     done = set(plan.unschedulable)
     if plan.orders:
         started: dict[int, int] = {}
@@ -182,9 +186,9 @@ def still_waiting(order: list[SchedJob], plan: Plan, jobs: Mapping[int, SchedJob
                 done.add(number)
             elif job.immediate:
                 return None
+    return done
+
+
+def still_waiting(order: list[SchedJob], done: set[int]) -> list[SchedJob]:
+    """The jobs of an order not done with (done_with), in order."""
     return [job for job in order if job.job_id not in done] if done else order
-
-
-def _hards(orders: list[Order], view: SchedView) -> list[dict[str, str]]:
-    """Each order's job's hard requests, asked before the view hears of the orders."""
-    return [view.jobs[o.job_id].hard for o in orders]
