@@ -26,7 +26,7 @@ from gridd.sched.allocation import (
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.categories import Category
 from gridd.sched.levels import Levels
-from gridd.sched.match import EXCLUSIVE, FIT, JobRequest, Level, MatchResult, reservation_refusal
+from gridd.sched.match import FIT, JobRequest, Level, MatchResult, reservation_refusal
 from gridd.sched.quota import Who, who_of
 from gridd.sched.reserve import ADVANCE, LEVEL_CHAR, RESERVING, Booking, Schedule, Use, uses
 from gridd.sched.rsmap_ids import free_with, parts, pick
@@ -411,8 +411,7 @@ class Backfilling:
         assert self.schedule is not None
         schedule, req = self.schedule, cat.req
         duration = cat.duration if duration is None else duration
-        per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
-        once = [need for need in req.hard if need.consumable in (EXCLUSIVE, "HOST")]
+        per_slot, once = req.per_slot, req.once
 
         diagrams, end = schedule.diagrams, start + duration
 
