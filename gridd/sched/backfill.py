@@ -26,7 +26,7 @@ from gridd.sched.allocation import (
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.categories import Category
 from gridd.sched.levels import Levels
-from gridd.sched.match import EXCLUSIVE, FIT, JobRequest, Level, MatchResult, reservation_refusal
+from gridd.sched.match import FIT, JobRequest, Level, MatchResult, reservation_refusal
 from gridd.sched.quota import Who, who_of
 from gridd.sched.reserve import ADVANCE, LEVEL_CHAR, RESERVING, Booking, Schedule, Use, uses
 from gridd.sched.rsmap_ids import free_with, parts, pick
@@ -45,6 +45,8 @@ class PeOpen(NamedTuple):
     # Per host, what the job's fewest slots take on it ($pe_slots): on its only instance,
     # or, where it has several, on the global and host levels (a bound, not a placement).
     whole: dict[str, tuple[Use, ...]]
+    # Per host, whether all that `whole` takes has a whole capacity (Backfilling._one_place)
+    exact: dict[str, bool]
 
 
 @dataclass(slots=True, eq=False)
@@ -321,12 +323,8 @@ class Backfilling:
             return None
         assert self.schedule is not None
         qi = where.instances[0]
-        whole = where.whole.get(qi.host)
-        if whole is None or not (self.schedule.whole and cat.req.whole):
+        if not (where.exact.get(qi.host) and self.schedule.whole and cat.req.whole):
             return None
-        for use in whole:
-            if not self.capacity(use).is_integer():
-                return None
         return [(qi.name, job.pe_min)]
 
     def pe_open(self, cat: Category, pe: ParallelEnv) -> PeOpen:
@@ -335,7 +333,7 @@ class Backfilling:
         found = cat.static.pe_open.get(pe.name)
         if found is None:
             empty = self._empty_levels()
-            found = cat.static.pe_open[pe.name] = PeOpen([], {}, set(), {}, {})
+            found = cat.static.pe_open[pe.name] = PeOpen([], {}, set(), {}, {}, {})
             for qi in cat.open:
                 if pe.name in qi.pe_list and self.matcher.fits(cat.req, 1, *empty.of(qi),
                                                                  master=False,
@@ -370,6 +368,7 @@ class Backfilling:
                     g, h, _ = self.levels.of(on_host[0])
                     whole = uses(cat.req, [((g, h), fewest)], pe.name)
                 where.whole[host] = whole
+                where.exact[host] = all(self.capacity(use).is_integer() for use in whole)
             if len(on_host) == 1:  # the diagrams answer at once
                 best = min(best, schedule.earliest(whole, cat.duration))
             else:  # not before the host takes them all, nor one of its instances one slot
@@ -411,8 +410,7 @@ class Backfilling:
         assert self.schedule is not None
         schedule, req = self.schedule, cat.req
         duration = cat.duration if duration is None else duration
-        per_slot = [need for need in req.hard if need.consumable == "YES" and need.key]
-        once = [need for need in req.hard if need.consumable in (EXCLUSIVE, "HOST")]
+        per_slot, once = req.per_slot, req.once
 
         diagrams, end = schedule.diagrams, start + duration
 

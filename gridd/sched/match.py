@@ -137,6 +137,11 @@ class JobRequest:
     # its hard requests of amounts, slots apart, by name with their kind (YES, JOB or
     # HOST): what an advance reservation holds for its jobs level by level
     amounts: dict[str, str]
+    # what bounds the slots a level can take (Matcher.slot_room, Backfilling.parallel_at):
+    # its hard requests of per-slot consumables it asks some of, and those taken once
+    # however many slots it gets (exclusive, HOST), which a level has enough of or none
+    per_slot: tuple[Need, ...]
+    once: tuple[Need, ...]
 
 
 @dataclass(slots=True, frozen=True)
@@ -303,7 +308,9 @@ class Matcher:
                           tuple(n for n in hard_needs if n.type == "RSMAP"),
                           {n.name: n.consumable for n in hard_needs
                            if n.consumable in ("YES", "JOB", "HOST") and n.key
-                           and n.name != "slots"})
+                           and n.name != "slots"},
+                          tuple(n for n in hard_needs if n.consumable == "YES" and n.key),
+                          tuple(n for n in hard_needs if n.consumable in (EXCLUSIVE, "HOST")))
 
     def _need(self, name: str, text: str, explicit: bool) -> Need:
         attr = self.table.resolve(name)
@@ -401,15 +408,12 @@ class Matcher:
         is left by the amount per slot; parallel placement uses it to size each host's
         share before checking the whole placement with `fits`.
         """
+        for need in req.once:  # all slots or none: taken once
+            free = level.free.get(need.name)
+            if free is not None and free < need.key:
+                return 0
         room = math.inf
-        for need in req.hard:
-            if need.consumable in (EXCLUSIVE, "HOST"):  # all slots or none: taken once
-                free = level.free.get(need.name)
-                if free is not None and free < need.key:
-                    return 0
-                continue
-            if need.consumable != "YES" or not need.key:
-                continue
+        for need in req.per_slot:
             free = level.free.get(need.name)
             cap = level.load_caps.get(need.name) if level.load_caps else None
             if cap is not None and (free is None or cap < free):

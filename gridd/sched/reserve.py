@@ -87,6 +87,8 @@ class Diagram:
                        self._usage().copy())
 
     def _usage(self) -> list[float]:
+        """The usage from each step on, made again if a booking changed the steps (the
+        queries read `_after` themselves while it holds: a call each costs more)."""
         after = self._after
         if after is None:
             after = self._after = list(itertools.accumulate(self.steps))
@@ -94,7 +96,7 @@ class Diagram:
 
     def peak(self, start: float, end: float) -> float:
         """The highest usage in [start, end)."""
-        after = self._usage()
+        after = self._after or self._usage()
         times = self.times
         first = bisect.bisect_right(times, start)
         top = after[first - 1] if first else 0.0
@@ -119,7 +121,7 @@ class Diagram:
         if amount > self.capacity + _EPSILON:
             return math.inf
         room = self.capacity - amount + _EPSILON
-        after = self._usage()
+        after = self._after or self._usage()
         times = self.times
         n = len(times)
         i = bisect.bisect_right(times, start)  # the steps after the start tried
@@ -268,7 +270,7 @@ class Schedule:
         self.whole = True
         # Earliest starts asked since the last booking: the instances of a host, and all
         # instances, ask the same of the host's and the global diagrams.
-        self._earliest: dict[tuple[str, str, str, float, float, float], float] = {}
+        self._earliest: dict[tuple[tuple[str, str, str], float, float, float], float] = {}
 
     def move_to(self, now: float) -> None:
         """Plan from a later time on (the diagrams must not change in between)."""
@@ -365,17 +367,19 @@ class Schedule:
         """The earliest start from now on at which every use fits for the duration
         (infinity when never)."""
         t = self.now
-        memo = self._earliest
+        memo, diagrams = self._earliest, self.diagrams
         settled = None  # the use whose earliest start t is: asked again, it would say t
         while True:
             latest, by = t, settled
             for use in placement:
                 if use is settled:
                     continue
-                key = (use.level, use.name, use.resource, t, duration, use.amount)
+                name = (use.level, use.name, use.resource)
+                key = (name, t, duration, use.amount)
                 found = memo.get(key)
                 if found is None:
-                    found = memo[key] = self._diagram(use).earliest(t, duration, use.amount)
+                    diagram = diagrams.get(name) or self._diagram(use)
+                    found = memo[key] = diagram.earliest(t, duration, use.amount)
                 if found > latest:
                     if math.isinf(found):
                         return found
