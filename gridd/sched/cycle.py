@@ -139,6 +139,10 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self.keeps_starts = conf.max_reservation > 0 or conf.monitor
         self._started: list[tuple[int, int, Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
+        # Whether every amount the levels offer is whole (levels.whole), for reopen to
+        # give back exactly: found when first asked, then kept as the cycle books (a
+        # whole request keeps whole levels whole); None until asked.
+        self._whole: bool | None = None
         self.capacity = Capacity(levels, conf.pes, self._quota_limits)
         self._quota_reserved = False  # a reservation holds quota
         # The RSMAP ids the cycle's reservations book: (start, end, ids).
@@ -215,7 +219,9 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         load adjustments; None, and nothing changed, where an amount is not whole (what
         is given back would not be exact) or the diagrams of what still runs would
         change (Schedule.reopen)."""
-        if not (self.carried.empty_whole and whole(self.levels)):
+        if self._whole is None:
+            self._whole = whole(self.levels)
+        if not (self.carried.empty_whole and self._whole):
             return None
         request = self.matcher.request
         reqs, ended = [], set()
@@ -322,6 +328,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         waiting = task_id
                         break
                     self.book(cat, granted, pe, who, claimed, ids)
+                    if not cat.req.whole:
+                        self._whole = False
                     if self.job_tasks is not None:
                         self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)
