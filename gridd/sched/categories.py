@@ -53,12 +53,21 @@ class Static:
     # they offer goes: that holds while the offers do, as long as this does (the
     # configuration, the loads and the instances open: Carried.follow_cell, follow).
     pe_vetted: dict[str, set[int]] = field(default_factory=dict)
+    pe_listed: dict[str, list[Instance]] = field(default_factory=dict)  # see listing
 
     def vetted(self, pe: str) -> set[int]:
         """pe_vetted's set for the PE, made when first asked (no set made per call)."""
         found = self.pe_vetted.get(pe)
         if found is None:
             found = self.pe_vetted[pe] = set()
+        return found
+
+    def listing(self, pe: str) -> list[Instance]:
+        """The candidates whose PE list names the PE, in planning order: a cycle's
+        Category copies it as its pe_candidates, which refusals shorten."""
+        found = self.pe_listed.get(pe)
+        if found is None:
+            found = self.pe_listed[pe] = [qi for qi in self.candidates if pe in qi.pe_list]
         return found
 
 

@@ -36,7 +36,7 @@ class ParallelPlacement:
         cap = whole_slots(min(global_room, pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
         if candidates is None:
-            candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
+            candidates = cat.static.listing(pe.name).copy()
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
         if len(candidates) == 1 and self._alone(cat, pe):
