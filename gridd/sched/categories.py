@@ -205,13 +205,16 @@ class Categories:
         """The job's category and who asks for it. What the category's key takes of the
         job is kept from cycle to cycle while the job is the same object (the
         scheduler's view replaces a job that changes): most jobs of a long queue only
-        look up their category, cycle after cycle."""
+        look up their category, cycle after cycle. (Requests most jobs leave empty are
+        taken as (): a tuple() call costs as much as the rest of the key.)"""
         found = self.carried.jobs.get(job.job_id)
         if found is None or found[0] is not job:
             found = self.carried.jobs[job.job_id] = (job, (
-                tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
-                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
-                tuple(job.master_queues)), who_of(job))
+                tuple(job.hard.items()), tuple(job.soft.items()) if job.soft else (),
+                tuple(job.queues) if job.queues else (),
+                tuple(job.soft_queues) if job.soft_queues else (), job.pe, job.pe_min,
+                job.pe_max, job.ar, tuple(job.master_queues) if job.master_queues else ()),
+                who_of(job))
         _, key, who = found
         if not self.use_categories:
             return self._new_category(job), who
