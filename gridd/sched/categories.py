@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 
 _NO_REASONS: tuple[int, list[str]] = (0, [])  # a Category's reasons before any list
+_NO_WHO: frozenset[Who] = frozenset()  # a Category's rejected_who before any
 
 
 @dataclass(slots=True, eq=False)
@@ -51,6 +53,7 @@ class Static:
     # they offer goes: that holds while the offers do, as long as this does (the
     # configuration, the loads and the instances open: Carried.follow_cell, follow).
     pe_vetted: dict[str, set[int]] = field(default_factory=dict)
+    pe_listed: dict[str, list[Instance]] = field(default_factory=dict)  # see listing
 
     def vetted(self, pe: str) -> set[int]:
         """pe_vetted's set for the PE, made when first asked (no set made per call)."""
@@ -59,13 +62,21 @@ class Static:
             found = self.pe_vetted[pe] = set()
         return found
 
+    def listing(self, pe: str) -> list[Instance]:
+        """The candidates whose PE list names the PE, in planning order: a cycle's
+        Category copies it as its pe_candidates, which refusals shorten."""
+        found = self.pe_listed.get(pe)
+        if found is None:
+            found = self.pe_listed[pe] = [qi for qi in self.candidates if pe in qi.pe_list]
+        return found
+
 
 @dataclass(slots=True, eq=False, init=False)
 class Category:
     """A category within one cycle: its Static's lists (followed as the planning order
     moves) and what the cycle learns of it. Made for nearly every job a cycle looks at,
     so its __init__ is written out: the generated one, with a default per field, costs
-    half as much again."""
+    half as much again. (Three assignments to a line at most: four build a tuple.)"""
 
     static: Static
     req: JobRequest
@@ -80,28 +91,31 @@ class Category:
     pe_candidates: dict[str, list[Instance]]
     # Resource quotas depend on who asks: their refusals, and the askers they refused
     # everywhere, are kept per user, group and project, apart from what resources say.
-    quota_reasons: dict[Who, dict[str, None]]
-    rejected_who: set[Who]
+    # (Those only quotas or reasons need are made when first needed, as most categories
+    # of a cycle never ask: see noted, refuse_who, asker.)
+    quota_reasons: dict[Who, dict[str, None]] | None
+    rejected_who: AbstractSet[Who]  # _NO_WHO until one is refused
     resume_who: dict[Who, int]  # past resource or quota refusals
-    askers: dict[Who, Asker]  # by who with the PE tried
+    askers: dict[Who, Asker] | None  # by who with the PE tried
     # skip[i] leads to the next candidate from i that has not refused the category one
     # slot (such a refusal holds all cycle long); [n] ends it. Made when first needed.
     skip: list[int] | None
-    pe_hosts: dict[str, dict[str, int]]  # per PE: instances of each host among
+    pe_hosts: dict[str, dict[str, int]] | None  # per PE: instances of each host among
     # pe_candidates ($pe_slots)
     # The reasons as a list, with the size of the set it was made from, and the last list
     # made per asker with the size of its quota reasons: jobs refused alike share them
     # (the sets only grow during a cycle).
     _reasons: tuple[int, list[str]]
-    _why: dict[Who, tuple[list[str], int, list[str]]]
+    _why: dict[Who, tuple[list[str], int, list[str]]] | None
 
     def __init__(self, static: Static) -> None:
         self.static, self.req, self.candidates = static, static.req, static.candidates
         self.pes, self.soft_queues, self.duration = static.pes, static.soft_queues, static.duration
-        self.open, self.reasons, self.rejected = static.open, dict(static.excluded), False
-        self.pe_candidates, self.quota_reasons, self.rejected_who = {}, {}, set()
-        self.resume_who, self.askers, self.skip, self.pe_hosts = {}, {}, None, {}
-        self._reasons, self._why = _NO_REASONS, {}
+        self.open, self.reasons, self.rejected = static.open, static.excluded.copy(), False
+        self.pe_candidates, self.quota_reasons, self.rejected_who = {}, None, _NO_WHO
+        self.resume_who, self.askers, self.skip = {}, None, None
+        self.pe_hosts = None
+        self._reasons, self._why = _NO_REASONS, None
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
@@ -119,11 +133,29 @@ class Category:
             self.skip = no_skips(len(self.candidates))
         self.skip[i] = i + 1
 
+    def noted(self, who: Who) -> dict[str, None]:
+        """The quotas' refusals of the asker (an ordered set), made when first asked."""
+        if self.quota_reasons is None:
+            self.quota_reasons = {}
+        found = self.quota_reasons.get(who)
+        if found is None:
+            found = self.quota_reasons[who] = {}
+        return found
+
+    def refuse_who(self, who: Who) -> None:
+        """The asker's quotas refused the category everywhere, for the rest of the cycle."""
+        if self.rejected_who is _NO_WHO:
+            self.rejected_who = set()
+        assert isinstance(self.rejected_who, set)
+        self.rejected_who.add(who)
+
     def why(self, who: Who) -> list[str]:
         if self._reasons[0] != len(self.reasons):
             self._reasons = (len(self.reasons), list(self.reasons))
         reasons = self._reasons[1]
-        quota = self.quota_reasons.get(who, ())
+        quota = () if self.quota_reasons is None else self.quota_reasons.get(who, ())
+        if self._why is None:
+            self._why = {}
         made = self._why.get(who)
         if made is None or made[0] is not reasons or made[1] != len(quota):
             made = self._why[who] = (reasons, len(quota),
@@ -173,13 +205,16 @@ class Categories:
         """The job's category and who asks for it. What the category's key takes of the
         job is kept from cycle to cycle while the job is the same object (the
         scheduler's view replaces a job that changes): most jobs of a long queue only
-        look up their category, cycle after cycle."""
+        look up their category, cycle after cycle. (Requests most jobs leave empty are
+        taken as (): a tuple() call costs as much as the rest of the key.)"""
         found = self.carried.jobs.get(job.job_id)
         if found is None or found[0] is not job:
             found = self.carried.jobs[job.job_id] = (job, (
-                tuple(job.hard.items()), tuple(job.soft.items()), tuple(job.queues),
-                tuple(job.soft_queues), job.pe, job.pe_min, job.pe_max, job.ar,
-                tuple(job.master_queues)), who_of(job))
+                tuple(job.hard.items()), tuple(job.soft.items()) if job.soft else (),
+                tuple(job.queues) if job.queues else (),
+                tuple(job.soft_queues) if job.soft_queues else (), job.pe, job.pe_min,
+                job.pe_max, job.ar, tuple(job.master_queues) if job.master_queues else ()),
+                who_of(job))
         _, key, who = found
         if not self.use_categories:
             return self._new_category(job), who

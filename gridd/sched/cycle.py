@@ -315,7 +315,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                     placed = self.place(job, cat, who)
                     if placed is None:
                         if self.quota_hit:  # another asker may still fit
-                            cat.rejected_who.add(who)
+                            cat.refuse_who(who)
                         else:
                             cat.rejected = True
                         waiting = task_id

@@ -168,5 +168,5 @@ class Ordering:
         followed = {pe: order.follow(instances, mark)
                     for pe, instances in cat.pe_candidates.items()}
         if any(followed[pe] is not instances for pe, instances in cat.pe_candidates.items()):
-            cat.pe_candidates, cat.pe_hosts = followed, {}
+            cat.pe_candidates, cat.pe_hosts = followed, None
         following.categories[id(cat)] = (order.changes, order.mark)

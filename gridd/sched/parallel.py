@@ -36,7 +36,7 @@ class ParallelPlacement:
         cap = whole_slots(min(global_room, pe.slots - self.pe_used.get(pe.name, 0), job.pe_max))
         candidates = cat.pe_candidates.get(pe.name)
         if candidates is None:
-            candidates = [qi for qi in cat.candidates if pe.name in qi.pe_list]
+            candidates = cat.static.listing(pe.name).copy()
             if self.use_categories:
                 cat.pe_candidates[pe.name] = candidates
         if len(candidates) == 1 and self._alone(cat, pe):
@@ -59,6 +59,8 @@ class ParallelPlacement:
         host_resources: dict[str, int] = {}  # per host, its room before quotas
         unknown: set[str] = set()  # hosts with an instance the quotas closed: not judged
         if pe.allocation_rule == PE_SLOTS and self.use_categories:
+            if cat.pe_hosts is None:
+                cat.pe_hosts = {}
             per_host = cat.pe_hosts.get(pe.name)
             if per_host is None:
                 per_host = cat.pe_hosts[pe.name] = {}
@@ -235,7 +237,7 @@ class ParallelPlacement:
                 room = 0  # refused: no room
         if room < max(job.pe_min, 1):  # refused, or too small: so all cycle long
             del candidates[:]
-            per_host = cat.pe_hosts.get(pe.name)
+            per_host = None if cat.pe_hosts is None else cat.pe_hosts.get(pe.name)
             if per_host is not None:
                 per_host[qi.host] -= 1
         n = min(room, cap)

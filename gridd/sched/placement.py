@@ -132,7 +132,7 @@ class Placement:
             asker = self._asker(cat, who)
             blocked, closed = asker.blocked, asker.closed
             sigs = self._signatures(cat)
-            noted = cat.quota_reasons.setdefault(who, {})
+            noted = cat.noted(who)
             if blocked and sigs.every <= blocked.keys():
                 # Quotas refuse the asker every kind of instance the category has.
                 noted.update(dict.fromkeys(blocked[sig] for sig in sigs.every))

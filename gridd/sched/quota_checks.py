@@ -56,6 +56,8 @@ class QuotaChecks:
         return True
 
     def _asker(self, cat: Category, who: Who) -> Asker:
+        if cat.askers is None:
+            cat.askers = {}
         asker = cat.askers.get(who)
         if asker is None:
             assert self.quotas is not None
@@ -64,7 +66,7 @@ class QuotaChecks:
 
     def _note_quota(self, cat: Category, who: Who, why: str) -> None:
         """Keep a quota's refusal for the asker (`who` without a PE)."""
-        cat.quota_reasons.setdefault(who, {})[why] = None
+        cat.noted(who)[why] = None
         self.quota_hit = True
 
     def _quota_uses(self, req: JobRequest, who: Who, granted: Iterable[tuple[str, int]],
