@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -94,7 +93,7 @@ class Category:
     # (Those only quotas or reasons need are made when first needed, as most categories
     # of a cycle never ask: see noted, refuse_who, asker.)
     quota_reasons: dict[Who, dict[str, None]] | None
-    rejected_who: AbstractSet[Who]  # _NO_WHO until one is refused
+    rejected_who: frozenset[Who]  # _NO_WHO until one is refused
     resume_who: dict[Who, int]  # past resource or quota refusals
     askers: dict[Who, Asker] | None  # by who with the PE tried
     # skip[i] leads to the next candidate from i that has not refused the category one
@@ -144,10 +143,7 @@ class Category:
 
     def refuse_who(self, who: Who) -> None:
         """The asker's quotas refused the category everywhere, for the rest of the cycle."""
-        if self.rejected_who is _NO_WHO:
-            self.rejected_who = set()
-        assert isinstance(self.rejected_who, set)
-        self.rejected_who.add(who)
+        self.rejected_who = self.rejected_who | {who}  # (seldom: once per asker at most)
 
     def why(self, who: Who) -> list[str]:
         if self._reasons[0] != len(self.reasons):
