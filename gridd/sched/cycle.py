@@ -140,8 +140,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         self._started: list[tuple[int, int, Category, Granted, str, Who]] = []
         self._quota_limits: dict[int, float] = {}  # by mark, for the "R" diagrams
         # Whether every amount the levels offer is whole (levels.whole), for reopen to
-        # give back exactly: found when first asked, then kept as the cycle books (a
-        # whole request keeps whole levels whole); None until asked.
+        # give back exactly: found when first asked, then kept as Placement.book debits
+        # (a whole request keeps whole levels whole); None until asked.
         self._whole: bool | None = None
         self.capacity = Capacity(levels, conf.pes, self._quota_limits)
         self._quota_reserved = False  # a reservation holds quota
@@ -328,8 +328,6 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         waiting = task_id
                         break
                     self.book(cat, granted, pe, who, claimed, ids)
-                    if not cat.req.whole:
-                        self._whole = False
                     if self.job_tasks is not None:
                         self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)

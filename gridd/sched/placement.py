@@ -89,6 +89,8 @@ class Placement:
             instances = [self.instances[name] for name, _ in granted]
             firsts = first_parts([qi.host for qi in instances])
         of, debit, req = self.levels.of, self.matcher.debit, cat.req
+        if not req.whole:  # the levels may no longer be whole (Cycle._whole)
+            self._whole = False
         for index, ((_, slots), qi, first) in enumerate(zip(granted, instances, firsts,
                                                                strict=True)):
             g, h, q = of(qi)
