@@ -102,7 +102,7 @@ class Planner:
         conf = view.conf
         jobs = [j for j in view.jobs.values() if j.start_time <= now]  # qsub -a: not yet
         if not conf.weight_urgency and len(set(map(_PRIORITY, jobs))) <= 1:
-            return sorted(jobs, key=_SUBMISSION)  # all alike in priority (the sim's jobs)
+            return sorted(jobs, key=_SUBMISSION)  # all alike in priority
         w = conf.weights()
         nurgs = [0.5] * len(jobs)  # where the urgency counts for nothing
         if w.urgency:
