@@ -39,7 +39,7 @@ from gridd.sched.backfill import Backfilling, Capacity
 from gridd.sched.carried import Carried
 from gridd.sched.categories import Categories, Category
 from gridd.sched.levels import Levels, debit, formula_terms, whole
-from gridd.sched.match import CategoryCache
+from gridd.sched.match import CategoryCache, Held, JobRequest
 from gridd.sched.ordering import Following, Ordering
 from gridd.sched.parallel import ParallelPlacement
 from gridd.sched.placement import Placement
@@ -143,6 +143,9 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         # give back exactly: found when first asked, then kept as Placement.book debits
         # (a whole request keeps whole levels whole); None until asked.
         self._whole: bool | None = None
+        # What each task the cycle started (by job and task) took of the levels, for
+        # reopen to give back when it ends, rather than work it out again.
+        self._held: dict[tuple[int, int], Held] = {}
         self.capacity = Capacity(levels, conf.pes, self._quota_limits)
         self._quota_reserved = False  # a reservation holds quota
         # The RSMAP ids the cycle's reservations book: (start, end, ids).
@@ -223,19 +226,27 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             self._whole = whole(self.levels)
         if not (self.carried.empty_whole and self._whole):
             return None
-        request = self.matcher.request
-        reqs, ended = [], set()
+        request, kept = self.matcher.request, self._held
+        reqs: list[JobRequest | None] = []  # None: a task started here (its debit is kept)
+        ended = set()
         for task in gone:
-            req = request(task.hard)
-            if not req.whole:
-                return None
-            reqs.append(req)
+            req = None
+            if task.resource_map or (task.job_id, task.task_id) not in kept:
+                req = request(task.hard)
+                if not req.whole:
+                    return None
+            reqs.append(req)  # (a task the cycle started asked a whole request: _whole)
             ended.add((task.job_id, task.task_id or 1))
         if self.schedule is not None and not self.schedule.reopen(now, ended):
             return None
         self.now, self.running = now, running
         for task, req in zip(gone, reqs, strict=True):
-            debit(self.levels, task, sign=-1, req=req)
+            if req is None:
+                for free, name, amount in kept.pop((task.job_id, task.task_id)):
+                    free[name] += amount
+            else:
+                kept.pop((task.job_id, task.task_id), None)
+                debit(self.levels, task, sign=-1, req=req)
             if task.pe:
                 self.pe_used[task.pe] -= slots_of(task.granted)
             if self.job_tasks is not None:
@@ -327,7 +338,8 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                         cat.rejected = True
                         waiting = task_id
                         break
-                    self.book(cat, granted, pe, who, claimed, ids)
+                    self._held[job.job_id, task_id] = self.book(cat, granted, pe, who,
+                                                                 claimed, ids)
                     if self.job_tasks is not None:
                         self.job_tasks[job.job_id] += 1
                     self._started_now(job.job_id, task_id, cat, granted, pe, who)

@@ -53,6 +53,10 @@ _MAX_MEMO = 20_000
 # another task's first part on its host, or a further part on a host. JOB consumables are
 # taken by the first, HOST consumables by the first two (a global one by the first only).
 MASTER_PART, HOST_PART, OTHER_PART = 0, 1, 2
+# What a placement took of the levels' consumables (Matcher.debit): per amount taken,
+# the `free` it was taken from, the attribute and the amount; giving each back is exact
+# where the amounts are whole (Cycle.reopen).
+Held = list[tuple[dict[str, float], str, float]]
 
 OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -447,13 +451,15 @@ class Matcher:
         sign: int = 1,
         taken: set[int] | None = None,
         ar: bool = False,
+        held: Held | None = None,
     ) -> None:
         """Take a placement's hard consumable requests from every level that offers them
         (sign -1 gives them back). An exclusive attribute is taken once per level for the
         whole placement: `taken` holds the levels (ids) its earlier instances took it
         from (one set per placement). `master` and `first_on_host` as for `fits`; an
         advance reservation's placement (`ar`) takes a HOST consumable's global value once
-        per host, as reserve.uses books it."""
+        per host, as reserve.uses books it. `held` gets what was taken from where, for
+        giving it back as exactly (Cycle.reopen)."""
         part = part_of(master, first_on_host)
         levels = _present(global_level, host_level, queue_level)
         for need in req.hard:
@@ -468,6 +474,8 @@ class Matcher:
                             continue
                         taken.add(id(level))
                     level.free[need.name] -= amount
+                    if held is not None:
+                        held.append((level.free, need.name, amount))
 
 
 class CategoryCache:

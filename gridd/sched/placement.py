@@ -12,7 +12,7 @@ from gridd.model.queue_ref import queue_matches
 from gridd.model.rsmap import ResourceMap
 from gridd.sched.allocation import slots_of
 from gridd.sched.categories import Category, jump
-from gridd.sched.match import first_parts
+from gridd.sched.match import Held, first_parts
 from gridd.sched.quota import Asker, Who
 from gridd.sched.quota_checks import NO_SIGS, Closed
 from gridd.sched.rsmap_ids import held_too, hold, level_pool, parts, pick
@@ -75,9 +75,10 @@ class Placement:
         return pick(cat.req.rsmap, parts(granted), pool)
 
     def book(self, cat: Category, granted: Granted, pe: str, who: Who,
-             claimed: bool = False, ids: ResourceMap | None = None) -> None:
+             claimed: bool = False, ids: ResourceMap | None = None) -> Held:
         """Debit a placement on every level it uses, with the RSMAP ids it is granted, on
-        its PE and (unless claimed already) its quotas."""
+        its PE and (unless claimed already) its quotas. What the levels gave, from where,
+        is returned: it is given back as exactly when the task ends (Cycle.reopen)."""
         if ids:
             hold(self.levels, ids)
         in_pe = None if self.quotas is None or claimed else Who(who.user, who.group,
@@ -91,10 +92,12 @@ class Placement:
         of, debit, req = self.levels.of, self.matcher.debit, cat.req
         if not req.whole:  # the levels may no longer be whole (Cycle._whole)
             self._whole = False
+        held: Held = []
         for index, ((_, slots), qi, first) in enumerate(zip(granted, instances, firsts,
                                                                strict=True)):
             g, h, q = of(qi)
-            debit(req, slots, g, h, q, master=index == 0, first_on_host=first, taken=taken)
+            debit(req, slots, g, h, q, master=index == 0, first_on_host=first, taken=taken,
+                  held=held)
             if in_pe is not None:
                 self._asker(cat, in_pe).book(qi, slots, master=index == 0,
                                              first_on_host=first)
@@ -102,6 +105,7 @@ class Placement:
         self.free_slots -= total
         if pe:
             self.pe_used[pe] = self.pe_used.get(pe, 0) + total
+        return held
 
     def _refused_now(self, cat: Category, i: int, qi: Instance) -> bool:
         """Whether one slot of the category is refused on candidate i now, by what its
