@@ -181,13 +181,18 @@ def _rare_collections() -> Iterator[None]:
     """Collect garbage less often while a replay runs. Its runs make and drop many small
     containers, all freed as their counts reach zero (the planner leaves no cycles), so
     the collector finds nothing; each of its passes only walks the young survivors and,
-    now and then, the whole trace: 3-4 % of a replay at the default threshold."""
+    now and then, the whole trace: 3-4 % of a replay at the default threshold. At the
+    end the young (what the replay still holds, the outcomes: tens of thousands) are made
+    old as a pass finding them all alive would, without one: the lower threshold would
+    start one at once, that walks them all (1 % of a replay)."""
     threshold = gc.get_threshold()
     gc.set_threshold(_YOUNG_COLLECTED_EVERY, *threshold[1:])
     try:
         yield
     finally:
+        gc.freeze()  # (into the permanent generation, and out into the oldest: no walk)
         gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def _shown(progress: Callable[[int], None] | None, counts: SynchronizedArray[int],
