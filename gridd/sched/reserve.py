@@ -358,9 +358,10 @@ class Schedule:
         needs, with what is left of it meanwhile (None when it may start: backfilling)."""
         for use in placement:
             diagram = self.diagrams.get((use.level, use.name, use.resource))
-            if diagram is not None and diagram.reserved and not diagram.fits(
-                    self.now, duration, use.amount):
-                return use, diagram.capacity - diagram.peak(self.now, self.now + duration)
+            if diagram is not None and diagram.reserved:
+                top = diagram.peak(self.now, self.now + duration)  # (as Diagram.fits asks)
+                if top + use.amount > diagram.capacity + _EPSILON:
+                    return use, diagram.capacity - top
         return None
 
     def earliest(self, placement: tuple[Use, ...], duration: float) -> float:
