@@ -198,10 +198,6 @@ class Backfilling:
             self.schedule = schedule
         return self.schedule
 
-    def _may_reserve(self, job: SchedJob) -> bool:
-        """-R y, not -now y, and the cycle's reservations below max_reservation."""
-        return job.reserve and not job.immediate and self._reserving()
-
     def _reserving(self) -> bool:
         """Whether the cycle's reservations are below max_reservation."""
         made = 0 if self.schedule is None else self.schedule.reserved
