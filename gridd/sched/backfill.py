@@ -198,10 +198,6 @@ class Backfilling:
             self.schedule = schedule
         return self.schedule
 
-    def _may_reserve(self, job: SchedJob) -> bool:
-        """-R y, not -now y, and the cycle's reservations below max_reservation."""
-        return job.reserve and not job.immediate and self._reserving()
-
     def _reserving(self) -> bool:
         """Whether the cycle's reservations are below max_reservation."""
         made = 0 if self.schedule is None else self.schedule.reserved
@@ -273,7 +269,8 @@ class Backfilling:
         sequential job. Starts are tried at now and wherever the usage of a resource the
         job could use drops."""
         schedule = self.the_schedule()
-        best: tuple[float, int, Granted, str] | None = None
+        # (with what the allocation takes, where known already: see _one_place)
+        best: tuple[float, int, Granted, str, tuple[Use, ...] | None] | None = None
         for pe in cat.pes:
             where = self.pe_open(cat, pe)
             candidates = where.instances
@@ -283,6 +280,7 @@ class Backfilling:
             # No sooner is now or when a diagram the job could use drops: the first start
             # to try, and mostly the one found. The others are looked up only past it.
             start, granted = first, self._one_place(job, cat, pe, where, first)
+            placement = None if granted is None else where.whole[where.instances[0].host]
             if granted is None:
                 granted = self.parallel_at(job, cat, pe, candidates, first)
             if granted is None:
@@ -300,13 +298,14 @@ class Backfilling:
             if granted is not None:
                 slots = slots_of(granted)
                 if best is None or start < best[0] or slots > best[1]:
-                    best = (start, slots, granted, pe.name)
+                    best = (start, slots, granted, pe.name, placement)
         if best is None:
             return None
-        start, _, granted, pe_name = best
-        placement = self._uses(cat.req, granted, pe_name)
-        if self.quotas is not None:
-            placement += self._quota_uses(cat.req, who_of(job), granted, pe_name)
+        start, _, granted, pe_name, placement = best
+        if placement is None:
+            placement = self._uses(cat.req, granted, pe_name)
+            if self.quotas is not None:
+                placement += self._quota_uses(cat.req, who_of(job), granted, pe_name)
         self._book_reservation(Booking(job.job_id, task_id or 1, RESERVING, start,
                                        cat.duration, placement))
         return start, granted

@@ -280,9 +280,11 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         pending = list(jobs)
         thinned = job_info  # with job_info every job is looked at, for its reasons
         limited = self.job_tasks is not None  # tasks per job are limited (_array_full)
+        # The cycle's reservations below max_reservation: only one the walk makes ends it.
+        reserving = self._reserving()
         i = 0
         while i < len(pending):
-            if not thinned and not self._reserving():
+            if not thinned and not reserving:
                 # No more reservations this cycle: of the jobs left, those that need more
                 # slots than are free can neither start nor reserve (what is free only
                 # shrinks). One sweep leaves them out, instead of a look at each.
@@ -308,7 +310,9 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
             # only find the reasons, and there are none to keep. (Most waiting jobs of a
             # busy cell are such: this is asked first and as cheaply as can be.)
             hopeless = (job.pe_min or 1) > self.free_slots and not job_info
-            if hopeless and not (job.reserve and self._may_reserve(job)):
+            # A job may reserve with -R y and not -now y.
+            may_reserve = reserving and job.reserve and not job.immediate
+            if hopeless and not may_reserve:
                 if job.immediate:
                     plan.unschedulable.append(job.job_id)
                 continue
@@ -353,10 +357,11 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                 plan.info[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
-            if waiting is not None and self._may_reserve(job):
+            if waiting is not None and may_reserve:
                 if self._following is not None:
                     self._follow_order(cat)
                 reserved = self._reserve(job, waiting, cat)
+                reserving = self._reserving()
                 if reserved is not None:
                     plan.reserved[job.job_id] = (*reserved, self._reserved_ids(cat, *reserved))
         if self.conf.monitor:

@@ -358,9 +358,10 @@ class Schedule:
         needs, with what is left of it meanwhile (None when it may start: backfilling)."""
         for use in placement:
             diagram = self.diagrams.get((use.level, use.name, use.resource))
-            if diagram is not None and diagram.reserved and not diagram.fits(
-                    self.now, duration, use.amount):
-                return use, diagram.capacity - diagram.peak(self.now, self.now + duration)
+            if diagram is not None and diagram.reserved:
+                top = diagram.peak(self.now, self.now + duration)  # (as Diagram.fits asks)
+                if top + use.amount > diagram.capacity + _EPSILON:
+                    return use, diagram.capacity - top
         return None
 
     def earliest(self, placement: tuple[Use, ...], duration: float) -> float:
@@ -368,22 +369,22 @@ class Schedule:
         (infinity when never)."""
         t = self.now
         memo, diagrams = self._earliest, self.diagrams
-        settled = None  # the use whose earliest start t is: asked again, it would say t
-        while True:
-            latest, by = t, settled
-            for use in placement:
-                if use is settled:
-                    continue
-                name = (use.level, use.name, use.resource)
-                key = (name, t, duration, use.amount)
-                found = memo.get(key)
-                if found is None:
-                    diagram = diagrams.get(name) or self._diagram(use)
-                    found = memo[key] = diagram.earliest(t, duration, use.amount)
-                if found > latest:
-                    if math.isinf(found):
-                        return found
-                    latest, by = found, use
-            if latest == t:
-                return t
-            t, settled = latest, by
+        # Each use in turn is asked from the latest start found yet (none fits before it),
+        # until all of them in a row fit at it.
+        count, index, agreed = len(placement), 0, 0
+        while agreed < count:
+            use = placement[index]
+            name = (use.level, use.name, use.resource)
+            key = (name, t, duration, use.amount)
+            found = memo.get(key)
+            if found is None:
+                diagram = diagrams.get(name) or self._diagram(use)
+                found = memo[key] = diagram.earliest(t, duration, use.amount)
+            if found > t:
+                if math.isinf(found):
+                    return found
+                t, agreed = found, 1
+            else:
+                agreed += 1
+            index = index + 1 if index + 1 < count else 0
+        return t
