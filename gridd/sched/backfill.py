@@ -279,9 +279,11 @@ class Backfilling:
                 continue
             # No sooner is now or when a diagram the job could use drops: the first start
             # to try, and mostly the one found. The others are looked up only past it.
-            start, granted = first, self._one_place(job, cat, pe, where, first)
-            placement = None if granted is None else where.whole[where.instances[0].host]
-            if granted is None:
+            start, placement = first, None
+            one = self._one_place(job, cat, pe, where, first)
+            if one is not None:
+                granted, placement = one
+            else:
                 granted = self.parallel_at(job, cat, pe, candidates, first)
             if granted is None:
                 keys = where.keys | {(u.level, u.name, u.resource) for qi in candidates
@@ -311,11 +313,12 @@ class Backfilling:
         return start, granted
 
     def _one_place(self, job: SchedJob, cat: Category, pe: ParallelEnv, where: PeOpen,
-                   first: float) -> Granted | None:
-        """What `parallel_at` gives at `first` without asking it, where that is certain:
-        with one instance and $pe_slots, `_no_sooner` found the earliest start of all the
-        job's slots there (a fixed count, no quotas); with whole amounts the rooms it
-        would work out agree with the diagrams to the last slot. None: ask it."""
+                   first: float) -> tuple[Granted, tuple[Use, ...]] | None:
+        """What `parallel_at` gives at `first` without asking it, where that is certain,
+        with what it takes: with one instance and $pe_slots, `_no_sooner` found the
+        earliest start of all the job's slots there (a fixed count, no quotas) and what
+        they take (PeOpen.whole); with whole amounts the rooms it would work out agree
+        with the diagrams to the last slot. None: ask it."""
         if not (len(where.instances) == 1 and pe.allocation_rule == PE_SLOTS
                 and job.pe_min == job.pe_max >= 1 and self.quotas is None
                 and cat.static.lead is None and not cat.req.per_job):
@@ -324,7 +327,7 @@ class Backfilling:
         qi = where.instances[0]
         if not (where.exact.get(qi.host) and self.schedule.whole and cat.req.whole):
             return None
-        return [(qi.name, job.pe_min)]
+        return [(qi.name, job.pe_min)], where.whole[qi.host]
 
     def pe_open(self, cat: Category, pe: ParallelEnv) -> PeOpen:
         """The instances of the PE that could ever take a slot of the category, by host
