@@ -14,7 +14,7 @@ from gridd.sched.allocation import slots_of
 from gridd.sched.categories import Category, jump
 from gridd.sched.match import Held, first_parts
 from gridd.sched.quota import Asker, Who
-from gridd.sched.quota_checks import NO_SIGS, Closed
+from gridd.sched.quota_checks import NO_SIGS, Closed, Sigs
 from gridd.sched.rsmap_ids import held_too, hold, level_pool, parts, pick
 
 
@@ -140,11 +140,7 @@ class Placement:
             sigs = self._signatures(cat)
             noted = cat.noted(who)
             if blocked and sigs.every <= blocked.keys():
-                # Quotas refuse the asker every kind of instance the category has.
-                noted.update(dict.fromkeys(blocked[sig] for sig in sigs.every))
-                self.quota_hit = True
-                cat.resume_who[who] = len(candidates)
-                return None
+                return self._blocked_everywhere(cat, who, blocked, sigs, noted)
             key = (who, asker.amounts, id(candidates))
             if self.use_categories:
                 shut = self._shut_blocked(key, blocked, sigs, noted,
@@ -165,10 +161,17 @@ class Placement:
                     self.quota_hit = True
                     i = self._next(cat, dead, i + 1)
                     continue
-                why = None if asker is None else asker.claim(qi)
+                if asker is None:
+                    cat.resume_who[who] = i
+                    return [(qi.name, 1)]
+                blocks = len(blocked)
+                why = asker.claim(qi)
                 if why is None:
                     cat.resume_who[who] = i
                     return [(qi.name, 1)]
+                if len(blocked) > blocks and self._common_refusal(asker, sigs):
+                    noted[why] = None
+                    return self._blocked_everywhere(cat, who, blocked, sigs, noted)
             noted[why] = None
             self.quota_hit = True
             if self.use_categories:  # a refusal of one slot holds for the rest of the cycle
@@ -182,6 +185,14 @@ class Placement:
         if dead is not None:  # instances closed to this asker alone were passed over
             self.quota_hit = True
         cat.resume_who[who] = len(candidates)
+        return None
+
+    def _blocked_everywhere(self, cat: Category, who: Who, blocked: dict[int, str],
+                            sigs: Sigs, noted: dict[str, None]) -> None:
+        """Quotas refuse the asker every kind of instance the category has: no walk."""
+        noted.update(dict.fromkeys(blocked[sig] for sig in sigs.every))
+        self.quota_hit = True
+        cat.resume_who[who] = len(cat.candidates)
         return None
 
     def _next(self, cat: Category, dead: list[int] | None, i: int) -> int:
