@@ -150,15 +150,15 @@ class _Check:
 class _Checks(NamedTuple):
     """Checks, with what the scheduler's innermost loops walk laid out for them: for one
     slot of the master task, per check with a fixed limit (mark, the usage above which
-    that slot is refused, why) and per check with a dynamic one (mark, amount, check);
-    what that slot books (mark, amount); per check with a per-slot amount (mark, amount,
-    limit or None when dynamic, check) for how many slots fit; the first check whose
-    fixed limit is negative (a requirement not met), and the marks all of them use."""
+    that slot is refused, why, what the slot books) and per check with a dynamic one
+    (mark, what the slot books, check): one walk to check, a second over the same
+    entries to book; per check with a per-slot amount (mark, amount, limit or None when
+    dynamic, check) for how many slots fit; the first check whose fixed limit is
+    negative (a requirement not met), and the marks all of them use."""
 
     all: tuple[_Check, ...]
-    fixed: tuple[tuple[int, float, str], ...]
+    fixed: tuple[tuple[int, float, str, float], ...]
     dynamic: tuple[tuple[int, float, _Check], ...]
-    book: tuple[tuple[int, float], ...]
     per_slot: tuple[tuple[int, float, float | None, _Check], ...]
     banned: _Check | None
     marks: frozenset[int]
@@ -167,18 +167,16 @@ class _Checks(NamedTuple):
 class _Entries(NamedTuple):
     """A check's entries in the tuples of _Checks (None where it has none)."""
 
-    fixed: tuple[int, float, str] | None
+    fixed: tuple[int, float, str, float] | None
     dynamic: tuple[int, float, _Check] | None
-    book: tuple[int, float] | None
     per_slot: tuple[int, float, float | None, _Check] | None
 
 
 def _entries(c: _Check) -> _Entries:
     one = c.per_slot + c.per_job + c.per_host
     return _Entries(
-        (c.mark, c.limit - one + _EPSILON, c.why) if c.limit is not None else None,
+        (c.mark, c.limit - one + _EPSILON, c.why, one) if c.limit is not None else None,
         (c.mark, one, c) if c.limit is None else None,
-        (c.mark, one) if one else None,
         (c.mark, c.per_slot, c.limit, c) if c.per_slot else None)
 
 
@@ -189,7 +187,6 @@ def _checks(checks: list[tuple[_Check, _Entries]]) -> _Checks:
         tuple(c for c, _ in checks),
         tuple(e.fixed for _, e in checks if e.fixed is not None),
         tuple(e.dynamic for _, e in checks if e.dynamic is not None),
-        tuple(e.book for _, e in checks if e.book is not None),
         tuple(e.per_slot for _, e in checks if e.per_slot is not None),
         next((c for c, _ in checks if c.limit is not None and c.limit < 0), None),
         frozenset(c.mark for c, _ in checks))
@@ -657,7 +654,7 @@ class Asker:
         quotas = self.quotas
         used = quotas.used
         _, shared, local = place
-        for mark, top, why in shared.fixed:
+        for mark, top, why, _ in shared.fixed:
             if used[mark] > top:
                 self._block(mark, why)
                 return why
@@ -665,7 +662,7 @@ class Asker:
             if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self._block(mark, check.why)
                 return check.why
-        for mark, top, why in local.fixed:
+        for mark, top, why, _ in local.fixed:
             if used[mark] > top:
                 self.closed[qi.name] = why
                 return why
@@ -695,10 +692,12 @@ class Asker:
         if why is None:
             used = self.quotas.used
             _, shared, local = place
-            for mark, amount in shared.book:
-                used[mark] += amount
-            for mark, amount in local.book:
-                used[mark] += amount
+            # What the checks just walked book (a requirement's entry books nothing).
+            for checks in (shared, local):
+                for mark, _, _, amount in checks.fixed:
+                    used[mark] += amount
+                for mark, amount, _ in checks.dynamic:
+                    used[mark] += amount
         return why
 
     def room(self, qi: Instance, memo: RoomMemo) -> tuple[float, str | None]:
