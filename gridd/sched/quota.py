@@ -274,7 +274,7 @@ class QuotaRules:
         self._mark_ids: dict[tuple[Key, str], int] = {}
         # Checks by mark and amounts: one object (and one set of entries) for every list
         # that holds the same limit of the same scope for the same amounts.
-        self._checks: dict[tuple[int, float, float], tuple[_Check, _Entries]] = {}
+        self._checks: dict[tuple[int, float, float, float], tuple[_Check, _Entries]] = {}
 
     def reusable_for(self, conf: PlanConf) -> bool:
         """Whether a cycle planning `conf` may use these: compiled from what it says (the
@@ -297,6 +297,10 @@ class QuotaRules:
                            mark, _refusal(rule, key))
             found = self._checks[(mark, *amounts)] = (check, _entries(check))
         return found
+
+    def entries(self, check: _Check) -> _Entries:
+        """The entries made for the check (by `check`), which every group holding it shares."""
+        return self._checks[(check.mark, check.per_slot, check.per_job, check.per_host)][1]
 
     def mark(self, key: Key, resource: str) -> int:
         found = self._mark_ids.get((key, resource))
@@ -733,7 +737,7 @@ class Asker:
                     every.update(here)
                     marks = set(here) if marks is None else marks & here.keys()
                 common = rules.common[key] = _checks(
-                    [(every[m], _entries(every[m])) for m in marks or ()])
+                    [(every[m], rules.entries(every[m])) for m in marks or ()])
             self._common = (sigs, common)
         return self.quotas.room_of(self._common[1])
 

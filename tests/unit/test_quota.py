@@ -261,6 +261,26 @@ def test_quotas_leave_other_users_of_a_category_free_to_run():
     assert sorted(result.info) == [1, 2, 3]
 
 
+def test_a_limit_every_instance_shares_ends_the_search_when_used_up():
+    """Refused on its first instance by a rule of that host, the job is refused by its
+    user's used-up total everywhere: the search ends there, so the levels' refusal of an
+    instance further on (carc has no compiler_lic) is not among its reasons."""
+    durin = RuleSet(name="durin_only", rules=[
+        rule("slots=1", users=flt("*", expand=True), hosts=flt("durin"))])
+    total = RuleSet(name="total", rules=[rule("slots=1", users=flt("*", expand=True))])
+    conf, loads = cell([durin, total], hosts={"durin": 2, "carc": 2, "balin": 2},
+                       host_values={"durin": {"compiler_lic": "1"},
+                                    "carc": {"compiler_lic": "0"},
+                                    "balin": {"compiler_lic": "1"}})
+    conf.job_info = True
+    result, _ = plan(conf, loads, [job(2, "a", hard={"compiler_lic": "1"})],
+                     [running(1, "a", "durin")])
+    assert result.orders == []
+    assert result.info == {2: [
+        'cannot run because it exceeds limit "a/////" in rule "durin_only/1"',
+        'cannot run because it exceeds limit "a/////" in rule "total/1"']}
+
+
 def test_usage_counts_running_tasks_whatever_their_instance_became():
     conf, loads = cell([SPEC_SETS[0]])
     matcher = build_levels(conf, loads, []).matcher
