@@ -129,6 +129,7 @@ class Placement:
         # asking the matcher.
         blocked: dict[int, str] = {}
         closed: dict[str, str] = {}
+        crowded: set[str] = set()
         sigs = NO_SIGS
         shut: Closed | None = None
         noted: dict[str, None] = {}
@@ -137,6 +138,7 @@ class Placement:
         if self.quotas is not None:
             asker = self._asker(cat, who)
             blocked, closed = asker.blocked, asker.closed
+            crowded = self.quotas.crowded
             sigs = self._signatures(cat)
             noted = cat.noted(who)
             if blocked and sigs.every <= blocked.keys():
@@ -151,6 +153,8 @@ class Placement:
         while i < end:
             qi = candidates[i]
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
+            if why is None and qi.name in crowded and asker is not None:
+                why = asker.own_refusal(qi)  # likely refused: asked before the levels
             if why is None:
                 if self._refused_now(cat, i, qi):
                     i = self._next(cat, dead, i + 1)

@@ -396,6 +396,10 @@ class Quotas:
         # loops read it from here without a call.
         self.caps: list[float | None] = [None] * len(rules.marks)
         self._dynamic: dict[tuple[_Formula, str], float] = {}  # by formula and host
+        # Instances where a check of their own, of a scope not one user's (a host's
+        # limit), refused one slot: the planner asks other askers' own checks there
+        # before the levels (Asker.own_refusal).
+        self.crowded: set[str] = set()
         # A check that refused one slot refuses for the rest of the cycle: usage only
         # grows. Remembered per who and request amounts, by signature for checks the
         # instances of a signature share and by instance for the others, with the refusal.
@@ -666,19 +670,37 @@ class Asker:
             if used[mark] + amount > quotas.limit(check) + _EPSILON:
                 self._block(mark, check.why)
                 return check.why
+        return self._own_refusal(qi, local)
+
+    def own_refusal(self, qi: Instance) -> str | None:
+        """Why the instance's own checks (scopes with its queue or host expanded) refuse
+        one slot of the job's master task, or None: asked first where such a check of a
+        scope many askers share refused one before (Quotas.crowded)."""
+        why = self.closed.get(qi.name)
+        return why if why is not None else self._own_refusal(qi, self.at(qi).local)
+
+    def _own_refusal(self, qi: Instance, local: _Checks) -> str | None:
+        quotas = self.quotas
+        used = quotas.used
         for mark, top, why, _ in local.fixed:
             if used[mark] > top:
-                self.closed[qi.name] = why
-                return why
+                return self._close(qi, mark, why)
         caps = quotas.caps
         for mark, amount, check in local.dynamic:
             cap = caps[mark]
             if cap is None:
                 cap = quotas.limit(check)
             if used[mark] + amount > cap + _EPSILON:
-                self.closed[qi.name] = check.why
-                return check.why
+                return self._close(qi, mark, check.why)
         return None
+
+    def _close(self, qi: Instance, mark: int, why: str) -> str:
+        """Close the instance to the asker for the rest of the cycle; one whose scope is
+        not a user's own (a host's, say) likely refuses other askers too."""
+        self.closed[qi.name] = why
+        if not self.quotas.rules.marks[mark][0][2]:
+            self.quotas.crowded.add(qi.name)
+        return why
 
     def _block(self, mark: int, why: str) -> None:
         """Block every signature whose shared checks (known so far) include a scope that
