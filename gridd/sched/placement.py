@@ -17,6 +17,8 @@ from gridd.sched.quota import Asker, Who
 from gridd.sched.quota_checks import NO_SIGS, Closed, Sigs
 from gridd.sched.rsmap_ids import held_too, hold, level_pool, parts, pick
 
+_NOWHERE: frozenset[str] = frozenset()  # no crowded instances: a cycle without quotas
+
 
 class Placement:
     """Placing a job's next task now and booking it: a step of Cycle (gridd.sched.cycle),
@@ -129,7 +131,7 @@ class Placement:
         # asking the matcher.
         blocked: dict[int, str] = {}
         closed: dict[str, str] = {}
-        crowded: set[str] = set()
+        crowded: set[str] | frozenset[str] = _NOWHERE
         sigs = NO_SIGS
         shut: Closed | None = None
         noted: dict[str, None] = {}
@@ -153,7 +155,7 @@ class Placement:
         while i < end:
             qi = candidates[i]
             why = (blocked.get(sigs.of[i]) or closed.get(qi.name)) if blocked or closed else None
-            if why is None and qi.name in crowded and asker is not None:
+            if why is None and crowded and asker is not None and qi.name in crowded:
                 why = asker.own_refusal(qi)  # likely refused: asked before the levels
             if why is None:
                 if self._refused_now(cat, i, qi):
@@ -165,15 +167,14 @@ class Placement:
                     self.quota_hit = True
                     i = self._next(cat, dead, i + 1)
                     continue
-                if asker is None:
-                    cat.resume_who[who] = i
-                    return [(qi.name, 1)]
                 blocks = len(blocked)
-                why = asker.claim(qi)
+                why = None if asker is None else asker.claim(qi)
                 if why is None:
                     cat.resume_who[who] = i
                     return [(qi.name, 1)]
-                if len(blocked) > blocks and self._common_refusal(asker, sigs):
+                # A refusal that blocked signatures: maybe by a limit all of them share.
+                if (asker is not None and len(blocked) > blocks
+                        and asker.refused_everywhere(sigs.every)):
                     noted[why] = None
                     return self._blocked_everywhere(cat, who, blocked, sigs, noted)
             noted[why] = None

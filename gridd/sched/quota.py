@@ -763,6 +763,17 @@ class Asker:
             self._common = (sigs, common)
         return self.quotas.room_of(self._common[1])
 
+    def refused_everywhere(self, sigs: frozenset[int]) -> bool:
+        """Whether a limit all instances of these signatures share leaves the job no slot
+        on any of them: then each signature is blocked with its refusal, for the rest of
+        the cycle (usage only grows)."""
+        most, why = self.common_room(sigs)
+        if most >= 1 or why is None:
+            return False
+        for sig in sigs:
+            self.blocked.setdefault(sig, why)
+        return True
+
     def placement_excess(self, granted: list[tuple[Instance, int]]
                          ) -> tuple[str, int, list[str]] | None:
         """A limit a placement over several instances exceeds together (a user's slots

@@ -102,17 +102,6 @@ class QuotaChecks:
             cat, [], "", self._quota_uses(cat.req, who, [(qi.name, 1)], ""))
         return None if result.ok else result.reason
 
-    def _common_refusal(self, asker: Asker, sigs: Sigs) -> bool:
-        """Whether a limit all the candidates' signatures share leaves the asker no slot
-        (after a refusal, when one may): then every signature is blocked with its
-        refusal, for the rest of the cycle, as usage only grows."""
-        most, why = asker.common_room(sigs.every)
-        if most >= 1:
-            return False
-        for sig in sigs.every:
-            asker.blocked.setdefault(sig, why or "")
-        return True
-
     def _shut_blocked(self, key: tuple[Who, int, int], blocked: Mapping[int, str],
                       sigs: Sigs, noted: dict[str, None], start: int) -> Closed | None:
         """The candidates closed to the asker (keyed by who, request amounts and list),
