@@ -11,6 +11,13 @@ project and PE filters depend only on the job (a bit mask per set and job), its 
 and host filters only on the instance (a bit mask per set and instance; instances with
 equal masks share a signature). The first rule a set applies is the lowest bit of the
 two masks and-ed, worked out once per job and signature.
+
+Usage is booked per scope and resource (a mark), through groups of checks. Marks that
+every group booking them holds, by the same amounts, always have the same usage (rule
+sets alike give each user many such scopes): they form a class whose usage is kept once,
+and the innermost walks go per class, each at its lowest limit. A new group splits the
+classes it holds part of (QuotaRules.group); a refusal is named by the first check in
+order that refuses, as without classes.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -147,25 +155,40 @@ class _Check:
                 + (self.per_host if first_on_host else 0.0))
 
 
-class _Checks(NamedTuple):
-    """Checks, with what the scheduler's innermost loops walk laid out for them: for one
-    slot of the master task, per check with a fixed limit (mark, the usage above which
-    that slot is refused, why, what the slot books) and per check with a dynamic one
-    (mark, what the slot books, check): one walk to check, a second over the same
-    entries to book; per check with a per-slot amount (mark, amount, limit or None when
-    dynamic, check) for how many slots fit; the first check whose fixed limit is
-    negative (a requirement not met), and the marks all of them use."""
+class _Checks:
+    """Checks, with what the scheduler's innermost loops walk laid out for them.
 
-    all: tuple[_Check, ...]
-    fixed: tuple[tuple[int, float, str, float], ...]
-    dynamic: tuple[tuple[int, float, _Check], ...]
-    per_slot: tuple[tuple[int, float, float | None, _Check], ...]
-    banned: _Check | None
-    marks: frozenset[int]
+    Per check, in order: `all`, and `exact` for those with a fixed limit (mark, the usage
+    above which one slot of the master task is refused, why, what the slot books). Marks
+    that every booking so far has counted alike share their usage (a class, kept under
+    one of its marks: QuotaRules.rep), so the walks go per class:
+    - `fixed`: where kept, the usage above which the class's lowest limit refuses one
+      slot, what the slot books (the refusal itself is then looked up in `exact`);
+    - `dynamic`: where kept, what one slot books, check (a dynamic limit's mark is a
+      class of its own);
+    - `per_slot`: where kept, amount, limit or None when dynamic, check: how many slots fit;
+    - `book`: where kept, amounts per slot, per job and per host: what a placement books.
+    A class's entry comes where the check that gives it does, so that a walk meets the
+    lowest room first where the checks in order would. Also the first check whose fixed
+    limit is negative (a requirement not met), and the marks of all."""
+
+    __slots__ = ("all", "exact", "slots", "fixed", "dynamic", "per_slot", "book", "banned",
+                 "marks")
+
+    def __init__(self, checks: list[tuple[_Check, _Entries]]) -> None:
+        self.all = tuple(c for c, _ in checks)
+        self.exact = tuple(e.fixed for _, e in checks if e.fixed is not None)
+        self.slots = tuple(e.per_slot for _, e in checks if e.per_slot is not None)  # per mark
+        self.dynamic = tuple(e.dynamic for _, e in checks if e.dynamic is not None)
+        self.banned = next((c for c, _ in checks if c.limit is not None and c.limit < 0), None)
+        self.marks = frozenset(c.mark for c, _ in checks)
+        self.fixed: tuple[tuple[int, float, float], ...] = ()
+        self.per_slot: tuple[tuple[int, float, float | None, _Check], ...] = ()
+        self.book: tuple[tuple[int, float, float, float], ...] = ()
 
 
 class _Entries(NamedTuple):
-    """A check's entries in the tuples of _Checks (None where it has none)."""
+    """A check's entries in the tuples of _Checks (None where it has none), per mark."""
 
     fixed: tuple[int, float, str, float] | None
     dynamic: tuple[int, float, _Check] | None
@@ -178,18 +201,6 @@ def _entries(c: _Check) -> _Entries:
         (c.mark, c.limit - one + _EPSILON, c.why, one) if c.limit is not None else None,
         (c.mark, one, c) if c.limit is None else None,
         (c.mark, c.per_slot, c.limit, c) if c.per_slot else None)
-
-
-def _checks(checks: list[tuple[_Check, _Entries]]) -> _Checks:
-    """The checks laid out; each comes with its entries, made once (QuotaRules.check), so
-    that the many lists holding a check share them."""
-    return _Checks(
-        tuple(c for c, _ in checks),
-        tuple(e.fixed for _, e in checks if e.fixed is not None),
-        tuple(e.dynamic for _, e in checks if e.dynamic is not None),
-        tuple(e.per_slot for _, e in checks if e.per_slot is not None),
-        next((c for c, _ in checks if c.limit is not None and c.limit < 0), None),
-        frozenset(c.mark for c, _ in checks))
 
 
 class _Place(NamedTuple):
@@ -272,6 +283,20 @@ class QuotaRules:
         # are looked up in the innermost loops, and an integer hashes far faster.
         self.marks: list[tuple[Key, str]] = []
         self._mark_ids: dict[tuple[Key, str], int] = {}
+        # Marks that every group of checks booking them books alike (the same groups,
+        # the same amounts in each) always have the same usage: one is kept per class,
+        # under the mark `rep` names, and a group walks its classes instead of its marks.
+        # A new group splits the classes it holds only part of (`splits`: the new class's
+        # mark and the one it was kept under, in order, for Quotas to copy the usage).
+        self.rep: list[int] = []  # by mark
+        # By mark: whether it speaks for its class in the walks (of its members, the one
+        # with the lowest limit, the first interned among equal ones: the first of them in
+        # every group's order), and its limit.
+        self._chosen: list[bool] = []
+        self._limit: list[float] = []
+        self._members: dict[int, list[int]] = {}  # by class (its kept mark)
+        self._holders: list[list[_Checks]] = []  # by mark: the groups that hold it
+        self.splits: list[tuple[int, int]] = []
         # Checks by mark and amounts: one object (and one set of entries) for every list
         # that holds the same limit of the same scope for the same amounts.
         self._checks: dict[tuple[int, float, float, float], tuple[_Check, _Entries]] = {}
@@ -307,7 +332,103 @@ class QuotaRules:
         if found is None:
             found = self._mark_ids[(key, resource)] = len(self.marks)
             self.marks.append((key, resource))
+            self.rep.append(found)
+            self._chosen.append(True)
+            self._limit.append(0.0)
+            self._members[found] = [found]
+            self._holders.append([])
         return found
+
+    def group(self, checks: list[tuple[_Check, _Entries]], books: bool = True) -> _Checks:
+        """The checks as one group, laid out by class. A group that books (a view's
+        shared checks, an instance's own) first splits the classes it holds part of; one
+        that only reads (Asker.common_room) holds marks of such groups alone."""
+        group = _Checks(checks)
+        if books:
+            self._split(group)
+        for check in group.all:
+            self._holders[check.mark].append(group)
+        self._lay_out(group)
+        return group
+
+    def _split(self, group: _Checks) -> None:
+        """Refine the classes by the group: marks no group held yet form classes by the
+        amounts the group books them (their usage is none alike); a class the group
+        holds only part of, or by different amounts, splits, and the groups holding
+        the marks that move are laid out again. A dynamic or negative limit's mark stays
+        a class of its own (its check is made per host and cycle)."""
+        rep, members, holders = self.rep, self._members, self._holders
+        shared = [c for c in group.all if c.limit is not None and c.limit >= 0]
+        fresh: dict[tuple[float, float, float], list[int]] = {}
+        for check in shared:
+            if not holders[check.mark]:
+                self._limit[check.mark] = check.limit
+                fresh.setdefault((check.per_slot, check.per_job, check.per_host),
+                                 []).append(check.mark)
+        for marks in fresh.values():
+            kept = min(marks)
+            for mark in marks:
+                rep[mark] = kept
+                del members[mark]
+            members[kept] = marks
+            self._choose(marks)
+        # Per class the group holds marks of: how many, by the amounts it books them.
+        held = Counter((rep[c.mark], c.per_slot, c.per_job, c.per_host) for c in shared
+                       if holders[c.mark])
+        ways = Counter(kept for kept, *_ in held)
+        moved: list[int] = []
+        for (kept, *_), count in held.items():
+            if ways[kept] == 1 and count == len(members[kept]):
+                continue  # the group books all of the class alike
+            if kept not in ways:
+                continue  # split already (the class's other amounts)
+            del ways[kept]
+            parts: dict[tuple[float, float, float], list[int]] = {}
+            for c in shared:
+                if rep[c.mark] == kept:
+                    parts.setdefault((c.per_slot, c.per_job, c.per_host), []).append(c.mark)
+            pieces = list(parts.values())
+            inside = {mark for piece in pieces for mark in piece}
+            rest = [mark for mark in members[kept] if mark not in inside]
+            if rest:
+                pieces.append(rest)
+            for piece in pieces:
+                self._choose(piece)
+                if kept in piece:
+                    members[kept] = piece
+                    continue
+                new = min(piece)
+                for mark in piece:
+                    rep[mark] = new
+                members[new] = piece
+                self.splits.append((new, kept))
+                moved.extend(piece)
+        stale = {id(g): g for mark in moved for g in holders[mark]}
+        for g in stale.values():
+            self._lay_out(g)
+
+    def _choose(self, marks: list[int]) -> None:
+        """Which of a class's marks speaks for it (see `_chosen`)."""
+        limit, chosen = self._limit, self._chosen
+        best = min(marks, key=lambda mark: (limit[mark], mark))
+        for mark in marks:
+            chosen[mark] = mark == best
+
+    def _lay_out(self, group: _Checks) -> None:
+        """The group's walks by class (see _Checks), each class where its chosen mark is."""
+        rep, chosen = self.rep, self._chosen
+        group.fixed = tuple((rep[mark], top, one) for mark, top, _, one in group.exact
+                            if chosen[mark])
+        group.per_slot = tuple((rep[mark], amount, limit, check)
+                               for mark, amount, limit, check in group.slots if chosen[mark])
+        group.book = tuple((rep[c.mark], c.per_slot, c.per_job, c.per_host) for c in group.all
+                           if chosen[c.mark])
+
+    def first_over(self, group: _Checks, used: list[float]) -> tuple[int, str]:
+        """The first check of the group, in order, whose fixed limit one more slot of the
+        master task passes (one of its classes' walk found one): its mark and why."""
+        rep = self.rep
+        return next((mark, why) for mark, top, why, _ in group.exact if used[rep[mark]] > top)
 
     def signature(self, qi: Instance) -> int:
         sig = self.instance_sig.get(qi.name)
@@ -391,7 +512,9 @@ class Quotas:
         self.sets = rules.sets
         self.table = rules.table
         self.loads = loads
-        self.used = [0.0] * len(rules.marks)  # by mark (scope and resource); see grow()
+        # By mark (scope and resource), where its class is kept (QuotaRules.rep): see grow().
+        self.used = [0.0] * len(rules.marks)
+        self._splits = len(rules.splits)  # those whose usage is copied
         # By mark too, a dynamic limit's value once worked out (None before): the innermost
         # loops read it from here without a call.
         self.caps: list[float | None] = [None] * len(rules.marks)
@@ -418,12 +541,19 @@ class Quotas:
         return Asker(self, who, req)
 
     def grow(self) -> None:
-        """Make room in `used` for marks interned since: usage is a list indexed by mark,
-        the fastest lookup there is for the innermost loops."""
+        """Make room in `used` for marks interned since (usage is a list indexed by mark,
+        the fastest lookup there is for the innermost loops), and give classes split
+        since the usage of the class they come from."""
         missing = len(self.rules.marks) - len(self.used)
         if missing > 0:
             self.used.extend([0.0] * missing)
             self.caps.extend([None] * missing)
+        splits = self.rules.splits
+        if self._splits < len(splits):
+            used = self.used
+            for new, kept in splits[self._splits:]:
+                used[new] = used[kept]
+            self._splits = len(splits)
 
     # ---- limits and usage -----------------------------------------------------------------
 
@@ -515,7 +645,9 @@ class Quotas:
     def usage_lines(self) -> list[Usage]:
         """Every rule scope with something booked, in set and rule order (qquota)."""
         by_key: dict[Key, dict[str, float]] = {}
-        for mark, amount in enumerate(self.used):
+        used = self.used
+        for mark, kept in enumerate(self.rules.rep):
+            amount = used[kept]
             if not amount:
                 continue
             key, resource = self.rules.marks[mark]
@@ -615,7 +747,7 @@ class Asker:
         view = rules.view(self.who, sig)
         found = rules.shared.get((view, self.amounts))
         if found is None:
-            found = rules.shared[(view, self.amounts)] = _checks([
+            found = rules.shared[(view, self.amounts)] = rules.group([
                 check for rule, key in rules.views[view][0]
                 for check in _limit_checks(rule, key, self.needs, rules.check)])
             self.quotas.grow()
@@ -629,7 +761,7 @@ class Asker:
             rules = self.quotas.rules
             who = self.who
             sig = rules.signature(qi)
-            local = _checks([
+            local = rules.group([
                 check for rule in rules.views[rules.view(who, sig)][1]
                 for check in _limit_checks(rule, _key(rule, who, qi), self.needs, rules.check)])
             self.quotas.grow()
@@ -647,10 +779,10 @@ class Asker:
         if slots == 1 and master:
             return self._refusal_one(qi, self.at(qi))
         quotas = self.quotas
-        used = quotas.used
+        used, rep = quotas.used, quotas.rules.rep
         for check in self.checks(qi):
             amount = check.amount(slots, master, master)
-            if used[check.mark] + amount > quotas.limit(check) + _EPSILON:
+            if used[rep[check.mark]] + amount > quotas.limit(check) + _EPSILON:
                 return check.why
         return None
 
@@ -662,8 +794,9 @@ class Asker:
         quotas = self.quotas
         used = quotas.used
         _, shared, local = place
-        for mark, top, why, _ in shared.fixed:
+        for mark, top, _ in shared.fixed:
             if used[mark] > top:
+                mark, why = quotas.rules.first_over(shared, used)
                 self._block(mark, why)
                 return why
         for mark, amount, check in shared.dynamic:  # none once checked (hosts expand)
@@ -682,9 +815,9 @@ class Asker:
     def _own_refusal(self, qi: Instance, local: _Checks) -> str | None:
         quotas = self.quotas
         used = quotas.used
-        for mark, top, why, _ in local.fixed:
+        for mark, top, _ in local.fixed:
             if used[mark] > top:
-                return self._close(qi, mark, why)
+                return self._close(qi, *quotas.rules.first_over(local, used))
         caps = quotas.caps
         for mark, amount, check in local.dynamic:
             cap = caps[mark]
@@ -720,7 +853,7 @@ class Asker:
             _, shared, local = place
             # What the checks just walked book (a requirement's entry books nothing).
             for checks in (shared, local):
-                for mark, _, _, amount in checks.fixed:
+                for mark, _, amount in checks.fixed:
                     used[mark] += amount
                 for mark, amount, _ in checks.dynamic:
                     used[mark] += amount
@@ -758,8 +891,9 @@ class Asker:
                     here = {check.mark: check for check in self.shared(sig).all}
                     every.update(here)
                     marks = set(here) if marks is None else marks & here.keys()
-                common = rules.common[key] = _checks(
-                    [(every[m], rules.entries(every[m])) for m in marks or ()])
+                common = rules.common[key] = rules.group(
+                    [(every[m], rules.entries(every[m])) for m in sorted(marks or ())],
+                    books=False)
             self._common = (sigs, common)
         return self.quotas.room_of(self._common[1])
 
@@ -798,8 +932,9 @@ class Asker:
                 else:
                     wanted[mark], totals[mark] = check, amount
         quotas = self.quotas
+        used, rep = quotas.used, quotas.rules.rep
         for mark, check in wanted.items():
-            over = totals[mark] - (quotas.limit(check) - quotas.used[mark])
+            over = totals[mark] - (quotas.limit(check) - used[rep[mark]])
             if over > _EPSILON:
                 holders = [name for name, checks in parts for c in checks if c.mark == mark]
                 if not check.per_slot:  # a per-job amount: fewer slots do not help
@@ -809,11 +944,12 @@ class Asker:
         return None
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
-        used = self.quotas.used
         _, shared, local = self.at(qi)
-        for checks in (shared.all, local.all):
-            for check in checks:
-                used[check.mark] += check.amount(slots, master, first_on_host)
+        used = self.quotas.used  # (after at(): a group it makes may split classes)
+        for group in (shared, local):
+            for kept, per_slot, per_job, per_host in group.book:  # as _Check.amount
+                used[kept] += (per_slot * slots + (per_job if master else 0.0)
+                               + (per_host if first_on_host else 0.0))
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""

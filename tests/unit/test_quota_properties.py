@@ -161,3 +161,50 @@ def test_rooms_kept_for_an_attempt_are_the_rooms(cell) -> None:
         kept = [asker.room(qi, memo) for qi in instances]
         fresh = [quotas.asker(who, req).room(qi, RoomMemo({}, {})) for qi in instances]
         assert kept == fresh
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cells(), st.data())
+def test_marks_booked_alike_keep_each_marks_usage(cell, data) -> None:
+    """Usage kept per class of marks (QuotaRules.rep) is each mark's own: claims and
+    bookings by askers met one after another (their groups split the classes as they
+    come) answer and count as checks kept per mark would, in the order checked."""
+    conf, loads, _, jobs = cell
+    levels = build_levels(conf, loads, [])
+    quotas = Quotas.fresh(conf, levels.matcher.table, loads)
+    rules = quotas.rules
+    own: dict[int, float] = {}  # per mark, what its checks booked
+
+    def refused(asker, qi) -> str | None:
+        _, shared, local = asker.at(qi)
+        for group in (shared, local):
+            for check in group.all:
+                if check.limit is not None:
+                    top = rules.entries(check).fixed[1]
+                    if own.get(check.mark, 0.0) > top:
+                        return check.why
+            for check in group.all:
+                amount = check.per_slot + check.per_job + check.per_host
+                if check.limit is None and \
+                        own.get(check.mark, 0.0) + amount > quotas.limit(check) + 1e-9:
+                    return check.why
+        return None
+
+    for _ in range(data.draw(st.integers(1, 25))):
+        job = data.draw(st.sampled_from(jobs))
+        qi = data.draw(st.sampled_from(conf.instances))
+        asker = quotas.asker(Who(job.owner, "", job.project, job.pe),
+                             levels.matcher.request(job.hard))
+        if data.draw(st.booleans()):
+            quotas.refused.clear()  # answered afresh: the first check refusing, in order
+            expected = refused(asker, qi)
+            assert asker.claim(qi) == expected
+            slots, master, first = (0, False, False) if expected else (1, True, True)
+        else:
+            slots, master, first = (data.draw(st.integers(1, 3)), data.draw(st.booleans()),
+                                    data.draw(st.booleans()))
+            asker.book(qi, slots, master, first)
+        for check in asker.checks(qi):
+            own[check.mark] = own.get(check.mark, 0.0) + check.amount(slots, master, first)
+    lines = {(line.key, line.resource): line.used for line in quotas.usage_lines()}
+    assert lines == {rules.marks[mark]: used for mark, used in own.items() if used}
