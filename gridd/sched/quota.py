@@ -164,27 +164,31 @@ class _Checks:
     one of its marks: QuotaRules.rep), so the walks go per class:
     - `fixed`: where kept, the usage above which the class's lowest limit refuses one
       slot, what the slot books (the refusal itself is then looked up in `exact`);
-    - `dynamic`: where kept, what one slot books, check (a dynamic limit's mark is a
-      class of its own);
+    - `dynamic`: where kept, what one slot books, check (of a class of dynamic limits,
+      whose marks share their formula and host and so their value; it is kept under the
+      mark of that check);
     - `per_slot`: where kept, amount, limit or None when dynamic, check: how many slots fit;
-    - `book`: where kept, amounts per slot, per job and per host: what a placement books.
+    - `book`: where kept, amounts per slot, per job and per host, check: what a placement
+      books (and the check of the class's lowest limit, for what several parts book).
     A class's entry comes where the check that gives it does, so that a walk meets the
     lowest room first where the checks in order would. Also the first check whose fixed
     limit is negative (a requirement not met), and the marks of all."""
 
-    __slots__ = ("all", "exact", "slots", "fixed", "dynamic", "per_slot", "book", "banned",
-                 "marks")
+    __slots__ = ("all", "exact", "exact_dynamic", "exact_slots", "fixed", "dynamic",
+                 "per_slot", "book", "banned", "marks")
 
     def __init__(self, checks: list[tuple[_Check, _Entries]]) -> None:
         self.all = tuple(c for c, _ in checks)
         self.exact = tuple(e.fixed for _, e in checks if e.fixed is not None)
-        self.slots = tuple(e.per_slot for _, e in checks if e.per_slot is not None)  # per mark
-        self.dynamic = tuple(e.dynamic for _, e in checks if e.dynamic is not None)
+        # (and per check, what the class walks are laid out from)
+        self.exact_dynamic = tuple(e.dynamic for _, e in checks if e.dynamic is not None)
+        self.exact_slots = tuple(e.per_slot for _, e in checks if e.per_slot is not None)
         self.banned = next((c for c, _ in checks if c.limit is not None and c.limit < 0), None)
         self.marks = frozenset(c.mark for c, _ in checks)
         self.fixed: tuple[tuple[int, float, float], ...] = ()
+        self.dynamic: tuple[tuple[int, float, _Check], ...] = ()
         self.per_slot: tuple[tuple[int, float, float | None, _Check], ...] = ()
-        self.book: tuple[tuple[int, float, float, float], ...] = ()
+        self.book: tuple[tuple[int, float, float, float, _Check], ...] = ()
 
 
 class _Entries(NamedTuple):
@@ -291,7 +295,7 @@ class QuotaRules:
         self.rep: list[int] = []  # by mark
         # By mark: whether it speaks for its class in the walks (of its members, the one
         # with the lowest limit, the first interned among equal ones: the first of them in
-        # every group's order), and its limit.
+        # every group's order), and its limit (a dynamic one's 0: its class's all have one).
         self._chosen: list[bool] = []
         self._limit: list[float] = []
         self._members: dict[int, list[int]] = {}  # by class (its kept mark)
@@ -353,18 +357,17 @@ class QuotaRules:
 
     def _split(self, group: _Checks) -> None:
         """Refine the classes by the group: marks no group held yet form classes by the
-        amounts the group books them (their usage is none alike); a class the group
-        holds only part of, or by different amounts, splits, and the groups holding
-        the marks that move are laid out again. A dynamic or negative limit's mark stays
-        a class of its own (its check is made per host and cycle)."""
+        amounts the group books them and their limit's formula and host if dynamic (their
+        usage is none alike); a class the group holds only part of, or by different
+        amounts, splits, and the groups holding the marks that move are laid out again.
+        A negative limit's mark (a requirement not met) stays a class of its own."""
         rep, members, holders = self.rep, self._members, self._holders
-        shared = [c for c in group.all if c.limit is not None and c.limit >= 0]
-        fresh: dict[tuple[float, float, float], list[int]] = {}
+        shared = [c for c in group.all if c.limit is None or c.limit >= 0]
+        fresh: dict[tuple[object, ...], list[int]] = {}
         for check in shared:
             if not holders[check.mark]:
-                self._limit[check.mark] = check.limit
-                fresh.setdefault((check.per_slot, check.per_job, check.per_host),
-                                 []).append(check.mark)
+                self._limit[check.mark] = 0.0 if check.limit is None else check.limit
+                fresh.setdefault(_likeness(check), []).append(check.mark)
         for marks in fresh.values():
             kept = min(marks)
             for mark in marks:
@@ -372,17 +375,19 @@ class QuotaRules:
                 del members[mark]
             members[kept] = marks
             self._choose(marks)
-        # Per class the group holds marks of: how many, by the amounts it books them.
-        held = Counter((rep[c.mark], c.per_slot, c.per_job, c.per_host) for c in shared
-                       if holders[c.mark])
-        ways = Counter(kept for kept, *_ in held)
+        # Per class the group holds marks of: by how many amounts it books them, and
+        # how many of its marks it holds.
+        ways: Counter[int] = Counter()
+        held: Counter[int] = Counter()
+        for (kept, *_), count in Counter(
+                (rep[c.mark], c.per_slot, c.per_job, c.per_host) for c in shared
+                if holders[c.mark]).items():
+            ways[kept] += 1
+            held[kept] += count
         moved: list[int] = []
-        for (kept, *_), count in held.items():
+        for kept, count in held.items():
             if ways[kept] == 1 and count == len(members[kept]):
                 continue  # the group books all of the class alike
-            if kept not in ways:
-                continue  # split already (the class's other amounts)
-            del ways[kept]
             parts: dict[tuple[float, float, float], list[int]] = {}
             for c in shared:
                 if rep[c.mark] == kept:
@@ -419,10 +424,12 @@ class QuotaRules:
         rep, chosen = self.rep, self._chosen
         group.fixed = tuple((rep[mark], top, one) for mark, top, _, one in group.exact
                             if chosen[mark])
+        group.dynamic = tuple(entry for entry in group.exact_dynamic if chosen[entry[0]])
         group.per_slot = tuple((rep[mark], amount, limit, check)
-                               for mark, amount, limit, check in group.slots if chosen[mark])
-        group.book = tuple((rep[c.mark], c.per_slot, c.per_job, c.per_host) for c in group.all
-                           if chosen[c.mark])
+                               for mark, amount, limit, check in group.exact_slots
+                               if chosen[mark])
+        group.book = tuple((rep[c.mark], c.per_slot, c.per_job, c.per_host, c)
+                           for c in group.all if chosen[c.mark])
 
     def first_over(self, group: _Checks, used: list[float]) -> tuple[int, str]:
         """The first check of the group, in order, whose fixed limit one more slot of the
@@ -913,6 +920,31 @@ class Asker:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
+        # Per class, the total and the check of its lowest limit: whether any limit is
+        # exceeded; which one is then found per check (_excess).
+        totals: dict[int, float] = {}
+        lowest: dict[int, _Check] = {}
+        firsts = first_parts([qi.host for qi, _ in granted])
+        for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
+            _, shared, local = self.at(qi)
+            for group in (shared, local):
+                for kept, per_slot, per_job, per_host, check in group.book:  # as _Check.amount
+                    amount = (per_slot * slots + (per_job if index == 0 else 0.0)
+                              + (per_host if first else 0.0))
+                    if kept in totals:
+                        totals[kept] += amount
+                    else:
+                        totals[kept], lowest[kept] = amount, check
+        quotas = self.quotas
+        used = quotas.used
+        for kept, total in totals.items():
+            if total - (quotas.limit(lowest[kept]) - used[kept]) > _EPSILON:
+                return self._excess(granted, firsts)
+        return None
+
+    def _excess(self, granted: list[tuple[Instance, int]], firsts: list[bool]
+                ) -> tuple[str, int, list[str]] | None:
+        """placement_excess per check: the first, in the order met, that is exceeded."""
         # Per mark, in the order first met: its check and the total; the instances that
         # count against it only for the one returned.
         wanted: dict[int, _Check] = {}
@@ -921,7 +953,6 @@ class Asker:
         for qi, _ in granted:
             _, shared, local = self.at(qi)
             parts.append((qi.name, shared.all + local.all))
-        firsts = first_parts([qi.host for qi, _ in granted])
         for index, ((_, slots), first, (_, checks)) in enumerate(
                 zip(granted, firsts, parts, strict=True)):
             for check in checks:
@@ -947,7 +978,7 @@ class Asker:
         _, shared, local = self.at(qi)
         used = self.quotas.used  # (after at(): a group it makes may split classes)
         for group in (shared, local):
-            for kept, per_slot, per_job, per_host in group.book:  # as _Check.amount
+            for kept, per_slot, per_job, per_host, _ in group.book:  # as _Check.amount
                 used[kept] += (per_slot * slots + (per_job if master else 0.0)
                                + (per_host if first_on_host else 0.0))
 
@@ -1012,6 +1043,16 @@ def _limit_checks(
         if any(amounts):
             out.append(check(rule, key, limit, amounts, limit.fixed))
     return out
+
+
+def _likeness(check: _Check) -> tuple[object, ...]:
+    """What marks met first in one group share to be a class: the amounts booked, and of
+    a dynamic limit its formula's terms and the host (so that its value is the same)."""
+    amounts = (check.per_slot, check.per_job, check.per_host)
+    if check.formula is None:
+        return amounts
+    return (*amounts, check.formula.whole, check.key[6],
+            *((term.factor, term.name) for term in check.formula.terms))
 
 
 def _refusal(rule: _Rule, key: Key) -> str:
