@@ -219,8 +219,9 @@ class _Place(NamedTuple):
 class RoomMemo(NamedTuple):
     """What one placement attempt learns of an asker's rooms (nothing is booked
     meanwhile): the room per signature where the asker has only shared checks (all its
-    instances then have one room), and the room of each group of shared checks by id
-    (the signatures of one view share them)."""
+    instances then have one room: a scan may look an instance's up here, by
+    Asker.sig_of, before it asks Asker.room), and the room of each group of shared
+    checks by id (the signatures of one view share them)."""
 
     by_sig: dict[int, tuple[float, str | None]]
     by_checks: dict[int, tuple[float, str | None]]
@@ -530,10 +531,9 @@ class Quotas:
         # limit), refused one slot: the planner asks other askers' own checks there
         # before the levels (Asker.own_refusal).
         self.crowded: set[str] = set()
-        # A check that refused one slot refuses for the rest of the cycle: usage only
-        # grows. Remembered per who and request amounts, by signature for checks the
-        # instances of a signature share and by instance for the others, with the refusal.
-        self.refused: dict[tuple[Who, int], tuple[dict[int, str], dict[str, str]]] = {}
+        # One asker per who and request amounts (requests alike for the limits share it),
+        # which remembers the refusals it met for the rest of the cycle.
+        self.askers: dict[tuple[Who, int], Asker] = {}
 
     @classmethod
     def fresh(cls, conf: PlanConf, table: ComplexTable,
@@ -545,7 +545,11 @@ class Quotas:
         return self.rules.signature(qi)
 
     def asker(self, who: Who, req: JobRequest) -> Asker:
-        return Asker(self, who, req)
+        needs, amounts = self.needs_of(req)
+        found = self.askers.get((who, amounts))
+        if found is None:
+            found = self.askers[(who, amounts)] = Asker(self, who, needs, amounts)
+        return found
 
     def grow(self) -> None:
         """Make room in `used` for marks interned since (usage is a list indexed by mark,
@@ -724,26 +728,25 @@ class Asker:
     (by who and request amounts) are looked up once, here."""
 
     __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_tables",
-                 "_common", "_sig_of")
+                 "_common", "sig_of")
 
-    def __init__(self, quotas: Quotas, who: Who, req: JobRequest) -> None:
+    def __init__(self, quotas: Quotas, who: Who, needs: dict[str, Need], amounts: int
+                 ) -> None:
         rules = quotas.rules
-        self.quotas, self.who = quotas, who
-        self.needs, self.amounts = quotas.needs_of(req)
-        key = (who, self.amounts)
-        refused = quotas.refused.get(key)
-        if refused is None:
-            refused = quotas.refused[key] = ({}, {})
-        # Signatures and instances on which one slot was refused, with why: refused for
-        # the rest of the cycle, since usage only grows.
-        self.blocked, self.closed = refused
+        self.quotas, self.who, self.needs, self.amounts = quotas, who, needs, amounts
+        # A check that refused one slot refuses for the rest of the cycle: usage only
+        # grows. Remembered by signature for checks the instances of a signature share
+        # and by instance for the others, with the refusal.
+        self.blocked: dict[int, str] = {}
+        self.closed: dict[str, str] = {}
+        key = (who, amounts)
         tables = rules.tables.get(key)
         if tables is None:
             tables = rules.tables[key] = _AskerTables()
         self._tables = tables
         self._common: tuple[frozenset[int], _Checks] | None = None
         # Signatures by instance name, as far as known: one table for all askers.
-        self._sig_of = rules.instance_sig.get
+        self.sig_of = rules.instance_sig.get
 
     def shared(self, sig: int) -> _Checks:
         """The checks of the scopes all instances of the signature share."""
@@ -869,7 +872,7 @@ class Asker:
     def room(self, qi: Instance, memo: RoomMemo) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
         and the refusal that bounds it, as far as one placement attempt goes (`memo`)."""
-        found = memo.by_sig.get(self._sig_of(qi.name, -1))
+        found = memo.by_sig.get(self.sig_of(qi.name, -1))
         if found is not None:
             return found
         sig, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call

@@ -196,7 +196,7 @@ def test_marks_booked_alike_keep_each_marks_usage(cell, data) -> None:
         asker = quotas.asker(Who(job.owner, "", job.project, job.pe),
                              levels.matcher.request(job.hard))
         if data.draw(st.booleans()):
-            quotas.refused.clear()  # answered afresh: the first check refusing, in order
+            quotas.askers.clear()  # answered afresh: the first check refusing, in order
             expected = refused(asker, qi)
             assert asker.claim(qi) == expected
             slots, master, first = (0, False, False) if expected else (1, True, True)
