@@ -168,8 +168,8 @@ class _Checks:
       whose marks share their formula and host and so their value; it is kept under the
       mark of that check);
     - `per_slot`: where kept, amount, limit or None when dynamic, check: how many slots fit;
-    - `book`: where kept, amounts per slot, per job and per host, check: what a placement
-      books (and the check of the class's lowest limit, for what several parts book).
+    - `book`: where kept, the check of the class's lowest limit: what a placement books
+      (its amounts are the class's), and whether several parts together exceed a limit.
     A class's entry comes where the check that gives it does, so that a walk meets the
     lowest room first where the checks in order would. Also the first check whose fixed
     limit is negative (a requirement not met), and the marks of all."""
@@ -188,7 +188,7 @@ class _Checks:
         self.fixed: tuple[tuple[int, float, float], ...] = ()
         self.dynamic: tuple[tuple[int, float, _Check], ...] = ()
         self.per_slot: tuple[tuple[int, float, float | None, _Check], ...] = ()
-        self.book: tuple[tuple[int, float, float, float, _Check], ...] = ()
+        self.book: tuple[tuple[int, _Check], ...] = ()
 
 
 class _Entries(NamedTuple):
@@ -429,8 +429,7 @@ class QuotaRules:
         group.per_slot = tuple((rep[mark], amount, limit, check)
                                for mark, amount, limit, check in group.exact_slots
                                if chosen[mark])
-        group.book = tuple((rep[c.mark], c.per_slot, c.per_job, c.per_host, c)
-                           for c in group.all if chosen[c.mark])
+        group.book = tuple((rep[c.mark], c) for c in group.all if chosen[c.mark])
 
     def first_over(self, group: _Checks, used: list[float]) -> tuple[int, str]:
         """The first check of the group, in order, whose fixed limit one more slot of the
@@ -931,9 +930,8 @@ class Asker:
         for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
             _, shared, local = self.at(qi)
             for group in (shared, local):
-                for kept, per_slot, per_job, per_host, check in group.book:  # as _Check.amount
-                    amount = (per_slot * slots + (per_job if index == 0 else 0.0)
-                              + (per_host if first else 0.0))
+                for kept, check in group.book:
+                    amount = check.amount(slots, index == 0, first)
                     if kept in totals:
                         totals[kept] += amount
                     else:
@@ -981,9 +979,8 @@ class Asker:
         _, shared, local = self.at(qi)
         used = self.quotas.used  # (after at(): a group it makes may split classes)
         for group in (shared, local):
-            for kept, per_slot, per_job, per_host, _ in group.book:  # as _Check.amount
-                used[kept] += (per_slot * slots + (per_job if master else 0.0)
-                               + (per_host if first_on_host else 0.0))
+            for kept, check in group.book:
+                used[kept] += check.amount(slots, master, first_on_host)
 
 def _shown_filters(rule: Rule, key: Key) -> list[tuple[str, list[str], list[str]]]:
     """The rule's filters as a qquota line shows them: an expanded one by its member."""

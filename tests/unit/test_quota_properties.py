@@ -193,10 +193,12 @@ def test_marks_booked_alike_keep_each_marks_usage(cell, data) -> None:
     for _ in range(data.draw(st.integers(1, 25))):
         job = data.draw(st.sampled_from(jobs))
         qi = data.draw(st.sampled_from(conf.instances))
+        claims = data.draw(st.booleans())
+        if claims:  # answered afresh (no refusal remembered): the first refusing, in order
+            quotas.askers.clear()
         asker = quotas.asker(Who(job.owner, "", job.project, job.pe),
                              levels.matcher.request(job.hard))
-        if data.draw(st.booleans()):
-            quotas.askers.clear()  # answered afresh: the first check refusing, in order
+        if claims:
             expected = refused(asker, qi)
             assert asker.claim(qi) == expected
             slots, master, first = (0, False, False) if expected else (1, True, True)
