@@ -190,12 +190,18 @@ def test_the_overview_and_hosts_are_qhost_and_qstat_f(clean: Cell, as_nobody: Te
     assert re.search(r'data-state="hqw"><b>1</b> hqw</span>, <span class="count" '
                      r'data-state="r"><b>1</b> r</span>', page)
     assert 'id="ars"' in page
-    qhost = clean.ok("qhost").splitlines()[2:]
-    hosts = as_nobody.get("/hosts").text
-    for line in qhost:
-        name, *values = line.split()
-        cells = re.search(rf'<tr id="host-{name}">(.*?)</tr>', hosts)[1]
-        assert re.findall(r"<td[^>]*>([^<]*)</td>", cells) == [name, *values]
+
+    def same_rows() -> bool:
+        """qhost's lines and the hosts page's rows, each read once: equal unless a load
+        report came between the two reads (then they are read again)."""
+        qhost = [line.split() for line in clean.ok("qhost").splitlines()[2:]]
+        hosts = as_nobody.get("/hosts").text
+        return qhost == [
+            re.findall(r"<td[^>]*>([^<]*)</td>",
+                       re.search(rf'<tr id="host-{name}">(.*?)</tr>', hosts)[1])
+            for name, *_ in qhost]
+
+    wait_for(same_rows, timeout=10.0, what="the hosts page showing qhost's rows")
 
 
 # ---- submitting ----------------------------------------------------------------------------
