@@ -922,58 +922,46 @@ class Asker:
         """A limit a placement over several instances exceeds together (a user's slots
         over several hosts, say): why, by how many slots at least, and the instances
         (of the placement, in its order) that count against it; None when none."""
-        # Per class, the total and the check of its lowest limit: whether any limit is
-        # exceeded; which one is then found per check (_excess).
-        totals: dict[int, float] = {}
-        lowest: dict[int, _Check] = {}
+        # Per class, at the check of its lowest limit: whether any limit is exceeded;
+        # which one is then found per check (_excess).
         firsts = first_parts([qi.host for qi, _ in granted])
-        for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
-            _, shared, local = self.at(qi)
-            for group in (shared, local):
-                for kept, check in group.book:
-                    amount = check.amount(slots, index == 0, first)
-                    if kept in totals:
-                        totals[kept] += amount
-                    else:
-                        totals[kept], lowest[kept] = amount, check
         quotas = self.quotas
         used = quotas.used
-        for kept, total in totals.items():
-            if total - (quotas.limit(lowest[kept]) - used[kept]) > _EPSILON:
+        for kept, (total, check) in self._booked(granted, firsts, by_class=True).items():
+            if total - (quotas.limit(check) - used[kept]) > _EPSILON:
                 return self._excess(granted, firsts)
         return None
 
     def _excess(self, granted: list[tuple[Instance, int]], firsts: list[bool]
                 ) -> tuple[str, int, list[str]] | None:
         """placement_excess per check: the first, in the order met, that is exceeded."""
-        # Per mark, in the order first met: its check and the total; the instances that
-        # count against it only for the one returned.
-        wanted: dict[int, _Check] = {}
-        totals: dict[int, float] = {}
-        parts: list[tuple[str, tuple[_Check, ...]]] = []
-        for qi, _ in granted:
-            _, shared, local = self.at(qi)
-            parts.append((qi.name, shared.all + local.all))
-        for index, ((_, slots), first, (_, checks)) in enumerate(
-                zip(granted, firsts, parts, strict=True)):
-            for check in checks:
-                mark = check.mark
-                amount = check.amount(slots, index == 0, first)
-                if mark in totals:
-                    totals[mark] += amount
-                else:
-                    wanted[mark], totals[mark] = check, amount
         quotas = self.quotas
         used, rep = quotas.used, quotas.rules.rep
-        for mark, check in wanted.items():
-            over = totals[mark] - (quotas.limit(check) - used[rep[mark]])
+        for mark, (total, check) in self._booked(granted, firsts, by_class=False).items():
+            over = total - (quotas.limit(check) - used[rep[mark]])
             if over > _EPSILON:
-                holders = [name for name, checks in parts for c in checks if c.mark == mark]
+                holders = [qi.name for qi, _ in granted
+                           if any(c.mark == mark for c in self.checks(qi))]
                 if not check.per_slot:  # a per-job amount: fewer slots do not help
                     return check.why, 1 << 31, holders
                 return (check.why, max(math.ceil(over / check.per_slot - _EPSILON), 1),
                         holders)
         return None
+
+    def _booked(self, granted: list[tuple[Instance, int]], firsts: list[bool],
+                by_class: bool) -> dict[int, tuple[float, _Check]]:
+        """What the parts of a placement book together, in the order first met: per
+        class with the check of its lowest limit, or per mark with its check."""
+        booked: dict[int, tuple[float, _Check]] = {}
+        for index, ((qi, slots), first) in enumerate(zip(granted, firsts, strict=True)):
+            _, shared, local = self.at(qi)
+            pairs = shared.book + local.book if by_class else \
+                tuple((c.mark, c) for c in shared.all + local.all)
+            for key, check in pairs:
+                amount = check.amount(slots, index == 0, first)
+                found = booked.get(key)
+                booked[key] = (amount, check) if found is None else (found[0] + amount, found[1])
+        return booked
 
     def book(self, qi: Instance, slots: int, master: bool, first_on_host: bool) -> None:
         _, shared, local = self.at(qi)
