@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from gridd.sched.backfill import PeOpen
 
 
-_NO_REASONS: tuple[int, list[str]] = (0, [])  # a Category's reasons before any list
+# A Category's reasons before any list: made afresh when first asked (no set has -1 items)
+_NO_REASONS: tuple[int, list[str], dict[tuple[str, ...], list[str]]] = (-1, [], {})
 _NO_WHO: frozenset[Who] = frozenset()  # a Category's rejected_who before any
 
 
@@ -101,10 +102,10 @@ class Category:
     skip: list[int] | None
     pe_hosts: dict[str, dict[str, int]] | None  # per PE: instances of each host among
     # pe_candidates ($pe_slots)
-    # The reasons as a list, with the size of the set it was made from, and the last list
-    # made per asker with the size of its quota reasons: jobs refused alike share them
-    # (the sets only grow during a cycle).
-    _reasons: tuple[int, list[str]]
+    # The reasons as a list, with the size of the set it was made from and the lists
+    # made from it by quota reasons; and the last list made per asker with the size of
+    # its quota reasons: jobs refused alike share them (the sets only grow during a cycle).
+    _reasons: tuple[int, list[str], dict[tuple[str, ...], list[str]]]
     _why: dict[Who, tuple[list[str], int, list[str]]] | None
 
     def __init__(self, static: Static) -> None:
@@ -146,16 +147,23 @@ class Category:
         self.rejected_who = self.rejected_who | {who}  # (seldom: once per asker at most)
 
     def why(self, who: Who) -> list[str]:
+        """The category's reasons, then the asker's quota refusals: askers refused alike
+        (several users by one host's limit, say) share one list."""
         if self._reasons[0] != len(self.reasons):
-            self._reasons = (len(self.reasons), list(self.reasons))
-        reasons = self._reasons[1]
+            self._reasons = (len(self.reasons), list(self.reasons), {})
+        _, reasons, joined = self._reasons
         quota = () if self.quota_reasons is None else self.quota_reasons.get(who, ())
         if self._why is None:
             self._why = {}
         made = self._why.get(who)
         if made is None or made[0] is not reasons or made[1] != len(quota):
-            made = self._why[who] = (reasons, len(quota),
-                                     reasons + list(quota) if quota else reasons)
+            found = reasons
+            if quota:
+                key = tuple(quota)
+                found = joined.get(key)
+                if found is None:
+                    found = joined[key] = reasons + list(key)
+            made = self._why[who] = (reasons, len(quota), found)
         return made[2]
 
 

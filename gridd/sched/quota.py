@@ -234,6 +234,9 @@ class _AskerTables:
 
     by_sig: list[_Checks | None] = field(default_factory=list)
     at: dict[str, _Place] = field(default_factory=dict)
+    known: int = 0  # signatures of by_sig known so far
+    # Per mark that refused: the signatures whose checks hold it, when `known` were known.
+    holding: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -762,6 +765,7 @@ class Asker:
             self.quotas.grow()
         table.extend([None] * (sig + 1 - len(table)))
         table[sig] = found
+        self._tables.known += 1
         return found
 
     def at(self, qi: Instance) -> _Place:
@@ -847,10 +851,15 @@ class Asker:
     def _block(self, mark: int, why: str) -> None:
         """Block every signature whose shared checks (known so far) include a scope that
         refused one slot: for this asker each refuses the same amount there."""
-        blocked = self.blocked
-        for sig, checks in enumerate(self._tables.by_sig):
-            if checks is not None and mark in checks.marks and sig not in blocked:
-                blocked[sig] = why
+        tables = self._tables
+        found = tables.holding.get(mark)
+        if found is None or found[0] != tables.known:
+            found = tables.holding[mark] = (tables.known, [
+                sig for sig, checks in enumerate(tables.by_sig)
+                if checks is not None and mark in checks.marks])
+        setdefault = self.blocked.setdefault
+        for sig in found[1]:
+            setdefault(sig, why)
 
     def claim(self, qi: Instance) -> str | None:
         """Book one slot of the job (its master task) here if the quotas allow it;
