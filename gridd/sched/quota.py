@@ -308,6 +308,10 @@ class QuotaRules:
         # Checks by mark and amounts: one object (and one set of entries) for every list
         # that holds the same limit of the same scope for the same amounts.
         self._checks: dict[tuple[int, float, float, float], tuple[_Check, _Entries]] = {}
+        # Groups by whether they book and the identities of their checks in order: every
+        # view, instance and asker with the same checks shares one, which keeps the
+        # groups a cycle walks few (and the classes' holders short).
+        self._groups: dict[tuple[object, ...], _Checks] = {}
 
     def reusable_for(self, conf: PlanConf) -> bool:
         """Whether a cycle planning `conf` may use these: compiled from what it says (the
@@ -315,7 +319,8 @@ class QuotaRules:
         c = self.conf
         entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
                    + len(self.shared) + len(self.tables) + len(self.common)
-                   + len(self.needs) + len(self.marks) + len(self._checks))
+                   + len(self.needs) + len(self.marks) + len(self._checks)
+                   + len(self._groups))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
@@ -351,7 +356,11 @@ class QuotaRules:
         """The checks as one group, laid out by class. A group that books (a view's
         shared checks, an instance's own) first splits the classes it holds part of; one
         that only reads (Asker.common_room) holds marks of such groups alone."""
-        group = _Checks(checks)
+        key = (books, *(id(check) for check, _ in checks))  # checks live as long as self
+        found = self._groups.get(key)
+        if found is not None:  # the same checks in the same order: one group
+            return found
+        group = self._groups[key] = _Checks(checks)
         if books:
             self._split(group)
         for check in group.all:
