@@ -37,6 +37,7 @@ from gridd.model.rqs import FILTERS, Filter, QuotaRow, Rule, RuleSet, Term, form
 from gridd.sched.match import JobRequest, Matcher, Need, first_parts, granted_firsts
 
 _EPSILON = 1e-9
+_INF, _floor = math.inf, math.floor  # read in the innermost loops: no attribute lookups
 _WILD = re.compile(r"[*?\[]")
 # A dynamic limit not known on a host (a value it references is not known there) allows
 # nothing there until it is.
@@ -219,9 +220,9 @@ class _Place(NamedTuple):
 class RoomMemo(NamedTuple):
     """What one placement attempt learns of an asker's rooms (nothing is booked
     meanwhile): the room per signature where the asker has only shared checks (all its
-    instances then have one room: a scan may look an instance's up here, by
-    Asker.sig_of, before it asks Asker.room), and the room of each group of shared
-    checks by id (the signatures of one view share them)."""
+    instances then have one room: a scan looks an instance's up here, by Asker.sig_of,
+    and asks Asker.room only where it finds none), and the room of each group of shared
+    checks by id (signatures with the same shared checks share the group)."""
 
     by_sig: dict[int, tuple[float, str | None]]
     by_checks: dict[int, tuple[float, str | None]]
@@ -612,7 +613,7 @@ class Quotas:
         bounds it."""
         if checks.banned is not None:
             return 0.0, checks.banned.why
-        room: float = math.inf
+        room: float = _INF
         bound = None
         used, caps = self.used, self.caps
         for mark, per_slot, limit, check in checks.per_slot:
@@ -625,7 +626,8 @@ class Quotas:
                 room, bound = left, check
         if bound is None:
             return room, None
-        return max(math.floor(room + _EPSILON), 0), bound.why
+        room = _floor(room + _EPSILON)
+        return (room if room > 0 else 0), bound.why
 
     def book_running(self, running: Iterable[Running], instances: Mapping[str, Instance],
                      matcher: Matcher) -> None:
@@ -888,10 +890,8 @@ class Asker:
 
     def room(self, qi: Instance, memo: RoomMemo) -> tuple[float, str | None]:
         """How many slots of the job the quotas allow here (not counting per-job amounts),
-        and the refusal that bounds it, as far as one placement attempt goes (`memo`)."""
-        found = memo.by_sig.get(self.sig_of(qi.name, -1))
-        if found is not None:
-            return found
+        and the refusal that bounds it, as far as one placement attempt goes (`memo`):
+        asked where the memo holds no room for the instance's signature."""
         sig, checks, local = self._tables.at.get(qi.name) or self.at(qi)  # at() without the call
         key = id(checks)
         shared = memo.by_checks.get(key)
