@@ -91,7 +91,7 @@ async def run(sock: MasterSocket, interval: float, base: Path | None = None, *,
         due = view.changed or monitoring or now - last_cycle >= interval
         # With MONITOR each interval is recorded while something runs, as Grid Engine does.
         if awaiting is not None or not due or not (
-                view.jobs or told.info or monitoring
+                view.jobs or told.why or monitoring
                 or (view.conf.monitor and view.running)):
             continue
         view.changed, last_cycle = False, now
@@ -112,7 +112,7 @@ async def run(sock: MasterSocket, interval: float, base: Path | None = None, *,
             _runlog(paths.common(base) / "schedd_runlog", planned_for, plan)
             monitoring = False
             if not kept.job_info:
-                plan.info = {}  # gathered for the file only: the cell keeps none
+                plan.why = {}  # gathered for the file only: the cell keeps none
         if plan.schedule is not None:
             _monitor(paths.common(base) / "schedule", plan.schedule)
         dispatch = told.dispatch(plan)

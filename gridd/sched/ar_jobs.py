@@ -55,7 +55,7 @@ class ArJobs:
             placed = None if found is None else self.place_in_ar(job, cat, *found)
             if placed is None:
                 if self.conf.job_info:
-                    plan.info[job.job_id] = cat.why(who)
+                    plan.why[job.job_id] = cat.why(who)
                 break
             granted, pe, ids = placed
             self._spend_ar(job.ar, cat.req, granted, ids)

@@ -21,14 +21,13 @@ from gridd.sched.allocation import Lead
 from gridd.sched.carried import MAX_KEPT
 from gridd.sched.match import JobRequest
 from gridd.sched.quota import Asker, Who, who_of
+from gridd.sched.reasons import NO_REASONS, Why
 from gridd.sched.reserve import Use
 
 if TYPE_CHECKING:
     from gridd.sched.backfill import PeOpen
 
 
-# A Category's reasons before any list: made afresh when first asked (no set has -1 items)
-_NO_REASONS: tuple[int, list[str], dict[tuple[str, ...], list[str]]] = (-1, [], {})
 _NO_WHO: frozenset[Who] = frozenset()  # a Category's rejected_who before any
 
 
@@ -102,11 +101,6 @@ class Category:
     skip: list[int] | None
     pe_hosts: dict[str, dict[str, int]] | None  # per PE: instances of each host among
     # pe_candidates ($pe_slots)
-    # The reasons as a list, with the size of the set it was made from and the lists
-    # made from it by quota reasons; and the last list made per asker with the size of
-    # its quota reasons: jobs refused alike share them (the sets only grow during a cycle).
-    _reasons: tuple[int, list[str], dict[tuple[str, ...], list[str]]]
-    _why: dict[Who, tuple[list[str], int, list[str]]] | None
 
     def __init__(self, static: Static) -> None:
         self.static, self.req, self.candidates = static, static.req, static.candidates
@@ -115,7 +109,6 @@ class Category:
         self.pe_candidates, self.quota_reasons, self.rejected_who = {}, None, _NO_WHO
         self.resume_who, self.askers, self.skip = {}, None, None
         self.pe_hosts = None
-        self._reasons, self._why = _NO_REASONS, None
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
@@ -146,25 +139,11 @@ class Category:
         """The asker's quotas refused the category everywhere, for the rest of the cycle."""
         self.rejected_who = self.rejected_who | {who}  # (seldom: once per asker at most)
 
-    def why(self, who: Who) -> list[str]:
-        """The category's reasons, then the asker's quota refusals: askers refused alike
-        (several users by one host's limit, say) share one list."""
-        if self._reasons[0] != len(self.reasons):
-            self._reasons = (len(self.reasons), list(self.reasons), {})
-        _, reasons, joined = self._reasons
-        quota = () if self.quota_reasons is None else self.quota_reasons.get(who, ())
-        if self._why is None:
-            self._why = {}
-        made = self._why.get(who)
-        if made is None or made[0] is not reasons or made[1] != len(quota):
-            found = reasons
-            if quota:
-                key = tuple(quota)
-                found = joined.get(key)
-                if found is None:
-                    found = joined[key] = reasons + list(key)
-            made = self._why[who] = (reasons, len(quota), found)
-        return made[2]
+    def why(self, who: Who) -> Why:
+        """Why a job of the category and asker waits, as far as the cycle has got."""
+        quota = NO_REASONS if self.quota_reasons is None else \
+            self.quota_reasons.get(who, NO_REASONS)
+        return Why(self.reasons, len(self.reasons), quota, len(quota))
 
 
 _NO_SKIPS: dict[int, list[int]] = {}

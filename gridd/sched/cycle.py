@@ -45,12 +45,14 @@ from gridd.sched.parallel import ParallelPlacement
 from gridd.sched.placement import Placement
 from gridd.sched.quota import QuotaRules, Quotas, Who
 from gridd.sched.quota_checks import Closed, QuotaChecks, Sigs
+from gridd.sched.reasons import Why, as_lists
 from gridd.sched.reserve import Schedule
 from gridd.sched.rsmap_ids import NO_IDS
 
 # A job's -tc: asked of every pending job each cycle, at the speed of C.
 TASK_LIMIT = operator.attrgetter("task_concurrency")
 ARRAY_LIMIT = "not all array tasks may be started due to 'max_aj_instances'"
+ARRAY_FULL = Why.of([ARRAY_LIMIT])
 
 
 @dataclass(slots=True)
@@ -59,10 +61,15 @@ class Plan:
 
     orders: list[Order] = field(default_factory=list)
     unschedulable: list[int] = field(default_factory=list)  # immediate jobs not started
-    info: dict[int, list[str]] = field(default_factory=dict)  # jobs left pending -> why
+    why: dict[int, Why] = field(default_factory=dict)  # jobs left pending -> why
     global_info: list[str] = field(default_factory=list)  # why instances took no job
     reserved: dict[int, Reserved] = field(default_factory=dict)  # job -> when, where, ids
     schedule: list[str] | None = None  # the schedule file's lines for this cycle (MONITOR)
+
+    @property
+    def info(self) -> dict[int, list[str]]:
+        """Why each job left pending waits, as lists (made on each read)."""
+        return as_lists(self.why)
 
 
 class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJobs,
@@ -354,7 +361,7 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
                 else:
                     waiting = None
             if job_info and (cat.rejected or who in cat.rejected_who):
-                plan.info[job.job_id] = cat.why(who)
+                plan.why[job.job_id] = cat.why(who)
             if job.immediate and not started:
                 plan.unschedulable.append(job.job_id)
             if waiting is not None and may_reserve:
@@ -379,5 +386,5 @@ class Cycle(Ordering, Categories, Placement, ParallelPlacement, Backfilling, ArJ
         if not limit or self.job_tasks[job.job_id] < limit:
             return False
         if self.conf.job_info:
-            plan.info[job.job_id] = [ARRAY_LIMIT]
+            plan.why[job.job_id] = ARRAY_FULL
         return True

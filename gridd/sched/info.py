@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from gridd.model.planning import Dispatch
 from gridd.sched.plan import Plan
+from gridd.sched.reasons import Prefixes, Why
 
 
 class Told:
     """What the master was last told about why jobs wait, so a Dispatch carries only
-    changes: most cycles leave most reasons as they were."""
+    changes: most cycles leave most reasons as they were. A job's reasons are compared
+    with what it was told as prefixes of its category's and asker's sets (once per
+    pair of sets), and made into lists only where they changed."""
 
     def __init__(self) -> None:
-        self.info: dict[int, list[str]] = {}
+        self.why: dict[int, Why] = {}
         self.global_info: list[str] = []
         self.reserved: dict[int, tuple[float, list[tuple[str, int]]]] = {}
 
@@ -20,16 +23,27 @@ class Told:
         numbers: dict[tuple[str, ...], int] = {}
         reasons: dict[int, list[str]] = {}
         info: dict[int, int] = {}
-        for job, why in plan.info.items():
-            if self.info.get(job) != why:
-                key = tuple(why)
-                number = numbers.get(key)
-                if number is None:
-                    number = numbers[key] = len(numbers) + 1
-                    reasons[number] = why
-                info[job] = number
-        info |= {job: 0 for job in self.info if job not in plan.info}
-        self.info = plan.info
+        told, prefixes = self.why, Prefixes()
+        texts: dict[tuple[int, int, int, int], tuple[str, ...]] = {}  # by Why.key
+
+        def text(why: Why) -> tuple[str, ...]:
+            found = texts.get(why.key())
+            if found is None:
+                found = texts[why.key()] = tuple(why.lines())
+            return found
+
+        for job, why in plan.why.items():
+            before = told.get(job)
+            if before is not None and (prefixes.same(before, why) or text(before) == text(why)):
+                continue
+            content = text(why)
+            number = numbers.get(content)
+            if number is None:
+                number = numbers[content] = len(numbers) + 1
+                reasons[number] = list(content)
+            info[job] = number
+        info |= {job: 0 for job in told if job not in plan.why}
+        self.why = plan.why
         global_info = None
         if plan.global_info != self.global_info:
             global_info = self.global_info = plan.global_info

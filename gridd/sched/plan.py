@@ -151,4 +151,4 @@ def verify(
         placed = found is not None and cycle.place_in_ar(job, cat, *found) is not None
     else:
         placed = cycle.place(job, cat, who) is not None
-    return None if placed else cat.why(who)
+    return None if placed else cat.why(who).lines()

@@ -303,14 +303,16 @@ def test_poke_verification_sees_what_runs_now():
 
 def test_dispatch_carries_each_reason_list_once_and_only_changes():
     from gridd.sched.plan import Plan
+    from gridd.sched.reasons import Why
 
     told = Told()
     why = ["cannot run globally because it offers only gc:license=0.000000"]
-    first = told.dispatch(Plan(info={1: why, 2: list(why), 3: ["other"]}))
+    first = told.dispatch(Plan(why={1: Why.of(why), 2: Why.of(list(why)),
+                                    3: Why.of(["other"])}))
     assert len(first.reasons) == 2 and first.info[1] == first.info[2] != first.info[3]
-    again = told.dispatch(Plan(info={1: why, 2: why, 3: ["other"]}))
+    again = told.dispatch(Plan(why={1: Why.of(why), 2: Why.of(why), 3: Why.of(["other"])}))
     assert again.info == {} and again.reasons == {} and again.global_info is None
-    cleared = told.dispatch(Plan(info={1: why}, global_info=["dropped"]))
+    cleared = told.dispatch(Plan(why={1: Why.of(why)}, global_info=["dropped"]))
     assert cleared.info == {2: 0, 3: 0} and cleared.global_info == ["dropped"]
 
 
