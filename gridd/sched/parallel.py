@@ -72,7 +72,7 @@ class ParallelPlacement:
         vetted = cat.static.vetted(pe.name)
         asker = None if self.quotas is None else self._asker(
             cat, Who(who.user, who.group, who.project, pe.name))
-        kept_room = quota_memo.by_sig.get
+        kept_room, sig_of = quota_memo.by_sig.get, None if asker is None else asker.sig_of
         if asker is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
             # to look for, so the scan can stop early, or none to have at all.
@@ -111,7 +111,7 @@ class ParallelPlacement:
                         small.add(qi.host)  # unless its room suffices (below)
                 quota_room, why = math.inf, None
                 if asker is not None:
-                    found = kept_room(asker.sig_of(qi.name, -1))
+                    found = kept_room(sig_of(qi.name, -1))
                     quota_room, why = found if found is not None else \
                         asker.room(qi, quota_memo)
                     if quota_room < 1:  # closed to the asker: the matcher need not look

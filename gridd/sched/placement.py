@@ -143,7 +143,7 @@ class Placement:
             crowded = self.quotas.crowded
             sigs = self._signatures(cat)
             noted = cat.noted(who)
-            if blocked and sigs.every <= blocked.keys():
+            if blocked and len(blocked) >= len(sigs.every) and sigs.every <= blocked.keys():
                 return self._blocked_everywhere(cat, who, blocked, sigs, noted)
             key = (who, asker.amounts, id(candidates))
             if self.use_categories:
