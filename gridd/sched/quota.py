@@ -200,10 +200,10 @@ class _Entries(NamedTuple):
     per_slot: tuple[int, float, float | None, _Check] | None
 
 
-def _entries(c: _Check) -> _Entries:
-    one = c.per_slot + c.per_job + c.per_host
+def _entries(c: _Check, same: Callable[[float], float]) -> _Entries:
+    one = same(c.per_slot + c.per_job + c.per_host)
     return _Entries(
-        (c.mark, c.limit - one + _EPSILON, c.why, one) if c.limit is not None else None,
+        (c.mark, same(c.limit - one + _EPSILON), c.why, one) if c.limit is not None else None,
         (c.mark, one, c) if c.limit is None else None,
         (c.mark, c.per_slot, c.limit, c) if c.per_slot else None)
 
@@ -313,6 +313,7 @@ class QuotaRules:
         # view, instance and asker with the same checks shares one, which keeps the
         # groups a cycle walks few (and the classes' holders short).
         self._groups: dict[tuple[object, ...], _Checks] = {}
+        self._numbers: dict[float, float] = {}  # see same()
 
     def reusable_for(self, conf: PlanConf) -> bool:
         """Whether a cycle planning `conf` may use these: compiled from what it says (the
@@ -321,7 +322,7 @@ class QuotaRules:
         entries = (len(self._seen) + len(self._view_ids) + len(self._who_masks)
                    + len(self.shared) + len(self.tables) + len(self.common)
                    + len(self.needs) + len(self.marks) + len(self._checks)
-                   + len(self._groups))
+                   + len(self._groups) + len(self._numbers))
         return (c.rqs is conf.rqs and c.usersets is conf.usersets
                 and c.hostgroups is conf.hostgroups and c.complexes is conf.complexes
                 and entries <= _MAX_ENTRIES)
@@ -332,10 +333,20 @@ class QuotaRules:
         mark = self.mark(key, limit.name)
         found = self._checks.get((mark, *amounts))
         if found is None:
-            check = _Check(key, limit.name, *amounts, value, limit.formula, rule,
-                           mark, _refusal(rule, key))
-            found = self._checks[(mark, *amounts)] = (check, _entries(check))
+            same = self.same
+            check = _Check(key, limit.name, same(amounts[0]), same(amounts[1]),
+                           same(amounts[2]), None if value is None else same(value),
+                           limit.formula, rule, mark, _refusal(rule, key))
+            found = self._checks[(mark, *amounts)] = (check, _entries(check, same))
         return found
+
+    def same(self, value: float) -> float:
+        """One object for each number the checks hold: the walks over thousands of checks
+        then read a few numbers, always at hand, instead of one of each check's own
+        scattered through memory."""
+        if value != value:  # NaN equals nothing: kept as it is
+            return value
+        return self._numbers.setdefault(value, value)
 
     def entries(self, check: _Check) -> _Entries:
         """The entries made for the check (by `check`), which every group holding it shares."""
