@@ -101,6 +101,7 @@ class Category:
     skip: list[int] | None
     pe_hosts: dict[str, dict[str, int]] | None  # per PE: instances of each host among
     # pe_candidates ($pe_slots)
+    _why: dict[Who, Why] | None  # the last record of why per asker (see why)
 
     def __init__(self, static: Static) -> None:
         self.static, self.req, self.candidates = static, static.req, static.candidates
@@ -108,7 +109,7 @@ class Category:
         self.open, self.reasons, self.rejected = static.open, static.excluded.copy(), False
         self.pe_candidates, self.quota_reasons, self.rejected_who = {}, None, _NO_WHO
         self.resume_who, self.askers, self.skip = {}, None, None
-        self.pe_hosts = None
+        self.pe_hosts, self._why = None, None
 
     def alive(self, i: int) -> int:
         """The first candidate from index i that has not refused the category."""
@@ -140,10 +141,16 @@ class Category:
         self.rejected_who = self.rejected_who | {who}  # (seldom: once per asker at most)
 
     def why(self, who: Who) -> Why:
-        """Why a job of the category and asker waits, as far as the cycle has got."""
+        """Why a job of the category and asker waits, as far as the cycle has got (one
+        record for the asker's jobs while neither set grew: most jobs of a long queue)."""
         quota = NO_REASONS if self.quota_reasons is None else \
             self.quota_reasons.get(who, NO_REASONS)
-        return Why(self.reasons, len(self.reasons), quota, len(quota))
+        if self._why is None:
+            self._why = {}
+        made = self._why.get(who)
+        if made is None or made.n != len(self.reasons) or made.m != len(quota):
+            made = self._why[who] = Why(self.reasons, len(self.reasons), quota, len(quota))
+        return made
 
 
 _NO_SKIPS: dict[int, list[int]] = {}
