@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gridd.model.planning import Dispatch
 from gridd.sched.plan import Plan
-from gridd.sched.reasons import Prefixes, Why
+from gridd.sched.reasons import Lines, Prefixes, Why
 
 
 class Told:
@@ -23,24 +23,19 @@ class Told:
         numbers: dict[tuple[str, ...], int] = {}
         reasons: dict[int, list[str]] = {}
         info: dict[int, int] = {}
-        told, prefixes = self.why, Prefixes()
-        texts: dict[tuple[int, int, int, int], tuple[str, ...]] = {}  # by Why.key
-
-        def text(why: Why) -> tuple[str, ...]:
-            found = texts.get(why.key())
-            if found is None:
-                found = texts[why.key()] = tuple(why.lines())
-            return found
-
+        told, prefixes, lines = self.why, Prefixes(), Lines()
+        by_list: dict[int, int] = {}  # the number of each list Lines made (it keeps them)
         for job, why in plan.why.items():
             before = told.get(job)
-            if before is not None and (prefixes.same(before, why) or text(before) == text(why)):
+            if before is not None and (prefixes.same(before, why)
+                                       or lines(before) == lines(why)):
                 continue
-            content = text(why)
-            number = numbers.get(content)
+            content = lines(why)
+            number = by_list.get(id(content))
             if number is None:
-                number = numbers[content] = len(numbers) + 1
-                reasons[number] = list(content)
+                number = by_list[id(content)] = numbers.setdefault(tuple(content),
+                                                                   len(numbers) + 1)
+                reasons.setdefault(number, content)
             info[job] = number
         info |= {job: 0 for job in told if job not in plan.why}
         self.why = plan.why

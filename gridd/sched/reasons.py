@@ -26,7 +26,7 @@ class Why(NamedTuple):
 
     @classmethod
     def of(cls, lines: list[str]) -> Why:
-        """Reasons given as a list (a fixed text, say)."""
+        """Reasons given as a list of distinct lines (a fixed text, say)."""
         held = dict.fromkeys(lines)
         return cls(held, len(held), NO_REASONS, 0)
 
@@ -38,17 +38,25 @@ class Why(NamedTuple):
         return [*itertools.islice(self.reasons, self.n), *itertools.islice(self.quota, self.m)]
 
 
+class Lines:
+    """Records made into lists, once per distinct record (Why.key) while the records
+    live: jobs that read alike from the same sets share one list."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[int, int, int, int], list[str]] = {}
+
+    def __call__(self, why: Why) -> list[str]:
+        key = why.key()
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = why.lines()
+        return found
+
+
 def as_lists(whys: Mapping[int, Why]) -> dict[int, list[str]]:
     """The reasons of each job as a list; jobs that read alike share one."""
-    made: dict[tuple[int, int, int, int], list[str]] = {}
-    out: dict[int, list[str]] = {}
-    for job, why in whys.items():
-        key = why.key()
-        found = made.get(key)
-        if found is None:
-            found = made[key] = why.lines()
-        out[job] = found
-    return out
+    lines = Lines()
+    return {job: lines(why) for job, why in whys.items()}
 
 
 class Prefixes:
