@@ -235,9 +235,9 @@ class _AskerTables:
 
     by_sig: list[_Checks | None] = field(default_factory=list)
     at: dict[str, _Place] = field(default_factory=dict)
-    known: int = 0  # signatures of by_sig known so far
-    # Per mark that refused: the signatures whose checks hold it, when `known` were known.
-    holding: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
+    # Per mark that refused: the signatures in by_sig whose checks hold it (forgotten
+    # when another signature's checks become known).
+    holding: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -787,7 +787,7 @@ class Asker:
             self.quotas.grow()
         table.extend([None] * (sig + 1 - len(table)))
         table[sig] = found
-        self._tables.known += 1
+        self._tables.holding.clear()
         return found
 
     def at(self, qi: Instance) -> _Place:
@@ -874,13 +874,13 @@ class Asker:
         """Block every signature whose shared checks (known so far) include a scope that
         refused one slot: for this asker each refuses the same amount there."""
         tables = self._tables
-        found = tables.holding.get(mark)
-        if found is None or found[0] != tables.known:
-            found = tables.holding[mark] = (tables.known, [
+        holding = tables.holding.get(mark)
+        if holding is None:
+            holding = tables.holding[mark] = [
                 sig for sig, checks in enumerate(tables.by_sig)
-                if checks is not None and mark in checks.marks])
+                if checks is not None and mark in checks.marks]
         setdefault = self.blocked.setdefault
-        for sig in found[1]:
+        for sig in holding:
             setdefault(sig, why)
 
     def claim(self, qi: Instance) -> str | None:
