@@ -72,7 +72,7 @@ class ParallelPlacement:
         vetted = cat.static.vetted(pe.name)
         asker = None if self.quotas is None else self._asker(
             cat, Who(who.user, who.group, who.project, pe.name))
-        kept_room, sig_of = quota_memo.by_sig.get, None if asker is None else asker.sig_of
+        kept_room, sig_of = quota_memo.by_sig.get, None if asker is None else asker.quotas.sig_of
         if asker is not None:
             # Limits all the instances share bound the job wherever it goes: fewer slots
             # to look for, so the scan can stop early, or none to have at all.

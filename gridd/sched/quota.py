@@ -220,7 +220,7 @@ class _Place(NamedTuple):
 class RoomMemo(NamedTuple):
     """What one placement attempt learns of an asker's rooms (nothing is booked
     meanwhile): the room per signature where the asker has only shared checks (all its
-    instances then have one room: a scan looks an instance's up here, by Asker.sig_of,
+    instances then have one room: a scan looks an instance's up here, by Quotas.sig_of,
     and asks Asker.room only where it finds none), and the room of each group of shared
     checks by id (signatures with the same shared checks share the group)."""
 
@@ -557,6 +557,9 @@ class Quotas:
         # One asker per who and request amounts (requests alike for the limits share it),
         # which remembers the refusals it met for the rest of the cycle.
         self.askers: dict[tuple[Who, int], Asker] = {}
+        # An instance's signature by name as far as known (a dict.get: no call to make
+        # where a scan asks for thousands), one table for all askers.
+        self.sig_of = rules.instance_sig.get
 
     @classmethod
     def fresh(cls, conf: PlanConf, table: ComplexTable,
@@ -752,7 +755,7 @@ class Asker:
     (by who and request amounts) are looked up once, here."""
 
     __slots__ = ("quotas", "who", "needs", "amounts", "blocked", "closed", "_tables",
-                 "_common", "sig_of")
+                 "_common")
 
     def __init__(self, quotas: Quotas, who: Who, needs: dict[str, Need], amounts: int
                  ) -> None:
@@ -769,8 +772,6 @@ class Asker:
             tables = rules.tables[key] = _AskerTables()
         self._tables = tables
         self._common: tuple[frozenset[int], _Checks] | None = None
-        # Signatures by instance name, as far as known: one table for all askers.
-        self.sig_of = rules.instance_sig.get
 
     def shared(self, sig: int) -> _Checks:
         """The checks of the scopes all instances of the signature share."""
